@@ -1,0 +1,132 @@
+#include "common/json_fields.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "common/input_error.h"
+
+namespace kvlab::fields {
+
+namespace {
+
+// Short rendering of what the user gave, for error messages (long strings are cut).
+std::string describe(const json& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  if (text.size() > 40) text = text.substr(0, 40) + "...";
+  return value.is_string() ? "\"" + text + "\"" : text;
+}
+
+std::string number_text(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+// The string forms a JS non-finite number takes on its way through JSON.stringify in the wasm wrapper.
+bool is_non_finite_marker(const json& value) {
+  if (!value.is_string()) return false;
+  const auto& s = value.get_ref<const std::string&>();
+  return s == "NaN" || s == "Infinity" || s == "-Infinity";
+}
+
+}  // namespace
+
+json parse(const std::string& text, const std::string& what) {
+  json value = json::parse(text, nullptr, false);
+  if (value.is_discarded()) throw_type(what + " is not valid JSON");
+  return value;
+}
+
+const json& require_object(const json& value, const std::string& path) {
+  if (!value.is_object()) throw_type(path + " must be an object (got " + describe(value) + ")");
+  return value;
+}
+
+void reject_unknown(const json& object, const std::string& path, std::initializer_list<const char*> known) {
+  for (const auto& item : object.items()) {
+    bool found = std::any_of(known.begin(), known.end(), [&](const char* k) { return item.key() == k; });
+    if (!found) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw_range(join(path, item.key()) + " is not a known field (known: " + list + ")");
+    }
+  }
+}
+
+std::string join(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+
+long long as_int(const json& value, const std::string& path, long long lo, long long hi) {
+  std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (is_non_finite_marker(value)) throw_range(path + " must be " + range + " (got " + value.get<std::string>() + ")");
+  if (!value.is_number()) throw_type(path + " must be " + range + " (got " + describe(value) + ")");
+  double x = value.get<double>();
+  if (value.is_number_float() && (std::floor(x) != x || !std::isfinite(x)))
+    throw_range(path + " must be " + range + " (got " + describe(value) + ")");
+  if (x < static_cast<double>(lo) || x > static_cast<double>(hi))
+    throw_range(path + " must be " + range + " (got " + describe(value) + ")");
+  return value.is_number_float() ? static_cast<long long>(x) : value.get<long long>();
+}
+
+double as_number(const json& value, const std::string& path, double lo, double hi) {
+  std::string range = "a number from " + number_text(lo) + " to " + number_text(hi);
+  if (is_non_finite_marker(value)) throw_range(path + " must be " + range + " (got " + value.get<std::string>() + ")");
+  if (!value.is_number()) throw_type(path + " must be " + range + " (got " + describe(value) + ")");
+  double x = value.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi) throw_range(path + " must be " + range + " (got " + describe(value) + ")");
+  return x;
+}
+
+long long read_int(const json& object, const std::string& path, const char* name, long long fallback,
+                   long long lo, long long hi) {
+  auto it = object.find(name);
+  return it == object.end() ? fallback : as_int(*it, join(path, name), lo, hi);
+}
+
+double read_number(const json& object, const std::string& path, const char* name, double fallback, double lo,
+                   double hi) {
+  auto it = object.find(name);
+  return it == object.end() ? fallback : as_number(*it, join(path, name), lo, hi);
+}
+
+bool read_bool(const json& object, const std::string& path, const char* name, bool fallback) {
+  auto it = object.find(name);
+  if (it == object.end()) return fallback;
+  if (!it->is_boolean()) throw_type(join(path, name) + " must be true or false (got " + describe(*it) + ")");
+  return it->get<bool>();
+}
+
+std::string read_string(const json& object, const std::string& path, const char* name, const std::string& fallback) {
+  auto it = object.find(name);
+  if (it == object.end()) return fallback;
+  if (!it->is_string()) throw_type(join(path, name) + " must be a string (got " + describe(*it) + ")");
+  return it->get<std::string>();
+}
+
+std::vector<int> read_int_list(const json& object, const std::string& path, const char* name,
+                               const std::vector<int>& fallback, long long lo, long long hi, size_t max_count,
+                               bool strictly_increasing) {
+  auto it = object.find(name);
+  if (it == object.end()) return fallback;
+  std::string field = join(path, name);
+  if (!it->is_array() || it->empty() || it->size() > max_count)
+    throw_type(field + " must be a list of 1 to " + std::to_string(max_count) + " integers (got " + describe(*it) +
+               ")");
+  std::vector<int> values;
+  std::vector<double> as_doubles;
+  for (size_t i = 0; i < it->size(); ++i) {
+    values.push_back(static_cast<int>(as_int((*it)[i], field + "[" + std::to_string(i) + "]", lo, hi)));
+    as_doubles.push_back(values.back());
+  }
+  if (strictly_increasing) require_increasing(as_doubles, field);
+  return values;
+}
+
+void require_increasing(const std::vector<double>& values, const std::string& path) {
+  for (size_t i = 1; i < values.size(); ++i)
+    if (!(values[i] > values[i - 1]))
+      throw_range(path + " must be strictly increasing (" + path + "[" + std::to_string(i) + "] = " +
+                  number_text(values[i]) + " is not above " + number_text(values[i - 1]) + ")");
+}
+
+}  // namespace kvlab::fields
