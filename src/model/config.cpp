@@ -1,0 +1,80 @@
+#include "model/config.h"
+
+#include "common/input_error.h"
+
+namespace kvlab {
+
+namespace {
+
+ModelConfig make_config(int vocab, int d_model, int n_layers, int n_heads, int n_kv_heads, int d_ff, int max_seq) {
+  ModelConfig c;
+  c.vocab = vocab;
+  c.d_model = d_model;
+  c.n_layers = n_layers;
+  c.n_heads = n_heads;
+  c.n_kv_heads = n_kv_heads;
+  c.d_ff = d_ff;
+  c.max_seq = max_seq;
+  return c;
+}
+
+}  // namespace
+
+const std::vector<ModelPreset>& model_presets() {
+  static const std::vector<ModelPreset> presets = {
+      {"small", "default: 3.8 M parameters (15 MB of float32 weights, more than the 1 MB L2 of a core)",
+       make_config(512, 256, 4, 8, 4, 768, 256)},
+      {"lab", "the size of the published lab's toy model: 2 layers of width 64",
+       make_config(256, 64, 2, 4, 4, 192, 256)},
+      {"medium", "14 M parameters (57 MB), for machines with time to spare",
+       make_config(1024, 512, 4, 8, 2, 1536, 256)},
+      {"tiny", "for tests: 2 layers of width 32, grouped-query attention 4:2",
+       make_config(64, 32, 2, 4, 2, 64, 160)},
+  };
+  return presets;
+}
+
+const ModelPreset& find_preset(const std::string& name, const std::string& field) {
+  std::string known;
+  for (const auto& preset : model_presets()) {
+    if (preset.name == name) return preset;
+    known += (known.empty() ? "" : ", ") + preset.name;
+  }
+  throw_range(field + " must be one of " + known + " (got \"" + name + "\")");
+}
+
+ModelSize model_size(const ModelConfig& c) {
+  int64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
+  int64_t per_layer = 2 * d + d * d * 2 + 2 * kv * d + 3 * d * ff;  // 2 norms, wq wo, wk wv, gate up down
+  int64_t parameters = c.n_layers * per_layer + 2 * vocab * d + d;  // embedding, output, final norm
+  return {parameters, parameters * 4, int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * 4};
+}
+
+void validate(const ModelConfig& c, const std::string& path) {
+  auto check = [&](const char* name, int value, int lo, int hi) {
+    if (value < lo || value > hi)
+      throw_range(path + "." + name + " must be an integer from " + std::to_string(lo) + " to " +
+                  std::to_string(hi) + " (got " + std::to_string(value) + ")");
+  };
+  check("vocab", c.vocab, 2, 65536);
+  check("d_model", c.d_model, 4, 4096);
+  check("n_layers", c.n_layers, 1, 64);
+  check("n_heads", c.n_heads, 1, 128);
+  check("n_kv_heads", c.n_kv_heads, 1, c.n_heads);
+  check("d_ff", c.d_ff, 1, 16384);
+  check("max_seq", c.max_seq, 2, 8192);
+  if (c.d_model % c.n_heads != 0)
+    throw_range(path + ".n_heads must divide " + path + ".d_model (" + std::to_string(c.d_model) + " is not a multiple of " +
+                std::to_string(c.n_heads) + ")");
+  if (c.n_heads % c.n_kv_heads != 0)
+    throw_range(path + ".n_kv_heads must divide " + path + ".n_heads (" + std::to_string(c.n_heads) +
+                " is not a multiple of " + std::to_string(c.n_kv_heads) + ")");
+  if (c.head_dim() % 2 != 0)
+    throw_range(path + ".d_model / n_heads must be even for rotary embeddings (got " + std::to_string(c.head_dim()) + ")");
+  const int64_t max_weight_bytes = int64_t{512} << 20;  // half of what a wasm page can reasonably get
+  if (model_size(c).weight_bytes > max_weight_bytes)
+    throw_range(path + " is too large: " + std::to_string(model_size(c).weight_bytes >> 20) +
+                " MiB of weights (at most 512 MiB)");
+}
+
+}  // namespace kvlab

@@ -1,0 +1,85 @@
+// The scalar twins: the reference every SIMD kernel is tested against, and the whole kernel set of a
+// KVLAB_SIMD=OFF build.
+#include <cmath>
+#include <cstddef>
+
+#include "model/attention_impl.h"
+#include "model/kernels.h"
+
+namespace kvlab::kernels::scalar {
+
+float dot(const float* a, const float* b, int n) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+void matmul(float* out, const float* x, const float* w, int n_rows, int n_in, int n_out) {
+  for (int r = 0; r < n_rows; ++r)
+    for (int o = 0; o < n_out; ++o)
+      out[static_cast<size_t>(r) * n_out + o] = dot(x + static_cast<size_t>(r) * n_in, w + static_cast<size_t>(o) * n_in, n_in);
+}
+
+void axpy(float* y, float a, const float* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+void add(float* y, const float* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += x[i];
+}
+
+struct ScalarOps {
+  static float dot(const float* a, const float* b, int n) { return scalar::dot(a, b, n); }
+  static void axpy(float* y, float a, const float* x, int n) { scalar::axpy(y, a, x, n); }
+  static void softmax(float* x, int n) { scalar::softmax(x, n); }
+};
+
+void rmsnorm(float* out, const float* x, const float* weight, int n) {
+  float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + 1e-5f);
+  for (int i = 0; i < n; ++i) out[i] = x[i] * scale * weight[i];
+}
+
+void softmax(float* x, int n) {
+  float max_value = x[0];
+  for (int i = 1; i < n; ++i) max_value = x[i] > max_value ? x[i] : max_value;
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max_value);
+    sum += x[i];
+  }
+  for (int i = 0; i < n; ++i) x[i] /= sum;
+}
+
+void swiglu(float* gate, const float* up, int n) {
+  for (int i = 0; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* sin) {
+  for (int h = 0; h < n_heads; ++h) {
+    float* v = vec + static_cast<size_t>(h) * head_dim;
+    const int half = head_dim / 2;
+    for (int i = 0; i < half; ++i) {
+      float a = v[i], b = v[i + half];
+      v[i] = a * cos[i] - b * sin[i];
+      v[i + half] = a * sin[i] + b * cos[i];
+    }
+  }
+}
+
+void attention(float* out, const float* q, const float* keys, const float* values, int context, int n_heads,
+               int n_kv_heads, int head_dim, float* scores) {
+  attention_over<ScalarOps>(out, q, keys, values, context, n_heads, n_kv_heads, head_dim, scores);
+}
+
+}  // namespace kvlab::kernels::scalar
+
+namespace kvlab::kernels {
+
+int argmax(const float* x, int n) {
+  int best = 0;
+  for (int i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;
+  return best;
+}
+
+}  // namespace kvlab::kernels

@@ -1,0 +1,68 @@
+#pragma once
+// The transformer: weights plus the scratch buffers of one forward pass, in the manner of llama2.c.
+// One forward pass handles every case the lab needs, as a list of rows, each row one token at one
+// position of one sequence's cache:
+//   - a prompt prefill: the prompt's tokens as rows of one cache at positions 0 .. p-1;
+//   - a no-cache step: the same over the whole sequence so far, into a cache cleared first;
+//   - a batched decode step: one row per sequence, each with its own cache and context length.
+// In each layer every row's key and value are written to its cache before any row attends, and row
+// at position t attends over positions 0 .. t of its own cache: causal within a prefill, private
+// across sequences.
+#include <vector>
+
+#include "model/buffer.h"
+#include "model/config.h"
+#include "model/kv_cache.h"
+#include "model/weights.h"
+
+namespace kvlab {
+
+struct Row {
+  int token = 0;
+  KvCache* cache = nullptr;
+  int position = 0;          // where this token sits in its sequence; its context is position + 1
+  bool want_logits = false;  // only rows that produce a token need the output projection
+};
+
+// Activations of one forward pass, sized for up to `capacity_rows` rows.
+struct Scratch {
+  int capacity_rows = 0;
+  FloatBuffer x;           // [rows, d_model] residual stream
+  FloatBuffer xb;          // [rows, d_model] normalised input of a sub-layer
+  FloatBuffer q;           // [rows, d_model] queries
+  FloatBuffer k;           // [rows, kv_dim] keys of the new tokens
+  FloatBuffer v;           // [rows, kv_dim] values of the new tokens
+  FloatBuffer attn;        // [rows, d_model] attention output, before wo
+  FloatBuffer proj;        // [rows, d_model] output of wo or w_down, added to x
+  FloatBuffer gate;        // [rows, d_ff]
+  FloatBuffer up;          // [rows, d_ff]
+  FloatBuffer scores;      // [max_seq] attention weights of one head
+  FloatBuffer final_rows;  // [rows, d_model] normalised rows that want logits
+  FloatBuffer logits;      // [rows, vocab]
+};
+
+class Model {
+ public:
+  // `config` must have passed validate().
+  explicit Model(const ModelConfig& config);
+
+  const ModelConfig& config() const { return weights_.config; }
+  const Weights& weights() const { return weights_; }
+
+  // Sizes the scratch for n_rows rows; forward() calls it too, but callers that time steps call it
+  // first so that no step allocates.
+  void reserve_rows(int n_rows);
+
+  // Runs the rows through the network. Returns the logits [n_wanted, vocab] of the rows with
+  // want_logits, in row order (valid until the next call). Extends each cache's length.
+  const float* forward(const std::vector<Row>& rows);
+
+ private:
+  void attention_block(const LayerWeights& layer, int layer_index, const std::vector<Row>& rows);
+  void feed_forward_block(const LayerWeights& layer, int n_rows);
+
+  Weights weights_;
+  Scratch scratch_;
+};
+
+}  // namespace kvlab

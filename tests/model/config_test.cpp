@@ -1,0 +1,58 @@
+#include <gtest/gtest.h>
+
+#include "common/input_error.h"
+#include "model/config.h"
+
+namespace kvlab {
+namespace {
+
+std::string validation_error(const ModelConfig& c) {
+  try {
+    validate(c, "options.model");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ModelConfig, PresetsAreValid) {
+  for (const auto& preset : model_presets()) EXPECT_EQ(validation_error(preset.config), "") << preset.name;
+}
+
+TEST(ModelConfig, ErrorsNameTheFieldAndRange) {
+  ModelConfig c;
+  c.n_layers = 0;
+  EXPECT_EQ(validation_error(c), "options.model.n_layers must be an integer from 1 to 64 (got 0)");
+  c = ModelConfig{};
+  c.n_kv_heads = 3;
+  EXPECT_EQ(validation_error(c), "options.model.n_kv_heads must divide options.model.n_heads (8 is not a multiple of 3)");
+  c = ModelConfig{};
+  c.d_model = 250;
+  EXPECT_NE(validation_error(c).find("options.model.n_heads must divide options.model.d_model"), std::string::npos);
+  c = ModelConfig{};
+  c.d_model = 4096;
+  c.d_ff = 16384;
+  c.n_layers = 64;
+  EXPECT_NE(validation_error(c).find("too large"), std::string::npos);
+}
+
+TEST(ModelConfig, KvBytesPerTokenFollowsTheFormula) {
+  ModelConfig c;  // the published example: 32 layers, 8 KV heads of 128 -> 2 x 32 x 8 x 128 x 4 bytes
+  c.n_layers = 32;
+  c.d_model = 4096;
+  c.n_heads = 32;
+  c.n_kv_heads = 8;
+  EXPECT_EQ(model_size(c).kv_bytes_per_token, 2 * 32 * 8 * 128 * 4);
+}
+
+TEST(ModelConfig, UnknownPresetNamesTheKnownOnes) {
+  try {
+    find_preset("huge", "options.preset");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "options.preset must be one of small, lab, medium, tiny (got \"huge\")");
+  }
+}
+
+}  // namespace
+}  // namespace kvlab

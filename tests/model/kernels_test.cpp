@@ -1,0 +1,143 @@
+// Every kernel against its scalar twin, at sizes that exercise both the SIMD body and the scalar tail.
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/rng.h"
+#include "model/kernels.h"
+
+namespace kvlab {
+namespace {
+
+std::vector<float> random_vector(size_t n, uint64_t seed, float scale = 1.0f) {
+  Rng rng(seed);
+  std::vector<float> v(n);
+  for (float& x : v) x = rng.symmetric_float() * scale;
+  return v;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, float tolerance) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tolerance * (1.0f + std::fabs(want[i]))) << "at index " << i;
+}
+
+const int kSizes[] = {1, 3, 4, 7, 8, 9, 16, 31, 64, 100};
+
+TEST(Kernels, MatmulMatchesScalarForEveryBlockShape) {
+  for (int n_rows : {1, 2, 3, 4, 5, 8, 9, 16}) {
+    for (int n_in : {1, 7, 8, 33, 64}) {
+      for (int n_out : {1, 3, 4, 5, 17}) {
+        auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
+        auto w = random_vector(static_cast<size_t>(n_out) * n_in, 2);
+        std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size());
+        kernels::matmul(got.data(), x.data(), w.data(), n_rows, n_in, n_out);
+        kernels::scalar::matmul(want.data(), x.data(), w.data(), n_rows, n_in, n_out);
+        SCOPED_TRACE(testing::Message() << n_rows << "x" << n_in << " by " << n_out);
+        expect_close(got, want, 1e-5f);
+      }
+    }
+  }
+}
+
+TEST(Kernels, MatmulComputesKnownProduct) {
+  // x = [[1, 2], [3, 4]], w = [[1, 0], [1, 1], [0, 2]] -> out = x w^T = [[1, 3, 4], [3, 7, 8]]
+  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 1, 1, 0, 2}, out(6);
+  kernels::matmul(out.data(), x.data(), w.data(), 2, 2, 3);
+  EXPECT_EQ(out, (std::vector<float>{1, 3, 4, 3, 7, 8}));
+}
+
+TEST(Kernels, VectorKernelsMatchScalar) {
+  for (int n : kSizes) {
+    SCOPED_TRACE(n);
+    auto a = random_vector(n, 3), b = random_vector(n, 4), weight = random_vector(n, 5);
+    EXPECT_NEAR(kernels::dot(a.data(), b.data(), n), kernels::scalar::dot(a.data(), b.data(), n), 1e-5f * n);
+
+    auto y1 = a, y2 = a;
+    kernels::axpy(y1.data(), 0.37f, b.data(), n);
+    kernels::scalar::axpy(y2.data(), 0.37f, b.data(), n);
+    expect_close(y1, y2, 1e-6f);
+
+    y1 = a, y2 = a;
+    kernels::add(y1.data(), b.data(), n);
+    kernels::scalar::add(y2.data(), b.data(), n);
+    expect_close(y1, y2, 0.0f);
+
+    std::vector<float> n1(n), n2(n);
+    kernels::rmsnorm(n1.data(), a.data(), weight.data(), n);
+    kernels::scalar::rmsnorm(n2.data(), a.data(), weight.data(), n);
+    expect_close(n1, n2, 1e-5f);
+
+    auto s1 = random_vector(n, 6, 8.0f), s2 = s1;
+    kernels::softmax(s1.data(), n);
+    kernels::scalar::softmax(s2.data(), n);
+    expect_close(s1, s2, 1e-5f);
+
+    auto g1 = random_vector(n, 7, 6.0f), g2 = g1;
+    kernels::swiglu(g1.data(), b.data(), n);
+    kernels::scalar::swiglu(g2.data(), b.data(), n);
+    expect_close(g1, g2, 1e-5f);
+  }
+}
+
+TEST(Kernels, SoftmaxSumsToOneAndKeepsOrder) {
+  std::vector<float> x = {1.0f, 3.0f, 2.0f, -50.0f, 3.0f};
+  kernels::softmax(x.data(), 5);
+  float sum = 0;
+  for (float v : x) sum += v;
+  EXPECT_NEAR(sum, 1.0f, 1e-6f);
+  EXPECT_GT(x[1], x[2]);
+  EXPECT_GT(x[2], x[0]);
+  EXPECT_FLOAT_EQ(x[1], x[4]);
+}
+
+TEST(Kernels, RopeMatchesScalarAndRotatesByAngle) {
+  for (int head_dim : {2, 8, 16, 34}) {
+    const int half = head_dim / 2, n_heads = 3;
+    auto v1 = random_vector(static_cast<size_t>(n_heads) * head_dim, 8), v2 = v1;
+    auto angles = random_vector(half, 9, 3.0f);
+    std::vector<float> cos(half), sin(half);
+    for (int i = 0; i < half; ++i) cos[i] = std::cos(angles[i]), sin[i] = std::sin(angles[i]);
+    kernels::rope(v1.data(), n_heads, head_dim, cos.data(), sin.data());
+    kernels::scalar::rope(v2.data(), n_heads, head_dim, cos.data(), sin.data());
+    expect_close(v1, v2, 1e-6f);
+  }
+  // (1, 0) turned by 90 degrees is (0, 1).
+  std::vector<float> v = {1.0f, 0.0f}, c = {0.0f}, s = {1.0f};
+  kernels::rope(v.data(), 1, 2, c.data(), s.data());
+  EXPECT_FLOAT_EQ(v[0], 0.0f);
+  EXPECT_FLOAT_EQ(v[1], 1.0f);
+}
+
+TEST(Kernels, AttentionMatchesScalarWithGroupedHeads) {
+  for (int context : {1, 5, 17}) {
+    for (int n_kv_heads : {1, 2, 4}) {
+      const int n_heads = 4, head_dim = 12;
+      auto q = random_vector(static_cast<size_t>(n_heads) * head_dim, 10);
+      auto keys = random_vector(static_cast<size_t>(context) * n_kv_heads * head_dim, 11);
+      auto values = random_vector(keys.size(), 12);
+      std::vector<float> got(q.size()), want(q.size()), scores(context);
+      kernels::attention(got.data(), q.data(), keys.data(), values.data(), context, n_heads, n_kv_heads, head_dim,
+                         scores.data());
+      kernels::scalar::attention(want.data(), q.data(), keys.data(), values.data(), context, n_heads, n_kv_heads,
+                                 head_dim, scores.data());
+      expect_close(got, want, 1e-5f);
+    }
+  }
+}
+
+TEST(Kernels, AttentionOverOnePositionReturnsItsValue) {
+  std::vector<float> q = {0.3f, -1.0f}, key = {2.0f, 5.0f}, value = {7.0f, -3.0f}, out(2), scores(1);
+  kernels::attention(out.data(), q.data(), key.data(), value.data(), 1, 1, 1, 2, scores.data());
+  EXPECT_FLOAT_EQ(out[0], 7.0f);
+  EXPECT_FLOAT_EQ(out[1], -3.0f);
+}
+
+TEST(Kernels, ArgmaxTakesFirstOfTies) {
+  std::vector<float> x = {0.0f, 2.0f, -1.0f, 2.0f};
+  EXPECT_EQ(kernels::argmax(x.data(), 4), 1);
+}
+
+}  // namespace
+}  // namespace kvlab
