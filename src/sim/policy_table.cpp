@@ -1,0 +1,67 @@
+#include "sim/policy_table.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "sim/policy_registry.h"
+
+namespace kvlab::sim {
+
+namespace {
+
+// Three significant digits without an exponent: 0.0523, 1.23, 13.8, 138, 1384.
+std::string three_digits(const nlohmann::json& value, const char* unit, double scale) {
+  if (!value.is_number()) return "-";
+  double x = value.get<double>() * scale;
+  int decimals = x >= 100 ? 0 : x >= 10 ? 1 : x >= 1 ? 2 : 3;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f%s", decimals, x, unit);
+  return text;
+}
+
+std::string whole_number(const nlohmann::json& value) {
+  if (!value.is_number()) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f", value.get<double>());
+  return text;
+}
+
+}  // namespace
+
+std::string format_policy_table(const nlohmann::json& result) {
+  std::vector<std::pair<PolicyName, std::string>> policies;
+  for (const auto& item : result.items()) policies.emplace_back(parse_policy_name(item.key(), "result"), item.key());
+  std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.first.family, a.first.batch_rows) < std::make_pair(b.first.family, b.first.batch_rows);
+  });
+
+  std::vector<std::vector<std::string>> rows = {
+      {"policy", "median TTFT", "p95 TTFT", "p99 TTFT", "all done", "tokens/s", "TPOT"}};
+  const double seconds_per_ms = 1e-3;
+  for (const auto& policy : policies) {
+    const nlohmann::json& metrics = result[policy.second];
+    rows.push_back({policy.second, three_digits(metrics["median_ttft_ms"], " s", seconds_per_ms),
+                    three_digits(metrics["p95_ttft_ms"], " s", seconds_per_ms),
+                    three_digits(metrics["p99_ttft_ms"], " s", seconds_per_ms),
+                    three_digits(metrics["makespan_ms"], " s", seconds_per_ms), whole_number(metrics["tokens_per_s"]),
+                    three_digits(metrics["tpot_ms"], " ms", 1.0)});
+  }
+
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t column = 0; column < row.size(); ++column) widths[column] = std::max(widths[column], row[column].size());
+  std::string text;
+  for (const auto& row : rows) {
+    for (size_t column = 0; column < row.size(); ++column) {
+      // The policy column is aligned left, the numbers right, two spaces apart.
+      std::string padding(widths[column] - row[column].size(), ' ');
+      text += column == 0 ? row[column] + padding : "  " + padding + row[column];
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace kvlab::sim

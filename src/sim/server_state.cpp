@@ -1,0 +1,70 @@
+#include "sim/server_state.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "common/input_error.h"
+
+namespace kvlab::sim {
+
+namespace {
+
+// Padding can make a static batch cost far more row-steps than the workload has tokens (B rows for as
+// long as its longest answer); past this bound a simulation stops with an error instead of running on.
+constexpr long long kMaxRowSteps = 1'000'000'000;
+
+}  // namespace
+
+ServerState::ServerState(const StepTable& steps, const std::vector<Request>& workload)
+    : steps_(steps), queue_(workload.size()) {
+  requests_.reserve(workload.size());
+  for (const Request& request : workload) requests_.push_back(RequestState{request});
+  std::iota(queue_.begin(), queue_.end(), size_t{0});
+  std::stable_sort(queue_.begin(), queue_.end(), [&](size_t a, size_t b) {
+    return requests_[a].request.arrival_ms < requests_[b].request.arrival_ms;
+  });
+}
+
+bool ServerState::next_has_arrived() const {
+  return !queue_empty() && requests_[queue_[next_queued_]].request.arrival_ms <= clock_ms_;
+}
+
+void ServerState::wait_for_next_arrival() {
+  clock_ms_ = std::max(clock_ms_, requests_[queue_[next_queued_]].request.arrival_ms);
+}
+
+RequestState& ServerState::take_next() { return requests_[queue_[next_queued_++]]; }
+
+void ServerState::run_prefill(RequestState& request, int slot) {
+  request.slot = slot;
+  request.prefill_start_ms = clock_ms_;
+  clock_ms_ += steps_.prefill_ms(request.request.prompt_tokens);
+  ++steps_run_;
+  ++row_steps_;
+  request.answer_tokens_out = 1;
+  request.first_token_ms = clock_ms_;
+  finish_if_done(request);
+}
+
+void ServerState::run_token_step(double cost_ms, const std::vector<RequestState*>& rows) {
+  row_steps_ += static_cast<long long>(rows.size());
+  if (row_steps_ > kMaxRowSteps)
+    throw_range("workload: this policy would run more than " + std::to_string(kMaxRowSteps) +
+                " row-steps (rows summed over steps); simulate fewer or shorter requests or a smaller batch");
+  clock_ms_ += cost_ms;
+  ++steps_run_;
+  for (RequestState* row : rows) {
+    if (row->finished()) continue;
+    ++row->answer_tokens_out;
+    finish_if_done(*row);
+  }
+}
+
+void ServerState::finish_if_done(RequestState& request) {
+  if (!request.finished()) return;
+  request.finish_ms = clock_ms_;
+  ++finished_count_;
+}
+
+}  // namespace kvlab::sim

@@ -1,0 +1,17 @@
+#pragma once
+// `static:B`: a batch takes up to B arrived requests, prefills them one after another, then decodes
+// until its longest answer is done; finished rows stay as padding. The next batch waits for the last step.
+#include "sim/scheduler.h"
+
+namespace kvlab::sim {
+
+class StaticBatching : public Scheduler {
+ public:
+  explicit StaticBatching(int max_batch_rows) : max_batch_rows_(max_batch_rows) {}
+  void serve(ServerState& server) override;
+
+ private:
+  int max_batch_rows_;
+};
+
+}  // namespace kvlab::sim

@@ -1,0 +1,33 @@
+#pragma once
+// Step tables, workloads and a policy runner shared by the simulator tests.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/request.h"
+
+namespace kvlab::sim::testing {
+
+// A table with one point on every axis: every prefill costs prefill_ms, every decode step decode_ms.
+nlohmann::json constant_steps(double prefill_ms, double decode_ms);
+
+// A table whose lookups are exact linear functions: prefill(L) = L ms and decode(r, c) = r + c ms, so a
+// step of r rows at contexts c_i costs sum_i (r + c_i) / r = r + mean(c_i).
+nlohmann::json linear_steps();
+
+// The explicit workload object of `requests`.
+nlohmann::json workload_json(const std::vector<Request>& requests);
+
+struct Served {
+  std::vector<RequestState> requests;  // workload order
+  long long steps_run = 0;
+};
+
+// Serves `requests` under `policy` on `steps`; fails the test unless every request finished exactly once.
+Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy);
+
+// Checks one request's first-token and finish times (to a few ulps) and its slot.
+void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot);
+
+}  // namespace kvlab::sim::testing

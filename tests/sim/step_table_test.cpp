@@ -1,0 +1,112 @@
+// The contract's lookups on tiny tables, every expected value worked out by hand.
+#include "sim/step_table.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/input_error.h"
+
+namespace kvlab::sim {
+namespace {
+
+using nlohmann::json;
+
+StepTable table(const json& decode, const json& prefill) {
+  return StepTable::from_json({{"model", json::object()}, {"decode", decode}, {"prefill", prefill}});
+}
+
+// rows {1, 3} x contexts {10, 20}: row 1 is 1 + (c - 10) / 10, row 3 is 4 + 4 (c - 10) / 10.
+// prefill over tokens {2, 4}: 3 + (L - 2).
+StepTable small_table() {
+  return table({{"rows", {1, 3}}, {"contexts", {10, 20}}, {"ms", {{1, 2}, {4, 8}}}},
+               {{"tokens", {2, 4}}, {"ms", {3, 5}}});
+}
+
+TEST(StepTablePrefill, InterpolatesAndExtrapolatesLinearly) {
+  StepTable steps = small_table();
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(2), 3);
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(3), 4);  // halfway between 3 and 5
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(4), 5);
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(6), 7);  // above: 5 + 1 ms/token * 2
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(1), 2);  // below: 3 - 1 ms/token * 1
+}
+
+TEST(StepTablePrefill, ExtrapolationIsFlooredAtZero) {
+  // Falling costs, 6 - (L - 2): at L = 10 the line gives -2, floored to 0; below the grid it rises.
+  StepTable steps = table({{"rows", {1}}, {"contexts", {1}}, {"ms", {{1}}}}, {{"tokens", {2, 4}}, {"ms", {6, 4}}});
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(10), 0);
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(8), 0);  // exactly 0 on the line
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(1), 7);
+}
+
+TEST(StepTablePrefill, SinglePointIsConstant) {
+  StepTable steps = table({{"rows", {1}}, {"contexts", {1}}, {"ms", {{1}}}}, {{"tokens", {8}}, {"ms", {5}}});
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(1), 5);
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(8), 5);
+  EXPECT_DOUBLE_EQ(steps.prefill_ms(1000), 5);
+}
+
+TEST(StepTableDecode, BilinearInsideTheGrid) {
+  StepTable steps = small_table();
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1, 10), 1);
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 20), 8);    // the last grid point, exactly
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1, 15), 1.5);
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 15), 6);
+  EXPECT_DOUBLE_EQ(steps.decode_ms(2, 15), 3.75);  // halfway between 1.5 and 6
+  EXPECT_DOUBLE_EQ(steps.decode_ms(2, 10), 2.5);   // halfway between 1 and 4
+}
+
+TEST(StepTableDecode, ExtrapolatesAlongBothAxes) {
+  StepTable steps = small_table();
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1, 30), 3);   // 1 + 0.1 * 20
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 30), 12);  // 4 + 0.4 * 20
+  EXPECT_DOUBLE_EQ(steps.decode_ms(5, 30), 21);  // rows: 3 + (12 - 3) / 2 per row * 4
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1, 5), 0.5);  // 1 - 0.1 * 5
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1, 0), 0);    // 1 - 0.1 * 10
+}
+
+TEST(StepTableDecode, FloorsEachRowBeforeInterpolatingInRows) {
+  // Row 1 falls from 2 to 1 over contexts 10..20; row 2 stays at 4.
+  StepTable steps = table({{"rows", {1, 2}}, {"contexts", {10, 20}}, {"ms", {{2, 1}, {4, 4}}}},
+                          {{"tokens", {1}}, {"ms", {1}}});
+  // At c = 40 row 1 gives 2 - 0.1 * 30 = -1, floored to 0; row 2 gives 4. At r = 3: 0 + 4 * 2 = 8
+  // (without the first floor it would be -1 + 5 * 2 = 9).
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1, 40), 0);
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 40), 8);
+  // At r = 1.5 (between the rows): 0 + 4 * 0.5 = 2.
+  EXPECT_DOUBLE_EQ(steps.decode_ms(1.5, 40), 2);
+}
+
+TEST(StepTableDecode, FloorsTheRowExtrapolation) {
+  // Row 1 at 4; row 2 falls from 2 to 1: at c = 40 it is 2 - 0.1 * 30 = -1, floored to 0.
+  // Rows extrapolated to r = 3: 4 + (0 - 4) * 2 = -4, floored to 0.
+  StepTable steps = table({{"rows", {1, 2}}, {"contexts", {10, 20}}, {"ms", {{4, 4}, {2, 1}}}},
+                          {{"tokens", {1}}, {"ms", {1}}});
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 40), 0);
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 10), 0);  // 4 + (2 - 4) * 2 = 0
+}
+
+TEST(StepTableDecode, SinglePointAxesAreConstant) {
+  // One measured row count: constant in rows, linear in context.
+  StepTable one_row = table({{"rows", {4}}, {"contexts", {10, 20}}, {"ms", {{1, 3}}}}, {{"tokens", {1}}, {"ms", {1}}});
+  EXPECT_DOUBLE_EQ(one_row.decode_ms(1, 15), 2);
+  EXPECT_DOUBLE_EQ(one_row.decode_ms(16, 15), 2);
+  EXPECT_DOUBLE_EQ(one_row.decode_ms(16, 30), 5);
+  // One measured context: constant in context, linear in rows (2 at r = 1, 6 at r = 2).
+  StepTable one_context = table({{"rows", {1, 2}}, {"contexts", {10}}, {"ms", {{2}, {6}}}}, {{"tokens", {1}}, {"ms", {1}}});
+  EXPECT_DOUBLE_EQ(one_context.decode_ms(1, 999), 2);
+  EXPECT_DOUBLE_EQ(one_context.decode_ms(3, 5), 10);
+}
+
+TEST(StepTableDecode, MixedContextsSumShares) {
+  StepTable steps = small_table();
+  // Three rows at contexts 10, 15, 30: (decode(3,10) + decode(3,15) + decode(3,30)) / 3 = (4 + 6 + 12) / 3.
+  std::vector<int> contexts = {10, 15, 30};
+  EXPECT_DOUBLE_EQ(steps.decode_step_ms(3, [&](int row) { return contexts[row]; }), 22.0 / 3);
+  // Equal contexts cost what one lookup says.
+  EXPECT_DOUBLE_EQ(steps.decode_step_ms(2, [](int) { return 15; }), steps.decode_ms(2, 15));
+}
+
+}  // namespace
+}  // namespace kvlab::sim
