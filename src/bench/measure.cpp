@@ -1,0 +1,169 @@
+#include "bench/measure.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "bench/step_timer.h"
+#include "common/rng.h"
+#include "model/generate.h"
+#include "model/kernels.h"
+#include "model/model.h"
+
+namespace kvlab {
+
+using nlohmann::json;
+
+namespace {
+
+json timing_json(const StepTiming& t) { return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}}; }
+
+// Progress over the phases, each weighted by its rough share of the run time.
+class ProgressTracker {
+ public:
+  ProgressTracker(const ProgressFn& callback, const MeasureOptions& o) : callback_(callback) {
+    // Relative costs in "decode steps": a no-cache answer reruns the growing sequence each token.
+    const double nocache = o.runs * o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
+    const double cache = o.runs * (o.answer_tokens + o.prompt_tokens / 4.0);
+    const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
+    const double decode = per_cell * o.decode_rows.size() * o.decode_contexts.size();
+    const double prefill = per_cell * o.prefill_tokens.size();
+    weights_ = {nocache, cache, decode, prefill};
+    double total = nocache + cache + decode + prefill;
+    for (double& w : weights_) w /= total;
+  }
+
+  // Reports `phase` (0..3, named `name`) as `fraction_of_phase` done.
+  void report(int phase, const std::string& name, double fraction_of_phase) const {
+    if (!callback_) return;
+    double done = 0;
+    for (int p = 0; p < phase; ++p) done += weights_[p];
+    callback_(std::min(1.0, done + weights_[phase] * fraction_of_phase), name);
+  }
+
+ private:
+  const ProgressFn& callback_;
+  std::vector<double> weights_;
+};
+
+json model_json(const MeasureOptions& o) {
+  const ModelConfig& c = o.model;
+  const ModelSize size = model_size(c);
+  return {{"preset", o.preset},           {"vocab", c.vocab},
+          {"d_model", c.d_model},         {"n_layers", c.n_layers},
+          {"n_heads", c.n_heads},         {"n_kv_heads", c.n_kv_heads},
+          {"head_dim", c.head_dim()},     {"d_ff", c.d_ff},
+          {"max_seq", c.max_seq},         {"seed", c.seed},
+          {"parameters", size.parameters}, {"weight_bytes", size.weight_bytes},
+          {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()}};
+}
+
+// Part A: the same prompt answered without and with the cache, `runs` times each.
+json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress) {
+  const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
+  KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
+  std::vector<double> nocache_ms, cache_ms;
+  std::vector<int> tokens_nocache, tokens_cache;
+  bool identical = true;
+
+  for (int run = 0; run < o.runs; ++run) {
+    progress.report(0, "no-cache answers", static_cast<double>(run) / o.runs);
+    double start = now_ms();
+    std::vector<int> tokens = generate_without_cache(model, cache, prompt, o.answer_tokens);
+    nocache_ms.push_back(now_ms() - start);
+    if (run == 0) tokens_nocache = tokens;
+    identical = identical && tokens == tokens_nocache;
+  }
+  for (int run = 0; run < o.runs; ++run) {
+    progress.report(1, "KV-cache answers", static_cast<double>(run) / o.runs);
+    double start = now_ms();
+    std::vector<int> tokens = generate_with_cache(model, cache, prompt, o.answer_tokens);
+    cache_ms.push_back(now_ms() - start);
+    if (run == 0) tokens_cache = tokens;
+    identical = identical && tokens == tokens_nocache;
+  }
+  StepTiming nocache = summarise(nocache_ms), cached = summarise(cache_ms);
+  return {{"prompt_tokens", o.prompt_tokens},
+          {"answer_tokens", o.answer_tokens},
+          {"runs", o.runs},
+          {"nocache_ms", timing_json(nocache)},
+          {"cache_ms", timing_json(cached)},
+          {"ratio", nocache.median_ms / cached.median_ms},
+          {"identical_tokens", identical},
+          {"prompt", prompt},
+          {"tokens_nocache", tokens_nocache},
+          {"tokens_cache", tokens_cache}};
+}
+
+// Decode steps of r rows, every row at context c, for each grid cell. Each row has its own cache,
+// filled once with a real prefill; a timed step rewrites position c-1, so it can be repeated.
+json measure_decode(Model& model, const MeasureOptions& o, const ProgressTracker& progress, json& repeats_out) {
+  const int max_rows = o.decode_rows.back(), max_context = o.decode_contexts.back();
+  std::vector<KvCache> caches(static_cast<size_t>(max_rows), KvCache(o.model, max_context));
+  const std::vector<int> history = make_prompt(max_context, o.model.vocab, o.prompt_seed + 1);
+  if (max_context > 1) prefill(model, caches[0], history.data(), max_context - 1, 0);
+  for (KvCache& cache : caches) cache = caches[0];
+  model.reserve_rows(max_rows);
+
+  json ms = json::array(), repeats = json::array();
+  std::vector<Row> rows;
+  const size_t n_cells = o.decode_rows.size() * o.decode_contexts.size();
+  for (size_t i = 0; i < o.decode_rows.size(); ++i) {
+    json ms_row = json::array(), repeats_row = json::array();
+    for (size_t j = 0; j < o.decode_contexts.size(); ++j) {
+      progress.report(2, "decode grid", static_cast<double>(i * o.decode_contexts.size() + j) / n_cells);
+      const int context = o.decode_contexts[j];
+      rows.clear();
+      for (int r = 0; r < o.decode_rows[i]; ++r) rows.push_back(Row{history[context - 1], &caches[r], context - 1, true});
+      StepTiming t = time_step([&] { model.forward(rows); }, o.timing);
+      ms_row.push_back(t.median_ms);
+      repeats_row.push_back(t.repeats);
+    }
+    ms.push_back(ms_row);
+    repeats.push_back(repeats_row);
+  }
+  repeats_out = repeats;
+  return {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", ms}};
+}
+
+// Prefill of one sequence of L tokens from an empty cache, for each L of the grid.
+json measure_prefill(Model& model, const MeasureOptions& o, const ProgressTracker& progress, json& repeats_out) {
+  const int max_tokens = o.prefill_tokens.back();
+  KvCache cache(o.model, max_tokens);
+  const std::vector<int> tokens = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
+  model.reserve_rows(max_tokens);
+  json ms = json::array(), repeats = json::array();
+  for (size_t k = 0; k < o.prefill_tokens.size(); ++k) {
+    progress.report(3, "prefill grid", static_cast<double>(k) / o.prefill_tokens.size());
+    const int n = o.prefill_tokens[k];
+    StepTiming t = time_step([&] { prefill(model, cache, tokens.data(), n, 0); }, o.timing);
+    ms.push_back(t.median_ms);
+    repeats.push_back(t.repeats);
+  }
+  repeats_out = repeats;
+  return {{"tokens", o.prefill_tokens}, {"ms", ms}};
+}
+
+}  // namespace
+
+json model_info(const MeasureOptions& options) { return model_json(options); }
+
+json measure(const MeasureOptions& o, const ProgressFn& callback) {
+  ProgressTracker progress(callback, o);
+  Model model(o.model);
+  json answer = measure_answer(model, o, progress);
+  json decode_repeats, prefill_repeats;
+  json decode = measure_decode(model, o, progress, decode_repeats);
+  json prefill_table = measure_prefill(model, o, progress, prefill_repeats);
+
+  json model_description = model_json(o);
+  model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
+                                 {"samples", o.timing.samples},
+                                 {"statistic", "median of samples; each sample repeats the step and divides"},
+                                 {"decode_repeats", decode_repeats},
+                                 {"prefill_repeats", prefill_repeats}};
+  if (callback) callback(1.0, "done");
+  return {{"answer", answer},
+          {"steps", {{"model", model_description}, {"decode", decode}, {"prefill", prefill_table}}}};
+}
+
+}  // namespace kvlab

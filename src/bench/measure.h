@@ -1,0 +1,23 @@
+#pragma once
+// The lab's Part A and the step-time table of the simulator contract (shared/design/simulator.md §1):
+//   answer: one prompt answered `runs` times without and with a KV cache, timings and tokens;
+//   steps:  decode steps over rows x contexts and prefills over token counts, in milliseconds.
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/measure_options.h"
+
+namespace kvlab {
+
+// Called with the fraction done (0..1) and the current phase's name.
+using ProgressFn = std::function<void(double fraction, const std::string& phase)>;
+
+// Returns { "answer": {...}, "steps": {...} }.
+nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr);
+
+// Sizes of the model the options describe: parameters, bytes, KV bytes per token, instruction set.
+nlohmann::json model_info(const MeasureOptions& options);
+
+}  // namespace kvlab

@@ -1,0 +1,41 @@
+#pragma once
+// What `measure` measures: the model, the one-answer comparison (Part A) and the step-time grid.
+// Read from a JSON object (the Embind options object, or built from CLI flags) with every field
+// validated before anything is allocated.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/step_timer.h"
+#include "model/config.h"
+
+namespace kvlab {
+
+struct MeasureOptions {
+  std::string preset = "small";
+  ModelConfig model;                   // the preset, with any fields of options.model applied
+  int prompt_tokens = 16;              // Part A prompt length
+  int answer_tokens = 48;              // Part A answer length
+  int runs = 5;                        // Part A runs per path
+  uint64_t prompt_seed = 7;            // Part A prompt draw
+  std::vector<int> decode_rows = {1, 2, 4, 8, 16};
+  std::vector<int> decode_contexts = {8, 16, 32, 64, 128};
+  std::vector<int> prefill_tokens = {1, 2, 4, 8, 16, 32, 64, 128};
+  TimingPolicy timing;
+};
+
+// Upper bound on the memory one measurement may use (weights, caches, scratch), so that a request
+// that cannot fit in a browser tab's wasm memory is refused up front instead of failing midway.
+constexpr int64_t kMaxMeasureBytes = int64_t{1} << 30;
+
+// Bytes that measuring with these options allocates (weights + KV caches + activations).
+int64_t measure_memory_bytes(const MeasureOptions& options);
+
+// Reads and validates; throws InputError naming the field ("options.runs", "options.model.n_heads").
+MeasureOptions read_measure_options(const nlohmann::json& object, const std::string& path = "options");
+
+// Fields understood by read_measure_options, for help texts.
+extern const char* const kMeasureOptionFields;
+
+}  // namespace kvlab

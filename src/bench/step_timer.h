@@ -1,0 +1,32 @@
+#pragma once
+// Times a short step where the clock may be coarse (a browser's performance.now() ticks in 0.1 ms):
+// the step is repeated until one sample lasts at least min_sample_ms, several samples are taken, and
+// the per-step median, min and max are reported with the repeat and sample counts used.
+#include <functional>
+#include <vector>
+
+namespace kvlab {
+
+struct StepTiming {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int repeats = 0;  // steps per sample
+  int samples = 0;
+};
+
+struct TimingPolicy {
+  double min_sample_ms = 5.0;
+  int samples = 5;
+};
+
+// Milliseconds on a monotonic clock.
+double now_ms();
+
+// Per-step time of `step`, which must be repeatable (leave its state as it found it).
+StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy);
+
+// Median, min and max of a list of timings (each one run, so repeats = 1).
+StepTiming summarise(std::vector<double> times_ms);
+
+}  // namespace kvlab

@@ -1,0 +1,108 @@
+#include "cli/flags.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "common/input_error.h"
+
+namespace kvlab::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::string dashed(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+// A flag's text as JSON: numbers become numbers, anything else stays a string for the validator to name.
+json flag_value(const std::string& text, bool is_string) {
+  if (!is_string) {
+    json parsed = json::parse(text, nullptr, false);
+    if (!parsed.is_discarded() && parsed.is_primitive()) return parsed;
+  }
+  return text;
+}
+
+}  // namespace
+
+void JsonFlags::add(CLI::App& command, const std::string& field, const std::string& object_path,
+                    const std::string& help, bool is_list, bool is_string) {
+  flags_.push_back(std::make_unique<Flag>(Flag{field, object_path, "", is_list, is_string, nullptr}));
+  Flag& flag = *flags_.back();
+  flag.option = command.add_option("--" + dashed(field), flag.value, help);
+}
+
+json JsonFlags::to_json() const {
+  json object = json::object();
+  for (const auto& owned : flags_) {
+    const Flag& flag = *owned;
+    if (flag.option->count() == 0) continue;
+    json value;
+    if (flag.is_list) {
+      value = json::array();
+      std::stringstream items(flag.value);
+      for (std::string item; std::getline(items, item, ',');) value.push_back(flag_value(item, false));
+    } else {
+      value = flag_value(flag.value, flag.is_string);
+    }
+    json& target = flag.object_path.empty() ? object : object[flag.object_path];
+    target[flag.field] = value;
+  }
+  return object;
+}
+
+JsonFlags add_measure_flags(CLI::App& command) {
+  JsonFlags flags;
+  flags.add(command, "preset", "", "model preset: small (default), lab, medium, tiny", false, true);
+  for (const char* field : {"vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_seq", "seed"})
+    flags.add(command, field, "model", std::string("model ") + field + " (overrides the preset)");
+  flags.add(command, "prompt_tokens", "", "Part A prompt length (default 16)");
+  flags.add(command, "answer_tokens", "", "Part A answer length (default 48)");
+  flags.add(command, "runs", "", "Part A runs per path (default 5)");
+  flags.add(command, "prompt_seed", "", "seed of the Part A prompt (default 7)");
+  flags.add(command, "decode_rows", "", "decode grid rows, e.g. 1,2,4,8,16", true);
+  flags.add(command, "decode_contexts", "", "decode grid contexts, e.g. 8,16,32,64,128", true);
+  flags.add(command, "prefill_tokens", "", "prefill grid token counts, e.g. 1,2,4,...,128", true);
+  flags.add(command, "min_sample_ms", "", "shortest timed sample, ms (default 5)");
+  flags.add(command, "samples", "", "samples per grid cell (default 5)");
+  return flags;
+}
+
+int report_input_error(const std::exception& error) {
+  // Messages start with the field's path ("options.model.n_heads must ..."); its last part names the flag.
+  std::string message = error.what();
+  std::string path = message.substr(0, message.find(' '));
+  path = path.substr(0, path.find('['));
+  std::string field = path.substr(path.rfind('.') + 1);
+  const bool names_a_field = path.find('.') != std::string::npos && field.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos;
+  std::cerr << "kvlab: " << (names_a_field ? "--" + dashed(field) + ": " : "") << message << "\n";
+  return 2;
+}
+
+std::string read_file(const std::string& path, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+ProgressFn terminal_progress() {
+  if (!isatty(STDERR_FILENO)) return nullptr;
+  return [](double fraction, const std::string& phase) {
+    const int width = 30, filled = static_cast<int>(fraction * width);
+    std::fprintf(stderr, "\r[%s%s] %3d%% %-24s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                 static_cast<int>(fraction * 100), phase.c_str());
+    if (fraction >= 1.0) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
+}  // namespace kvlab::cli

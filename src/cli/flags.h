@@ -1,0 +1,48 @@
+#pragma once
+// Flags that fill a JSON options object, so that the command line goes through the very validation
+// the Embind interface uses. A flag is named after its field (`--prompt-tokens` fills `prompt_tokens`);
+// an error about a field is reported with the flag that set it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "bench/measure.h"
+
+namespace kvlab::cli {
+
+class JsonFlags {
+ public:
+  // Adds `--field-name` (underscores become dashes) for `field` of the object at `object_path`
+  // ("" for the top level, "model" for options.model). Lists are given comma-separated.
+  void add(CLI::App& command, const std::string& field, const std::string& object_path, const std::string& help,
+           bool is_list = false, bool is_string = false);
+
+  // The given flags as a JSON object (absent flags are absent fields, so they take defaults).
+  nlohmann::json to_json() const;
+
+ private:
+  struct Flag {
+    std::string field, object_path, value;
+    bool is_list, is_string;
+    CLI::Option* option;
+  };
+  std::vector<std::unique_ptr<Flag>> flags_;  // CLI11 holds pointers to each value: keep them in place
+};
+
+// Adds the flags of MeasureOptions (and its model fields) to a command.
+JsonFlags add_measure_flags(CLI::App& command);
+
+// Prints an InputError as "kvlab: --flag: message" (the flag guessed from the field the message names) and
+// returns exit status 2.
+int report_input_error(const std::exception& error);
+
+// Reads a whole file; throws InputError naming `flag` if it cannot be read.
+std::string read_file(const std::string& path, const std::string& flag);
+
+// A progress callback that draws a one-line bar on stderr when stderr is a terminal, else nothing.
+ProgressFn terminal_progress();
+
+}  // namespace kvlab::cli

@@ -1,0 +1,43 @@
+#include <iostream>
+#include <memory>
+
+#include "bench/lab.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "common/json_fields.h"
+
+namespace kvlab::cli {
+
+struct LabFlags {
+  std::string workload_file;
+  int requests = 0;
+  int slots = 0;
+  bool as_json = false;
+};
+
+Action add_lab_command(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "lab", "measure, then replay 1,000 requests under the four policies: the whole published lab on this machine");
+  auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  auto flags = std::make_shared<LabFlags>();
+  command->add_option("--workload", flags->workload_file, "workload.json instead of the published lab's queue");
+  command->add_option("--requests", flags->requests, "requests in the default queue (default 1000)");
+  command->add_option("--slots", flags->slots, "batch size B of static:B and continuous:B (default 16)");
+  command->add_flag("--json", flags->as_json, "print the whole result as JSON (what Embind's run returns)");
+  return [command, measure_flags, flags]() -> int {
+    if (!command->parsed()) return -1;
+    nlohmann::json options = {{"measure", measure_flags->to_json()}};
+    options["workload"] = flags->workload_file.empty()
+                              ? default_workload()
+                              : fields::parse(read_file(flags->workload_file, "--workload"), "--workload file");
+    if (command->count("--requests")) options["workload"]["count"] = flags->requests;
+    if (command->count("--slots"))
+      options["policies"] = {"serial-nocache", "serial-cache", "static:" + std::to_string(flags->slots),
+                             "continuous:" + std::to_string(flags->slots)};
+    nlohmann::json result = run_lab(read_lab_options(options), terminal_progress());
+    std::cout << (flags->as_json ? result.dump(2) + "\n" : format_lab_report(result));
+    return 0;
+  };
+}
+
+}  // namespace kvlab::cli

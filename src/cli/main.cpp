@@ -1,0 +1,30 @@
+// kvlab: measure why an AI server needs a KV cache and continuous batching.
+#include <iostream>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "common/input_error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kvlab: time a tiny transformer with and without a KV cache, and replay a request queue under serving policies"};
+  app.require_subcommand(1);
+  std::vector<kvlab::cli::Action> actions = {
+      kvlab::cli::add_measure_command(app), kvlab::cli::add_simulate_command(app), kvlab::cli::add_lab_command(app),
+      kvlab::cli::add_info_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = app.exit(e);
+    return status == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& action : actions) {
+      int status = action();
+      if (status >= 0) return status;
+    }
+  } catch (const kvlab::InputError& e) {
+    return kvlab::cli::report_input_error(e);
+  }
+  return 2;
+}

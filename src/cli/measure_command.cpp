@@ -1,0 +1,35 @@
+#include <iostream>
+#include <memory>
+
+#include "bench/measure.h"
+#include "bench/measure_report.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+
+namespace kvlab::cli {
+
+Action add_measure_command(CLI::App& app) {
+  CLI::App* command = app.add_subcommand("measure", "time one answer with and without a KV cache, and the step-time grid");
+  auto flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  auto as_json = std::make_shared<bool>(false);
+  command->add_flag("--json", *as_json, "print the result as JSON (the object Embind's measure returns)");
+  return [command, flags, as_json]() -> int {
+    if (!command->parsed()) return -1;
+    MeasureOptions options = read_measure_options(flags->to_json());
+    nlohmann::json result = measure(options, terminal_progress());
+    std::cout << (*as_json ? result.dump(2) + "\n" : format_measure_report(result));
+    return 0;
+  };
+}
+
+Action add_info_command(CLI::App& app) {
+  CLI::App* command = app.add_subcommand("info", "print the model's size and the kernels' instruction set as JSON");
+  auto flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  return [command, flags]() -> int {
+    if (!command->parsed()) return -1;
+    std::cout << model_info(read_measure_options(flags->to_json())).dump(2) << "\n";
+    return 0;
+  };
+}
+
+}  // namespace kvlab::cli

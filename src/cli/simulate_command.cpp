@@ -1,0 +1,43 @@
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "common/json_fields.h"
+#include "sim/simulate.h"
+
+namespace kvlab::cli {
+
+struct SimulateFlags {
+  std::string steps_file, workload_file;
+  std::vector<std::string> policies;
+  int timeline_requests = 60;
+  bool as_json = false;
+};
+
+Action add_simulate_command(CLI::App& app) {
+  CLI::App* command = app.add_subcommand("simulate", "replay a request queue on a step-time table under serving policies");
+  auto flags = std::make_shared<SimulateFlags>();
+  command->add_option("--steps", flags->steps_file, "step-time table (steps.json, as `measure --json` prints under \"steps\")")
+      ->required();
+  command->add_option("--workload", flags->workload_file, "workload.json: generated or explicit requests")->required();
+  command->add_option("--policy", flags->policies,
+                      "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B (default: the four, B = 16)");
+  command->add_option("--timeline", flags->timeline_requests, "requests kept in each policy's slot timeline (default 60)");
+  command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy");
+  return [command, flags]() -> int {
+    if (!command->parsed()) return -1;
+    nlohmann::json steps = fields::parse(read_file(flags->steps_file, "--steps"), "--steps file");
+    nlohmann::json workload = fields::parse(read_file(flags->workload_file, "--workload"), "--workload file");
+    // A whole `measure --json` result is accepted too: its table is under "steps".
+    if (steps.is_object() && steps.contains("steps") && !steps.contains("decode")) steps = steps["steps"];
+    std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;
+    nlohmann::json result = sim::simulate(steps, workload, policies, {flags->timeline_requests});
+    std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
+    return 0;
+  };
+}
+
+}  // namespace kvlab::cli

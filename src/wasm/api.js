@@ -1,0 +1,61 @@
+// Appended to the Emscripten glue (--post-js): the JS face of the module. Options go in as plain
+// objects, results come out as plain objects, bad input comes out as a thrown RangeError/TypeError
+// whose message names the field. The C++ side never throws across Embind (see bindings.cpp).
+
+// JSON text of a value; non-finite numbers become "NaN"/"Infinity" strings so that the C++ validator
+// can name them (JSON.stringify would turn them into null).
+function kvlabToJson(value, name) {
+  try {
+    return JSON.stringify(value === undefined ? {} : value, function (key, v) {
+      return typeof v === 'number' && !isFinite(v) ? String(v) : v;
+    });
+  } catch (e) {
+    throw new TypeError(name + ' cannot be read as JSON: ' + e.message);
+  }
+}
+
+function kvlabUnwrap(replyText) {
+  var reply = JSON.parse(replyText);
+  if (reply.error) {
+    var ErrorClass = reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
+    throw new ErrorClass(reply.error.message);
+  }
+  return reply.ok;
+}
+
+// A progress callback that cannot throw into wasm: a throwing callback is reported once and then ignored.
+function kvlabProgress(callback) {
+  if (callback === undefined || callback === null) return undefined;
+  if (typeof callback !== 'function') throw new TypeError('onProgress must be a function (got ' + typeof callback + ')');
+  var failed = false;
+  return function (fraction, phase) {
+    if (failed) return;
+    try {
+      callback(fraction, phase);
+    } catch (e) {
+      failed = true;
+      console.error('kvlab: the progress callback threw, and is no longer called:', e);
+    }
+  };
+}
+
+/** measure(options?, onProgress?) -> { answer, steps } */
+Module['measure'] = function (options, onProgress) {
+  return kvlabUnwrap(Module['measure_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+};
+
+/** modelInfo(options?) -> { parameters, weight_bytes, kv_bytes_per_token, ... } */
+Module['modelInfo'] = function (options) {
+  return kvlabUnwrap(Module['model_info_json'](kvlabToJson(options, 'options')));
+};
+
+/** simulate(steps, workload, policies?) -> { [policy]: metrics } */
+Module['simulate'] = function (steps, workload, policies) {
+  return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),
+                                             policies === undefined ? 'null' : kvlabToJson(policies, 'policies')));
+};
+
+/** run(options?, onProgress?) -> { answer, steps, workload, policies } : measure, then simulate */
+Module['run'] = function (options, onProgress) {
+  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+};

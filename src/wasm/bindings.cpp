@@ -1,0 +1,91 @@
+// The Embind surface. Every call takes and returns JSON text: the reply is {"ok": result} or
+// {"error": {"type", "message"}}, and the thin wrapper in api.js turns it into a plain JS object or
+// a thrown RangeError/TypeError. No exception ever crosses Embind, because each JS throw through an
+// Embind call leaks wasm stack (toolchain.md) and enough of them corrupt the module.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "bench/lab.h"
+#include "bench/measure.h"
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "sim/simulate.h"
+
+namespace kvlab::wasm {
+
+using emscripten::val;
+using nlohmann::json;
+
+namespace {
+
+std::string error_reply(const char* type, const std::string& message) {
+  return json{{"error", {{"type", type}, {"message", message}}}}.dump();
+}
+
+// Runs `body`, which returns the result, and wraps it as a reply.
+template <typename Body>
+std::string reply(Body body) {
+  try {
+    return json{{"ok", body()}}.dump();
+  } catch (const InputError& e) {
+    return error_reply(e.js_class(), e.what());
+  } catch (const std::bad_alloc&) {
+    return error_reply("RangeError", "out of memory: try a smaller model, grid or workload");
+  } catch (const std::exception& e) {
+    return error_reply("Error", std::string("internal error: ") + e.what());
+  }
+}
+
+// Progress goes to a JS function (the wrapper makes sure it never throws) or nowhere.
+ProgressFn progress_to(val callback) {
+  if (callback.isUndefined() || callback.isNull()) return nullptr;
+  return [callback](double fraction, const std::string& phase) { callback(fraction, phase); };
+}
+
+std::vector<std::string> read_policy_list(const json& list) {
+  if (!list.is_array() || list.empty() || list.size() > 64)
+    throw_type("policies must be a list of 1 to 64 policy names (got " + list.dump().substr(0, 40) + ")");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) throw_type("policies[" + std::to_string(i) + "] must be a policy name string");
+    names.push_back(list[i].get<std::string>());
+  }
+  return names;
+}
+
+}  // namespace
+
+std::string measure_json(const std::string& options, val progress) {
+  return reply([&] { return measure(read_measure_options(fields::parse(options, "options")), progress_to(progress)); });
+}
+
+std::string model_info_json(const std::string& options) {
+  return reply([&] { return model_info(read_measure_options(fields::parse(options, "options"))); });
+}
+
+std::string simulate_json(const std::string& steps, const std::string& workload, const std::string& policies) {
+  return reply([&] {
+    json policy_list = fields::parse(policies, "policies");
+    return sim::simulate(fields::parse(steps, "steps"), fields::parse(workload, "workload"),
+                         policy_list.is_null() ? sim::default_policies() : read_policy_list(policy_list));
+  });
+}
+
+std::string run_json(const std::string& options, val progress) {
+  return reply([&] { return run_lab(read_lab_options(fields::parse(options, "options")), progress_to(progress)); });
+}
+
+std::string version() { return KVLAB_VERSION; }
+
+EMSCRIPTEN_BINDINGS(kvlab) {
+  emscripten::function("measure_json", &measure_json);
+  emscripten::function("model_info_json", &model_info_json);
+  emscripten::function("simulate_json", &simulate_json);
+  emscripten::function("run_json", &run_json);
+  emscripten::function("version", &version);
+}
+
+}  // namespace kvlab::wasm
