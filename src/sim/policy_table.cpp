@@ -1,6 +1,7 @@
 #include "sim/policy_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -11,11 +12,11 @@ namespace kvlab::sim {
 
 namespace {
 
-// Three significant digits without an exponent: 0.0523, 1.23, 13.8, 138, 1384.
+// Three significant digits (whole numbers from 100 up), never an exponent: 0.0523, 1.23, 13.8, 138, 1384.
 std::string three_digits(const nlohmann::json& value, const char* unit, double scale) {
   if (!value.is_number()) return "-";
   double x = value.get<double>() * scale;
-  int decimals = x >= 100 ? 0 : x >= 10 ? 1 : x >= 1 ? 2 : 3;
+  int decimals = x > 0 ? std::clamp(2 - static_cast<int>(std::floor(std::log10(x))), 0, 6) : 0;
   char text[64];
   std::snprintf(text, sizeof text, "%.*f%s", decimals, x, unit);
   return text;

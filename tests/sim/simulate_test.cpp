@@ -1,0 +1,143 @@
+// simulate() as the CLI and Embind call it: output keys, bad tables and policy names, the text table.
+#include "sim/simulate.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+#include "common/input_error.h"
+#include "sim_test_support.h"
+
+namespace kvlab::sim {
+namespace {
+
+using nlohmann::json;
+using testing::linear_steps;
+using testing::workload_json;
+
+const json kWorkload = workload_json({{0, 3, 2}, {0, 2, 1}, {20, 1, 3}});
+
+// The InputError message of a simulate() call.
+std::string error_of(const json& steps, const json& workload, const std::vector<std::string>& policies,
+                     SimulateOptions options = {}) {
+  try {
+    simulate(steps, workload, policies, options);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(Simulate, OneObjectPerPolicyWithTheContractKeys) {
+  json result = simulate(linear_steps(), kWorkload, default_policies());
+  ASSERT_EQ(result.size(), 4u);
+  for (const std::string& policy : default_policies()) {
+    SCOPED_TRACE(policy);
+    const json& metrics = result.at(policy);
+    for (const char* key : {"median_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "median_latency_ms", "p95_latency_ms",
+                            "makespan_ms", "tokens_per_s", "tpot_ms", "steps", "requests", "timeline"})
+      EXPECT_TRUE(metrics.contains(key)) << key;
+    ASSERT_EQ(metrics["requests"].size(), 3u);
+    EXPECT_DOUBLE_EQ(metrics["requests"][2]["arrival_ms"].get<double>(), 20);  // workload order
+  }
+  // serial-cache by hand: request 0: 3, then decode(1, 4) = 5 -> 8; request 1: 10; idle to 20, request 2:
+  // 21, decode(1, 2) = 3 -> 24, decode(1, 3) = 4 -> 28. TTFTs 3, 10, 1; makespan 28; 6 tokens.
+  const json& serial = result["serial-cache"];
+  EXPECT_DOUBLE_EQ(serial["median_ttft_ms"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(serial["makespan_ms"].get<double>(), 28);
+  EXPECT_DOUBLE_EQ(serial["tokens_per_s"].get<double>(), 6 / 0.028);
+  EXPECT_DOUBLE_EQ(serial["tpot_ms"].get<double>(), (5 + 3.5) / 2);  // (8 - 3) / 1 and (28 - 21) / 2
+  EXPECT_EQ(serial["steps"].get<int>(), 6);
+}
+
+TEST(Simulate, TimelineCoversTheFirstKRequests) {
+  SimulateOptions options;
+  options.timeline_requests = 2;
+  json result = simulate(linear_steps(), kWorkload, {"continuous:4"}, options);
+  const json& entries = result["continuous:4"]["timeline"];
+  ASSERT_EQ(entries.size(), 3u);  // request 0: prefill + decode; request 1 (n = 1): prefill
+  EXPECT_EQ(entries[2]["request"].get<int>(), 1);
+  EXPECT_EQ(error_of(linear_steps(), kWorkload, {"continuous:4"}, SimulateOptions{-1}),
+            "options.timeline_requests must be an integer from 0 to 1000000 (got -1)");
+}
+
+TEST(SimulateErrors, PolicyNames) {
+  auto message = [&](const std::vector<std::string>& policies) { return error_of(linear_steps(), kWorkload, policies); };
+  EXPECT_EQ(message({"serial-cache", "fifo"}),
+            "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B)");
+  EXPECT_EQ(message({"static:0"}), "policies[0] \"static:0\": B must be an integer from 1 to 4096 (got 0)");
+  EXPECT_EQ(message({"continuous:4097"}), "policies[0] \"continuous:4097\": B must be an integer from 1 to 4096 (got 4097)");
+  EXPECT_NE(message({"static:abc"}).find("policies[0] \"static:abc\": B must be"), std::string::npos);
+  EXPECT_NE(message({"static:-1"}).find("policies[0] \"static:-1\": B must be"), std::string::npos);
+  EXPECT_NE(message({"static"}).find("policies[0] \"static\": needs a batch size"), std::string::npos);
+  EXPECT_NE(message({"serial-cache:4"}).find("takes no batch size"), std::string::npos);
+  EXPECT_NE(message({"static:16", "static:16"}).find("policies[1] \"static:16\" is given twice"), std::string::npos);
+  EXPECT_EQ(message({}), "policies must name at least one policy");
+}
+
+TEST(SimulateErrors, StepTables) {
+  auto message = [&](const std::function<void(json&)>& spoil) {
+    json steps = {{"decode", {{"rows", {1, 2, 4}}, {"contexts", {8, 16}}, {"ms", {{1, 2}, {2, 3}, {3, 4}}}}},
+                  {"prefill", {{"tokens", {1, 8}}, {"ms", {1, 2}}}}};
+    spoil(steps);
+    return error_of(steps, kWorkload, {"serial-cache"});
+  };
+  auto contains = [](const std::string& message, const std::string& part) {
+    return message.find(part) != std::string::npos ? ::testing::AssertionSuccess()
+                                                   : ::testing::AssertionFailure() << message;
+  };
+  EXPECT_TRUE(contains(message([](json& s) { s.erase("decode"); }), "steps.decode is missing"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"].erase("ms"); }), "steps.prefill.ms is missing"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"].erase("rows"); }), "steps.decode.rows is missing"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["contexts"] = {16, 16}; }),
+                       "steps.decode.contexts must be strictly increasing (steps.decode.contexts[1] = 16 is not above 16)"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["tokens"] = {8, 1}; }), "steps.prefill.tokens must be strictly increasing"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"][2][1] = -1; }),
+                       "steps.decode.ms[2][1] must be a number from 0 to 1e+12 (got -1)"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][0] = "NaN"; }),
+                       "steps.prefill.ms[0] must be a number from 0 to 1e+12 (got NaN)"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][1] = nullptr; }), "steps.prefill.ms[1]"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"].erase(2); }),
+                       "steps.decode.ms must be a list of 3 entries, one per steps.decode.rows entry (got 2 entries)"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"][1] = {2}; }),
+                       "steps.decode.ms[1] must be a list of 2 entries, one per steps.decode.contexts entry (got 1 entries)"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"] = {1}; }), "steps.prefill.ms must be a list of 2 entries"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"] = "fast"; }), "steps.decode.ms must be a list"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["rows"] = {0, 1, 2}; }), "steps.decode.rows[0]"));
+  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["row"] = {1}; }), "steps.decode.row is not a known field"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"] = 3; }), "steps.prefill must be an object"));
+  EXPECT_TRUE(contains(error_of("steps", kWorkload, {"serial-cache"}), "steps must be an object"));
+}
+
+TEST(SimulateErrors, WorkloadFieldsReachTheCaller) {
+  json workload = workload_json({{0, 3, 2}, {0, 0, 1}});
+  EXPECT_EQ(error_of(linear_steps(), workload, {"static:2"}),
+            "workload.requests[1].prompt must be an integer from 1 to 1000000 (got 0)");
+}
+
+TEST(PolicyTable, LabOrderAndSeconds) {
+  // One request, n = 1, whose prefill costs 13.8 s: every policy takes 13.8 s and has no TPOT.
+  json result = simulate(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
+                         {"continuous:16", "static:4", "serial-cache", "static:16", "serial-nocache"});
+  EXPECT_EQ(format_policy_table(result),
+            "policy          median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT\n"
+            "serial-nocache       13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
+            "serial-cache         13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
+            "static:4             13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
+            "static:16            13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
+            "continuous:16        13.8 s    13.8 s    13.8 s    13.8 s         0     -\n");
+}
+
+TEST(PolicyTable, ThreeSignificantDigits) {
+  // Two requests of p = 8, n = 3 at t = 0 under serial-cache, prefill 52.4 ms, decode 2 ms: first tokens
+  // at 52.4 and 108.8 ms (TTFT median 80.6, p95 52.4 + 0.95 * 56.4 = 105.98, p99 108.236); all done at
+  // 112.8 ms; 6 tokens / 0.1128 s = 53.2 tokens/s; TPOT 2 ms.
+  json result = simulate(testing::constant_steps(52.4, 2), workload_json({{0, 8, 3}, {0, 8, 3}}), {"serial-cache"});
+  EXPECT_EQ(format_policy_table(result),
+            "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s     TPOT\n"
+            "serial-cache     0.0806 s   0.106 s   0.108 s   0.113 s        53  2.00 ms\n");
+}
+
+}  // namespace
+}  // namespace kvlab::sim
