@@ -1,6 +1,9 @@
 #include "cli/flags.h"
 
 #include <unistd.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -94,8 +97,21 @@ std::string read_file(const std::string& path, const std::string& flag) {
   return text.str();
 }
 
+namespace {
+
+bool stderr_is_terminal() {
+#ifdef __EMSCRIPTEN__
+  // Under Node, Emscripten's isatty() says yes for every standard stream; ask Node itself.
+  return EM_ASM_INT({ return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; }) != 0;
+#else
+  return isatty(STDERR_FILENO) != 0;
+#endif
+}
+
+}  // namespace
+
 ProgressFn terminal_progress() {
-  if (!isatty(STDERR_FILENO)) return nullptr;
+  if (!stderr_is_terminal()) return nullptr;
   return [](double fraction, const std::string& phase) {
     const int width = 30, filled = static_cast<int>(fraction * width);
     std::fprintf(stderr, "\r[%s%s] %3d%% %-24s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),

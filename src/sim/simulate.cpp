@@ -11,6 +11,12 @@
 
 namespace kvlab::sim {
 
+namespace {
+
+constexpr size_t kMaxRequestResults = 1'000'000;
+
+}  // namespace
+
 nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workload,
                         const std::vector<std::string>& policies, const SimulateOptions& options) {
   // Every input is checked before any policy runs, so a bad name does not wait for the others' work.
@@ -18,6 +24,12 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
   std::vector<Request> requests = read_workload(workload);
   fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
   if (policies.empty()) throw_range("policies must name at least one policy");
+  // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
+  // that a call fits a wasm heap.
+  if (requests.size() * policies.size() > kMaxRequestResults)
+    throw_range("workload has " + std::to_string(requests.size()) + " requests and " + std::to_string(policies.size()) +
+                " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
+                " per-request results (requests x policies) per call");
   std::vector<PolicyName> parsed;
   for (size_t i = 0; i < policies.size(); ++i) {
     std::string path = "policies[" + std::to_string(i) + "]";

@@ -1,0 +1,82 @@
+// measure() on the tiny model: the contract's shape, finite positive times, identical tokens.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "bench/lab.h"
+#include "bench/measure.h"
+#include "bench/measure_report.h"
+
+namespace kvlab {
+namespace {
+
+using nlohmann::json;
+
+json small_measure_options() {
+  return {{"preset", "tiny"}, {"runs", 2}, {"answer_tokens", 12}, {"decode_rows", {1, 3}}, {"decode_contexts", {4, 20}},
+          {"prefill_tokens", {1, 5, 20}}, {"min_sample_ms", 0.2}, {"samples", 3}};
+}
+
+void expect_positive_finite(const json& value, const std::string& what) {
+  ASSERT_TRUE(value.is_number()) << what;
+  EXPECT_TRUE(std::isfinite(value.get<double>())) << what;
+  EXPECT_GT(value.get<double>(), 0.0) << what;
+}
+
+TEST(Measure, ResultHasTheContractShape) {
+  std::vector<std::pair<double, std::string>> progress;
+  json result = measure(read_measure_options(small_measure_options()),
+                        [&](double fraction, const std::string& phase) { progress.push_back({fraction, phase}); });
+
+  const json& answer = result["answer"];
+  EXPECT_EQ(answer["prompt_tokens"], 16);
+  EXPECT_EQ(answer["answer_tokens"], 12);
+  EXPECT_EQ(answer["runs"], 2);
+  EXPECT_TRUE(answer["identical_tokens"].get<bool>());
+  EXPECT_EQ(answer["tokens_nocache"], answer["tokens_cache"]);
+  EXPECT_EQ(answer["tokens_cache"].size(), 12u);
+  for (const char* path : {"nocache_ms", "cache_ms"})
+    for (const char* stat : {"median", "min", "max"}) expect_positive_finite(answer[path][stat], std::string(path) + "." + stat);
+  EXPECT_LE(answer["nocache_ms"]["min"].get<double>(), answer["nocache_ms"]["median"].get<double>());
+  EXPECT_LE(answer["nocache_ms"]["median"].get<double>(), answer["nocache_ms"]["max"].get<double>());
+  expect_positive_finite(answer["ratio"], "ratio");
+
+  const json& steps = result["steps"];
+  EXPECT_EQ(steps["decode"]["rows"], json({1, 3}));
+  EXPECT_EQ(steps["decode"]["contexts"], json({4, 20}));
+  ASSERT_EQ(steps["decode"]["ms"].size(), 2u);
+  for (const auto& row : steps["decode"]["ms"]) {
+    ASSERT_EQ(row.size(), 2u);
+    for (const auto& ms : row) expect_positive_finite(ms, "decode.ms");
+  }
+  EXPECT_EQ(steps["prefill"]["tokens"], json({1, 5, 20}));
+  for (const auto& ms : steps["prefill"]["ms"]) expect_positive_finite(ms, "prefill.ms");
+  EXPECT_EQ(steps["model"]["timing"]["samples"], 3);
+  EXPECT_EQ(steps["model"]["preset"], "tiny");
+
+  // Progress rises through the phases and ends at 1.
+  ASSERT_FALSE(progress.empty());
+  for (size_t i = 1; i < progress.size(); ++i) EXPECT_GE(progress[i].first, progress[i - 1].first);
+  EXPECT_EQ(progress.back().first, 1.0);
+  for (const char* phase : {"no-cache answers", "KV-cache answers", "decode grid", "prefill grid"})
+    EXPECT_TRUE(std::any_of(progress.begin(), progress.end(), [&](auto& p) { return p.second == phase; })) << phase;
+
+  std::string report = format_measure_report(result);
+  EXPECT_NE(report.find("identical tokens on both paths"), std::string::npos);
+  EXPECT_NE(report.find("no KV cache median"), std::string::npos);
+}
+
+TEST(Lab, RunsMeasureThenEveryPolicy) {
+  json options = {{"measure", small_measure_options()},
+                  {"workload", {{"count", 20}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
+                  {"policies", {"serial-nocache", "continuous:4"}}};
+  json result = run_lab(read_lab_options(options));
+  ASSERT_TRUE(result.contains("answer"));
+  ASSERT_TRUE(result["policies"].contains("serial-nocache"));
+  ASSERT_TRUE(result["policies"].contains("continuous:4"));
+  EXPECT_EQ(result["policies"]["continuous:4"]["requests"].size(), 20u);
+  EXPECT_NE(format_lab_report(result).find("continuous:4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvlab

@@ -1,0 +1,22 @@
+// Shared by the wasm tests: paths of the builds and a loader for the Embind module.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '../..');
+const wasmDir = path.join(root, 'build/wasm/src/wasm');
+const nativeCli = path.join(root, 'build/native/src/cli/kvlab');
+const kvlabScript = path.join(root, 'scripts/kvlab');
+
+// Emscripten 3.1.6 glue would fetch() the .wasm under Node 20, which fails for a file path: hand it the bytes.
+function loadModule() {
+  const createKvlab = require(path.join(wasmDir, 'kvlab.js'));
+  return createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) });
+}
+
+// Small options that still exercise every phase.
+const smallMeasure = {
+  preset: 'tiny', runs: 2, answer_tokens: 12, decode_rows: [1, 3], decode_contexts: [4, 20],
+  prefill_tokens: [1, 5, 20], min_sample_ms: 0.2, samples: 2,
+};
+
+module.exports = { root, wasmDir, nativeCli, kvlabScript, loadModule, smallMeasure };

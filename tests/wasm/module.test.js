@@ -1,0 +1,105 @@
+// The Embind module under Node: the contract's shapes, errors that name the field, and no corruption
+// after many failed calls.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadModule, smallMeasure } = require('./helpers');
+
+let kvlab;
+test.before(async () => { kvlab = await loadModule(); });
+
+function assertPositiveFinite(value, what) {
+  assert.equal(typeof value, 'number', what);
+  assert.ok(Number.isFinite(value) && value > 0, `${what} = ${value}`);
+}
+
+test('measure returns the contract shape with finite positive numbers', () => {
+  const phases = new Set();
+  let last = 0;
+  const result = kvlab.measure(smallMeasure, (fraction, phase) => {
+    assert.ok(fraction >= last, 'progress never goes back');
+    last = fraction;
+    phases.add(phase);
+  });
+  const { answer, steps } = result;
+  assert.equal(answer.prompt_tokens, 16);
+  assert.equal(answer.answer_tokens, 12);
+  assert.equal(answer.runs, 2);
+  for (const key of ['nocache_ms', 'cache_ms']) {
+    for (const stat of ['median', 'min', 'max']) assertPositiveFinite(answer[key][stat], `${key}.${stat}`);
+  }
+  assertPositiveFinite(answer.ratio, 'ratio');
+  assert.equal(answer.identical_tokens, true);
+  assert.deepEqual(answer.tokens_cache, answer.tokens_nocache);
+  assert.equal(answer.tokens_cache.length, 12);
+
+  assert.deepEqual(steps.decode.rows, [1, 3]);
+  assert.deepEqual(steps.decode.contexts, [4, 20]);
+  assert.equal(steps.decode.ms.length, 2);
+  steps.decode.ms.flat().forEach((ms) => assertPositiveFinite(ms, 'decode.ms'));
+  assert.deepEqual(steps.prefill.tokens, [1, 5, 20]);
+  steps.prefill.ms.forEach((ms) => assertPositiveFinite(ms, 'prefill.ms'));
+  assert.equal(steps.model.instruction_set, 'wasm simd128');
+  assert.equal(last, 1);
+  for (const phase of ['no-cache answers', 'KV-cache answers', 'decode grid', 'prefill grid']) assert.ok(phases.has(phase), phase);
+});
+
+test('modelInfo follows the KV formula and version is a string', () => {
+  const info = kvlab.modelInfo({ preset: 'tiny' });
+  assert.equal(info.kv_bytes_per_token, 2 * info.n_layers * info.n_kv_heads * info.head_dim * 4);
+  assert.equal(info.weight_bytes, 4 * info.parameters);
+  assert.match(kvlab.version(), /^\d+\.\d+\.\d+$/);
+});
+
+test('bad options throw RangeError or TypeError naming the field and range', () => {
+  const cases = [
+    [{ runs: 0 }, RangeError, 'options.runs must be an integer from 1 to 100 (got 0)'],
+    [{ runs: NaN }, RangeError, 'options.runs must be an integer from 1 to 100 (got NaN)'],
+    [{ runs: Infinity }, RangeError, 'options.runs must be an integer from 1 to 100 (got Infinity)'],
+    [{ runs: '3' }, TypeError, 'options.runs must be an integer from 1 to 100 (got "3")'],
+    [{ model: { d_model: -8 } }, RangeError, 'options.model.d_model must be an integer from 4 to 4096 (got -8)'],
+    [{ model: { n_heads: 8, n_kv_heads: 3 } }, RangeError, 'options.model.n_kv_heads must divide options.model.n_heads'],
+    [{ decode_contexts: [8, 32, 16] }, RangeError, 'options.decode_contexts must be strictly increasing'],
+    [{ model: { d_model: 4096, d_ff: 16384, n_layers: 64, n_heads: 32 } }, RangeError, 'too large'],
+    [{ preset: 'gpt-5' }, RangeError, 'options.preset must be one of small, lab, medium, tiny'],
+    [42, TypeError, 'options must be an object (got 42)'],
+    [{ unknown_field: 1 }, RangeError, 'options.unknown_field is not a known field'],
+  ];
+  for (const [options, ErrorClass, message] of cases) {
+    assert.throws(() => kvlab.measure(options), (e) => e instanceof ErrorClass && e.message.includes(message),
+      `${JSON.stringify(options)} should throw ${ErrorClass.name}: ${message}`);
+  }
+  assert.throws(() => kvlab.measure({}, 'not a function'), /onProgress must be a function/);
+  assert.throws(() => kvlab.simulate({ decode: {} }, {}), (e) => e instanceof Error && /steps/.test(e.message));
+  assert.throws(() => kvlab.run({ policies: ['continuous:0'] }), /continuous:0/);
+});
+
+test('a throwing progress callback does not break the call', () => {
+  const original = console.error;
+  let reported = 0;
+  console.error = () => { reported += 1; };
+  try {
+    const result = kvlab.measure(smallMeasure, () => { throw new Error('callback bug'); });
+    assert.equal(result.answer.identical_tokens, true);
+    assert.equal(reported, 1);
+  } finally {
+    console.error = original;
+  }
+});
+
+test('100,000 failing calls leave the module intact', () => {
+  const options = { preset: 'tiny', runs: 1, answer_tokens: 6, decode_rows: [1], decode_contexts: [8], prefill_tokens: [4], min_sample_ms: 0.1, samples: 1 };
+  const before = kvlab.measure(options).answer.tokens_cache;
+  let failures = 0;
+  for (let i = 0; i < 100000; i += 1) {
+    try {
+      kvlab.modelInfo({ runs: -i });
+    } catch (e) {
+      if (e instanceof RangeError) failures += 1;
+    }
+  }
+  assert.equal(failures, 100000);
+  const after = kvlab.measure(options).answer;
+  assert.equal(after.identical_tokens, true);
+  assert.deepEqual(after.tokens_cache, before);
+  assert.equal(kvlab.modelInfo({ preset: 'tiny' }).parameters, 22688);
+});

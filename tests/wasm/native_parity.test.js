@@ -1,0 +1,53 @@
+// The wasm build and the native build draw the same weights and produce the same tokens, and the
+// Node command line takes the same words as the native one.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync, spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { loadModule, nativeCli, kvlabScript, wasmDir } = require('./helpers');
+
+// The default preset, with a grid small enough to be quick: only the tokens matter here.
+const flags = ['--runs', '1', '--decode-rows', '1', '--decode-contexts', '8', '--prefill-tokens', '4', '--min-sample-ms', '0.1', '--samples', '1'];
+const options = { runs: 1, decode_rows: [1], decode_contexts: [8], prefill_tokens: [4], min_sample_ms: 0.1, samples: 1 };
+
+test('default preset: wasm tokens equal native tokens', async () => {
+  const kvlab = await loadModule();
+  const wasm = kvlab.measure(options).answer;
+  const native = JSON.parse(execFileSync(nativeCli, ['measure', '--json', ...flags], { encoding: 'utf8' })).answer;
+  assert.equal(wasm.tokens_cache.length, 48);
+  assert.deepEqual(wasm.prompt, native.prompt);
+  assert.deepEqual(wasm.tokens_cache, native.tokens_cache);
+  assert.deepEqual(wasm.tokens_nocache, native.tokens_nocache);
+  assert.equal(wasm.identical_tokens, true);
+  assert.equal(native.identical_tokens, true);
+});
+
+test('scripts/kvlab --wasm takes the same words and prints the same keys', () => {
+  const wasm = JSON.parse(execFileSync(kvlabScript, ['--wasm', 'measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
+  const native = JSON.parse(execFileSync(kvlabScript, ['measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
+  assert.deepEqual(Object.keys(wasm).sort(), Object.keys(native).sort());
+  assert.deepEqual(wasm.answer.tokens_cache, native.answer.tokens_cache);
+  assert.equal(wasm.steps.model.instruction_set, 'wasm simd128');
+
+  const text = execFileSync(kvlabScript, ['--wasm', 'measure', '--preset', 'tiny', ...flags], { encoding: 'utf8' });
+  assert.match(text, /no KV cache median [\d.]+ ms \(min [\d.]+, max [\d.]+\)/);
+  assert.match(text, /ratio [\d.]+x, identical tokens on both paths/);
+});
+
+test('a bad flag exits with status 2 and names the flag, in both builds', () => {
+  for (const prefix of [[], ['--wasm']]) {
+    const run = spawnSync(kvlabScript, [...prefix, 'measure', '--runs', '0'], { encoding: 'utf8' });
+    assert.equal(run.status, 2, `${prefix} status`);
+    assert.match(run.stderr, /--runs: options\.runs must be an integer from 1 to 100 \(got 0\)/);
+    const unknown = spawnSync(kvlabScript, [...prefix, 'measure', '--no-such-flag'], { encoding: 'utf8' });
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /--no-such-flag/);
+  }
+});
+
+test('the module contains WebAssembly SIMD arithmetic', () => {
+  const listing = execFileSync('wasm-objdump', ['-d', path.join(wasmDir, 'kvlab.wasm')], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const count = (op) => (listing.match(new RegExp(`\\b${op.replace('.', '\\.')}\\b`, 'g')) || []).length;
+  assert.ok(count('f32x4.mul') > 0, 'f32x4.mul present');
+  assert.ok(count('f32x4.add') > 0, 'f32x4.add present');
+});
