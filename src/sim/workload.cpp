@@ -1,12 +1,12 @@
 #include "sim/workload.h"
 
-#include <cmath>
 #include <tuple>
 #include <utility>
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "common/rng.h"
+#include "sim/portable_log.h"
 #include "sim/required_fields.h"
 
 namespace kvlab::sim {
@@ -94,7 +94,7 @@ std::vector<Request> generate_requests(const GeneratedWorkload& workload) {
   for (Request& request : requests) {
     request.prompt_tokens = static_cast<int>(rng.uniform_int(workload.prompt_tokens_lo, workload.prompt_tokens_hi));
     request.answer_tokens = static_cast<int>(rng.uniform_int(workload.answer_tokens_lo, workload.answer_tokens_hi));
-    if (workload.arrival == ArrivalKind::poisson) arrival_ms += -std::log(1.0 - rng.uniform()) / workload.rate_per_s * 1000.0;
+    if (workload.arrival == ArrivalKind::poisson) arrival_ms += -portable_log(1.0 - rng.uniform()) / workload.rate_per_s * 1000.0;
     request.arrival_ms = arrival_ms;
   }
   return requests;

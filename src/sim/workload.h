@@ -24,7 +24,8 @@ struct GeneratedWorkload {
 
 // The requests of a generated workload, in workload order. Draws come from one kvlab::Rng seeded with
 // `seed`, per request in this order: prompt (uniform_int), answer (uniform_int), then for Poisson
-// arrivals the gap to the previous arrival (or to t = 0 for the first), -ln(1 - u) / rate, u = uniform().
+// arrivals the gap to the previous arrival (or to t = 0 for the first), -ln(1 - u) / rate, u = uniform(),
+// with ln from portable_log() so that the gaps are the same to the bit natively and in wasm.
 std::vector<Request> generate_requests(const GeneratedWorkload& workload);
 
 // Reads a workload object of either form (checked; errors name the field under `path`) and returns its

@@ -116,6 +116,13 @@ TEST(SimulateErrors, WorkloadFieldsReachTheCaller) {
             "workload.requests[1].prompt must be an integer from 1 to 1000000 (got 0)");
 }
 
+TEST(SimulateErrors, PerRequestResultsAreBoundedPerCall) {
+  json workload = {{"count", 300000}, {"prompt", {1, 1}}, {"answer", {1, 1}}};
+  EXPECT_EQ(error_of(linear_steps(), workload, default_policies()),
+            "workload has 300000 requests and 4 policies were asked for: at most 1000000 per-request results "
+            "(requests x policies) per call");
+}
+
 TEST(PolicyTable, LabOrderAndSeconds) {
   // One request, n = 1, whose prefill costs 13.8 s: every policy takes 13.8 s and has no TPOT.
   json result = simulate(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
