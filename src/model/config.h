@@ -7,12 +7,13 @@
 namespace kvlab {
 
 struct ModelConfig {
-  int vocab = 512;       // token ids are 0 .. vocab-1
-  int d_model = 256;     // width of the residual stream
-  int n_layers = 4;      // transformer blocks
-  int n_heads = 8;       // query heads
-  int n_kv_heads = 4;    // key/value heads (grouped-query attention: n_heads % n_kv_heads == 0)
-  int d_ff = 768;        // hidden width of the SwiGLU feed-forward
+  // The defaults are the "small" preset (see config.cpp for why).
+  int vocab = 1024;      // token ids are 0 .. vocab-1
+  int d_model = 384;     // width of the residual stream
+  int n_layers = 6;      // transformer blocks
+  int n_heads = 6;       // query heads
+  int n_kv_heads = 2;    // key/value heads (grouped-query attention: n_heads % n_kv_heads == 0)
+  int d_ff = 1152;       // hidden width of the SwiGLU feed-forward
   int max_seq = 256;     // longest sequence a KV cache holds
   uint64_t seed = 1;     // weights are drawn from Rng(seed)
 

@@ -3,11 +3,13 @@
 // scalar tails (or, in a KVLAB_SIMD=OFF build, the scalar twins). `kvlab::kernels::scalar` holds the
 // plain-loop twins that the tests compare against. Shapes are in the comments; matrices are row-major.
 
+#include "model/packed_matrix.h"
+
 namespace kvlab::kernels {
 
-// out[r, o] = sum_i x[r, i] * w[o, i].  x: [n_rows, n_in], w: [n_out, n_in], out: [n_rows, n_out].
+// out[r, o] = sum_i x[r, i] * W[o, i], summed in order of i.  x: [n_rows, w.n_in], out: [n_rows, w.n_out].
 // Each weight vector loaded serves a block of rows, so extra rows cost little memory traffic.
-void matmul(float* out, const float* x, const float* w, int n_rows, int n_in, int n_out);
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows);
 
 // sum_i a[i] * b[i]
 float dot(const float* a, const float* b, int n);
@@ -42,7 +44,7 @@ void attention(float* out, const float* q, const float* keys, const float* value
 int argmax(const float* x, int n);
 
 namespace scalar {
-void matmul(float* out, const float* x, const float* w, int n_rows, int n_in, int n_out);
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows);
 float dot(const float* a, const float* b, int n);
 void axpy(float* y, float a, const float* x, int n);
 void add(float* y, const float* x, int n);

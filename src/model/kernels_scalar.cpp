@@ -14,10 +14,15 @@ float dot(const float* a, const float* b, int n) {
   return sum;
 }
 
-void matmul(float* out, const float* x, const float* w, int n_rows, int n_in, int n_out) {
-  for (int r = 0; r < n_rows; ++r)
-    for (int o = 0; o < n_out; ++o)
-      out[static_cast<size_t>(r) * n_out + o] = dot(x + static_cast<size_t>(r) * n_in, w + static_cast<size_t>(o) * n_in, n_in);
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
+  for (int r = 0; r < n_rows; ++r) {
+    const float* x_row = x + static_cast<size_t>(r) * w.n_in;
+    for (int o = 0; o < w.n_out; ++o) {
+      float sum = 0.0f;
+      for (int i = 0; i < w.n_in; ++i) sum += x_row[i] * w.at(o, i);
+      out[static_cast<size_t>(r) * w.n_out + o] = sum;
+    }
+  }
 }
 
 void axpy(float* y, float a, const float* x, int n) {

@@ -1,5 +1,6 @@
 // The kernels the forward pass calls. With KVLAB_SIMD they are xsimd batch loops with scalar tails
 // (AVX2+FMA natively; SSE4.1 lowered to wasm SIMD128 under Emscripten); without, the scalar twins.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -19,37 +20,52 @@ namespace {
 using Batch = xsimd::batch<float>;
 constexpr int kLanes = static_cast<int>(Batch::size);
 
-// R rows x O outputs of a matmul with R*O independent accumulators: every weight vector loaded is
-// used R times and every input vector O times, and the independent FMA chains hide their latency.
-template <int R, int O>
-void matmul_block(float* out, int n_out, const float* x, const float* w, int n_in) {
-  Batch acc[R][O];
+constexpr int kVectorsPerPanel = kPanelWidth / kLanes;
+static_assert(kPanelWidth % kLanes == 0, "a panel must be whole vectors");
+
+// R rows x NP panels: R * NP * kVectorsPerPanel independent running sums, enough to hide the FMA
+// latency; each panel vector loaded serves R rows, each broadcast input serves NP panels.
+template <int R, int NP>
+void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_panel) {
+  constexpr int V = kVectorsPerPanel;
+  const int n_in = w.n_in;
+  Batch acc[R][NP * V];
   for (int r = 0; r < R; ++r)
-    for (int o = 0; o < O; ++o) acc[r][o] = Batch(0.0f);
-  int i = 0;
-  for (; i + kLanes <= n_in; i += kLanes) {
-    Batch wv[O];
-    for (int o = 0; o < O; ++o) wv[o] = Batch::load_unaligned(w + static_cast<size_t>(o) * n_in + i);
+    for (int v = 0; v < NP * V; ++v) acc[r][v] = Batch(0.0f);
+  const float* panel = w.panels.data() + static_cast<size_t>(first_panel) * n_in * kPanelWidth;
+  const size_t panel_stride = static_cast<size_t>(n_in) * kPanelWidth;
+  for (int i = 0; i < n_in; ++i) {
+    Batch wv[NP * V];
+    for (int p = 0; p < NP; ++p)
+      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel + p * panel_stride + i * kPanelWidth + v * kLanes);
     for (int r = 0; r < R; ++r) {
-      Batch xv = Batch::load_unaligned(x + static_cast<size_t>(r) * n_in + i);
-      for (int o = 0; o < O; ++o) acc[r][o] = xsimd::fma(xv, wv[o], acc[r][o]);
+      const Batch xv(x[static_cast<size_t>(r) * n_in + i]);
+      for (int v = 0; v < NP * V; ++v) acc[r][v] = xsimd::fma(xv, wv[v], acc[r][v]);
     }
   }
+  // Store whole panels; the last panel of a matrix whose n_out is not a multiple of 8 is cut short.
   for (int r = 0; r < R; ++r) {
-    for (int o = 0; o < O; ++o) {
-      float sum = xsimd::hadd(acc[r][o]);
-      for (int t = i; t < n_in; ++t) sum += x[static_cast<size_t>(r) * n_in + t] * w[static_cast<size_t>(o) * n_in + t];
-      out[static_cast<size_t>(r) * n_out + o] = sum;
+    for (int p = 0; p < NP; ++p) {
+      const int o = (first_panel + p) * kPanelWidth;
+      float* dst = out + static_cast<size_t>(r) * w.n_out + o;
+      if (o + kPanelWidth <= w.n_out) {
+        for (int v = 0; v < V; ++v) acc[r][p * V + v].store_unaligned(dst + v * kLanes);
+      } else {
+        alignas(64) float tail[kPanelWidth];
+        for (int v = 0; v < V; ++v) acc[r][p * V + v].store_aligned(tail + v * kLanes);
+        for (int t = 0; t < w.n_out - o; ++t) dst[t] = tail[t];
+      }
     }
   }
 }
 
-// All outputs for a block of R rows: O outputs at a time, then one at a time for the tail.
-template <int R, int O>
-void matmul_rows(float* out, const float* x, const float* w, int n_in, int n_out) {
-  int o = 0;
-  for (; o + O <= n_out; o += O) matmul_block<R, O>(out + o, n_out, x, w + static_cast<size_t>(o) * n_in, n_in);
-  for (; o < n_out; ++o) matmul_block<R, 1>(out + o, n_out, x, w + static_cast<size_t>(o) * n_in, n_in);
+// Every panel for a block of R rows: NP panels at a time (about 8 running sums), then one at a time.
+template <int R>
+void matmul_rows(float* out, const float* x, const PackedMatrix& w, int first_panel, int end_panel) {
+  constexpr int NP = (8 / (R * kVectorsPerPanel)) > 0 ? 8 / (R * kVectorsPerPanel) : 1;
+  int p = first_panel;
+  for (; p + NP <= end_panel; p += NP) matmul_block<R, NP>(out, x, w, p);
+  for (; p < end_panel; ++p) matmul_block<R, 1>(out, x, w, p);
 }
 
 struct SimdOps {
@@ -60,12 +76,23 @@ struct SimdOps {
 
 }  // namespace
 
-void matmul(float* out, const float* x, const float* w, int n_rows, int n_in, int n_out) {
-  int r = 0;
-  for (; r + 4 <= n_rows; r += 4)
-    matmul_rows<4, 2>(out + static_cast<size_t>(r) * n_out, x + static_cast<size_t>(r) * n_in, w, n_in, n_out);
-  for (; r < n_rows; ++r)
-    matmul_rows<1, 4>(out + static_cast<size_t>(r) * n_out, x + static_cast<size_t>(r) * n_in, w, n_in, n_out);
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
+  // Panels outer, row blocks inner: a group of panels stays in L1 while every row block uses it,
+  // so each weight comes from memory once per step however many rows there are.
+  constexpr int kPanelsPerGroup = 8;  // 8 panels x n_in 256 x 8 floats = 64 KiB at the default width
+  for (int group = 0; group < w.n_panels(); group += kPanelsPerGroup) {
+    const int end = std::min(group + kPanelsPerGroup, w.n_panels());
+    int r = 0;
+    for (; r + 4 <= n_rows; r += 4)
+      matmul_rows<4>(out + static_cast<size_t>(r) * w.n_out, x + static_cast<size_t>(r) * w.n_in, w, group, end);
+    const size_t out_offset = static_cast<size_t>(r) * w.n_out, x_offset = static_cast<size_t>(r) * w.n_in;
+    switch (n_rows - r) {
+      case 3: matmul_rows<3>(out + out_offset, x + x_offset, w, group, end); break;
+      case 2: matmul_rows<2>(out + out_offset, x + x_offset, w, group, end); break;
+      case 1: matmul_rows<1>(out + out_offset, x + x_offset, w, group, end); break;
+      default: break;
+    }
+  }
 }
 
 float dot(const float* a, const float* b, int n) {
@@ -173,9 +200,7 @@ const char* instruction_set() {
 
 #else  // the KVLAB_SIMD=OFF build: the scalar twins are the kernels
 
-void matmul(float* out, const float* x, const float* w, int n_rows, int n_in, int n_out) {
-  scalar::matmul(out, x, w, n_rows, n_in, n_out);
-}
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) { scalar::matmul(out, x, w, n_rows); }
 float dot(const float* a, const float* b, int n) { return scalar::dot(a, b, n); }
 void axpy(float* y, float a, const float* x, int n) { scalar::axpy(y, a, x, n); }
 void add(float* y, const float* x, int n) { scalar::add(y, x, n); }

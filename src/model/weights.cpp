@@ -17,8 +17,9 @@ FloatBuffer random_matrix(Rng& rng, int n_out, int n_in, float scale) {
 
 // With scale sqrt(3 / n_in) each output has unit variance for unit-variance inputs, so activations
 // neither vanish nor blow up through the layers.
-FloatBuffer projection(Rng& rng, int n_out, int n_in) {
-  return random_matrix(rng, n_out, n_in, std::sqrt(3.0f / static_cast<float>(n_in)));
+PackedMatrix projection(Rng& rng, int n_out, int n_in) {
+  FloatBuffer m = random_matrix(rng, n_out, n_in, std::sqrt(3.0f / static_cast<float>(n_in)));
+  return pack(m.data(), n_out, n_in);
 }
 
 FloatBuffer ones(int n) { return FloatBuffer(static_cast<size_t>(n), 1.0f); }

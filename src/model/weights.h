@@ -1,24 +1,25 @@
 #pragma once
 // The model's parameters, random but deterministic: every value is drawn from Rng(config.seed) in a
-// fixed order, so native and wasm builds hold identical weights. Matrices are row-major [out, in]:
-// output o is the dot product of row o with the input, which is what the matmul kernel streams.
+// fixed order, so native and wasm builds hold identical weights. Matrices W [out, in] (output o is
+// the dot product of row o with the input) are drawn row by row, then packed for the matmul kernel.
 #include <vector>
 
 #include "model/buffer.h"
 #include "model/config.h"
+#include "model/packed_matrix.h"
 
 namespace kvlab {
 
 struct LayerWeights {
   FloatBuffer attn_norm;  // [d_model]
-  FloatBuffer wq;         // [d_model, d_model]
-  FloatBuffer wk;         // [kv_dim, d_model]
-  FloatBuffer wv;         // [kv_dim, d_model]
-  FloatBuffer wo;         // [d_model, d_model]
+  PackedMatrix wq;         // [d_model, d_model]
+  PackedMatrix wk;         // [kv_dim, d_model]
+  PackedMatrix wv;         // [kv_dim, d_model]
+  PackedMatrix wo;         // [d_model, d_model]
   FloatBuffer ffn_norm;   // [d_model]
-  FloatBuffer w_gate;     // [d_ff, d_model]
-  FloatBuffer w_up;       // [d_ff, d_model]
-  FloatBuffer w_down;     // [d_model, d_ff]
+  PackedMatrix w_gate;     // [d_ff, d_model]
+  PackedMatrix w_up;       // [d_ff, d_model]
+  PackedMatrix w_down;     // [d_model, d_ff]
 };
 
 struct Weights {
@@ -26,7 +27,7 @@ struct Weights {
   FloatBuffer token_embedding;  // [vocab, d_model]
   std::vector<LayerWeights> layers;
   FloatBuffer final_norm;       // [d_model]
-  FloatBuffer w_out;            // [vocab, d_model]
+  PackedMatrix w_out;           // [vocab, d_model]
   FloatBuffer rope_cos;         // [max_seq, head_dim / 2]: cos(pos * theta_i)
   FloatBuffer rope_sin;         // [max_seq, head_dim / 2]
 };

@@ -98,15 +98,15 @@ TEST(Generation, BatchRowsEqualEachSequenceAlone) {
 TEST(Generation, SameSeedSameWeightsAndTokens) {
   ModelConfig c = preset("tiny");
   Model a(c), b(c);
-  EXPECT_EQ(a.weights().layers[1].w_down, b.weights().layers[1].w_down);
+  EXPECT_EQ(a.weights().layers[1].w_down.panels, b.weights().layers[1].w_down.panels);
   EXPECT_EQ(a.weights().token_embedding, b.weights().token_embedding);
   c.seed = 2;
   Model other(c);
-  EXPECT_NE(a.weights().w_out, other.weights().w_out);
+  EXPECT_NE(a.weights().w_out.panels, other.weights().w_out.panels);
 
   // The generator is pinned: a change to the weight, prompt or token draws shows here.
   EXPECT_EQ(make_prompt(6, 64, 7), (std::vector<int>{23, 28, 2, 11, 26, 17}));
-  EXPECT_FLOAT_EQ(a.weights().w_out[5], 0.236155957f);
+  EXPECT_FLOAT_EQ(a.weights().w_out.at(0, 5), 0.236155957f);
   KvCache cache(a.config(), 32);
   EXPECT_EQ(generate_with_cache(a, cache, make_prompt(8, 64, 7), 8), (std::vector<int>{10, 36, 43, 50, 55, 54, 39, 10}));
 }
@@ -116,8 +116,9 @@ TEST(Generation, GroupedQueryShapesFollowTheConfig) {
   Model model(c);
   EXPECT_EQ(c.head_dim(), 8);
   EXPECT_EQ(c.kv_dim(), 16);
-  EXPECT_EQ(model.weights().layers[0].wk.size(), static_cast<size_t>(c.kv_dim() * c.d_model));
-  EXPECT_EQ(model.weights().layers[0].wq.size(), static_cast<size_t>(c.d_model * c.d_model));
+  EXPECT_EQ(model.weights().layers[0].wk.n_out, c.kv_dim());
+  EXPECT_EQ(model.weights().layers[0].wk.n_in, c.d_model);
+  EXPECT_EQ(model.weights().layers[0].wq.n_out, c.d_model);
   KvCache cache(c, 10);
   EXPECT_EQ(cache.keys.size(), static_cast<size_t>(c.n_layers * 10 * c.kv_dim()));
 }

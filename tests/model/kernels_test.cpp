@@ -26,14 +26,15 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
 const int kSizes[] = {1, 3, 4, 7, 8, 9, 16, 31, 64, 100};
 
 TEST(Kernels, MatmulMatchesScalarForEveryBlockShape) {
-  for (int n_rows : {1, 2, 3, 4, 5, 8, 9, 16}) {
+  for (int n_rows : {1, 2, 3, 4, 5, 7, 8, 16, 17}) {
     for (int n_in : {1, 7, 8, 33, 64}) {
-      for (int n_out : {1, 3, 4, 5, 17}) {
+      for (int n_out : {1, 3, 8, 9, 17, 64, 72, 100}) {
         auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
-        auto w = random_vector(static_cast<size_t>(n_out) * n_in, 2);
+        auto w_rows = random_vector(static_cast<size_t>(n_out) * n_in, 2);
+        PackedMatrix w = pack(w_rows.data(), n_out, n_in);
         std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size());
-        kernels::matmul(got.data(), x.data(), w.data(), n_rows, n_in, n_out);
-        kernels::scalar::matmul(want.data(), x.data(), w.data(), n_rows, n_in, n_out);
+        kernels::matmul(got.data(), x.data(), w, n_rows);
+        kernels::scalar::matmul(want.data(), x.data(), w, n_rows);
         SCOPED_TRACE(testing::Message() << n_rows << "x" << n_in << " by " << n_out);
         expect_close(got, want, 1e-5f);
       }
@@ -42,10 +43,23 @@ TEST(Kernels, MatmulMatchesScalarForEveryBlockShape) {
 }
 
 TEST(Kernels, MatmulComputesKnownProduct) {
-  // x = [[1, 2], [3, 4]], w = [[1, 0], [1, 1], [0, 2]] -> out = x w^T = [[1, 3, 4], [3, 7, 8]]
-  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 1, 1, 0, 2}, out(6);
-  kernels::matmul(out.data(), x.data(), w.data(), 2, 2, 3);
+  // x = [[1, 2], [3, 4]], W = [[1, 0], [1, 1], [0, 2]] -> out = x W^T = [[1, 3, 4], [3, 7, 8]]
+  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 1, 1, 0, 2}, out(6), out_scalar(6);
+  PackedMatrix packed = pack(w.data(), 3, 2);
+  kernels::matmul(out.data(), x.data(), packed, 2);
+  kernels::scalar::matmul(out_scalar.data(), x.data(), packed, 2);
   EXPECT_EQ(out, (std::vector<float>{1, 3, 4, 3, 7, 8}));
+  EXPECT_EQ(out_scalar, out);
+}
+
+TEST(Kernels, PackingKeepsEveryWeightAndPadsWithZeros) {
+  auto w = random_vector(11 * 5, 3);
+  PackedMatrix packed = pack(w.data(), 11, 5);
+  EXPECT_EQ(packed.n_panels(), 2);
+  EXPECT_EQ(packed.panels.size(), 2u * 5 * kPanelWidth);
+  for (int o = 0; o < 11; ++o)
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.at(o, i), w[o * 5 + i]);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.panels[(5 + i) * kPanelWidth + 3], 0.0f);  // output 11: padding
 }
 
 TEST(Kernels, VectorKernelsMatchScalar) {
