@@ -64,7 +64,7 @@ GeneratedWorkload read_generated(const nlohmann::json& workload, const std::stri
 std::vector<Request> read_explicit(const nlohmann::json& workload, const std::string& path) {
   fields::reject_unknown(workload, path, {"requests"});
   std::string list_path = fields::join(path, "requests");
-  const auto& list = workload["requests"];
+  const auto& list = workload.at("requests");
   if (!list.is_array() || list.empty() || list.size() > static_cast<size_t>(kMaxRequests))
     throw_type(list_path + " must be a list of 1 to " + std::to_string(kMaxRequests) + " requests");
   std::vector<Request> requests;

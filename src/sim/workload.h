@@ -13,6 +13,7 @@ namespace kvlab::sim {
 
 enum class ArrivalKind { all_at_zero, poisson };
 
+// The defaults are the published lab's workload: 1,000 requests at t = 0, prompts 8-32, answers 16-96.
 struct GeneratedWorkload {
   int count = 1000;
   int prompt_tokens_lo = 8, prompt_tokens_hi = 32;   // inclusive

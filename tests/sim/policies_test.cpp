@@ -23,6 +23,12 @@ const std::vector<Request> kMixed = {
     {5, 1, 1},   // 4: listed last, queued third
 };
 
+// Three requests at 0 with the longest first: under B = 2 the third must wait for a slot.
+const std::vector<Request> kThirdWaits = {{0, 1, 3}, {0, 1, 2}, {0, 1, 2}};
+
+// Three requests at 0, the first with a one-token answer: under B = 8 all fit at once.
+const std::vector<Request> kOneTokenFirst = {{0, 1, 1}, {0, 2, 3}, {0, 1, 2}};
+
 TEST(SerialNoCache, EveryTokenIsAFullForward) {
   auto served = serve(linear_steps(), kMixed, "serial-nocache");
   const auto& r = served.requests;
@@ -63,9 +69,8 @@ TEST(StaticBatching, BatchesOfArrivedRequestsWithPadding) {
 }
 
 TEST(StaticBatching, NextBatchWaitsForTheLastStep) {
-  // Three requests at 0 under static:2: the third waits for the whole first batch, padding included.
-  std::vector<Request> requests = {{0, 1, 3}, {0, 1, 2}, {0, 1, 2}};
-  auto served = serve(linear_steps(), requests, "static:2");
+  // The third request waits for the whole first batch, padding included.
+  auto served = serve(linear_steps(), kThirdWaits, "static:2");
   const auto& r = served.requests;
   // Prefills 1 -> 1, 1 -> 2. Step 1: contexts 2, 2: 2 + 2 = 4 -> 6 (request 1 done).
   // Step 2: contexts 3, 3: 5 -> 11 (request 0 done).
@@ -76,8 +81,7 @@ TEST(StaticBatching, NextBatchWaitsForTheLastStep) {
 }
 
 TEST(StaticBatching, BatchSizeLargerThanTheWorkload) {
-  std::vector<Request> requests = {{0, 1, 1}, {0, 2, 3}, {0, 1, 2}};
-  auto served = serve(linear_steps(), requests, "static:8");
+  auto served = serve(linear_steps(), kOneTokenFirst, "static:8");
   const auto& r = served.requests;
   // One batch of 3: prefills 1 -> 1, 2 -> 3, 1 -> 4. Step 1: contexts 2, 3, 2: 3 + 7/3 = 16/3 -> 28/3
   // (request 2 done). Step 2: contexts 3, 4, 3: 3 + 10/3 = 19/3 -> 47/3 (request 1 done).
@@ -105,8 +109,7 @@ TEST(ContinuousBatching, AdmitsIntoFreedSlotsAndIdlesUntilArrivals) {
 }
 
 TEST(ContinuousBatching, WaitingRequestTakesTheFirstFreedSlot) {
-  std::vector<Request> requests = {{0, 1, 3}, {0, 1, 2}, {0, 1, 2}};
-  auto served = serve(linear_steps(), requests, "continuous:2");
+  auto served = serve(linear_steps(), kThirdWaits, "continuous:2");
   const auto& r = served.requests;
   // Admit 0 and 1: prefills -> 1, 2. Slots full. Step: contexts 2, 2: 4 -> 6 (request 1 done, slot 1 free).
   // Admit 2 (slot 1): prefill -> 7. Step: contexts 3 (request 0), 2 (request 2): 2 + 2.5 = 4.5 -> 11.5,
@@ -117,8 +120,7 @@ TEST(ContinuousBatching, WaitingRequestTakesTheFirstFreedSlot) {
 }
 
 TEST(ContinuousBatching, OneTokenAnswersFreeTheirSlotAtOnce) {
-  std::vector<Request> requests = {{0, 1, 1}, {0, 2, 3}, {0, 1, 2}};
-  auto served = serve(linear_steps(), requests, "continuous:8");
+  auto served = serve(linear_steps(), kOneTokenFirst, "continuous:8");
   const auto& r = served.requests;
   // Admit 0 (slot 0): prefill 1 -> 1, done, slot 0 free again. Admit 1 (slot 0): prefill 2 -> 3.
   // Admit 2 (slot 1): prefill 1 -> 4. Step: contexts 3, 2: 2 + 2.5 = 4.5 -> 8.5 (request 2 done).
