@@ -14,4 +14,11 @@ PackedMatrix pack(const float* row_major, int n_out, int n_in) {
   return m;
 }
 
+FloatBuffer unpack(const PackedMatrix& m) {
+  FloatBuffer row_major(static_cast<size_t>(m.n_out) * m.n_in);
+  for (int o = 0; o < m.n_out; ++o)
+    for (int i = 0; i < m.n_in; ++i) row_major[static_cast<size_t>(o) * m.n_in + i] = m.at(o, i);
+  return row_major;
+}
+
 }  // namespace kvlab

@@ -27,4 +27,7 @@ struct PackedMatrix {
 // Packs a row-major [n_out, n_in] matrix.
 PackedMatrix pack(const float* row_major, int n_out, int n_in);
 
+// The row-major [n_out, n_in] matrix back (for exporting weights to other implementations).
+FloatBuffer unpack(const PackedMatrix& m);
+
 }  // namespace kvlab

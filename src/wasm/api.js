@@ -15,12 +15,15 @@ function kvlabToJson(value, name) {
 }
 
 function kvlabUnwrap(replyText) {
-  var reply = JSON.parse(replyText);
+  return kvlabResultOf(JSON.parse(replyText));
+}
+
+function kvlabResultOf(reply) {
   if (reply.error) {
     var ErrorClass = reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
     throw new ErrorClass(reply.error.message);
   }
-  return reply.ok;
+  return 'ok' in reply ? reply.ok : reply;
 }
 
 // A progress callback that cannot throw into wasm: a throwing callback is reported once and then ignored.
@@ -58,4 +61,10 @@ Module['simulate'] = function (steps, workload, policies) {
 /** run(options?, onProgress?) -> { answer, steps, workload, policies } : measure, then simulate */
 Module['run'] = function (options, onProgress) {
   return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+};
+
+/** exportWeights(options?) -> { config, token_embedding, layers: [{attn_norm, wq, ...}], final_norm, w_out,
+ *  rope_cos, rope_sin }: the model's weights as row-major Float32Arrays, for the plain-JS reference. */
+Module['exportWeights'] = function (options) {
+  return kvlabResultOf(Module['weights_value'](kvlabToJson(options, 'options')));
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/lab.h"
+#include "model/weights.h"
 #include "bench/measure.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
@@ -78,6 +79,54 @@ std::string run_json(const std::string& options, val progress) {
   return reply([&] { return run_lab(read_lab_options(fields::parse(options, "options")), progress_to(progress)); });
 }
 
+// A copy of a float buffer as a JS Float32Array (a bare typed_memory_view would detach when memory grows).
+val float_array(const FloatBuffer& buffer) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(buffer.size(), buffer.data()));
+}
+
+val error_value(const char* type, const std::string& message) {
+  val error = val::object();
+  error.set("type", type);
+  error.set("message", message);
+  val reply = val::object();
+  reply.set("error", error);
+  return reply;
+}
+
+// The model's weights as row-major Float32Arrays, for implementations outside wasm (the plain-JS
+// reference). Returns {error} instead of throwing, like every call here.
+val weights_value(const std::string& options) {
+  val result = val::object();
+  try {
+    const MeasureOptions o = read_measure_options(fields::parse(options, "options"));
+    const Weights w = make_weights(o.model);
+    result.set("config", val::global("JSON").call<val>("parse", model_info(o).dump()));
+    result.set("token_embedding", float_array(w.token_embedding));
+    val layers = val::array();
+    for (const LayerWeights& layer : w.layers) {
+      val l = val::object();
+      l.set("attn_norm", float_array(layer.attn_norm));
+      l.set("ffn_norm", float_array(layer.ffn_norm));
+      const std::pair<const char*, const PackedMatrix*> matrices[] = {{"wq", &layer.wq},         {"wk", &layer.wk},
+                                                                      {"wv", &layer.wv},         {"wo", &layer.wo},
+                                                                      {"w_gate", &layer.w_gate}, {"w_up", &layer.w_up},
+                                                                      {"w_down", &layer.w_down}};
+      for (const auto& [name, matrix] : matrices) l.set(name, float_array(unpack(*matrix)));
+      layers.call<void>("push", l);
+    }
+    result.set("layers", layers);
+    result.set("final_norm", float_array(w.final_norm));
+    result.set("w_out", float_array(unpack(w.w_out)));
+    result.set("rope_cos", float_array(w.rope_cos));
+    result.set("rope_sin", float_array(w.rope_sin));
+  } catch (const InputError& e) {
+    return error_value(e.js_class(), e.what());
+  } catch (const std::bad_alloc&) {
+    return error_value("RangeError", "out of memory: try a smaller model");
+  }
+  return result;
+}
+
 std::string version() { return KVLAB_VERSION; }
 
 EMSCRIPTEN_BINDINGS(kvlab) {
@@ -85,6 +134,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("model_info_json", &model_info_json);
   emscripten::function("simulate_json", &simulate_json);
   emscripten::function("run_json", &run_json);
+  emscripten::function("weights_value", &weights_value);
   emscripten::function("version", &version);
 }
 
