@@ -1,0 +1,153 @@
+// Builds the page into dist/ (run through web/build; scripts/build calls it after the wasm build).
+//
+//   dist/index.html              the page: app.js + app.css (esbuild, minified, source maps), worker.js,
+//                                kvlab.js + kvlab.wasm; relative paths only, so any sub-path of any host works
+//   dist/embed.html              the same page in its compact view, for an <iframe> (as is index.html?embed)
+//   dist/kvlab-standalone.html   one file with everything inlined: the single-file glue (wasm as base64)
+//                                runs in a Blob-URL worker, so it works from file:// with no server
+//
+// Every page carries a Content-Security-Policy meta tag without 'unsafe-eval' or 'unsafe-inline'; the
+// standalone file allows its one inline script and one inline style by their SHA-256 hashes.
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const src = path.join(root, 'web', 'src');
+const dist = path.join(root, 'dist');
+const wasmDir = path.join(root, 'build', 'wasm', 'src', 'wasm');
+
+function die(message) {
+  console.error(`web/build: ${message}`);
+  process.exit(1);
+}
+
+let esbuild;
+try {
+  esbuild = await import('esbuild');
+} catch (error) {
+  die('esbuild is not installed: run scripts/setup (npm ci) first.');
+}
+
+for (const file of ['kvlab.js', 'kvlab.wasm', 'kvlab-single.js']) {
+  if (!fs.existsSync(path.join(wasmDir, file))) die(`${path.relative(root, path.join(wasmDir, file))} is missing: run scripts/build (the wasm build) first.`);
+}
+
+const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
+
+// `import { workerSource } from 'kvlab:worker-source'`: null for the served page (it starts worker.js
+// by URL), the whole worker's code for the standalone page.
+function workerSourcePlugin(source) {
+  return {
+    name: 'kvlab-worker-source',
+    setup(build) {
+      build.onResolve({ filter: /^kvlab:worker-source$/ }, () => ({ path: 'worker-source', namespace: 'kvlab' }));
+      build.onLoad({ filter: /.*/, namespace: 'kvlab' }, () => ({
+        contents: `export const workerSource = ${source === null ? 'null' : JSON.stringify(source)};`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+async function bundle({ entry, outfile, write, source = null, sourcemap = true }) {
+  const result = await esbuild.build({
+    entryPoints: [path.join(src, entry)],
+    outfile,
+    bundle: true,
+    minify: true,
+    sourcemap: sourcemap ? 'linked' : false,
+    format: 'iife',
+    target: TARGET,
+    legalComments: 'eof',
+    write,
+    logLevel: 'warning',
+    plugins: [workerSourcePlugin(source)],
+    metafile: false,
+  });
+  return result;
+}
+
+function sha256(text) {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+function page(template, { csp, title, head, bodyAttrs = '', scripts }) {
+  return template
+    // Functions, so that "$&" and the like in the inlined code are not replacement patterns.
+    .replace('{{CSP}}', () => csp)
+    .replace('{{TITLE}}', () => title)
+    .replace('{{HEAD}}', () => head)
+    .replace('{{BODY_ATTRS}}', () => bodyAttrs)
+    .replace('{{SCRIPTS}}', () => scripts);
+}
+
+// Inline text must not end its own element early: refuse rather than ship a broken page.
+function checkInline(text, tag) {
+  const closing = new RegExp(`</${tag}`, 'i');
+  if (closing.test(text) || /<!--/.test(text)) die(`inline ${tag} would contain "</${tag}" or "<!--"`);
+  return text;
+}
+
+const started = Date.now();
+fs.rmSync(dist, { recursive: true, force: true });
+fs.mkdirSync(dist, { recursive: true });
+
+// ---- served page ------------------------------------------------------------------------------
+await bundle({ entry: 'main.js', outfile: path.join(dist, 'app.js'), write: true });
+await bundle({ entry: 'worker.js', outfile: path.join(dist, 'worker.js'), write: true });
+for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
+
+const template = fs.readFileSync(path.join(src, 'index.html'), 'utf8');
+const servedCsp = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join('; ');
+const servedHead = '<link rel="stylesheet" href="app.css">';
+const servedScripts = '<script src="app.js"></script>';
+const title = 'kvlab: the KV cache and continuous batching, measured in your browser';
+fs.writeFileSync(path.join(dist, 'index.html'), page(template, { csp: servedCsp, title, head: servedHead, scripts: servedScripts }));
+fs.writeFileSync(path.join(dist, 'embed.html'), page(template, {
+  csp: servedCsp, title: 'kvlab (compact view)', head: servedHead, bodyAttrs: ' data-embed', scripts: servedScripts,
+}));
+
+// ---- standalone page --------------------------------------------------------------------------
+const workerBundle = await bundle({ entry: 'worker.js', outfile: path.join(dist, 'standalone-worker.js'), write: false, sourcemap: false });
+const workerJs = workerBundle.outputFiles.find((f) => f.path.endsWith('.js')).text;
+const glue = fs.readFileSync(path.join(wasmDir, 'kvlab-single.js'), 'utf8');
+const standaloneApp = await bundle({
+  entry: 'main.js', outfile: path.join(dist, 'standalone-app.js'), write: false, sourcemap: false,
+  source: `${glue}\n;\n${workerJs}`,
+});
+const appJs = checkInline(standaloneApp.outputFiles.find((f) => f.path.endsWith('.js')).text, 'script');
+const appCss = checkInline(standaloneApp.outputFiles.find((f) => f.path.endsWith('.css')).text, 'style');
+const standaloneCsp = [
+  "default-src 'none'",
+  `script-src ${sha256(appJs)} 'wasm-unsafe-eval'`,
+  'worker-src blob:',
+  // The single-file glue first tries fetch() on its data: URL (then decodes it itself).
+  'connect-src data:',
+  `style-src ${sha256(appCss)}`,
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join('; ');
+fs.writeFileSync(path.join(dist, 'kvlab-standalone.html'), page(template, {
+  csp: standaloneCsp,
+  title,
+  head: `<style>${appCss}</style>`,
+  scripts: `<script>${appJs}</script>`,
+}));
+
+const size = (file) => `${(fs.statSync(path.join(dist, file)).size / 1024).toFixed(0)} KiB`;
+console.log(`web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`);

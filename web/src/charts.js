@@ -1,0 +1,232 @@
+// The plots, drawn with uPlot (canvas; it styles its elements through the CSSOM only, so it runs
+// under a style-src without 'unsafe-inline'):
+//   - TTFT distribution (empirical CDF) per policy,
+//   - a slot timeline (Gantt) of the first requests, static vs continuous batching,
+//   - decode step time vs rows and vs context, from the measured grid.
+
+import uPlot from 'uplot';
+import { h, replace } from './dom.js';
+import { policyLabel, policyStyle } from './policies.js';
+import { sig } from './format.js';
+
+const AXIS = { stroke: '#1f2328', grid: { stroke: '#d8dee4', width: 1 }, ticks: { stroke: '#8c959f', width: 1 } };
+const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const PALETTE = ['#1d5fa8', '#b54708', '#0a7a5a', '#8a3f8f', '#3d4451', '#9a6700', '#0e7490', '#be185d'];
+const DASHES = [[], [8, 4], [2, 3], [4, 2, 1, 2], [10, 3, 2, 3]];
+export const PHASE_COLORS = { prefill: '#c2410c', decode: '#1d5fa8' };
+
+const live = new Set();   // charts to resize with their containers
+
+function chartHeight(width) {
+  return Math.max(200, Math.min(320, Math.round(width * 0.55)));
+}
+
+function axis(label, extra = {}) {
+  return { label, font: FONT, labelFont: FONT, labelSize: 22, ...AXIS, ...extra };
+}
+
+// Creates a uPlot inside `container` (cleared first), sized to it and kept sized to it.
+function mount(container, makeOptions, data) {
+  replace(container);
+  const width = Math.max(260, Math.floor(container.clientWidth || 600));
+  const options = makeOptions(width, chartHeight(width));
+  const plot = new uPlot(options, data, container);
+  plot.root.setAttribute('aria-hidden', 'true');
+  const entry = { plot, container, width };
+  live.add(entry);
+  return plot;
+}
+
+let resizeObserver = null;
+export function watchResizes() {
+  if (resizeObserver || typeof ResizeObserver !== 'function') return;
+  resizeObserver = new ResizeObserver(() => {
+    for (const entry of live) {
+      if (!entry.container.isConnected) { live.delete(entry); entry.plot.destroy(); continue; }
+      const width = Math.max(260, Math.floor(entry.container.clientWidth));
+      if (width !== entry.width) {
+        entry.width = width;
+        entry.plot.setSize({ width, height: chartHeight(width) });
+      }
+    }
+  });
+  resizeObserver.observe(document.body);
+}
+
+export function destroyCharts() {
+  for (const entry of live) entry.plot.destroy();
+  live.clear();
+}
+
+// ---- TTFT CDF ---------------------------------------------------------------------------------
+
+function sortedTtfts(requests) {
+  const values = requests.map((r) => (r.first_token_ms - r.arrival_ms) / 1000);
+  values.sort((a, b) => a - b);
+  return values;
+}
+
+// At most `limit` points of a sorted list, evenly spaced in rank (keeps first and last).
+function thin(sorted, limit) {
+  if (sorted.length <= limit) return sorted.map((v, i) => [v, (i + 1) / sorted.length]);
+  const out = [];
+  for (let k = 0; k < limit; k += 1) {
+    const i = Math.round((k * (sorted.length - 1)) / (limit - 1));
+    out.push([sorted[i], (i + 1) / sorted.length]);
+  }
+  return out;
+}
+
+export function ttftCdf(container, policies, order) {
+  const curves = order.map((name) => thin(sortedTtfts(policies[name].requests), 1500));
+  const xs = Array.from(new Set(curves.flatMap((c) => c.map((p) => p[0])))).sort((a, b) => a - b);
+  const logX = xs.length > 0 && xs[0] > 0 && xs[xs.length - 1] / xs[0] > 20;
+  const ys = curves.map((curve) => {
+    const y = new Array(xs.length);
+    let j = 0;
+    let level = 0;
+    for (let i = 0; i < xs.length; i += 1) {
+      while (j < curve.length && curve[j][0] <= xs[i]) { level = curve[j][1]; j += 1; }
+      y[i] = level;
+    }
+    return y;
+  });
+  return mount(container, (width, height) => ({
+    width,
+    height,
+    scales: { x: { time: false, distr: logX ? 3 : 1, log: 10 }, y: { range: [0, 1] } },
+    axes: [
+      axis(logX ? 'time to first token, s (log scale)' : 'time to first token, s',
+        { values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))) }),
+      axis('share of requests', { values: (u, splits) => splits.map((v) => `${Math.round(v * 100)}%`), size: 50 }),
+    ],
+    series: [
+      { label: 'TTFT', value: (u, v) => (v == null ? '–' : `${sig(v, 3)} s`) },
+      ...order.map((name) => {
+        const style = policyStyle(name);
+        return {
+          label: policyLabel(name),
+          stroke: style.color,
+          dash: style.dash,
+          width: 2,
+          points: { show: false },
+          paths: uPlot.paths.stepped({ align: 1 }),
+          value: (u, v) => (v == null ? '–' : `${Math.round(v * 100)}%`),
+        };
+      }),
+    ],
+    legend: { show: true, live: true },
+    cursor: { drag: { x: true, y: false } },
+  }), [xs, ...ys]);
+}
+
+// ---- slot timeline (Gantt) --------------------------------------------------------------------
+
+export function timelineUnit(maxMs) {
+  return maxMs >= 2000 ? { scale: 1000, name: 's' } : { scale: 1, name: 'ms' };
+}
+
+// Draws `timeline` ([{request, slot, phase, start_ms, end_ms}]) as bars, one lane per slot.
+export function gantt(container, timeline, { slots, xMaxMs, onHover }) {
+  const unit = timelineUnit(xMaxMs);
+  const lanes = Math.max(1, slots, ...timeline.map((t) => t.slot + 1));
+  const bars = timeline.map((t) => ({ ...t, x0: t.start_ms / unit.scale, x1: t.end_ms / unit.scale }));
+  const xMax = xMaxMs / unit.scale;
+  const laneStep = Math.max(1, Math.ceil(lanes / 16));
+
+  function draw(u) {
+    const { ctx } = u;
+    const { left, top, width, height } = u.bbox;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, top, width, height);
+    ctx.clip();
+    const laneHeight = Math.abs(u.valToPos(0, 'y', true) - u.valToPos(1, 'y', true));
+    const barHeight = Math.max(2, laneHeight * 0.72);
+    // Decode first, then prefill on top: a prefill is short next to an answer's decode steps, so it
+    // gets at least 3 px to stay visible.
+    const minPrefill = 3 * (u.pxRatio || 1);
+    for (const phase of ['decode', 'prefill']) {
+      ctx.fillStyle = PHASE_COLORS[phase];
+      for (const bar of bars) {
+        if (bar.phase !== phase) continue;
+        const x0 = u.valToPos(bar.x0, 'x', true);
+        const x1 = u.valToPos(bar.x1, 'x', true);
+        const y = u.valToPos(bar.slot, 'y', true) - barHeight / 2;
+        const w = phase === 'prefill' ? Math.max(minPrefill, x1 - x0) : Math.max(1, x1 - x0 - 1);
+        ctx.fillRect(x0, y, w, barHeight);
+      }
+    }
+    ctx.restore();
+  }
+
+  const plot = mount(container, (width, height) => ({
+    width,
+    height: Math.max(height, Math.min(420, 60 + lanes * 14)),
+    scales: {
+      x: { time: false, range: [0, xMax] },
+      y: { range: [-0.5, lanes - 0.5], dir: -1 },
+    },
+    axes: [
+      axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
+      axis('slot', {
+        size: 40,
+        splits: () => Array.from({ length: lanes }, (_, i) => i).filter((i) => i % laneStep === 0),
+        values: (u, splits) => splits.map((v) => String(v + 1)),
+        grid: { show: false },
+      }),
+    ],
+    series: [{ label: 'time' }, { label: 'bars', stroke: 'transparent', points: { show: false } }],
+    legend: { show: false },
+    cursor: { drag: { x: true, y: false }, points: { show: false }, y: false },
+    hooks: {
+      draw: [draw],
+      setCursor: [(u) => {
+        if (!onHover) return;
+        const { left, top } = u.cursor;
+        if (left == null || left < 0) { onHover(null); return; }
+        const x = u.posToVal(left, 'x');
+        const lane = Math.round(u.posToVal(top, 'y'));
+        const bar = bars.find((b) => b.slot === lane && b.x0 <= x && x <= b.x1);
+        onHover(bar ? { ...bar, unit } : null);
+      }],
+    },
+  }), [[0, xMax], [null, null]]);
+  return plot;
+}
+
+// ---- step time vs rows / vs context ----------------------------------------------------------
+
+// xs: the grid's x values; lines: [{label, values}] (ms, same length as xs).
+export function stepChart(container, { xs, xLabel, lines }) {
+  const log2 = xs.length > 1 && xs[0] > 0 && xs[xs.length - 1] / xs[0] >= 4;
+  return mount(container, (width, height) => ({
+    width,
+    height,
+    scales: { x: { time: false, distr: log2 ? 3 : 1, log: 2 }, y: { range: (u, lo, hi) => [0, hi * 1.08 || 1] } },
+    axes: [
+      axis(xLabel, { splits: () => xs, values: (u, splits) => splits.map((v) => String(v)) }),
+      axis('ms per step', { values: (u, splits) => splits.map((v) => sig(v, 2)), size: 56 }),
+    ],
+    series: [
+      { label: xLabel, value: (u, v) => (v == null ? '–' : String(v)) },
+      ...lines.map((line, i) => ({
+        label: line.label,
+        stroke: PALETTE[i % PALETTE.length],
+        dash: DASHES[i % DASHES.length],
+        width: 2,
+        points: { show: true, size: 6, fill: PALETTE[i % PALETTE.length] },
+        value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ms`),
+      })),
+    ],
+    legend: { show: true, live: true },
+  }), [xs, ...lines.map((l) => l.values)]);
+}
+
+export function legendSwatches(entries) {
+  return h('ul', { class: 'swatches' }, entries.map(({ label, color }) => {
+    const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+    swatch.style.background = color;  // CSSOM, allowed by the CSP (a style="" attribute is not)
+    return h('li', null, swatch, label);
+  }));
+}

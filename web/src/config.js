@@ -1,0 +1,234 @@
+// The lab's settings: defaults, validation with messages that name the field, the URL hash that
+// shares them, and the options object that the wasm module's run() takes.
+//
+// Nothing here touches the DOM; the form (form.js) and the tests use the same rules.
+
+// Model presets of the wasm module (src/model/config.cpp). max_seq bounds Part A's prompt + answer;
+// the worker refreshes these from modelInfo() when the module has loaded.
+export const PRESETS = {
+  small: { label: 'small (default)', max_seq: 256 },
+  lab: { label: 'lab (the published toy size)', max_seq: 256 },
+  medium: { label: 'medium (slow)', max_seq: 256 },
+  tiny: { label: 'tiny (for tests)', max_seq: 160 },
+};
+
+export const DEFAULTS = Object.freeze({
+  preset: 'small',
+  runs: 5,
+  prompt_tokens: 16,
+  answer_tokens: 48,
+  requests: 1000,
+  prompt_lo: 8,
+  prompt_hi: 32,
+  answer_lo: 16,
+  answer_hi: 96,
+  slots: 16,
+  arrival: 'all-at-zero',
+  rate: 50,
+  seed: 1,
+});
+
+// The published lab's queue: the comparison table only matches this one.
+export function isPublishedQueue(s) {
+  return s.requests === 1000 && s.prompt_lo === 8 && s.prompt_hi === 32 && s.answer_lo === 16 &&
+    s.answer_hi === 96 && s.slots === 16 && s.arrival === 'all-at-zero';
+}
+
+const MAX_TOKENS = 4096;           // per prompt or answer in the queue
+const MAX_REQUESTS = 100000;
+const MAX_ANSWER_WORK = 10000000;  // requests x longest answer: bounds the simulation's time and memory
+const MAX_SEED = 2147483647;
+
+// One entry per form control: the id of the control is the key.
+export const FIELDS = {
+  preset: { label: 'Model preset', kind: 'choice', choices: Object.keys(PRESETS) },
+  runs: { label: 'Runs per path', kind: 'int', min: 1, max: 100 },
+  prompt_tokens: { label: 'Part A prompt length', kind: 'int', min: 1 },   // max depends on the preset
+  answer_tokens: { label: 'Part A answer length', kind: 'int', min: 1 },
+  requests: { label: 'Requests', kind: 'int', min: 1, max: MAX_REQUESTS },
+  prompt_lo: { label: 'Prompt length, from', kind: 'int', min: 1, max: MAX_TOKENS },
+  prompt_hi: { label: 'Prompt length, to', kind: 'int', min: 1, max: MAX_TOKENS },
+  answer_lo: { label: 'Answer length, from', kind: 'int', min: 1, max: MAX_TOKENS },
+  answer_hi: { label: 'Answer length, to', kind: 'int', min: 1, max: MAX_TOKENS },
+  slots: { label: 'Batch size / slots', kind: 'int', min: 1, max: 256 },
+  arrival: { label: 'Arrivals', kind: 'choice', choices: ['all-at-zero', 'poisson'] },
+  rate: { label: 'Arrival rate (requests/s)', kind: 'number', min: 0.001, max: 1000000 },
+  seed: { label: 'Queue seed', kind: 'int', min: 0, max: MAX_SEED },
+};
+
+export const FIELD_ORDER = Object.keys(FIELDS);
+
+function show(text) {
+  const t = String(text);
+  return t.length > 40 ? JSON.stringify(t.slice(0, 40) + '…') : JSON.stringify(t);
+}
+
+// Parses one raw (string) value. Returns {value} or {error}.
+export function parseField(key, raw) {
+  const f = FIELDS[key];
+  const text = raw === undefined || raw === null ? '' : String(raw).trim();
+  if (f.kind === 'choice') {
+    if (f.choices.includes(text)) return { value: text };
+    return { error: `${f.label} must be one of ${f.choices.join(', ')} (got ${show(text)}).` };
+  }
+  const range = (lo, hi) => `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`;
+  if (text === '') return { error: `${f.label} is required: enter a ${f.kind === 'int' ? 'whole number' : 'number'} from ${range(f.min, f.max ?? Infinity)}.` };
+  if (!/^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text)) {
+    return { error: `${f.label} must be a ${f.kind === 'int' ? 'whole number' : 'number'} (got ${show(text)}).` };
+  }
+  const value = Number(text);
+  if (!Number.isFinite(value)) return { error: `${f.label} must be a finite number (got ${show(text)}).` };
+  if (f.kind === 'int' && !Number.isInteger(value)) {
+    return { error: `${f.label} must be a whole number (got ${show(text)}).` };
+  }
+  const max = f.max ?? Number.MAX_SAFE_INTEGER;
+  if (value < f.min || value > max) {
+    return { error: `${f.label} must be from ${range(f.min, max)} (got ${show(text)}).` };
+  }
+  return { value };
+}
+
+// Validates a whole set of raw values (strings from the form or the hash). Returns
+// {settings, errors: {key: message}}; `settings` holds every field that parsed (others stay default).
+export function validate(raw, presets = PRESETS) {
+  const errors = {};
+  const settings = { ...DEFAULTS };
+  for (const key of FIELD_ORDER) {
+    if (raw[key] === undefined) continue;
+    const r = parseField(key, raw[key]);
+    if (r.error) errors[key] = r.error;
+    else settings[key] = r.value;
+  }
+  // Fields that depend on each other.
+  const maxSeq = (presets[settings.preset] || PRESETS[settings.preset] || { max_seq: 256 }).max_seq;
+  if (!errors.prompt_tokens && settings.prompt_tokens > maxSeq - 1) {
+    errors.prompt_tokens = `${FIELDS.prompt_tokens.label} must be from 1 to ${maxSeq - 1} for the ${settings.preset} model, whose cache holds ${maxSeq} positions (got ${settings.prompt_tokens}).`;
+  }
+  if (!errors.prompt_tokens && !errors.answer_tokens && settings.prompt_tokens + settings.answer_tokens - 1 > maxSeq) {
+    errors.answer_tokens = `${FIELDS.answer_tokens.label} must be from 1 to ${maxSeq - settings.prompt_tokens + 1}: prompt + answer must fit the ${settings.preset} model's ${maxSeq} positions (got ${settings.answer_tokens}).`;
+  }
+  if (!errors.prompt_lo && !errors.prompt_hi && settings.prompt_lo > settings.prompt_hi) {
+    errors.prompt_hi = `${FIELDS.prompt_hi.label} must be at least the “from” value, ${settings.prompt_lo} (got ${settings.prompt_hi}).`;
+  }
+  if (!errors.answer_lo && !errors.answer_hi && settings.answer_lo > settings.answer_hi) {
+    errors.answer_hi = `${FIELDS.answer_hi.label} must be at least the “from” value, ${settings.answer_lo} (got ${settings.answer_hi}).`;
+  }
+  if (!errors.requests && !errors.answer_hi && settings.requests * settings.answer_hi > MAX_ANSWER_WORK) {
+    errors.requests = `${FIELDS.requests.label} × longest answer must be at most ${MAX_ANSWER_WORK.toLocaleString('en-US')} to keep the simulation quick: with answers up to ${settings.answer_hi} tokens, use at most ${Math.floor(MAX_ANSWER_WORK / settings.answer_hi).toLocaleString('en-US')} requests (got ${settings.requests.toLocaleString('en-US')}).`;
+  }
+  return { settings, errors };
+}
+
+// ---- URL hash -------------------------------------------------------------------------------
+// #preset=tiny&runs=1&requests=40&prompt=8-32&answer=16-96&slots=16&arrival=poisson&rate=20&seed=1&autorun
+// Only values that differ from the defaults are written.
+
+const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
+const HASH_KEYS = ['preset', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots',
+  'arrival', 'rate', 'seed', 'autorun'];
+
+export function settingsToHash(settings, { autorun = false } = {}) {
+  const p = new URLSearchParams();
+  for (const key of ['preset', 'runs', 'prompt_tokens', 'answer_tokens', 'requests']) {
+    if (settings[key] !== DEFAULTS[key]) p.set(key, String(settings[key]));
+  }
+  for (const [name, [lo, hi]] of Object.entries(RANGE_KEYS)) {
+    if (settings[lo] !== DEFAULTS[lo] || settings[hi] !== DEFAULTS[hi]) p.set(name, `${settings[lo]}-${settings[hi]}`);
+  }
+  for (const key of ['slots', 'arrival']) if (settings[key] !== DEFAULTS[key]) p.set(key, String(settings[key]));
+  if (settings.arrival === 'poisson') p.set('rate', String(settings.rate));
+  if (settings.seed !== DEFAULTS.seed) p.set('seed', String(settings.seed));
+  let text = p.toString();
+  if (autorun) text += (text ? '&' : '') + 'autorun';
+  return text;
+}
+
+// Reads a hash (with or without '#'). Returns {raw, autorun, problems: [message]}; `raw` holds the
+// string values to validate. Unknown keys and malformed ranges are problems, not silent.
+export function parseHash(hash) {
+  const text = String(hash || '').replace(/^#/, '');
+  const raw = {};
+  const problems = [];
+  let autorun = false;
+  if (!text) return { raw, autorun, problems };
+  let params;
+  try {
+    params = new URLSearchParams(text);
+  } catch (e) {
+    return { raw, autorun, problems: ['The link’s settings could not be read.'] };
+  }
+  for (const [key, value] of params) {
+    if (!HASH_KEYS.includes(key)) {
+      problems.push(`The link has an unknown setting ${show(key)}; known settings: ${HASH_KEYS.join(', ')}.`);
+      continue;
+    }
+    if (key === 'autorun') { autorun = value === '' || value === '1' || value === 'true'; continue; }
+    if (RANGE_KEYS[key]) {
+      const m = /^\s*(\d+)\s*(?:-|–|\.\.)\s*(\d+)\s*$/.exec(value);
+      if (!m) {
+        problems.push(`The link’s ${key} range must look like 8-32 (got ${show(value)}).`);
+        continue;
+      }
+      raw[RANGE_KEYS[key][0]] = m[1];
+      raw[RANGE_KEYS[key][1]] = m[2];
+      continue;
+    }
+    raw[key] = value;
+  }
+  return { raw, autorun, problems };
+}
+
+// Settings as strings, for filling the form.
+export function settingsToRaw(settings) {
+  const raw = {};
+  for (const key of FIELD_ORDER) raw[key] = String(settings[key]);
+  return raw;
+}
+
+// ---- the module's options ---------------------------------------------------------------------
+
+export function policyNames(settings) {
+  return ['serial-nocache', 'serial-cache', `static:${settings.slots}`, `continuous:${settings.slots}`];
+}
+
+export function toRunOptions(settings) {
+  const arrival = settings.arrival === 'poisson'
+    ? { kind: 'poisson', rate_per_s: settings.rate }
+    : { kind: 'all-at-zero' };
+  return {
+    measure: {
+      preset: settings.preset,
+      runs: settings.runs,
+      prompt_tokens: settings.prompt_tokens,
+      answer_tokens: settings.answer_tokens,
+    },
+    workload: {
+      count: settings.requests,
+      prompt: [settings.prompt_lo, settings.prompt_hi],
+      answer: [settings.answer_lo, settings.answer_hi],
+      arrival,
+      seed: settings.seed,
+    },
+    policies: policyNames(settings),
+    timeline_requests: 60,
+  };
+}
+
+// Which form control a module error message is about ("options.workload.count must be ...").
+export function fieldOfModuleError(message) {
+  const map = [
+    [/\bmeasure\.preset\b/, 'preset'],
+    [/\bmeasure\.runs\b/, 'runs'],
+    [/\bmeasure\.prompt_tokens\b/, 'prompt_tokens'],
+    [/\bmeasure\.answer_tokens\b/, 'answer_tokens'],
+    [/\bworkload\.count\b/, 'requests'],
+    [/\bworkload\.prompt\b/, 'prompt_lo'],
+    [/\bworkload\.answer\b/, 'answer_lo'],
+    [/\bworkload\.arrival\.rate_per_s\b/, 'rate'],
+    [/\bworkload\.arrival\b/, 'arrival'],
+    [/\bworkload\.seed\b/, 'seed'],
+    [/\bpolicies\b/, 'slots'],
+  ];
+  for (const [re, key] of map) if (re.test(message)) return key;
+  return null;
+}

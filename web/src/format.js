@@ -1,0 +1,44 @@
+// Number formatting for tables and messages (English separators, as the published lab printed).
+
+const nf = (digits) => new Intl.NumberFormat('en-US', { maximumFractionDigits: digits });
+const fixed = (digits) => new Intl.NumberFormat('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function sig(value, digits = 3) {
+  if (!Number.isFinite(value)) return '–';
+  if (value === 0) return '0';
+  const magnitude = Math.floor(Math.log10(Math.abs(value)));
+  const decimals = Math.max(0, digits - 1 - magnitude);
+  return nf(Math.min(decimals, 6)).format(value);
+}
+
+// A duration given in ms: seconds with one decimal from 1 s up (as the lab printed), else ms.
+export function duration(ms) {
+  if (!Number.isFinite(ms)) return '–';
+  if (Math.abs(ms) >= 1000) return `${fixed(1).format(ms / 1000)} s`;
+  if (Math.abs(ms) >= 1) return `${sig(ms, 3)} ms`;
+  if (ms === 0) return '0 ms';
+  return `${sig(ms * 1000, 3)} µs`;
+}
+
+export function ms(value, digits = 3) {
+  return `${sig(value, digits)} ms`;
+}
+
+export function int(value) {
+  return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
+}
+
+export function ratio(value) {
+  if (!Number.isFinite(value)) return '–';
+  return `${value >= 100 ? int(value) : sig(value, 3)}×`;
+}
+
+export function bytes(n) {
+  if (!Number.isFinite(n)) return '–';
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let i = 0;
+  let v = n;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i += 1; }
+  if (i === 0) return `${int(v)} ${v === 1 ? 'byte' : 'bytes'}`;
+  return `${Number.isInteger(v) ? int(v) : sig(v, 3)} ${units[i]}`;
+}

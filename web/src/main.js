@@ -1,0 +1,342 @@
+// kvlab's page: settings (validated, kept in the URL hash), the worker that measures and simulates,
+// progress and cancel, the results, the KV-memory calculator and the environment panel.
+
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+
+import { $, $$, h, replace } from './dom.js';
+import {
+  DEFAULTS, FIELDS, FIELD_ORDER, PRESETS, fieldOfModuleError, isPublishedQueue, parseHash, policyNames,
+  settingsToHash, settingsToRaw, toRunOptions, validate,
+} from './config.js';
+import { Lab, standalone } from './lab.js';
+import { renderResult } from './render.js';
+import { watchResizes } from './charts.js';
+import { environment } from './env.js';
+import { setupKvCalculator } from './kvmem.js';
+import { download, policiesCsv, requestsCsv, stepsCsv } from './exports.js';
+import { sig } from './format.js';
+
+const embed = new URLSearchParams(location.search).has('embed') || document.body.hasAttribute('data-embed');
+if (embed) document.documentElement.classList.add('embed');
+
+const main = $('#lab');
+const form = $('#settings');
+const presets = { ...PRESETS };
+let lastResult = null;
+let lastOptions = null;
+let lastSettings = null;
+let env = null;
+
+const PHASES = {
+  'no-cache answers': 'Timing one answer without the cache',
+  'KV-cache answers': 'Timing one answer with the KV cache',
+  'decode grid': 'Timing decode steps (rows × context)',
+  'prefill grid': 'Timing prefill',
+  simulating: 'Replaying the queue under four policies',
+  done: 'Done',
+};
+
+function setState(state) {
+  main.dataset.state = state;
+  const running = state === 'running';
+  $('#run').disabled = running;
+  $('#cancel').disabled = !running;
+  main.setAttribute('aria-busy', running ? 'true' : 'false');
+}
+
+function setPhase(text) {
+  replace($('#phase'), text);
+}
+
+function setProgress(fraction) {
+  const percent = Math.max(0, Math.min(100, Math.round(fraction * 1000) / 10));
+  $('#progress').value = percent;
+  replace($('#percent'), `${Math.floor(percent)}%`);
+}
+
+// ---- the form ---------------------------------------------------------------------------------
+
+function readForm() {
+  const raw = {};
+  for (const key of FIELD_ORDER) raw[key] = $(`#${key}`).value;
+  if (raw.arrival !== 'poisson') delete raw.rate;   // only checked when it is used
+  return raw;
+}
+
+function fillForm(settings) {
+  const raw = settingsToRaw(settings);
+  for (const key of FIELD_ORDER) $(`#${key}`).value = raw[key];
+  showRate();
+}
+
+function showRate() {
+  $('#rate-field').hidden = $('#arrival').value !== 'poisson';
+}
+
+function showFieldError(key, message) {
+  const input = $(`#${key}`);
+  const box = $(`#${key}-error`);
+  if (message) {
+    input.setAttribute('aria-invalid', 'true');
+    replace(box, message);
+    box.hidden = false;
+  } else {
+    input.removeAttribute('aria-invalid');
+    replace(box);
+    box.hidden = true;
+  }
+}
+
+function showErrors(errors) {
+  for (const key of FIELD_ORDER) showFieldError(key, errors[key]);
+  const messages = FIELD_ORDER.filter((k) => errors[k]).map((k) => errors[k]);
+  const box = $('#form-error');
+  if (messages.length) {
+    replace(box, messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.join(' ')}`);
+    box.hidden = false;
+  } else {
+    replace(box);
+    box.hidden = true;
+  }
+}
+
+function checkForm() {
+  const { settings, errors } = validate(readForm(), presets);
+  showErrors(errors);
+  return { settings, errors, ok: Object.keys(errors).length === 0 };
+}
+
+function writeHash(settings) {
+  const text = settingsToHash(settings);
+  const url = `${location.pathname}${location.search}${text ? `#${text}` : ''}`;
+  if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
+  $('#share-link').href = text ? `#${text}` : '#';
+  const full = $('#full-link');
+  if (full) full.href = `index.html${text ? `#${text}` : ''}`;
+}
+
+// Reads the hash into the form. A bad value shows a message and falls back to its default.
+function applyHash() {
+  const { raw, autorun, problems } = parseHash(location.hash);
+  const { settings, errors } = validate(raw, presets);
+  const messages = [...problems, ...FIELD_ORDER.filter((k) => errors[k]).map((k) => errors[k])];
+  const fallback = { ...settings };
+  for (const key of Object.keys(errors)) fallback[key] = DEFAULTS[key];
+  // Defaults can still clash with what was kept (e.g. a long prompt with the tiny preset): re-check.
+  const second = validate(settingsToRaw(fallback), presets);
+  const final = Object.keys(second.errors).length ? { ...DEFAULTS } : second.settings;
+  fillForm(final);
+  showErrors({});
+  const box = $('#hash-message');
+  if (messages.length) {
+    replace(box, h('strong', null, 'Some settings in this link could not be used, so defaults stand in for them. '), messages.join(' '));
+    box.hidden = false;
+  } else {
+    replace(box);
+    box.hidden = true;
+  }
+  writeHash(final);
+  return { autorun, settings: final, bad: messages.length > 0 };
+}
+
+// ---- running ----------------------------------------------------------------------------------
+
+const lab = new Lab({
+  onState(state) {
+    if (state === 'loading') {
+      if (!lab.running) setPhase('Loading the WebAssembly module…');
+      setState(lab.running ? 'running' : 'loading');
+    } else if (state === 'ready') {
+      if (main.dataset.state === 'loading') {
+        setState('ready');
+        setPhase('Ready. Press “Run the lab” to measure this device.');
+      }
+    } else if (state === 'running') {
+      setState('running');
+    }
+  },
+  onReady(info) {
+    for (const [name, modelInfo] of Object.entries(info.presets || {})) {
+      presets[name] = { ...(presets[name] || { label: name }), max_seq: modelInfo.max_seq, info: modelInfo };
+    }
+    replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
+    renderEnvironment(info);
+    updateToyModel();
+  },
+  onProgress(fraction, phase) {
+    setProgress(fraction);
+    setPhase(`${PHASES[phase] || phase}…`);
+  },
+  onResult(result, elapsedMs) {
+    setState('done');
+    finish(result, elapsedMs);
+  },
+  onError(error) {
+    let field = null;
+    if (error.kind === 'input') field = fieldOfModuleError(error.detail);
+    if (field) {
+      showFieldError(field, error.detail);
+      const box = $('#form-error');
+      replace(box, `${error.message} ${error.detail}`);
+      box.hidden = false;
+      setState('ready');
+      setPhase('Not run: fix the highlighted setting.');
+      setProgress(0);
+      $(`#${field}`).focus();
+      return;
+    }
+    setState('error');
+    setProgress(0);
+    setPhase('Stopped.');
+    replace($('#error-message'), error.message);
+    replace($('#error-detail'), [hint(error), error.detail].filter(Boolean).join(' '));
+    $('#error').hidden = false;
+    $('#error').dataset.kind = error.kind;
+    $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
+  },
+});
+
+function hint(error) {
+  if (error.kind === 'memory') return 'Try a smaller model preset, fewer requests or shorter answers.';
+  if (error.kind === 'load') {
+    if (env && !env.wasm) return 'This browser has no WebAssembly.';
+    if (env && !env.wasm_simd) return 'This browser lacks WebAssembly SIMD, which kvlab needs (any current Chrome, Edge, Firefox or Safari 16.4+ has it).';
+    return 'Check that kvlab.js and kvlab.wasm sit next to this page.';
+  }
+  if (error.kind === 'crash') return 'The worker was restarted when you retry.';
+  return '';
+}
+
+function startRun() {
+  const { settings, ok } = checkForm();
+  if (!ok) {
+    const first = $('[aria-invalid="true"]', form);
+    if (first) first.focus();
+    setPhase('Not run: fix the highlighted settings.');
+    return;
+  }
+  writeHash(settings);
+  $('#error').hidden = true;
+  lastSettings = { ...settings, published_queue: isPublishedQueue(settings) };
+  lastOptions = toRunOptions(settings);
+  setProgress(0);
+  setPhase('Starting…');
+  lab.run(lastOptions);
+}
+
+function finish(result, elapsedMs) {
+  const order = policyNames(lastSettings).filter((name) => result.policies[name]);
+  const full = {
+    ...result,
+    policy_order: order,
+    settings: lastSettings,
+    options: lastOptions,
+    elapsed_ms: elapsedMs,
+    version: lab.info && lab.info.version,
+    environment: env,
+    page: { standalone, embed },
+  };
+  lastResult = full;
+  renderResult(full, lastSettings, { full: !embed });
+  setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
+  for (const button of $$('.downloads button')) button.disabled = false;
+  window.kvlabResult = full;
+  document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
+  if (embed && window.parent !== window) {
+    // Results are benchmark figures, nothing private: any embedding page may have them.
+    window.parent.postMessage({ type: 'kvlab:result', result: full }, '*');
+  }
+}
+
+// ---- panels -----------------------------------------------------------------------------------
+
+function renderEnvironment(info) {
+  if (!env) return;
+  const yesNo = (v) => (v ? 'yes' : 'no');
+  const items = [
+    ['Browser', env.browser],
+    ['Logical cores', env.logical_cores ? String(env.logical_cores) : 'not reported'],
+    ['WebAssembly SIMD', env.wasm_simd ? 'on' : 'off (not supported)'],
+    ['Timer resolution', Number.isFinite(env.timer_resolution_ms) ? `${sig(env.timer_resolution_ms * 1000, 3)} µs, measured` : 'unknown'],
+    ['Cross-origin isolated', `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`],
+    ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
+  ];
+  if (info) items.push(['kvlab module', `${info.version}, ${info.instruction_set}`]);
+  replace($('#env-list'), items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)]));
+}
+
+let kv = null;
+function updateToyModel() {
+  const info = presets[$('#preset').value] && presets[$('#preset').value].info;
+  if (kv && info) kv.setToyModel(info);
+}
+
+// ---- wiring -----------------------------------------------------------------------------------
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  startRun();
+});
+
+// Validate a control when it changes; keep the hash in step with a valid form.
+form.addEventListener('change', (event) => {
+  if (event.target.id === 'arrival') showRate();
+  if (event.target.id === 'preset') updateToyModel();
+  const { settings, errors } = validate(readForm(), presets);
+  const key = event.target.id;
+  if (FIELDS[key]) showFieldError(key, errors[key]);
+  // Related fields: clear their messages once fixed.
+  for (const other of FIELD_ORDER) if (!errors[other]) showFieldError(other, null);
+  if (!Object.keys(errors).length) {
+    $('#form-error').hidden = true;
+    writeHash(settings);
+  }
+});
+
+$('#cancel').addEventListener('click', () => {
+  if (!lab.running) return;
+  lab.cancel();
+  setState('cancelled');
+  setProgress(0);
+  setPhase('Cancelled: the work was stopped. Press “Run the lab” to start again.');
+  $('#run').focus();
+});
+
+$('#reset').addEventListener('click', () => {
+  fillForm(DEFAULTS);
+  showErrors({});
+  $('#hash-message').hidden = true;
+  writeHash(DEFAULTS);
+});
+
+$('#retry').addEventListener('click', () => {
+  $('#error').hidden = true;
+  const rerun = $('#retry').dataset.rerun === 'true';
+  lab.start();
+  if (rerun) startRun();
+  else setPhase('Loading the WebAssembly module…');
+});
+
+$('#download-json').addEventListener('click', () => lastResult && download('kvlab-result.json', `${JSON.stringify(lastResult, null, 2)}\n`, 'application/json'));
+$('#download-policies').addEventListener('click', () => lastResult && download('kvlab-policies.csv', policiesCsv(lastResult), 'text/csv'));
+$('#download-requests').addEventListener('click', () => lastResult && download('kvlab-requests.csv', requestsCsv(lastResult), 'text/csv'));
+$('#download-steps').addEventListener('click', () => lastResult && download('kvlab-steps.csv', stepsCsv(lastResult), 'text/csv'));
+
+window.addEventListener('hashchange', () => {
+  const { autorun, bad } = applyHash();
+  if (autorun && !lab.running) startRun();
+  else if (bad) setPhase('Some link settings were replaced by defaults; see the message above.');
+});
+
+// ---- start ------------------------------------------------------------------------------------
+
+for (const button of $$('.downloads button')) button.disabled = true;
+env = environment();
+renderEnvironment(null);
+kv = setupKvCalculator($('#kv-memory'));
+watchResizes();
+setState('loading');
+const initial = applyHash();
+lab.start();
+if (initial.autorun) startRun();
