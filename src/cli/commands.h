@@ -14,5 +14,6 @@ Action add_measure_command(CLI::App& app);
 Action add_simulate_command(CLI::App& app);
 Action add_lab_command(CLI::App& app);
 Action add_info_command(CLI::App& app);
+Action add_bench_command(CLI::App& app);
 
 }  // namespace kvlab::cli

@@ -1,0 +1,101 @@
+// Runs `kvlab bench` in every build (native, wasm SIMD, wasm scalar) and the plain-JS reference one
+// after another on the same machine, then prints one table with the ratios measured side by side.
+// Called by scripts/bench; flags: --json (print the object), --save (also write docs/bench/).
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '../..');
+const args = new Set(process.argv.slice(2));
+for (const arg of args) {
+  if (!['--json', '--save', '--no-build'].includes(arg)) {
+    process.stderr.write(`scripts/bench: unknown flag ${arg} (known: --json, --save, --no-build)\n`);
+    process.exit(2);
+  }
+}
+
+function run(label, command, commandArgs) {
+  process.stderr.write(`bench: ${label}...\n`);
+  const out = execFileSync(command, commandArgs, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out);
+}
+const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, script), ...rest];
+
+const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json']);
+const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json'));
+const wasmScalar = run('wasm scalar (Node)', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator'));
+const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
+
+const ctx64 = (result) => result.decode.find((d) => d.context === 64).rows1;
+const gain = (result, context) => result.decode.find((d) => d.context === context).tokens_per_s_ratio;
+const ratios = {
+  simd_vs_scalar: ctx64(wasmScalar).median_ms / ctx64(wasmSimd).median_ms,
+  simd_vs_js: js.median_ms / ctx64(wasmSimd).median_ms,
+  wasm_vs_native: ctx64(native).median_ms / ctx64(wasmSimd).median_ms,
+  rows16_vs_rows1_ctx64_wasm: gain(wasmSimd, 64),
+  rows16_vs_rows1_ctx64_native: gain(native, 64),
+  gemm_fraction_of_peak: native.gemm_fraction_of_peak,
+  gemm_fraction_of_peak_wasm: wasmSimd.gemm_fraction_of_peak,
+};
+const cpu = (os.cpus()[0] || { model: 'unknown cpu' }).model.trim();
+const result = {
+  date: new Date().toISOString().slice(0, 10),
+  machine: `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  native, wasm_simd: wasmSimd, wasm_scalar: wasmScalar, js, ratios,
+};
+
+function table() {
+  const f = (x, digits = 2) => x.toFixed(digits);
+  const lines = [];
+  const rowOf = (name, t) => `${name.padEnd(24)}${f(t.median_ms, 3).padStart(10)}${f(t.min_ms, 3).padStart(10)}${f(t.max_ms, 3).padStart(10)}${f(t.gflops, 1).padStart(10)}`;
+  lines.push(`kvlab bench, ${result.date}, ${result.machine}`);
+  lines.push(`model: ${native.model.preset}, ${(native.model.parameters / 1e6).toFixed(1)} M parameters, ${(native.model.weight_bytes / 1e6).toFixed(1)} MB of weights`);
+  lines.push('');
+  lines.push('1. decode step, 1 row, context 64');
+  lines.push(`${'build'.padEnd(24)}${'median ms'.padStart(10)}${'min ms'.padStart(10)}${'max ms'.padStart(10)}${'GFLOP/s'.padStart(10)}`);
+  lines.push(rowOf(`native (${native.instruction_set})`, ctx64(native)));
+  lines.push(rowOf('wasm SIMD (Node)', ctx64(wasmSimd)));
+  lines.push(rowOf('wasm scalar (Node)', ctx64(wasmScalar)));
+  lines.push(rowOf('plain JavaScript (Node)', js));
+  lines.push(`wasm SIMD vs wasm scalar ${f(ratios.simd_vs_scalar)}x, vs JavaScript ${f(ratios.simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.wasm_vs_native)}`);
+  lines.push('');
+  lines.push('2. decode throughput, 16 rows over 1 row (tokens/s ratio)');
+  lines.push(`${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`);
+  for (const context of [16, 64, 128]) {
+    const w = wasmSimd.decode.find((d) => d.context === context);
+    lines.push(`${String(context).padEnd(10)}${(f(gain(native, context)) + 'x').padStart(10)}${(f(w.tokens_per_s_ratio) + 'x').padStart(12)}${f(w.rows1.median_ms, 3).padStart(15)}${f(w.rows16.median_ms, 3).padStart(17)}`);
+  }
+  lines.push('');
+  const m = native.matrix.matrix;
+  lines.push(`3. matrix kernels (${m.n_out}x${m.n_in}, ${(m.bytes / 1e6).toFixed(2)} MB), GFLOP/s against the measured multiply-add peak`);
+  lines.push(`${'build'.padEnd(24)}${'peak'.padStart(10)}${'1 row'.padStart(10)}${'16 rows'.padStart(10)}${'16 rows/peak'.padStart(14)}`);
+  for (const [name, r] of [['native', native], ['wasm SIMD', wasmSimd], ['wasm scalar', wasmScalar]]) {
+    lines.push(`${name.padEnd(24)}${f(r.peak_gflops, 1).padStart(10)}${f(r.matrix.matvec.gflops, 1).padStart(10)}${f(r.matrix.matmul16.gflops, 1).padStart(10)}${(f(100 * r.gemm_fraction_of_peak, 0) + '%').padStart(14)}`);
+  }
+  lines.push('');
+  lines.push('4. one answer (prompt 16, answer 48), median of runs');
+  for (const [name, r] of [['native', native], ['wasm SIMD', wasmSimd], ['wasm scalar (1 run)', wasmScalar]]) {
+    const a = r.answer;
+    lines.push(`${name.padEnd(24)}no cache ${f(a.nocache_ms.median).padStart(9)} ms   KV cache ${f(a.cache_ms.median).padStart(8)} ms   ${f(a.ratio, 1)}x   ${a.identical_tokens ? 'identical tokens' : 'TOKENS DIFFER'}`);
+  }
+  lines.push('');
+  lines.push('5. simulator');
+  for (const [name, r] of [['native', native], ['wasm SIMD', wasmSimd]]) {
+    const s = r.simulator;
+    lines.push(`${name.padEnd(24)}1,000 requests x 4 policies ${f(s.lab_queue_4_policies_ms.median, 1)} ms (first call ${f(s.lab_queue_4_policies_ms.first_call, 1)} ms); 100,000 requests continuous:16 ${f(s.requests_100000_continuous16_ms, 0)} ms, ${Math.round(s.requests_per_s)} requests/s, ${(s.simulated_steps_per_s / 1e6).toFixed(2)} M steps/s`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+const text = table();
+process.stdout.write(args.has('--json') ? JSON.stringify(result, null, 2) + '\n' : text);
+if (args.has('--save')) {
+  const dir = path.join(root, 'docs/bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const slug = `${result.date}-${cpu.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${os.cpus().length}core`;
+  fs.writeFileSync(path.join(dir, `${slug}.txt`), text);
+  fs.writeFileSync(path.join(dir, `${slug}.json`), JSON.stringify(result, null, 2) + '\n');
+  process.stderr.write(`bench: saved docs/bench/${slug}.txt and .json\n`);
+}

@@ -1,0 +1,214 @@
+#include "bench/kernel_bench.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "bench/step_timer.h"
+#include "model/generate.h"
+#include "model/kernels.h"
+#include "model/model.h"
+#include "sim/simulate.h"
+
+#if KVLAB_SIMD
+#include <xsimd/xsimd.hpp>
+#endif
+
+namespace kvlab {
+
+using nlohmann::json;
+
+namespace {
+
+json timing_json(const StepTiming& t, double flops) {
+  return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms},     {"max_ms", t.max_ms},
+          {"repeats", t.repeats},     {"samples", t.samples}, {"gflops", flops / (t.median_ms * 1e6)}};
+}
+
+// Peak arithmetic of this build: many independent multiply-add chains on registers, no memory.
+// Each chain is a*x+b with |a| < 1, so the values stay bounded however long it runs.
+double measure_peak_gflops(const TimingPolicy& policy) {
+  constexpr int kChains = 12, kIterations = 4096;
+  volatile float sink = 0;
+#if KVLAB_SIMD
+  using Batch = xsimd::batch<float>;
+  constexpr int kLanes = static_cast<int>(Batch::size);
+  auto body = [&] {
+    Batch acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = Batch(0.001f * c);
+    const Batch a(0.999f), b(0.001f);
+    for (int i = 0; i < kIterations; ++i)
+      for (int c = 0; c < kChains; ++c) acc[c] = xsimd::fma(acc[c], a, b);
+    Batch total = acc[0];
+    for (int c = 1; c < kChains; ++c) total += acc[c];
+    sink = sink + xsimd::hadd(total);
+  };
+#else
+  constexpr int kLanes = 1;
+  auto body = [&] {
+    float acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = 0.001f * c;
+    for (int i = 0; i < kIterations; ++i)
+      for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * 0.999f + 0.001f;
+    float total = 0;
+    for (float x : acc) total += x;
+    sink = sink + total;
+  };
+#endif
+  StepTiming t = time_step(body, policy);
+  return 2.0 * kLanes * kChains * kIterations / (t.median_ms * 1e6);
+}
+
+// One weight matrix of the model times 1 row (matrix-vector) and 16 rows (matrix-matrix).
+json measure_matrix_kernels(const Model& model, const TimingPolicy& policy) {
+  const PackedMatrix& w = model.weights().layers[0].w_gate;
+  std::vector<float> x(static_cast<size_t>(16) * w.n_in, 0.5f), out(static_cast<size_t>(16) * w.n_out);
+  json result;
+  for (int rows : {1, 16}) {
+    StepTiming t = time_step([&] { kernels::matmul(out.data(), x.data(), w, rows); }, policy);
+    result[rows == 1 ? "matvec" : "matmul16"] = timing_json(t, 2.0 * rows * w.n_out * w.n_in);
+  }
+  result["matrix"] = {{"n_out", w.n_out}, {"n_in", w.n_in}, {"bytes", 4.0 * w.n_out * w.n_in}};
+  return result;
+}
+
+// Decode steps of 1 and 16 rows at each context, every row with its own cache.
+json measure_decode(Model& model, const TimingPolicy& policy, const std::vector<int>& contexts) {
+  const ModelConfig& c = model.config();
+  const int max_context = contexts.back();
+  std::vector<KvCache> caches(16, KvCache(c, max_context));
+  std::vector<int> history = make_prompt(max_context, c.vocab, 11);
+  prefill(model, caches[0], history.data(), max_context - 1, 0);
+  for (KvCache& cache : caches) cache = caches[0];
+  model.reserve_rows(16);
+
+  json result = json::array();
+  for (int context : contexts) {
+    json entry = {{"context", context}};
+    for (int rows : {1, 16}) {
+      std::vector<Row> batch;
+      for (int r = 0; r < rows; ++r) batch.push_back(Row{history[context - 1], &caches[r], context - 1, true});
+      StepTiming t = time_step([&] { model.forward(batch); }, policy);
+      entry[rows == 1 ? "rows1" : "rows16"] = timing_json(t, rows * decode_step_flops(c, context));
+    }
+    entry["tokens_per_s_ratio"] = 16.0 * entry["rows1"]["median_ms"].get<double>() / entry["rows16"]["median_ms"].get<double>();
+    result.push_back(entry);
+  }
+  return result;
+}
+
+// A step table shaped like a measured one, for timing the simulator alone.
+json synthetic_steps() {
+  json ms = json::array();
+  for (double rows : {1, 2, 4, 8, 16}) {
+    json row = json::array();
+    for (double context : {8, 16, 32, 64, 128}) row.push_back(1.5 + 0.3 * rows + 0.002 * rows * context);
+    ms.push_back(row);
+  }
+  return {{"decode", {{"rows", {1, 2, 4, 8, 16}}, {"contexts", {8, 16, 32, 64, 128}}, {"ms", ms}}},
+          {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.5, 1.6, 1.8, 2.2, 3.0, 4.6, 7.8, 14.2}}}}};
+}
+
+json measure_simulator() {
+  const json steps = synthetic_steps();
+  const json lab_queue = {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"seed", 1}};
+  const std::vector<std::string> four = sim::default_policies();
+  auto time_once = [](const auto& body) {
+    double start = now_ms();
+    body();
+    return now_ms() - start;
+  };
+  const double cold_ms = time_once([&] { sim::simulate(steps, lab_queue, four); });
+  std::vector<double> warm;
+  for (int i = 0; i < 5; ++i) warm.push_back(time_once([&] { sim::simulate(steps, lab_queue, four); }));
+
+  json big_queue = lab_queue;
+  big_queue["count"] = 100000;
+  json big_result;
+  const double big_ms = time_once([&] { big_result = sim::simulate(steps, big_queue, {"continuous:16"}, {0}); });
+  const double steps_run = big_result["continuous:16"]["steps"].get<double>();
+  return {{"lab_queue_4_policies_ms", {{"first_call", cold_ms}, {"median", summarise(warm).median_ms}}},
+          {"requests_100000_continuous16_ms", big_ms},
+          {"requests_per_s", 100000 / (big_ms / 1000)},
+          {"simulated_steps_per_s", steps_run / (big_ms / 1000)}};
+}
+
+}  // namespace
+
+double decode_step_flops(const ModelConfig& c, int context) {
+  const double d = c.d_model, kv = c.kv_dim(), ff = c.d_ff;
+  const double weights = c.n_layers * (2 * d * d + 2 * kv * d + 3 * d * ff) + c.vocab * d;
+  const double attention = c.n_layers * 2.0 * 2.0 * c.n_heads * c.head_dim() * context;
+  return 2 * weights + attention;
+}
+
+json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
+  auto report = [&](double fraction, const char* phase) {
+    if (progress) progress(fraction, phase);
+  };
+  TimingPolicy policy = o.measure.timing;
+  Model model(o.measure.model);
+  json result = {{"instruction_set", kernels::instruction_set()}, {"model", model_info(o.measure)}};
+
+  report(0.0, "arithmetic peak");
+  result["peak_gflops"] = measure_peak_gflops(policy);
+  report(0.1, "matrix kernels");
+  result["matrix"] = measure_matrix_kernels(model, policy);
+  result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
+  report(0.2, "decode steps");
+  result["decode"] = measure_decode(model, policy, {16, 64, 128});
+  if (o.answer_runs > 0) {
+    report(0.5, "one answer");
+    MeasureOptions answer_only = o.measure;
+    answer_only.runs = o.answer_runs;
+    answer_only.decode_rows = {1};
+    answer_only.decode_contexts = {8};
+    answer_only.prefill_tokens = {1};
+    answer_only.timing = {0.1, 1};
+    result["answer"] = measure(answer_only)["answer"];
+    result["answer"].erase("prompt");
+  }
+  if (o.simulator) {
+    report(0.9, "simulator");
+    result["simulator"] = measure_simulator();
+  }
+  report(1.0, "done");
+  return result;
+}
+
+std::string format_kernel_bench(const json& r) {
+  char line[256];
+  std::string text;
+  auto add = [&](const char* pattern, auto... args) {
+    std::snprintf(line, sizeof line, pattern, args...);
+    text += line;
+  };
+  add("kvlab bench: %s, model %s (%.1f MB of weights)\n", r["instruction_set"].get<std::string>().c_str(),
+      r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
+  add("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
+  const json& m = r["matrix"];
+  add("matrix-vector %dx%d, 1 row            %8.1f GFLOP/s  (%.3f ms)\n", m["matrix"]["n_out"].get<int>(),
+      m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(), m["matvec"]["median_ms"].get<double>());
+  add("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
+      m["matmul16"]["median_ms"].get<double>(), 100 * r["gemm_fraction_of_peak"].get<double>());
+  add("decode step     1 row ms   16 rows ms   tokens/s gain   GFLOP/s (1 row)\n");
+  for (const json& d : r["decode"])
+    add("context %-5d %10.3f %12.3f %13.2fx %15.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
+        d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>());
+  if (r.contains("answer")) {
+    const json& a = r["answer"];
+    add("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),
+        a["answer_tokens"].get<int>(), a["nocache_ms"]["median"].get<double>(), a["cache_ms"]["median"].get<double>(),
+        a["ratio"].get<double>());
+  }
+  if (r.contains("simulator")) {
+    const json& s = r["simulator"];
+    add("simulate 1,000 requests x 4 policies: %.1f ms (first call %.1f ms)\n",
+        s["lab_queue_4_policies_ms"]["median"].get<double>(), s["lab_queue_4_policies_ms"]["first_call"].get<double>());
+    add("simulate 100,000 requests, continuous:16: %.0f ms (%.0f requests/s, %.2g steps/s)\n",
+        s["requests_100000_continuous16_ms"].get<double>(), s["requests_per_s"].get<double>(),
+        s["simulated_steps_per_s"].get<double>());
+  }
+  return text;
+}
+
+}  // namespace kvlab
