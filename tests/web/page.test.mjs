@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import {
-  POLICY_ORDER, SMALL_LAB, dist, readPolicyTable, requireDist, shot, startBrowser, startServer, waitForResult,
+  POLICY_ORDER, SMALL_LAB, dist, readPolicyTable, requireDist, screenshots, shot, startBrowser, startServer, waitForResult,
   watchedPage,
 } from './helpers.mjs';
 
@@ -133,11 +133,12 @@ describe('the served page', { timeout: 120000 }, () => {
     await page.dispatchEvent('#runs', 'change');
     assert.match(await page.textContent('#runs-error'), /must be a whole number \(got "two"\)/);
 
+    // Keyboard: Enter in a field submits the form, which checks every field.
     await page.selectOption('#preset', 'tiny');
     await page.fill('#prompt_tokens', '150');
     await page.fill('#answer_tokens', '48');
-    await page.dispatchEvent('#answer_tokens', 'change');
-    assert.match(await page.textContent('#answer_tokens-error'), /from 1 to 11/);
+    await page.press('#answer_tokens', 'Enter');
+    assert.match(await page.textContent('#answer_tokens-error'), /Part A answer length must be from 1 to 11/);
 
     // Fixed values clear their messages.
     await page.fill('#runs', '3');
@@ -242,12 +243,37 @@ describe('the served page', { timeout: 120000 }, () => {
       assert.equal(await page.getAttribute('#lab', 'data-state'), 'error');
       assert.equal(await page.isVisible('#retry'), true);
       assert.equal(await page.isEnabled('#run'), true);
+      assert.equal(await page.evaluate(() => window.kvlabResult), undefined);
+      await page.locator('#controls').screenshot({ path: path.join(screenshots, 'error.png') });
       await page.click('#retry');
       await page.waitForSelector('#error:not([hidden])', { timeout: 30000 });
       await page.close();
     } finally {
       await brokenServer.close();
       fs.rmSync(broken, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a crashing worker', { timeout: 120000 }, () => {
+  test('shows a readable error, and Try again starts a fresh worker that runs the lab', async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`${server.url}index.html#${SMALL_LAB}`);
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      const [worker] = page.workers();
+      await worker.evaluate(() => { setTimeout(() => { throw new Error('simulated crash'); }, 0); });
+      await page.waitForSelector('#error:not([hidden])', { timeout: 30000 });
+      assert.match(await page.textContent('#error-message'), /worker crashed/);
+      assert.match(await page.textContent('#error-detail'), /simulated crash/);
+      assert.equal(await page.getAttribute('#lab', 'data-state'), 'error');
+      await page.click('#retry');
+      await page.waitForSelector('#error', { state: 'hidden' });
+      await page.click('#run');
+      await waitForResult(page);
+      assert.equal((await readPolicyTable(page)).length, 4);
+    } finally {
+      await page.close();
     }
   });
 });

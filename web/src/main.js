@@ -6,7 +6,7 @@ import './style.css';
 
 import { $, $$, h, replace } from './dom.js';
 import {
-  DEFAULTS, FIELDS, FIELD_ORDER, PRESETS, fieldOfModuleError, isPublishedQueue, parseHash, policyNames,
+  DEFAULTS, FIELD_ORDER, PRESETS, fieldOfModuleError, isPublishedQueue, parseHash, policyNames,
   settingsToHash, settingsToRaw, toRunOptions, validate,
 } from './config.js';
 import { Lab, standalone } from './lab.js';
@@ -189,10 +189,11 @@ const lab = new Lab({
     setState('error');
     setProgress(0);
     setPhase('Stopped.');
-    replace($('#error-message'), error.message);
-    replace($('#error-detail'), [hint(error), error.detail].filter(Boolean).join(' '));
+    replace($('#error-message'), [error.message, hint(error)].filter(Boolean).join(' '));
+    replace($('#error-detail'), error.detail || '');
     $('#error').hidden = false;
     $('#error').dataset.kind = error.kind;
+    $('#error').scrollIntoView({ block: 'nearest' });
     $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
   },
 });
@@ -279,18 +280,23 @@ form.addEventListener('submit', (event) => {
   startRun();
 });
 
-// Validate a control when it changes; keep the hash in step with a valid form.
+// On a change, messages already shown are updated (or cleared once fixed); new ones wait for “Run”,
+// so that a message appearing on blur never moves the Run button from under a click.
 form.addEventListener('change', (event) => {
   if (event.target.id === 'arrival') showRate();
   if (event.target.id === 'preset') updateToyModel();
   const { settings, errors } = validate(readForm(), presets);
-  const key = event.target.id;
-  if (FIELDS[key]) showFieldError(key, errors[key]);
-  // Related fields: clear their messages once fixed.
-  for (const other of FIELD_ORDER) if (!errors[other]) showFieldError(other, null);
+  for (const key of FIELD_ORDER) {
+    if (!$(`#${key}-error`).hidden) showFieldError(key, errors[key]);
+  }
+  const summary = $('#form-error');
   if (!Object.keys(errors).length) {
-    $('#form-error').hidden = true;
+    summary.hidden = true;
     writeHash(settings);
+  } else if (!summary.hidden) {
+    const messages = FIELD_ORDER.filter((k) => errors[k] && !$(`#${k}-error`).hidden).map((k) => errors[k]);
+    if (messages.length) replace(summary, messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.join(' ')}`);
+    else summary.hidden = true;
   }
 });
 

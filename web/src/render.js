@@ -131,10 +131,15 @@ function renderPartB(result, settings) {
   const w = result.workload;
   const arrival = w.arrival && w.arrival.kind === 'poisson' ? `arriving at random, ${sig(w.arrival.rate_per_s, 3)} per second on average` : 'all arriving at t = 0';
   replace($('#workload-line'),
-    `${int(w.count)} requests ${arrival}; prompts of ${w.prompt[0]}–${w.prompt[1]} tokens, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times of Part A.`);
+    `${int(w.count)} requests ${arrival}; prompts of ${w.prompt[0]}–${w.prompt[1]} tokens, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`);
+  const contexts = result.steps.decode.contexts;
+  const longest = w.prompt[1] + w.answer[1] - 1;
+  if (longest > contexts[contexts.length - 1]) {
+    $('#workload-line').append(` Contexts beyond ${contexts[contexts.length - 1]} (up to ${longest} here) were not measured: their step times are extrapolated linearly.`);
+  }
 
   replace($('#policy-box'), h('table', { id: 'policy-table', class: 'policy' },
-    h('caption', null, 'This device (WebAssembly SIMD, one worker)'),
+    h('caption', null, 'This device'),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'), POLICY_COLUMNS.map(([, label]) => h('th', { scope: 'col', class: 'num' }, label)))),
     h('tbody', null, order.map((name) => {
       const p = result.policies[name];
