@@ -59,13 +59,33 @@ void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_p
   }
 }
 
-// Every panel for a block of R rows: NP panels at a time (about 8 running sums), then one at a time.
+#ifndef KVLAB_ROW_BLOCK
+#define KVLAB_ROW_BLOCK 2
+#endif
+#ifndef KVLAB_SUMS
+#define KVLAB_SUMS 8
+#endif
+constexpr int kRowBlock = KVLAB_ROW_BLOCK;
+constexpr int kSums = KVLAB_SUMS;
+
+// Every panel for a block of R rows: NP panels at a time (about kSums running sums), then one at a time.
 template <int R>
 void matmul_rows(float* out, const float* x, const PackedMatrix& w, int first_panel, int end_panel) {
-  constexpr int NP = (8 / (R * kVectorsPerPanel)) > 0 ? 8 / (R * kVectorsPerPanel) : 1;
+  constexpr int NP = (kSums / (R * kVectorsPerPanel)) > 0 ? kSums / (R * kVectorsPerPanel) : 1;
   int p = first_panel;
   for (; p + NP <= end_panel; p += NP) matmul_block<R, NP>(out, x, w, p);
   for (; p < end_panel; ++p) matmul_block<R, 1>(out, x, w, p);
+}
+
+// The last rows_left (< kRowBlock) rows, with a block of exactly that many rows.
+template <int R>
+void matmul_rest(int rows_left, float* out, const float* x, const PackedMatrix& w, int first_panel, int end_panel) {
+  if constexpr (R > 0) {
+    if (rows_left == R)
+      matmul_rows<R>(out, x, w, first_panel, end_panel);
+    else
+      matmul_rest<R - 1>(rows_left, out, x, w, first_panel, end_panel);
+  }
 }
 
 struct SimdOps {
@@ -83,15 +103,10 @@ void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
   for (int group = 0; group < w.n_panels(); group += kPanelsPerGroup) {
     const int end = std::min(group + kPanelsPerGroup, w.n_panels());
     int r = 0;
-    for (; r + 4 <= n_rows; r += 4)
-      matmul_rows<4>(out + static_cast<size_t>(r) * w.n_out, x + static_cast<size_t>(r) * w.n_in, w, group, end);
-    const size_t out_offset = static_cast<size_t>(r) * w.n_out, x_offset = static_cast<size_t>(r) * w.n_in;
-    switch (n_rows - r) {
-      case 3: matmul_rows<3>(out + out_offset, x + x_offset, w, group, end); break;
-      case 2: matmul_rows<2>(out + out_offset, x + x_offset, w, group, end); break;
-      case 1: matmul_rows<1>(out + out_offset, x + x_offset, w, group, end); break;
-      default: break;
-    }
+    for (; r + kRowBlock <= n_rows; r += kRowBlock)
+      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, x + static_cast<size_t>(r) * w.n_in, w, group, end);
+    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out, x + static_cast<size_t>(r) * w.n_in, w,
+                               group, end);
   }
 }
 
