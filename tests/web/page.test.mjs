@@ -292,6 +292,42 @@ describe('the standalone file', { timeout: 120000 }, () => {
   });
 });
 
+describe('the Content-Security-Policy', () => {
+  const cspOf = (file) => {
+    const html = fs.readFileSync(path.join(dist, file), 'utf8');
+    const m = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
+    assert.ok(m, `${file} has no CSP meta tag`);
+    return m[1];
+  };
+
+  test('is strict in every page: no unsafe-eval, no unsafe-inline', () => {
+    for (const file of ['index.html', 'embed.html', 'kvlab-standalone.html']) {
+      const csp = cspOf(file);
+      assert.doesNotMatch(csp, /'unsafe-eval'|'unsafe-inline'/, file);
+      assert.match(csp, /default-src 'none'/, file);
+      assert.match(csp, /'wasm-unsafe-eval'/, file);
+    }
+    assert.match(cspOf('index.html'), /script-src 'self' 'wasm-unsafe-eval'/);
+    assert.match(cspOf('kvlab-standalone.html'), /script-src 'sha256-[A-Za-z0-9+/=]+' 'wasm-unsafe-eval'/);
+  });
+
+  test('is enforced: an injected inline script is refused', async () => {
+    for (const url of [`${server.url}index.html`, pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href]) {
+      const page = await browser.context.newPage();   // not watched: the refusal logs a console error
+      await page.goto(url);
+      const outcome = await page.evaluate(() => new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (event) => resolve(event.effectiveDirective), { once: true });
+        const script = document.createElement('script');
+        script.textContent = 'window.__injected = true';
+        document.head.append(script);
+        setTimeout(() => resolve(window.__injected ? 'ran' : 'no violation reported'), 3000);
+      }));
+      assert.match(outcome, /^script-src/, url);
+      await page.close();
+    }
+  });
+});
+
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
     for (const { page, log } of pages) {
