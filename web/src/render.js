@@ -166,7 +166,10 @@ function renderPartB(result, settings) {
   if (nocache && cache) {
     findings.push(`The KV cache alone cuts the median wait for a first token ${ratio(nocache.median_ttft_ms / cache.median_ttft_ms)} (${duration(nocache.median_ttft_ms)} → ${duration(cache.median_ttft_ms)}).`);
   }
-  if (cache && cont) {
+  const spread = w.arrival && w.arrival.kind === 'poisson';
+  if (cache && cont && spread) {
+    findings.push(`The requests arrive over time, so when they stop arriving sets much of “all done” and of tokens/s; the TTFT columns show what each policy makes them wait (continuous batching: median ${duration(cont.median_ttft_ms)}, one at a time with the cache: ${duration(cache.median_ttft_ms)}).`);
+  } else if (cache && cont) {
     const gain = cont.tokens_per_s / cache.tokens_per_s;
     findings.push(gain >= 1
       ? `Continuous batching with ${settings.slots} slots then serves ${ratio(gain)} the tokens per second of one-at-a-time serving (with the cache), and finishes the queue in ${duration(cont.makespan_ms)} instead of ${duration(cache.makespan_ms)}.`
