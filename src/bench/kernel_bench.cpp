@@ -58,6 +58,39 @@ double measure_peak_gflops(const TimingPolicy& policy) {
   return 2.0 * kLanes * kChains * kIterations / (t.median_ms * 1e6);
 }
 
+// Streaming read bandwidth over a buffer as large as the model's weights, read over and over the way
+// one-row decode steps read them: a decode step cannot take less than weight_bytes / this.
+double measure_read_gb_per_s(int64_t bytes, const TimingPolicy& policy) {
+  const size_t n = static_cast<size_t>(bytes / 4 / 64 * 64);  // whole blocks of 64 floats: 8 aligned segments
+  FloatBuffer buffer(n, 1.0f);
+  volatile float sink = 0;
+  // Eight segments read side by side, as the matmul reads eight weight panels: one stream alone
+  // reaches only part of the bandwidth (the hardware prefetcher tracks several streams).
+  constexpr size_t kStreams = 8;
+  const size_t segment = n / kStreams;
+#if KVLAB_SIMD
+  using Batch = xsimd::batch<float>;
+  auto body = [&] {
+    Batch sum[kStreams];
+    for (Batch& s : sum) s = Batch(0.0f);
+    for (size_t i = 0; i < segment; i += Batch::size)
+      for (size_t k = 0; k < kStreams; ++k) sum[k] += Batch::load_aligned(buffer.data() + k * segment + i);
+    Batch total = sum[0];
+    for (size_t k = 1; k < kStreams; ++k) total += sum[k];
+    sink = sink + xsimd::hadd(total);
+  };
+#else
+  auto body = [&] {
+    float sum[kStreams] = {};
+    for (size_t i = 0; i < segment; ++i)
+      for (size_t k = 0; k < kStreams; ++k) sum[k] += buffer[k * segment + i];
+    sink = sink + sum[0] + sum[kStreams - 1];
+  };
+#endif
+  StepTiming t = time_step(body, policy);
+  return 4.0 * n / (t.median_ms * 1e6);
+}
+
 // One weight matrix of the model times 1 row (matrix-vector) and 16 rows (matrix-matrix).
 json measure_matrix_kernels(const Model& model, const TimingPolicy& policy) {
   const PackedMatrix& w = model.weights().layers[0].w_gate;
@@ -90,6 +123,7 @@ json measure_decode(Model& model, const TimingPolicy& policy, const std::vector<
       StepTiming t = time_step([&] { model.forward(batch); }, policy);
       entry[rows == 1 ? "rows1" : "rows16"] = timing_json(t, rows * decode_step_flops(c, context));
     }
+    entry["rows1"]["gb_per_s"] = model_size(c).weight_bytes / (entry["rows1"]["median_ms"].get<double>() * 1e6);
     entry["tokens_per_s_ratio"] = 16.0 * entry["rows1"]["median_ms"].get<double>() / entry["rows16"]["median_ms"].get<double>();
     result.push_back(entry);
   }
@@ -151,6 +185,8 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
 
   report(0.0, "arithmetic peak");
   result["peak_gflops"] = measure_peak_gflops(policy);
+  report(0.05, "memory bandwidth");
+  result["read_gb_per_s"] = measure_read_gb_per_s(model_size(o.measure.model).weight_bytes, policy);
   report(0.1, "matrix kernels");
   result["matrix"] = measure_matrix_kernels(model, policy);
   result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
@@ -185,15 +221,17 @@ std::string format_kernel_bench(const json& r) {
   add("kvlab bench: %s, model %s (%.1f MB of weights)\n", r["instruction_set"].get<std::string>().c_str(),
       r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
   add("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
+  add("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());
   const json& m = r["matrix"];
   add("matrix-vector %dx%d, 1 row            %8.1f GFLOP/s  (%.3f ms)\n", m["matrix"]["n_out"].get<int>(),
       m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(), m["matvec"]["median_ms"].get<double>());
   add("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
       m["matmul16"]["median_ms"].get<double>(), 100 * r["gemm_fraction_of_peak"].get<double>());
-  add("decode step     1 row ms   16 rows ms   tokens/s gain   GFLOP/s (1 row)\n");
+  add("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row weights GB/s\n");
   for (const json& d : r["decode"])
-    add("context %-5d %10.3f %12.3f %13.2fx %15.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
-        d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>());
+    add("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
+        d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
+        d["rows1"]["gb_per_s"].get<double>());
   if (r.contains("answer")) {
     const json& a = r["answer"];
     add("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),

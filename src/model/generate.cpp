@@ -23,7 +23,8 @@ int prefill(Model& model, KvCache& cache, const int* tokens, int n_tokens, int s
 }
 
 std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const std::vector<int>& prompt,
-                                        int n_answer, std::vector<float>* logits_out) {
+                                        int n_answer, std::vector<float>* logits_out,
+                                        const std::function<void(int)>& on_token) {
   std::vector<int> sequence = prompt;
   std::vector<int> answer;
   for (int k = 0; k < n_answer; ++k) {
@@ -31,6 +32,7 @@ std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const
     int token = prefill(model, work_cache, sequence.data(), static_cast<int>(sequence.size()), 0, logits_out);
     answer.push_back(token);
     sequence.push_back(token);
+    if (on_token) on_token(k + 1);
   }
   return answer;
 }

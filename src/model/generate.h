@@ -4,6 +4,7 @@
 //   2. with a KV cache: one prefill of the prompt, then one decode step per token;
 //   3. batched decode: one step over several sequences, each with its own cache and length.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "model/kv_cache.h"
@@ -20,8 +21,10 @@ int prefill(Model& model, KvCache& cache, const int* tokens, int n_tokens, int s
             std::vector<float>* logits_out = nullptr);
 
 // Path 1. `work_cache` is cleared before each token; it must hold prompt + answer - 1 positions.
+// `on_token(k)`, if given, is called after token k (1-based): this path is slow enough to report on.
 std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const std::vector<int>& prompt,
-                                        int n_answer, std::vector<float>* logits_out = nullptr);
+                                        int n_answer, std::vector<float>* logits_out = nullptr,
+                                        const std::function<void(int)>& on_token = nullptr);
 
 // Path 2. `cache` is cleared first; it must hold prompt + answer - 1 positions.
 std::vector<int> generate_with_cache(Model& model, KvCache& cache, const std::vector<int>& prompt, int n_answer,

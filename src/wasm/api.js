@@ -52,6 +52,11 @@ Module['modelInfo'] = function (options) {
   return kvlabUnwrap(Module['model_info_json'](kvlabToJson(options, 'options')));
 };
 
+/** presets() -> [{ preset, description, vocab, d_model, ..., parameters, weight_bytes, kv_bytes_per_token }] */
+Module['presets'] = function () {
+  return kvlabUnwrap(Module['presets_json']());
+};
+
 /** simulate(steps, workload, policies?) -> { [policy]: metrics } */
 Module['simulate'] = function (steps, workload, policies) {
   return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),

@@ -127,6 +127,22 @@ val weights_value(const std::string& options) {
   return result;
 }
 
+// The model presets with their sizes, so that the page lists what this build knows.
+std::string presets_json() {
+  return reply([] {
+    json list = json::array();
+    for (const ModelPreset& preset : model_presets()) {
+      MeasureOptions o;
+      o.preset = preset.name;
+      o.model = preset.config;
+      json entry = model_info(o);
+      entry["description"] = preset.description;
+      list.push_back(entry);
+    }
+    return list;
+  });
+}
+
 std::string version() { return KVLAB_VERSION; }
 
 EMSCRIPTEN_BINDINGS(kvlab) {
@@ -135,6 +151,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("simulate_json", &simulate_json);
   emscripten::function("run_json", &run_json);
   emscripten::function("weights_value", &weights_value);
+  emscripten::function("presets_json", &presets_json);
   emscripten::function("version", &version);
 }
 

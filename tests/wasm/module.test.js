@@ -50,6 +50,15 @@ test('modelInfo follows the KV formula and version is a string', () => {
   assert.match(kvlab.version(), /^\d+\.\d+\.\d+$/);
 });
 
+test('presets lists every model with its sizes, the default first', () => {
+  const presets = kvlab.presets();
+  assert.deepEqual(presets.map((p) => p.preset), ['small', 'lab', 'medium', 'tiny']);
+  for (const p of presets) {
+    assert.equal(typeof p.description, 'string');
+    assert.deepEqual(kvlab.modelInfo({ preset: p.preset }).parameters, p.parameters);
+  }
+});
+
 test('bad options throw RangeError or TypeError naming the field and range', () => {
   const cases = [
     [{ runs: 0 }, RangeError, 'options.runs must be an integer from 1 to 100 (got 0)'],
