@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bench/step_timer.h"
+#include "common/json_fields.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
@@ -167,6 +168,21 @@ json measure_simulator() {
 }
 
 }  // namespace
+
+BenchOptions read_bench_options(const json& object, const std::string& path) {
+  fields::require_object(object, path);
+  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator"});
+  json measure_object = object.value("measure", json::object());
+  if (measure_object.is_object()) {
+    if (!measure_object.contains("min_sample_ms")) measure_object["min_sample_ms"] = 20;
+    if (!measure_object.contains("samples")) measure_object["samples"] = 7;
+  }
+  BenchOptions o;
+  o.measure = read_measure_options(measure_object, fields::join(path, "measure"));
+  o.answer_runs = static_cast<int>(fields::read_int(object, path, "answer_runs", o.answer_runs, 0, 100));
+  o.simulator = fields::read_bool(object, path, "simulator", o.simulator);
+  return o;
+}
 
 double decode_step_flops(const ModelConfig& c, int context) {
   const double d = c.d_model, kv = c.kv_dim(), ff = c.d_ff;

@@ -2,6 +2,8 @@
 // The speed benchmark behind `kvlab bench` (natively, and under Node in the wasm SIMD and scalar
 // builds): the decode step, what extra rows cost, matrix kernels against a measured arithmetic peak,
 // the one-answer comparison, and the simulator's own speed. Timings only: nothing here asserts.
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "bench/measure.h"
@@ -13,6 +15,10 @@ struct BenchOptions {
   int answer_runs = 5;         // Part A runs per path; 0 skips Part A (slow builds)
   bool simulator = true;       // also time the simulator
 };
+
+// { "measure": {measure options}, "answer_runs": 0..100, "simulator": bool }, all optional; the timing
+// defaults to longer samples than measure's (20 ms x 7) since these figures are compared across builds.
+BenchOptions read_bench_options(const nlohmann::json& object, const std::string& path = "options");
 
 // FLOPs of one decode step of one row at `context`: 2 per multiply-add of every weight matrix, plus
 // the attention's two products over the context.

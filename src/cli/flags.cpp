@@ -24,7 +24,8 @@ std::string dashed(std::string name) {
   return name;
 }
 
-// A flag's text as JSON: numbers become numbers, anything else stays a string for the validator to name.
+}  // namespace
+
 json flag_value(const std::string& text, bool is_string) {
   if (!is_string) {
     json parsed = json::parse(text, nullptr, false);
@@ -32,8 +33,6 @@ json flag_value(const std::string& text, bool is_string) {
   }
   return text;
 }
-
-}  // namespace
 
 void JsonFlags::add(CLI::App& command, const std::string& field, const std::string& object_path,
                     const std::string& help, bool is_list, bool is_string) {

@@ -32,6 +32,9 @@ class JsonFlags {
   std::vector<std::unique_ptr<Flag>> flags_;  // CLI11 holds pointers to each value: keep them in place
 };
 
+// A flag's text as JSON: a number if it reads as one, else the string (for the validator to name).
+nlohmann::json flag_value(const std::string& text, bool is_string = false);
+
 // Adds the flags of MeasureOptions (and its model fields) to a command.
 JsonFlags add_measure_flags(CLI::App& command);
 

@@ -52,6 +52,12 @@ Module['modelInfo'] = function (options) {
   return kvlabUnwrap(Module['model_info_json'](kvlabToJson(options, 'options')));
 };
 
+/** bench({measure, answer_runs, simulator}?, onProgress?) -> { instruction_set, peak_gflops, read_gb_per_s,
+ *  matrix, decode: [{context, rows1, rows16, tokens_per_s_ratio}], answer?, simulator? } (what `kvlab bench` prints) */
+Module['bench'] = function (options, onProgress) {
+  return kvlabUnwrap(Module['bench_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+};
+
 /** presets() -> [{ preset, description, vocab, d_model, ..., parameters, weight_bytes, kv_bytes_per_token }] */
 Module['presets'] = function () {
   return kvlabUnwrap(Module['presets_json']());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/kernel_bench.h"
 #include "bench/lab.h"
 #include "model/weights.h"
 #include "bench/measure.h"
@@ -127,6 +128,10 @@ val weights_value(const std::string& options) {
   return result;
 }
 
+std::string bench_json(const std::string& options, val progress) {
+  return reply([&] { return run_kernel_bench(read_bench_options(fields::parse(options, "options")), progress_to(progress)); });
+}
+
 // The model presets with their sizes, so that the page lists what this build knows.
 std::string presets_json() {
   return reply([] {
@@ -152,6 +157,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("run_json", &run_json);
   emscripten::function("weights_value", &weights_value);
   emscripten::function("presets_json", &presets_json);
+  emscripten::function("bench_json", &bench_json);
   emscripten::function("version", &version);
 }
 
