@@ -1,10 +1,10 @@
 #include "bench/kernel_bench.h"
 
-#include <cstdio>
 #include <vector>
 
 #include "bench/step_timer.h"
 #include "common/json_fields.h"
+#include "common/text_format.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
@@ -228,37 +228,32 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
 }
 
 std::string format_kernel_bench(const json& r) {
-  char line[256];
   std::string text;
-  auto add = [&](const char* pattern, auto... args) {
-    std::snprintf(line, sizeof line, pattern, args...);
-    text += line;
-  };
-  add("kvlab bench: %s, model %s (%.1f MB of weights)\n", r["instruction_set"].get<std::string>().c_str(),
+  text += format("kvlab bench: %s, model %s (%.1f MB of weights)\n", r["instruction_set"].get<std::string>().c_str(),
       r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
-  add("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
-  add("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());
+  text += format("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
+  text += format("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());
   const json& m = r["matrix"];
-  add("matrix-vector %dx%d, 1 row            %8.1f GFLOP/s  (%.3f ms)\n", m["matrix"]["n_out"].get<int>(),
+  text += format("matrix-vector %dx%d, 1 row            %8.1f GFLOP/s  (%.3f ms)\n", m["matrix"]["n_out"].get<int>(),
       m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(), m["matvec"]["median_ms"].get<double>());
-  add("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
+  text += format("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
       m["matmul16"]["median_ms"].get<double>(), 100 * r["gemm_fraction_of_peak"].get<double>());
-  add("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row weights GB/s\n");
+  text += format("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row weights GB/s\n");
   for (const json& d : r["decode"])
-    add("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
+    text += format("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
         d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
         d["rows1"]["gb_per_s"].get<double>());
   if (r.contains("answer")) {
     const json& a = r["answer"];
-    add("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),
+    text += format("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),
         a["answer_tokens"].get<int>(), a["nocache_ms"]["median"].get<double>(), a["cache_ms"]["median"].get<double>(),
         a["ratio"].get<double>());
   }
   if (r.contains("simulator")) {
     const json& s = r["simulator"];
-    add("simulate 1,000 requests x 4 policies: %.1f ms (first call %.1f ms)\n",
+    text += format("simulate 1,000 requests x 4 policies: %.1f ms (first call %.1f ms)\n",
         s["lab_queue_4_policies_ms"]["median"].get<double>(), s["lab_queue_4_policies_ms"]["first_call"].get<double>());
-    add("simulate 100,000 requests, continuous:16: %.0f ms (%.0f requests/s, %.2g steps/s)\n",
+    text += format("simulate 100,000 requests, continuous:16: %.0f ms (%.0f requests/s, %.2g steps/s)\n",
         s["requests_100000_continuous16_ms"].get<double>(), s["requests_per_s"].get<double>(),
         s["simulated_steps_per_s"].get<double>());
   }

@@ -1,23 +1,15 @@
 #include "bench/measure_report.h"
 
-#include <cstdio>
+#include <cstdlib>
 #include <string>
+
+#include "common/text_format.h"
 
 namespace kvlab {
 
 using nlohmann::json;
 
 namespace {
-
-// printf into a std::string.
-template <typename... Args>
-std::string format(const char* pattern, Args... args) {
-  int n = std::snprintf(nullptr, 0, pattern, args...);
-  std::string text(static_cast<size_t>(n) + 1, '\0');
-  std::snprintf(text.data(), text.size(), pattern, args...);
-  text.pop_back();
-  return text;
-}
 
 std::string timing_line(const char* label, const json& t) {
   return format("%s median %.2f ms (min %.2f, max %.2f)\n", label, t["median"].get<double>(), t["min"].get<double>(),
