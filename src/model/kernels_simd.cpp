@@ -1,5 +1,5 @@
-// The kernels the forward pass calls. With KVLAB_SIMD they are xsimd batch loops with scalar tails
-// (AVX2+FMA natively; SSE4.1 lowered to wasm SIMD128 under Emscripten); without, the scalar twins.
+// The kernels the forward pass calls: xsimd batch loops with scalar tails (AVX2+FMA natively; SSE4.1
+// lowered to wasm SIMD128 under Emscripten). A KVLAB_SIMD=OFF build uses the scalar twins instead.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -209,22 +209,8 @@ const char* instruction_set() {
 #endif
 }
 
-#else  // the KVLAB_SIMD=OFF build: the scalar twins are the kernels
+#else  // the KVLAB_SIMD=OFF build: the scalar twins are the kernels (kernels.h)
 
-void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) { scalar::matmul(out, x, w, n_rows); }
-float dot(const float* a, const float* b, int n) { return scalar::dot(a, b, n); }
-void axpy(float* y, float a, const float* x, int n) { scalar::axpy(y, a, x, n); }
-void add(float* y, const float* x, int n) { scalar::add(y, x, n); }
-void rmsnorm(float* out, const float* x, const float* weight, int n) { scalar::rmsnorm(out, x, weight, n); }
-void softmax(float* x, int n) { scalar::softmax(x, n); }
-void swiglu(float* gate, const float* up, int n) { scalar::swiglu(gate, up, n); }
-void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* sin) {
-  scalar::rope(vec, n_heads, head_dim, cos, sin);
-}
-void attention(float* out, const float* q, const float* keys, const float* values, int context, int n_heads,
-               int n_kv_heads, int head_dim, float* scores) {
-  scalar::attention(out, q, keys, values, context, n_heads, n_kv_heads, head_dim, scores);
-}
 const char* instruction_set() { return "scalar"; }
 
 #endif
