@@ -15,6 +15,7 @@ struct SimulateFlags {
   std::vector<std::string> policies;
   int timeline_requests = 60;
   bool as_json = false;
+  JsonFlags options;  // the KV memory and goodput fields of SimulateOptions, read as Embind reads them
 };
 
 Action add_simulate_command(CLI::App& app) {
@@ -24,8 +25,15 @@ Action add_simulate_command(CLI::App& app) {
       ->required();
   command->add_option("--workload", flags->workload_file, "workload.json: generated or explicit requests")->required();
   command->add_option("--policy", flags->policies,
-                      "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B (default: the four, B = 16)");
+                      "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, "
+                      "chunked:B,T (default: the first four, B = 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each policy's slot timeline (default 60)");
+  flags->options.add(*command, "kv_tokens", "", "KV memory budget of reserve, paged and chunked, in tokens (default: no limit)");
+  flags->options.add(*command, "kv_bytes", "",
+                     "KV memory budget in bytes, at the table's model.kv_bytes_per_token (instead of --kv-tokens)");
+  flags->options.add(*command, "block_tokens", "", "KV block size in tokens (default 16)");
+  flags->options.add(*command, "ttft_target_ms", "", "goodput: time-to-first-token target, ms (default 1000)");
+  flags->options.add(*command, "tpot_target_ms", "", "goodput: time-per-output-token target, ms (default 100)");
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy");
   return [command, flags]() -> int {
     if (!command->parsed()) return -1;
@@ -34,7 +42,9 @@ Action add_simulate_command(CLI::App& app) {
     // A whole `measure --json` result is accepted too: its table is under "steps".
     if (steps.is_object() && steps.contains("steps") && !steps.contains("decode")) steps = steps["steps"];
     std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;
-    nlohmann::json result = sim::simulate(steps, workload, policies, {flags->timeline_requests});
+    nlohmann::json options = flags->options.to_json();
+    options["timeline_requests"] = flags->timeline_requests;
+    nlohmann::json result = sim::simulate(steps, workload, policies, sim::read_simulate_options(options));
     std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
     return 0;
   };

@@ -3,7 +3,9 @@
 #include <iterator>
 
 #include "common/input_error.h"
+#include "sim/chunked_prefill.h"
 #include "sim/continuous_batching.h"
+#include "sim/kv_batching.h"
 #include "sim/serial.h"
 #include "sim/static_batching.h"
 
@@ -11,34 +13,65 @@ namespace kvlab::sim {
 
 namespace {
 
+enum class Parameters { none, batch_rows, batch_rows_and_step_tokens };  // "name", "name:B", "name:B,T"
+
 struct PolicyFamily {
   const char* name;
-  bool takes_batch_rows;  // written "name:B"
-  std::unique_ptr<Scheduler> (*make)(int batch_rows);
+  Parameters parameters;
+  std::unique_ptr<Scheduler> (*make)(const PolicyName& policy, const KvSettings& kv);
 };
 
 const PolicyFamily kFamilies[] = {
-    {"serial-nocache", false, [](int) -> std::unique_ptr<Scheduler> { return std::make_unique<SerialNoCache>(); }},
-    {"serial-cache", false, [](int) -> std::unique_ptr<Scheduler> { return std::make_unique<SerialCache>(); }},
-    {"static", true, [](int b) -> std::unique_ptr<Scheduler> { return std::make_unique<StaticBatching>(b); }},
-    {"continuous", true, [](int b) -> std::unique_ptr<Scheduler> { return std::make_unique<ContinuousBatching>(b); }},
+    {"serial-nocache", Parameters::none,
+     [](const PolicyName&, const KvSettings&) -> std::unique_ptr<Scheduler> { return std::make_unique<SerialNoCache>(); }},
+    {"serial-cache", Parameters::none,
+     [](const PolicyName&, const KvSettings&) -> std::unique_ptr<Scheduler> { return std::make_unique<SerialCache>(); }},
+    {"static", Parameters::batch_rows,
+     [](const PolicyName& p, const KvSettings&) -> std::unique_ptr<Scheduler> {
+       return std::make_unique<StaticBatching>(p.batch_rows);
+     }},
+    {"continuous", Parameters::batch_rows,
+     [](const PolicyName& p, const KvSettings&) -> std::unique_ptr<Scheduler> {
+       return std::make_unique<ContinuousBatching>(p.batch_rows);
+     }},
+    {"reserve", Parameters::batch_rows,
+     [](const PolicyName& p, const KvSettings& kv) -> std::unique_ptr<Scheduler> {
+       return std::make_unique<ReserveBatching>(p.batch_rows, kv);
+     }},
+    {"paged", Parameters::batch_rows,
+     [](const PolicyName& p, const KvSettings& kv) -> std::unique_ptr<Scheduler> {
+       return std::make_unique<PagedBatching>(p.batch_rows, kv);
+     }},
+    {"chunked", Parameters::batch_rows_and_step_tokens,
+     [](const PolicyName& p, const KvSettings& kv) -> std::unique_ptr<Scheduler> {
+       return std::make_unique<ChunkedPrefill>(p.batch_rows, p.step_tokens, kv);
+     }},
 };
+
+const char* parameters_text(Parameters parameters) {
+  switch (parameters) {
+    case Parameters::none: return "";
+    case Parameters::batch_rows: return ":B";
+    case Parameters::batch_rows_and_step_tokens: return ":B,T";
+  }
+  return "";
+}
 
 std::string known_names() {
   std::string list;
   for (const PolicyFamily& family : kFamilies)
-    list += (list.empty() ? "" : ", ") + std::string(family.name) + (family.takes_batch_rows ? ":B" : "");
+    list += (list.empty() ? "" : ", ") + std::string(family.name) + parameters_text(family.parameters);
   return list;
 }
 
-// B as written after the colon: digits only, 1 to kMaxBatchRows.
-int parse_batch_rows(const std::string& digits, const std::string& where) {
-  std::string allowed = "B must be an integer from 1 to " + std::to_string(kMaxBatchRows);
+// A count as written in a policy name: digits only, lo to hi; `what` names it in the error ("B").
+int parse_count(const std::string& digits, const std::string& where, const std::string& what, int lo, int hi) {
+  std::string allowed = what + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
   bool all_digits = !digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
   if (!all_digits) throw_range(where + ": " + allowed + " (got \"" + digits + "\")");
-  int rows = std::stoi(digits);
-  if (rows < 1 || rows > kMaxBatchRows) throw_range(where + ": " + allowed + " (got " + digits + ")");
-  return rows;
+  int count = std::stoi(digits);
+  if (count < lo || count > hi) throw_range(where + ": " + allowed + " (got " + digits + ")");
+  return count;
 }
 
 }  // namespace
@@ -50,19 +83,28 @@ PolicyName parse_policy_name(const std::string& name, const std::string& path) {
   for (size_t i = 0; i < std::size(kFamilies); ++i) {
     const PolicyFamily& family = kFamilies[i];
     if (family_name != family.name) continue;
-    if (!family.takes_batch_rows) {
+    std::string usage = std::string(family.name) + parameters_text(family.parameters);
+    if (family.parameters == Parameters::none) {
       if (colon != std::string::npos) throw_range(where + ": " + family.name + " takes no batch size");
-      return {i, 0};
+      return {i, 0, 0};
     }
     if (colon == std::string::npos)
-      throw_range(where + ": needs a batch size, " + family.name + ":B with B from 1 to " + std::to_string(kMaxBatchRows));
-    return {i, parse_batch_rows(name.substr(colon + 1), where)};
+      throw_range(where + ": needs a batch size, " + usage + " with B from 1 to " + std::to_string(kMaxBatchRows));
+    std::string parameters = name.substr(colon + 1);
+    if (family.parameters == Parameters::batch_rows) return {i, parse_count(parameters, where, "B", 1, kMaxBatchRows), 0};
+    size_t comma = parameters.find(',');
+    if (comma == std::string::npos)
+      throw_range(where + ": needs a batch size and a step token budget, " + usage + " with T at least B");
+    int batch_rows = parse_count(parameters.substr(0, comma), where, "B", 1, kMaxBatchRows);
+    // T >= B: every decode row of a full batch fits one step.
+    int step_tokens = parse_count(parameters.substr(comma + 1), where, "T", batch_rows, kMaxStepTokens);
+    return {i, batch_rows, step_tokens};
   }
   throw_range(where + " is not a known policy (known: " + known_names() + ")");
 }
 
-std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy) {
-  return kFamilies[policy.family].make(policy.batch_rows);
+std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSettings& kv) {
+  return kFamilies[policy.family].make(policy, kv);
 }
 
 std::vector<std::string> default_policies() { return {"serial-nocache", "serial-cache", "static:16", "continuous:16"}; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -29,17 +30,36 @@ std::string whole_number(const nlohmann::json& value) {
   return text;
 }
 
+// "83/128" (peak blocks of the budget), "83" with no limit.
+std::string peak_blocks(const nlohmann::json& metrics) {
+  if (!metrics.contains("peak_kv_blocks")) return "-";
+  std::string text = whole_number(metrics["peak_kv_blocks"]);
+  return metrics["kv_blocks_budget"].is_number() ? text + "/" + whole_number(metrics["kv_blocks_budget"]) : text;
+}
+
+std::string percent(const nlohmann::json& value) {
+  if (!value.is_number()) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f%%", value.get<double>());
+  return text;
+}
+
 }  // namespace
 
 std::string format_policy_table(const nlohmann::json& result) {
   std::vector<std::pair<PolicyName, std::string>> policies;
   for (const auto& item : result.items()) policies.emplace_back(parse_policy_name(item.key(), "result"), item.key());
   std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
-    return std::make_pair(a.first.family, a.first.batch_rows) < std::make_pair(b.first.family, b.first.batch_rows);
+    return std::make_tuple(a.first.family, a.first.batch_rows, a.first.step_tokens) <
+           std::make_tuple(b.first.family, b.first.batch_rows, b.first.step_tokens);
   });
 
+  // The KV columns appear only when a KV-memory policy is in the table, so the lab's table is unchanged.
+  bool has_kv_columns = std::any_of(policies.begin(), policies.end(),
+                                    [&](const auto& policy) { return result[policy.second].contains("peak_kv_blocks"); });
   std::vector<std::vector<std::string>> rows = {
       {"policy", "median TTFT", "p95 TTFT", "p99 TTFT", "all done", "tokens/s", "TPOT"}};
+  if (has_kv_columns) rows[0].insert(rows[0].end(), {"peak KV blocks", "KV waste", "preemptions"});
   const double seconds_per_ms = 1e-3;
   for (const auto& policy : policies) {
     const nlohmann::json& metrics = result[policy.second];
@@ -48,6 +68,9 @@ std::string format_policy_table(const nlohmann::json& result) {
                     three_digits(metrics["p99_ttft_ms"], " s", seconds_per_ms),
                     three_digits(metrics["makespan_ms"], " s", seconds_per_ms), whole_number(metrics["tokens_per_s"]),
                     three_digits(metrics["tpot_ms"], " ms", 1.0)});
+    if (has_kv_columns)
+      rows.back().insert(rows.back().end(), {peak_blocks(metrics), percent(metrics.value("waste_pct", nlohmann::json())),
+                                             whole_number(metrics.value("preemptions", nlohmann::json()))});
   }
 
   std::vector<size_t> widths(rows[0].size(), 0);

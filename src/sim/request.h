@@ -7,6 +7,12 @@ struct Request {
   double arrival_ms = 0;
   int prompt_tokens = 1;
   int answer_tokens = 1;  // n >= 1; the first comes out of the prefill
+  // What the prompt shares with other requests, for prefix reuse: its first system_prompt_tokens tokens are
+  // the workload's system prompt (the same text in every request that has one), and requests of one
+  // conversation (>= 0) are turns of a chat, each prompt beginning with an earlier turn's prompt and answer.
+  // -1: a conversation of its own.
+  int system_prompt_tokens = 0;
+  int conversation = -1;
 };
 
 // What every policy tracks about a request: tokens so far and the times the metrics and the timeline
@@ -14,14 +20,22 @@ struct Request {
 struct RequestState {
   Request request;
   int answer_tokens_out = 0;
-  int slot = -1;                 // the batch row or slot it occupied (0 for serial policies)
-  double prefill_start_ms = 0;
-  double first_token_ms = 0;
+  int slot = -1;                 // the batch row or slot it occupied last (0 for serial policies)
+  double prefill_start_ms = 0;   // of its first prefill: a preempted request keeps it
+  double first_token_ms = 0;     // likewise
   double finish_ms = 0;
+  int admissions = 0;            // prefills begun: 1, plus one per preemption by recompute
+  int prefill_tokens = 0;        // tokens its current (re)prefill covers: the prompt and the tokens already out
+  int prefilled_tokens = 0;      // of which computed, or found in the KV cache, so far
 
   bool finished() const { return answer_tokens_out == request.answer_tokens; }
   // Context of its next decode step: after token k (k = answer_tokens_out) it attends over p + k positions.
+  // It is also the length of a prefill that would give token k + 1 (a re-admission after preemption).
   int next_context() const { return request.prompt_tokens + answer_tokens_out; }
+  bool prefilling() const { return prefilled_tokens < prefill_tokens; }
+  // Positions its KV cache holds once admitted: the prefill's progress, then p + k - 1 after token k (the
+  // last token out is not in the cache until the step that feeds it back).
+  int kv_positions() const { return prefilling() ? prefilled_tokens : request.prompt_tokens + answer_tokens_out - 1; }
 };
 
 }  // namespace kvlab::sim

@@ -38,29 +38,57 @@ void ServerState::wait_for_next_arrival() {
 
 RequestState& ServerState::take_next() { return requests_[queue_[next_queued_++]]; }
 
-void ServerState::run_prefill(RequestState& request, int slot) {
-  request.slot = slot;
-  request.prefill_start_ms = clock_ms_;
-  clock_ms_ += steps_.prefill_ms(request.request.prompt_tokens);
-  ++steps_run_;
-  ++row_steps_;
-  request.answer_tokens_out = 1;
-  request.first_token_ms = clock_ms_;
-  finish_if_done(request);
+void ServerState::requeue_front(RequestState& request) {
+  // The entry before next_queued_ belongs to a request already taken, so it can be reused: no allocation.
+  queue_[--next_queued_] = index_of(request);
 }
 
-void ServerState::run_token_step(double cost_ms, const std::vector<RequestState*>& rows) {
-  row_steps_ += static_cast<long long>(rows.size());
-  if (row_steps_ > kMaxRowSteps)
-    throw_range("workload: this policy would run more than " + std::to_string(kMaxRowSteps) +
-                " row-steps (rows summed over steps); simulate fewer or shorter requests or a smaller batch");
-  clock_ms_ += cost_ms;
-  ++steps_run_;
-  for (RequestState* row : rows) {
+void ServerState::run_prefill(RequestState& request, int slot) {
+  begin_prefill(request, slot, 0);
+  run_prefill_rest(request, steps_.prefill_ms(request.request.prompt_tokens));
+}
+
+void ServerState::begin_prefill(RequestState& request, int slot, int cached_tokens) {
+  request.slot = slot;
+  if (request.admissions++ == 0) request.prefill_start_ms = clock_ms_;
+  request.prefill_tokens = request.next_context();
+  request.prefilled_tokens = cached_tokens;
+}
+
+void ServerState::run_prefill_rest(RequestState& request, double cost_ms) {
+  advance(cost_ms, 1);
+  complete_prefill(request);
+}
+
+void ServerState::run_step(double cost_ms, const std::vector<RequestState*>& decode_rows,
+                           const std::vector<PrefillChunk>& chunks) {
+  advance(cost_ms, decode_rows.size() + chunks.size());
+  for (RequestState* row : decode_rows) {
     if (row->finished()) continue;
     ++row->answer_tokens_out;
     finish_if_done(*row);
   }
+  for (const PrefillChunk& chunk : chunks) {
+    chunk.request->prefilled_tokens += chunk.tokens;
+    if (!chunk.request->prefilling()) complete_prefill(*chunk.request);
+  }
+}
+
+void ServerState::advance(double cost_ms, size_t rows) {
+  row_steps_ += static_cast<long long>(rows);
+  if (row_steps_ > kMaxRowSteps)
+    throw_range("workload: this policy would run more than " + std::to_string(kMaxRowSteps) +
+                " row-steps (rows summed over steps); simulate fewer or shorter requests or a smaller batch");
+  clock_ms_ += cost_ms;
+  last_step_ms_ = cost_ms;
+  ++steps_run_;
+}
+
+void ServerState::complete_prefill(RequestState& request) {
+  request.prefilled_tokens = request.prefill_tokens;
+  if (request.answer_tokens_out == 0) request.first_token_ms = clock_ms_;
+  ++request.answer_tokens_out;
+  finish_if_done(request);
 }
 
 void ServerState::finish_if_done(RequestState& request) {

@@ -1,6 +1,7 @@
 #pragma once
 // The simulator's entry point for the CLI and Embind: replays one workload on one step-time table under
-// each named policy (contract sections 1-5).
+// each named policy (contract sections 1-5; KV memory in docs/memory.md).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,24 @@ namespace kvlab::sim {
 
 struct SimulateOptions {
   int timeline_requests = 60;  // the timeline covers the first this many requests (0 to 1,000,000)
+  // The KV memory of reserve, paged and chunked (the contract's four policies model none): a budget in
+  // tokens, or in bytes at steps.model.kv_bytes_per_token bytes a token; neither: no limit.
+  std::optional<long long> kv_tokens = std::nullopt;  // 1 to 1e12
+  std::optional<double> kv_bytes = std::nullopt;      // 1 to 1e15
+  int block_tokens = 16;               // 1 to 65,536
+  // Goodput: requests with TTFT <= ttft_target_ms and TPOT <= tpot_target_ms (each 0 to 1e12).
+  double ttft_target_ms = 1000;
+  double tpot_target_ms = 100;
 };
+
+// The options as a JSON object (for Embind): keys timeline_requests, kv_tokens, kv_bytes, block_tokens,
+// ttft_target_ms, tpot_target_ms, each optional; errors name the field under `path`.
+SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path = "options");
 
 // steps: the contract's section 1 object; workload: section 2. Throws kvlab::InputError naming the field.
 // Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()
-// (metrics.h) and the "timeline" of timeline() (timeline.h).
+// (metrics.h), the "timeline" of timeline() (timeline.h) and, for the KV-memory policies, the memory keys
+// of docs/memory.md.
 nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workload,
                         const std::vector<std::string>& policies, const SimulateOptions& options = {});
 

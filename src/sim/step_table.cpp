@@ -1,5 +1,7 @@
 #include "sim/step_table.h"
 
+#include <algorithm>
+
 #include "common/json_fields.h"
 #include "sim/required_fields.h"
 
@@ -52,6 +54,10 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
 
 double StepTable::prefill_ms(double tokens) const {
   return GridPosition::locate(prefill_tokens_, tokens).interpolate([&](size_t k) { return prefill_ms_[k]; });
+}
+
+double StepTable::prefill_span_ms(int from_tokens, int to_tokens) const {
+  return std::max(0.0, prefill_ms(to_tokens) - prefill_ms(from_tokens));
 }
 
 double StepTable::decode_at(const GridPosition& row_position, double context) const {

@@ -18,6 +18,12 @@ class StepTable {
   // Prefill of one sequence of `tokens` tokens, which is also one no-cache forward over that many tokens.
   double prefill_ms(double tokens) const;
 
+  // The work of prefilling positions [from, to) of one sequence whose first `from` positions are already
+  // in the KV cache (a prefill chunk, or the rest of a prompt after a prefix hit): prefill(to) -
+  // prefill(from), floored at 0. The part of a step that does not grow with its tokens cancels out; the
+  // step pays it once (mixed_step.h, docs/memory.md).
+  double prefill_span_ms(int from_tokens, int to_tokens) const;
+
   // One decode step of `rows` rows, every row at `context`: linear in context along each measured row
   // count, then linear in the row count between the two bracketing measured ones.
   double decode_ms(double rows, double context) const { return decode_at(locate_rows(rows), context); }

@@ -6,7 +6,8 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "common/rng.h"
-#include "sim/portable_log.h"
+#include "sim/distributions.h"
+#include "sim/portable_math.h"
 #include "sim/required_fields.h"
 
 namespace kvlab::sim {
@@ -19,50 +20,94 @@ constexpr long long kMaxTokens = 1'000'000;  // per prompt, per answer
 constexpr long long kMaxTotalAnswerTokens = 100'000'000;
 constexpr double kMaxArrivalMs = 1e12;
 constexpr double kMinRatePerS = 1e-6, kMaxRatePerS = 1e9;
+// Gamma gaps with a coefficient of variation from 0.1 (nearly even) to 10 (a few huge bursts): shapes
+// 1 / cv^2 from 100 down to 0.01.
+constexpr double kMinArrivalCv = 0.1, kMaxArrivalCv = 10;
+constexpr double kMinParetoAlpha = 0.1, kMaxParetoAlpha = 10;
 constexpr long long kMaxSeed = (1ll << 53) - 1;  // exact in a JS number
+constexpr long long kMaxConversation = kMaxRequests - 1;
 
-// An inclusive [lo, hi] token range such as "prompt": [8, 32].
-std::pair<int, int> read_token_range(const nlohmann::json& object, const std::string& path, const char* name) {
-  std::string field = fields::join(path, name);
-  const auto& value = require_field(object, path, name);
+// An inclusive [lo, hi] token range such as [8, 32], at `field`.
+std::pair<int, int> read_range(const nlohmann::json& value, const std::string& field) {
   if (!value.is_array() || value.size() != 2)
     throw_type(field + " must be a range [lo, hi] of two integers (got " + value.dump() + ")");
-  auto bounds = fields::read_int_list(object, path, name, {}, 1, kMaxTokens, 2, false);
-  if (bounds[0] > bounds[1])
-    throw_range(field + " must be a range [lo, hi] with lo <= hi (got " + value.dump() + ")");
-  return {bounds[0], bounds[1]};
+  int lo = static_cast<int>(fields::as_int(value[0], field + "[0]", 1, kMaxTokens));
+  int hi = static_cast<int>(fields::as_int(value[1], field + "[1]", 1, kMaxTokens));
+  if (lo > hi) throw_range(field + " must be a range [lo, hi] with lo <= hi (got " + value.dump() + ")");
+  return {lo, hi};
 }
 
-GeneratedWorkload read_generated(const nlohmann::json& workload, const std::string& path) {
-  fields::reject_unknown(workload, path, {"count", "prompt", "answer", "arrival", "seed"});
-  GeneratedWorkload generated;
-  require_field(workload, path, "count");
-  generated.count = static_cast<int>(fields::read_int(workload, path, "count", 0, 1, kMaxRequests));
-  std::tie(generated.prompt_tokens_lo, generated.prompt_tokens_hi) = read_token_range(workload, path, "prompt");
-  std::tie(generated.answer_tokens_lo, generated.answer_tokens_hi) = read_token_range(workload, path, "answer");
-  generated.seed = static_cast<uint64_t>(fields::read_int(workload, path, "seed", 1, 0, kMaxSeed));
+// Token lengths such as "prompt": [8, 32] (uniform), or {"kind": "pareto", "range": [8, 2048], "alpha": 1.2}.
+// Returns lo, hi and the Pareto shape (0 for uniform).
+std::tuple<int, int, double> read_lengths(const nlohmann::json& object, const std::string& path, const char* name) {
+  std::string field = fields::join(path, name);
+  const auto& value = require_field(object, path, name);
+  if (!value.is_object()) {
+    auto [lo, hi] = read_range(value, field);
+    return {lo, hi, 0.0};
+  }
+  fields::reject_unknown(value, field, {"kind", "range", "alpha"});
+  require_field(value, field, "kind");
+  std::string kind = fields::read_string(value, field, "kind", "");
+  if (kind != "pareto") throw_range(field + ".kind must be \"pareto\" (or give a range [lo, hi] for uniform lengths)");
+  auto [lo, hi] = read_range(require_field(value, field, "range"), fields::join(field, "range"));
+  require_field(value, field, "alpha");
+  return {lo, hi, fields::read_number(value, field, "alpha", 0, kMinParetoAlpha, kMaxParetoAlpha)};
+}
 
+void read_arrival(const nlohmann::json& workload, const std::string& path, GeneratedWorkload& generated) {
   auto arrival_it = workload.find("arrival");
-  if (arrival_it == workload.end()) return generated;  // all at t = 0
+  if (arrival_it == workload.end()) return;  // all at t = 0
   std::string arrival_path = fields::join(path, "arrival");
   const auto& arrival = fields::require_object(*arrival_it, arrival_path);
   require_field(arrival, arrival_path, "kind");
   std::string kind = fields::read_string(arrival, arrival_path, "kind", "");
   if (kind == "all-at-zero") {
     fields::reject_unknown(arrival, arrival_path, {"kind"});
-  } else if (kind == "poisson") {
+    return;
+  }
+  if (kind == "poisson") {
     fields::reject_unknown(arrival, arrival_path, {"kind", "rate_per_s"});
     generated.arrival = ArrivalKind::poisson;
-    require_field(arrival, arrival_path, "rate_per_s");
-    generated.rate_per_s = fields::read_number(arrival, arrival_path, "rate_per_s", 0, kMinRatePerS, kMaxRatePerS);
+  } else if (kind == "gamma") {
+    fields::reject_unknown(arrival, arrival_path, {"kind", "rate_per_s", "cv"});
+    generated.arrival = ArrivalKind::gamma;
+    require_field(arrival, arrival_path, "cv");
+    generated.arrival_cv = fields::read_number(arrival, arrival_path, "cv", 1, kMinArrivalCv, kMaxArrivalCv);
   } else {
-    throw_range(arrival_path + ".kind must be \"all-at-zero\" or \"poisson\" (got \"" + kind + "\")");
+    throw_range(arrival_path + ".kind must be \"all-at-zero\", \"poisson\" or \"gamma\" (got \"" + kind + "\")");
   }
+  require_field(arrival, arrival_path, "rate_per_s");
+  generated.rate_per_s = fields::read_number(arrival, arrival_path, "rate_per_s", 0, kMinRatePerS, kMaxRatePerS);
+}
+
+GeneratedWorkload read_generated(const nlohmann::json& workload, const std::string& path) {
+  fields::reject_unknown(workload, path, {"count", "prompt", "answer", "arrival", "seed", "system_prompt", "chat"});
+  GeneratedWorkload generated;
+  require_field(workload, path, "count");
+  generated.count = static_cast<int>(fields::read_int(workload, path, "count", 0, 1, kMaxRequests));
+  std::tie(generated.prompt_tokens_lo, generated.prompt_tokens_hi, generated.prompt_pareto_alpha) =
+      read_lengths(workload, path, "prompt");
+  std::tie(generated.answer_tokens_lo, generated.answer_tokens_hi, generated.answer_pareto_alpha) =
+      read_lengths(workload, path, "answer");
+  generated.seed = static_cast<uint64_t>(fields::read_int(workload, path, "seed", 1, 0, kMaxSeed));
+  generated.system_prompt_tokens = static_cast<int>(fields::read_int(workload, path, "system_prompt", 0, 0, kMaxTokens));
+  if (auto chat_it = workload.find("chat"); chat_it != workload.end()) {
+    std::string chat_path = fields::join(path, "chat");
+    fields::require_object(*chat_it, chat_path);
+    fields::reject_unknown(*chat_it, chat_path, {"conversations"});
+    require_field(*chat_it, chat_path, "conversations");
+    generated.chat_conversations =
+        static_cast<int>(fields::read_int(*chat_it, chat_path, "conversations", 0, 1, kMaxRequests));
+  }
+  read_arrival(workload, path, generated);
   return generated;
 }
 
 std::vector<Request> read_explicit(const nlohmann::json& workload, const std::string& path) {
-  fields::reject_unknown(workload, path, {"requests"});
+  fields::reject_unknown(workload, path, {"requests", "system_prompt"});
+  const int system_prompt_tokens =
+      static_cast<int>(fields::read_int(workload, path, "system_prompt", 0, 0, kMaxTokens));
   std::string list_path = fields::join(path, "requests");
   const auto& list = workload.at("requests");
   if (!list.is_array() || list.empty() || list.size() > static_cast<size_t>(kMaxRequests))
@@ -72,7 +117,7 @@ std::vector<Request> read_explicit(const nlohmann::json& workload, const std::st
   for (size_t i = 0; i < list.size(); ++i) {
     std::string item_path = list_path + "[" + std::to_string(i) + "]";
     const auto& item = fields::require_object(list[i], item_path);
-    fields::reject_unknown(item, item_path, {"arrival_ms", "prompt", "answer"});
+    fields::reject_unknown(item, item_path, {"arrival_ms", "prompt", "answer", "conversation"});
     Request request;
     request.arrival_ms = fields::as_number(require_field(item, item_path, "arrival_ms"),
                                            fields::join(item_path, "arrival_ms"), 0, kMaxArrivalMs);
@@ -80,9 +125,19 @@ std::vector<Request> read_explicit(const nlohmann::json& workload, const std::st
         fields::as_int(require_field(item, item_path, "prompt"), fields::join(item_path, "prompt"), 1, kMaxTokens));
     request.answer_tokens = static_cast<int>(
         fields::as_int(require_field(item, item_path, "answer"), fields::join(item_path, "answer"), 1, kMaxTokens));
+    request.conversation = static_cast<int>(fields::read_int(item, item_path, "conversation", -1, 0, kMaxConversation));
+    if (request.prompt_tokens < system_prompt_tokens)
+      throw_range(fields::join(item_path, "prompt") + " must be at least " + fields::join(path, "system_prompt") + " = " +
+                  std::to_string(system_prompt_tokens) + " tokens, which it begins with (got " +
+                  std::to_string(request.prompt_tokens) + ")");
+    request.system_prompt_tokens = system_prompt_tokens;
     requests.push_back(request);
   }
   return requests;
+}
+
+int draw_tokens(Rng& rng, int lo, int hi, double pareto_alpha) {
+  return pareto_alpha > 0 ? bounded_pareto_tokens(rng, lo, hi, pareto_alpha) : static_cast<int>(rng.uniform_int(lo, hi));
 }
 
 }  // namespace
@@ -90,12 +145,35 @@ std::vector<Request> read_explicit(const nlohmann::json& workload, const std::st
 std::vector<Request> generate_requests(const GeneratedWorkload& workload) {
   Rng rng(workload.seed);
   std::vector<Request> requests(static_cast<size_t>(workload.count));
+  // Tokens of each conversation so far: its last turn's prompt and answer, which the next turn's prompt
+  // begins with (0 before its first turn).
+  std::vector<long long> conversation_tokens(static_cast<size_t>(workload.chat_conversations), 0);
+  const double gamma_shape = 1 / (workload.arrival_cv * workload.arrival_cv);
   double arrival_ms = 0;
-  for (Request& request : requests) {
-    request.prompt_tokens = static_cast<int>(rng.uniform_int(workload.prompt_tokens_lo, workload.prompt_tokens_hi));
-    request.answer_tokens = static_cast<int>(rng.uniform_int(workload.answer_tokens_lo, workload.answer_tokens_hi));
-    if (workload.arrival == ArrivalKind::poisson) arrival_ms += -portable_log(1.0 - rng.uniform()) / workload.rate_per_s * 1000.0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    Request& request = requests[i];
+    long long new_prompt_tokens =
+        draw_tokens(rng, workload.prompt_tokens_lo, workload.prompt_tokens_hi, workload.prompt_pareto_alpha);
+    request.answer_tokens =
+        draw_tokens(rng, workload.answer_tokens_lo, workload.answer_tokens_hi, workload.answer_pareto_alpha);
+    if (workload.arrival == ArrivalKind::poisson)
+      arrival_ms += -portable_log(1.0 - rng.uniform()) / workload.rate_per_s * 1000.0;
+    else if (workload.arrival == ArrivalKind::gamma)
+      arrival_ms += gamma_draw(rng, gamma_shape) / gamma_shape / workload.rate_per_s * 1000.0;
     request.arrival_ms = arrival_ms;
+
+    request.system_prompt_tokens = workload.system_prompt_tokens;
+    long long prompt_tokens = workload.system_prompt_tokens + new_prompt_tokens;
+    if (workload.chat_conversations > 0) {
+      request.conversation = static_cast<int>(i % static_cast<size_t>(workload.chat_conversations));
+      long long& history = conversation_tokens[static_cast<size_t>(request.conversation)];
+      if (history > 0) prompt_tokens = history + new_prompt_tokens;
+      history = prompt_tokens + request.answer_tokens;
+    }
+    if (prompt_tokens > kMaxTokens)
+      throw_range("workload: request " + std::to_string(i) + " would have a prompt of " + std::to_string(prompt_tokens) +
+                  " tokens (system prompt, chat history and new tokens); at most " + std::to_string(kMaxTokens));
+    request.prompt_tokens = static_cast<int>(prompt_tokens);
   }
   return requests;
 }
@@ -113,10 +191,17 @@ std::vector<Request> read_workload(const nlohmann::json& workload, const std::st
 }
 
 nlohmann::json explicit_workload(const nlohmann::json& workload) {
+  std::vector<Request> requests = read_workload(workload);
   nlohmann::json list = nlohmann::json::array();
-  for (const Request& request : read_workload(workload))
-    list.push_back({{"arrival_ms", request.arrival_ms}, {"prompt", request.prompt_tokens}, {"answer", request.answer_tokens}});
-  return {{"requests", std::move(list)}};
+  for (const Request& request : requests) {
+    nlohmann::json item = {{"arrival_ms", request.arrival_ms}, {"prompt", request.prompt_tokens}, {"answer", request.answer_tokens}};
+    if (request.conversation >= 0) item["conversation"] = request.conversation;
+    list.push_back(std::move(item));
+  }
+  nlohmann::json result = {{"requests", std::move(list)}};
+  // One system prompt per workload: every request carries the same length.
+  if (requests.front().system_prompt_tokens > 0) result["system_prompt"] = requests.front().system_prompt_tokens;
+  return result;
 }
 
 }  // namespace kvlab::sim

@@ -1,6 +1,7 @@
 #pragma once
-// Workloads (contract section 2): a generated one (count, inclusive uniform prompt and answer ranges,
-// arrivals all at zero or Poisson, seed) or an explicit list of requests.
+// Workloads (contract section 2, extended in docs/memory.md): a generated one (count, prompt and answer
+// lengths uniform or heavy-tailed, arrivals all at zero, Poisson or Gamma, a shared system prompt,
+// multi-turn chat, seed) or an explicit list of requests.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,30 +12,38 @@
 
 namespace kvlab::sim {
 
-enum class ArrivalKind { all_at_zero, poisson };
+enum class ArrivalKind { all_at_zero, poisson, gamma };
 
 // The defaults are the published lab's workload: 1,000 requests at t = 0, prompts 8-32, answers 16-96.
 struct GeneratedWorkload {
   int count = 1000;
   int prompt_tokens_lo = 8, prompt_tokens_hi = 32;   // inclusive
   int answer_tokens_lo = 16, answer_tokens_hi = 96;  // inclusive
+  // 0: lengths uniform on [lo, hi]; above 0: bounded Pareto with this shape on [lo, hi] (distributions.h).
+  double prompt_pareto_alpha = 0, answer_pareto_alpha = 0;
   ArrivalKind arrival = ArrivalKind::all_at_zero;
-  double rate_per_s = 1;  // Poisson only
+  double rate_per_s = 1;  // Poisson and Gamma: mean arrivals per second
+  double arrival_cv = 1;  // Gamma: coefficient of variation of the gaps (1 is as bursty as Poisson)
+  int system_prompt_tokens = 0;  // prepended to every request's first prompt, shared by all
+  int chat_conversations = 0;    // above 0: request i is the next turn of conversation i mod this
   uint64_t seed = 1;
 };
 
 // The requests of a generated workload, in workload order. Draws come from one kvlab::Rng seeded with
-// `seed`, per request in this order: prompt (uniform_int), answer (uniform_int), then for Poisson
-// arrivals the gap to the previous arrival (or to t = 0 for the first), -ln(1 - u) / rate, u = uniform(),
-// with ln from portable_log() so that the gaps are the same to the bit natively and in wasm.
+// `seed`, per request in this order: the new prompt tokens, the answer (each uniform_int, or one uniform
+// for a bounded Pareto), then the gap to the previous arrival (or to t = 0 for the first): for Poisson
+// -ln(1 - u) / rate with u = uniform(), for Gamma a gamma_draw() (a varying number of uniforms) scaled to
+// a mean of 1 / rate. All math is portable (portable_math.h), so the draws are the same to the bit natively
+// and in wasm. A request's prompt is the system prompt plus its new tokens; in a chat, a later turn's prompt
+// is the previous turn's prompt and answer plus its new tokens.
 std::vector<Request> generate_requests(const GeneratedWorkload& workload);
 
 // Reads a workload object of either form (checked; errors name the field under `path`) and returns its
 // requests in workload order.
 std::vector<Request> read_workload(const nlohmann::json& workload, const std::string& path = "workload");
 
-// The explicit form { "requests": [ {arrival_ms, prompt, answer} ] } of any workload object, so that a
-// generated workload can be shown, saved and replayed request by request.
+// The explicit form { "requests": [ {arrival_ms, prompt, answer[, conversation]} ][, "system_prompt": S] } of
+// any workload object, so that a generated workload can be shown, saved and replayed request by request.
 nlohmann::json explicit_workload(const nlohmann::json& workload);
 
 }  // namespace kvlab::sim

@@ -19,6 +19,11 @@ nlohmann::json linear_steps() {
           {"prefill", {{"tokens", {1, 2}}, {"ms", {1, 2}}}}};
 }
 
+nlohmann::json affine_steps() {
+  return {{"decode", {{"rows", {1, 2}}, {"contexts", {1, 2}}, {"ms", {{2, 3}, {3, 4}}}}},
+          {"prefill", {{"tokens", {1, 2}}, {"ms", {3, 4}}}}};
+}
+
 nlohmann::json workload_json(const std::vector<Request>& requests) {
   nlohmann::json list = nlohmann::json::array();
   for (const Request& r : requests)
@@ -26,14 +31,27 @@ nlohmann::json workload_json(const std::vector<Request>& requests) {
   return {{"requests", list}};
 }
 
-Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy) {
+Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy,
+             const KvSettings& kv) {
   StepTable table = StepTable::from_json(steps);
   ServerState server(table, requests);
-  make_scheduler(parse_policy_name(policy, "policy"))->serve(server);
+  auto scheduler = make_scheduler(parse_policy_name(policy, "policy"), kv);
+  scheduler->check(requests);
+  scheduler->serve(server);
   EXPECT_EQ(server.finished_count(), requests.size()) << policy;
   for (const RequestState& state : server.requests())
     EXPECT_EQ(state.answer_tokens_out, state.request.answer_tokens) << policy;
-  return {server.requests(), server.steps_run()};
+  nlohmann::json report = nlohmann::json::object();
+  scheduler->report(report);
+  return {server.requests(), server.steps_run(), report};
+}
+
+KvSettings kv_blocks(long long budget_blocks, int block_tokens) {
+  KvSettings settings;
+  settings.block_tokens = block_tokens;
+  settings.budget_blocks = budget_blocks;
+  settings.budget_source = "the test's budget";
+  return settings;
 }
 
 void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot) {

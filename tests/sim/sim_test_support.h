@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/kv_blocks.h"
 #include "sim/request.h"
 
 namespace kvlab::sim::testing {
@@ -19,13 +20,23 @@ nlohmann::json linear_steps();
 // The explicit workload object of `requests`.
 nlohmann::json workload_json(const std::vector<Request>& requests);
 
+// prefill(L) = 2 + L ms, decode(r, c) = r + c ms: linear_steps() with a fixed part of 2 ms in every
+// prefill, so that prefill(0) = 2 and a chunk's prefill(to) - prefill(from) differs from prefill(to).
+nlohmann::json affine_steps();
+
 struct Served {
   std::vector<RequestState> requests;  // workload order
   long long steps_run = 0;
+  nlohmann::json report;  // what the policy adds to its result (the KV-memory keys)
 };
 
-// Serves `requests` under `policy` on `steps`; fails the test unless every request finished exactly once.
-Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy);
+// Serves `requests` under `policy` on `steps` with the KV memory `kv` (default: no limit), after the
+// policy's own check; fails the test unless every request finished exactly once.
+Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy,
+             const KvSettings& kv = {});
+
+// A KV memory of `budget_blocks` blocks of `block_tokens` tokens.
+KvSettings kv_blocks(long long budget_blocks, int block_tokens);
 
 // Checks one request's first-token and finish times (to a few ulps) and its slot.
 void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot);

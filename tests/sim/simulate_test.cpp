@@ -65,7 +65,7 @@ TEST(Simulate, TimelineCoversTheFirstKRequests) {
 TEST(SimulateErrors, PolicyNames) {
   auto message = [&](const std::vector<std::string>& policies) { return error_of(linear_steps(), kWorkload, policies); };
   EXPECT_EQ(message({"serial-cache", "fifo"}),
-            "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B)");
+            "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, chunked:B,T)");
   EXPECT_EQ(message({"static:0"}), "policies[0] \"static:0\": B must be an integer from 1 to 4096 (got 0)");
   EXPECT_EQ(message({"continuous:4097"}), "policies[0] \"continuous:4097\": B must be an integer from 1 to 4096 (got 4097)");
   EXPECT_NE(message({"static:abc"}).find("policies[0] \"static:abc\": B must be"), std::string::npos);

@@ -1,0 +1,74 @@
+#include "sim/kv_batching.h"
+
+#include <algorithm>
+
+#include "sim/mixed_step.h"
+
+namespace kvlab::sim {
+
+namespace {
+
+int longest_answer_tokens(const std::vector<Request>& workload) {
+  int longest = 1;
+  for (const Request& request : workload) longest = std::max(longest, request.answer_tokens);
+  return longest;
+}
+
+}  // namespace
+
+void KvBatching::serve(ServerState& server) {
+  memory_.emplace(settings_, server, reuses_prefixes());
+  prefill_chunk_.assign(1, PrefillChunk{nullptr, 0});
+  ContinuousBatching::serve(server);
+}
+
+bool KvBatching::take_memory(const RequestState& next) {
+  admitted_cached_tokens_ = memory_->cached_prefix_tokens(next);
+  return memory_->admit(next, admitted_cached_tokens_, hold_positions(next));
+}
+
+void KvBatching::prefill(ServerState& server, RequestState& request, int slot) {
+  server.begin_prefill(request, slot, admitted_cached_tokens_);
+  // Priced as a step of one chunk: the whole prompt costs prefill(p) as under continuous:B; after a
+  // prefix hit, only the positions past the cached ones are computed.
+  prefill_chunk_[0] = {&request, request.prefill_tokens - admitted_cached_tokens_};
+  server.run_prefill_rest(request, mixed_step_ms(server.steps(), no_decode_rows_, prefill_chunk_));
+  memory_->note_computed(request);
+  memory_->record_step();
+}
+
+void KvBatching::after_decode_step(const ServerState& /*server*/, const std::vector<RequestState*>& active) {
+  for (const RequestState* row : active) memory_->note_computed(*row);
+  memory_->record_step();
+}
+
+void ReserveBatching::check(const std::vector<Request>& workload) const {
+  const int longest = longest_answer_tokens(workload);
+  check_each_request_fits(
+      settings_, workload, [&](const Request& r) { return static_cast<long long>(r.prompt_tokens) + longest - 1; },
+      "prompt + the longest answer - 1");
+}
+
+void ReserveBatching::serve(ServerState& server) {
+  longest_answer_tokens_ = 1;
+  for (const RequestState& state : server.requests())
+    longest_answer_tokens_ = std::max(longest_answer_tokens_, state.request.answer_tokens);
+  KvBatching::serve(server);
+}
+
+int ReserveBatching::hold_positions(const RequestState& next) const {
+  return next.request.prompt_tokens + longest_answer_tokens_ - 1;
+}
+
+void PagedBatching::check(const std::vector<Request>& workload) const {
+  check_each_request_fits(
+      settings_, workload,
+      [](const Request& r) { return static_cast<long long>(r.prompt_tokens) + r.answer_tokens - 1; },
+      "prompt + answer - 1");
+}
+
+void PagedBatching::make_room(ServerState& /*server*/, std::vector<RequestState*>& active, SlotPool& slots) {
+  memory_->make_room_for_decodes(active, slots);
+}
+
+}  // namespace kvlab::sim

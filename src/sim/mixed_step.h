@@ -1,0 +1,25 @@
+#pragma once
+// The price of one forward step that mixes decode rows and prefill chunks (chunked prefill), or that
+// prefills only the part of a prompt missing from the KV cache (prefix reuse). The contract prices whole
+// prefills and decode steps only; this extends it from the same table, as docs/memory.md defines:
+//
+//   step = F + sum over chunks of (prefill(to) - prefill(from)), each term floored at 0,
+//   F    = the decode rows' step, sum_i decode(r, c_i) / r, when it has decode rows; else prefill(0).
+//
+// F is the part of a forward that does not grow with its tokens (reading the weights): the decode rows'
+// step includes it, and a prefill chunk's difference cancels it. Without decode rows, the first chunk that
+// starts a prompt is charged its whole prefill(to), which is F + (prefill(to) - prefill(0)), so that a
+// whole prompt alone costs exactly the contract's prefill(p); with no such chunk, prefill(0) (the table's
+// prefill line extrapolated to 0 tokens, floored at 0) stands for F.
+#include <vector>
+
+#include "sim/server_state.h"
+#include "sim/step_table.h"
+
+namespace kvlab::sim {
+
+// `chunks` are priced from their requests' progress before the step (prefilled_tokens).
+double mixed_step_ms(const StepTable& steps, const std::vector<RequestState*>& decode_rows,
+                     const std::vector<PrefillChunk>& chunks);
+
+}  // namespace kvlab::sim
