@@ -1,0 +1,91 @@
+#include "serve/replay_options.h"
+
+#include <algorithm>
+
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "model/config.h"
+#include "serve/engine.h"
+#include "serve/policies.h"
+#include "sim/workload.h"
+
+namespace kvlab::serve {
+
+using nlohmann::json;
+
+const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests";
+
+namespace {
+
+// Real serving takes real time: about 10 s natively for the default 64 requests, and twice that in wasm.
+constexpr size_t kMaxReplayRequests = 4096;
+
+std::vector<std::string> read_policies(const json& object, const std::string& path) {
+  if (!object.contains("policies")) return default_replay_policies();
+  const json& list = object["policies"];
+  const std::string field = fields::join(path, "policies");
+  if (!list.is_array() || list.empty() || list.size() > 64) throw_type(field + " must be a list of 1 to 64 policy names");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string item = field + "[" + std::to_string(i) + "]";
+    if (!list[i].is_string()) throw_type(item + " must be a policy name string");
+    names.push_back(list[i].get<std::string>());
+    if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
+      throw_range(item + " \"" + names.back() + "\" is given twice");
+  }
+  return names;
+}
+
+// The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions.
+void check_engine_memory(const ReplayOptions& o, const std::string& path) {
+  const ModelSize size = model_size(o.measure.model);
+  const int64_t positions = cache_positions(o.requests);
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const int64_t slots = std::min<int64_t>(make_scheduler(o.policies[i], "policy")->slots(), static_cast<int64_t>(o.requests.size()));
+    const int64_t bytes = size.weight_bytes + slots * positions * size.kv_bytes_per_token;
+    if (bytes > kMaxMeasureBytes)
+      throw_range(fields::join(path, "policies") + "[" + std::to_string(i) + "] \"" + o.policies[i] + "\" needs " +
+                  std::to_string(bytes >> 20) + " MiB for weights and KV caches (at most " +
+                  std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller B, model or workload");
+  }
+}
+
+}  // namespace
+
+json default_replay_workload() {
+  return {{"count", 64}, {"prompt", {8, 32}}, {"answer", {16, 48}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
+}
+
+std::vector<std::string> default_replay_policies() { return {"serial-nocache", "serial-cache", "static:8", "continuous:8"}; }
+
+ReplayOptions read_replay_options(const json& object, const std::string& path) {
+  fields::require_object(object, path);
+  fields::reject_unknown(object, path, {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests"});
+  ReplayOptions o;
+  o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"));
+  const std::string workload_path = fields::join(path, "workload");
+  o.workload = object.value("workload", default_replay_workload());
+  o.requests = sim::read_workload(o.workload, workload_path);
+  if (o.requests.size() > kMaxReplayRequests)
+    throw_range(workload_path + " has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
+                std::to_string(kMaxReplayRequests) + " (each takes real time)");
+  check_workload_fits(o.measure.model, o.requests, workload_path);
+
+  o.policies = read_policies(object, path);
+  for (size_t i = 0; i < o.policies.size(); ++i)
+    make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+  o.nocache_requests = static_cast<int>(
+      fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
+  o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));
+  o.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", o.timeline_requests, 0, 1000));
+  check_engine_memory(o, path);
+  return o;
+}
+
+std::vector<sim::Request> requests_for(const ReplayOptions& options, const std::string& policy) {
+  if (policy != "serial-nocache") return options.requests;
+  const size_t count = std::min(options.requests.size(), static_cast<size_t>(options.nocache_requests));
+  return {options.requests.begin(), options.requests.begin() + static_cast<std::ptrdiff_t>(count)};
+}
+
+}  // namespace kvlab::serve

@@ -1,0 +1,43 @@
+#pragma once
+// What `replay` runs: the measurement (model, step grid, timing), the workload, the policies, and how
+// many requests the slow serial-nocache replays. Read from a JSON object (the Embind options object, or
+// built from CLI flags) and checked in full before anything is measured.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/measure_options.h"
+#include "sim/request.h"
+
+namespace kvlab::serve {
+
+struct ReplayOptions {
+  MeasureOptions measure;             // measure() runs with these, default grid and all
+  nlohmann::json workload;            // a simulator workload object, generated or explicit
+  std::vector<sim::Request> requests; // its requests, in workload order
+  std::vector<std::string> policies;
+  // serial-nocache reruns the whole sequence for every token (about 10x the work of serial-cache on the
+  // default workload), so it replays only the first this many requests, real and simulated alike.
+  int nocache_requests = 16;
+  uint64_t prompt_seed = 1;           // request i's prompt is make_prompt(p_i, vocab, prompt_seed + i)
+  int timeline_requests = 60;         // requests in each slot timeline, real and simulated
+};
+
+// 64 requests at t = 0, prompts 8-32, answers 16-48 (seed 1): about 10 s of real serving natively.
+nlohmann::json default_replay_workload();
+// serial-nocache, serial-cache, static:8, continuous:8.
+std::vector<std::string> default_replay_policies();
+
+// { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests" }, every
+// field optional. Throws InputError naming the field.
+ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options");
+
+// The requests `policy` replays: the first nocache_requests for serial-nocache, else all.
+std::vector<sim::Request> requests_for(const ReplayOptions& options, const std::string& policy);
+
+// Fields understood by read_replay_options, for help texts.
+extern const char* const kReplayOptionFields;
+
+}  // namespace kvlab::serve

@@ -1,0 +1,96 @@
+#include "serve/replay_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "sim/policy_registry.h"
+
+namespace kvlab::serve {
+
+using nlohmann::json;
+
+namespace {
+
+std::string printed(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+// Milliseconds below a second ("85.3 ms"), seconds with two decimals from there ("12.34 s").
+std::string duration(const json& ms) {
+  if (!ms.is_number()) return "-";
+  const double value = ms.get<double>();
+  return value < 1000 ? printed("%.1f ms", value) : printed("%.2f s", value / 1000);
+}
+
+std::string percent(const json& fraction) { return fraction.is_number() ? printed("%+.1f%%", 100 * fraction.get<double>()) : "-"; }
+
+// Columns aligned: the first to the left, the others to the right, two spaces apart.
+std::string table_text(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t column = 0; column < row.size(); ++column) widths[column] = std::max(widths[column], row[column].size());
+  std::string text;
+  for (const auto& row : rows) {
+    for (size_t column = 0; column < row.size(); ++column) {
+      const std::string padding(widths[column] - row[column].size(), ' ');
+      text += column == 0 ? row[column] + padding : "  " + padding + row[column];
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+// Policy names in the lab's order: serial-nocache, serial-cache, static, continuous, by B in a family.
+std::vector<std::string> ordered_policies(const json& result) {
+  std::vector<std::pair<sim::PolicyName, std::string>> policies;
+  for (const auto& item : result.items()) policies.emplace_back(sim::parse_policy_name(item.key(), "result"), item.key());
+  std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.first.family, a.first.batch_rows) < std::make_pair(b.first.family, b.first.batch_rows);
+  });
+  std::vector<std::string> names;
+  for (const auto& policy : policies) names.push_back(policy.second);
+  return names;
+}
+
+}  // namespace
+
+std::string format_replay_report(const json& result) {
+  const std::vector<std::string> policies = ordered_policies(result);
+  std::vector<std::vector<std::string>> metrics = {
+      {"policy", "requests", "median TTFT", "sim", "error", "p95 TTFT", "sim", "error", "all done", "sim", "error"}};
+  for (const std::string& policy : policies) {
+    const json& entry = result[policy];
+    std::vector<std::string> row = {policy, std::to_string(entry["request_count"].get<long long>())};
+    for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) {
+      const std::string field = std::string(key) + "_ms";
+      row.push_back(duration(entry["real"][field]));
+      row.push_back(duration(entry["sim"][field]));
+      row.push_back(percent(entry["error"][key]));
+    }
+    metrics.push_back(std::move(row));
+  }
+
+  std::vector<std::vector<std::string>> steps = {{"policy", "forward pass", "rows", "steps", "real", "table", "error"}};
+  for (const std::string& policy : policies) {
+    const json& check = result[policy]["step_check"];
+    for (const json& kind : check["kinds"]) {
+      const double real_ms = kind["real_ms"].get<double>(), table_ms = kind["table_ms"].get<double>();
+      steps.push_back({policy, kind["kind"].get<std::string>(), std::to_string(kind["rows"].get<int>()),
+                       std::to_string(kind["steps"].get<long long>()), duration(real_ms), duration(table_ms),
+                       percent(real_ms > 0 ? json((table_ms - real_ms) / real_ms) : json())});
+    }
+    steps.push_back({policy, "outside forward passes", "", "", duration(check["outside_steps_ms"]), "", ""});
+  }
+
+  return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + table_text(metrics) +
+         "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n"
+         "\nWhere the real time went, each forward pass priced on the step table:\n\n" +
+         table_text(steps);
+}
+
+}  // namespace kvlab::serve
