@@ -1,0 +1,126 @@
+// replay(): options are checked before anything runs, with errors that name the field; a small replay
+// on the tiny model has the documented shape with finite numbers.
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/input_error.h"
+#include "model/model.h"
+#include "serve/replay.h"
+#include "serve/replay_report.h"
+#include "serve/run_engine.h"
+#include "serve_test_support.h"
+
+namespace kvlab::serve {
+namespace {
+
+using nlohmann::json;
+using testing::tiny_measure_options;
+
+// Reading `options` (tiny-model measure options merged in) throws an InputError whose message contains `field`.
+void expect_error_naming(json options, const std::string& field, ErrorKind kind = ErrorKind::range) {
+  if (!options.contains("measure")) options["measure"] = tiny_measure_options();
+  SCOPED_TRACE(options.dump());
+  try {
+    read_replay_options(options);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find(field), std::string::npos) << error.what();
+    EXPECT_EQ(error.kind(), kind) << error.what();
+  }
+}
+
+TEST(ReplayOptions, DefaultsAreTheIssuesWorkload) {
+  ReplayOptions o = read_replay_options(json::object());
+  EXPECT_EQ(o.requests.size(), 64u);
+  EXPECT_EQ(o.policies, (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
+  EXPECT_EQ(o.nocache_requests, 16);
+  EXPECT_EQ(requests_for(o, "serial-nocache").size(), 16u);
+  EXPECT_EQ(requests_for(o, "continuous:8").size(), 64u);
+  for (const sim::Request& request : o.requests) {
+    EXPECT_EQ(request.arrival_ms, 0);
+    EXPECT_GE(request.prompt_tokens, 8);
+    EXPECT_LE(request.prompt_tokens, 32);
+    EXPECT_GE(request.answer_tokens, 16);
+    EXPECT_LE(request.answer_tokens, 48);
+  }
+}
+
+TEST(ReplayOptions, BadOptionsNameTheField) {
+  expect_error_naming({{"speed", 1}}, "options.speed is not a known field");
+  expect_error_naming({{"measure", {{"runs", 0}}}}, "options.measure.runs");
+  expect_error_naming({{"nocache_requests", 0}}, "options.nocache_requests");
+  expect_error_naming({{"prompt_seed", -1}}, "options.prompt_seed");
+  expect_error_naming({{"timeline_requests", 1001}}, "options.timeline_requests");
+  expect_error_naming({{"policies", "continuous:8"}}, "options.policies", ErrorKind::type);
+  expect_error_naming({{"policies", json::array()}}, "options.policies", ErrorKind::type);
+  expect_error_naming({{"policies", {"static:8", 3}}}, "options.policies[1]", ErrorKind::type);
+  expect_error_naming({{"policies", {"static:0"}}}, "options.policies[0] \"static:0\": B must be");
+  expect_error_naming({{"policies", {"fastest"}}}, "options.policies[0] \"fastest\" is not a known policy");
+  expect_error_naming({{"policies", {"static:4", "static:4"}}}, "options.policies[1] \"static:4\" is given twice");
+  expect_error_naming({{"workload", {{"count", 0}, {"prompt", {8, 8}}, {"answer", {8, 8}}}}}, "options.workload.count");
+  expect_error_naming({{"workload", {{"requests", {{{"arrival_ms", 0}, {"prompt", 0}, {"answer", 4}}}}}}},
+                      "options.workload.requests[0].prompt");
+  // The tiny model holds 160 positions: 100 + 70 - 1 do not fit.
+  expect_error_naming({{"workload", {{"requests", {{{"arrival_ms", 0}, {"prompt", 100}, {"answer", 70}}}}}}},
+                      "options.workload: the longest prompt + the longest answer - 1 = 169 positions");
+  expect_error_naming({{"workload", {{"count", 5000}, {"prompt", {8, 8}}, {"answer", {8, 8}}}}}, "options.workload has 5000 requests");
+  // 4,096 slots of 199 positions on the default model: over 1 GiB of KV cache.
+  expect_error_naming({{"measure", json::object()},
+                       {"workload", {{"count", 4096}, {"prompt", {100, 100}}, {"answer", {100, 100}}}},
+                       {"policies", {"static:4", "continuous:4096"}}},
+                      "options.policies[1] \"continuous:4096\" needs");
+}
+
+TEST(ReplayOptions, TheEngineRefusesAWorkloadThatDoesNotFit) {
+  Model model(testing::tiny_model());
+  try {
+    run_engine(model, {{0, 150, 20}}, "serial-cache");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("workload: the longest prompt"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(run_engine(model, {{0, 4, 4}}, "continuous:0"), InputError);
+}
+
+void expect_finite(const json& value, const std::string& what) {
+  ASSERT_TRUE(value.is_number()) << what;
+  EXPECT_TRUE(std::isfinite(value.get<double>())) << what;
+}
+
+TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
+  json options = {{"measure", tiny_measure_options()},
+                  {"workload", {{"count", 12}, {"prompt", {2, 10}}, {"answer", {1, 12}}, {"seed", 3}}},
+                  {"policies", {"serial-nocache", "static:3", "continuous:3"}},
+                  {"nocache_requests", 5},
+                  {"timeline_requests", 4}};
+  double last_fraction = 0;
+  json result = replay(read_replay_options(options), [&](double fraction, const std::string&) {
+    EXPECT_GE(fraction, last_fraction);
+    last_fraction = fraction;
+  });
+  EXPECT_EQ(last_fraction, 1.0);
+  ASSERT_EQ(result.size(), 3u);
+  for (const char* policy : {"serial-nocache", "static:3", "continuous:3"}) {
+    SCOPED_TRACE(policy);
+    const json& entry = result[policy];
+    const size_t requests = policy == std::string("serial-nocache") ? 5 : 12;
+    EXPECT_EQ(entry["request_count"], requests);
+    for (const char* side : {"real", "sim"}) {
+      for (const char* key : {"median_ttft_ms", "p95_ttft_ms", "makespan_ms"}) expect_finite(entry[side][key], std::string(side) + "." + key);
+      EXPECT_EQ(entry[side]["requests"].size(), requests);
+      EXPECT_FALSE(entry[side]["timeline"].empty());
+      EXPECT_EQ(entry[side]["steps"], entry["real"]["steps"]);  // the same forward passes, real and simulated
+    }
+    for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) expect_finite(entry["error"][key], std::string("error.") + key);
+    const json& check = entry["step_check"];
+    for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);
+    EXPECT_FALSE(check["kinds"].empty());
+  }
+  const std::string text = format_replay_report(result);
+  for (const char* policy : {"serial-nocache", "static:3", "continuous:3"}) EXPECT_NE(text.find(policy), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvlab::serve
