@@ -1,0 +1,63 @@
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "serve/replay.h"
+#include "serve/replay_report.h"
+
+namespace kvlab::cli {
+
+struct ReplayFlags {
+  std::string workload_file;
+  int requests = 0;
+  int nocache_requests = 0;
+  int slots = 0;
+  std::vector<std::string> policies;
+  int timeline_requests = 0;
+  bool as_json = false;
+};
+
+Action add_replay_command(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "replay", "measure, serve a request queue for real under each policy, and compare with the simulator's prediction");
+  auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  auto flags = std::make_shared<ReplayFlags>();
+  command->add_option("--workload", flags->workload_file, "workload.json instead of the default queue (64 requests at t = 0, prompts 8-32, answers 16-48)");
+  command->add_option("--requests", flags->requests, "requests in the generated queue (default 64)");
+  command->add_option("--nocache-requests", flags->nocache_requests, "serial-nocache replays only the first this many (default 16)");
+  command->add_option("--slots", flags->slots, "B of static:B and continuous:B in the default policies (default 8)");
+  command->add_option("--policy", flags->policies, "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B");
+  command->add_option("--timeline", flags->timeline_requests, "requests kept in each slot timeline (default 60)");
+  command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy (what Embind's replay returns)");
+  return [command, measure_flags, flags]() -> int {
+    if (!command->parsed()) return -1;
+    nlohmann::json options = {{"measure", measure_flags->to_json()}};
+    if (!flags->workload_file.empty())
+      options["workload"] = fields::parse(read_file(flags->workload_file, "--workload"), "--workload file");
+    if (command->count("--requests")) {
+      nlohmann::json workload = options.value("workload", serve::default_replay_workload());
+      if (!workload.is_object() || !workload.contains("count"))
+        throw_range("--requests sets the count of a generated workload; this workload lists its requests");
+      workload["count"] = flags->requests;
+      options["workload"] = workload;
+    }
+    if (command->count("--nocache-requests")) options["nocache_requests"] = flags->nocache_requests;
+    if (command->count("--timeline")) options["timeline_requests"] = flags->timeline_requests;
+    if (!flags->policies.empty()) {
+      options["policies"] = flags->policies;
+    } else if (command->count("--slots")) {
+      const std::string b = std::to_string(flags->slots);
+      options["policies"] = {"serial-nocache", "serial-cache", "static:" + b, "continuous:" + b};
+    }
+    nlohmann::json result = serve::replay(serve::read_replay_options(options), terminal_progress());
+    std::cout << (flags->as_json ? result.dump(2) + "\n" : serve::format_replay_report(result));
+    return 0;
+  };
+}
+
+}  // namespace kvlab::cli
