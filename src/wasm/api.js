@@ -74,6 +74,13 @@ Module['run'] = function (options, onProgress) {
   return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };
 
+/** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests}?, onProgress?)
+ *  -> { [policy]: { request_count, real, sim, error: {median_ttft, p95_ttft, makespan}, step_check } } :
+ *  measure, serve the workload for real under each policy, simulate it, and compare (docs/replay.md) */
+Module['replay'] = function (options, onProgress) {
+  return kvlabUnwrap(Module['replay_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+};
+
 /** exportWeights(options?) -> { config, token_embedding, layers: [{attn_norm, wq, ...}], final_norm, w_out,
  *  rope_cos, rope_sin }: the model's weights as row-major Float32Arrays, for the plain-JS reference. */
 Module['exportWeights'] = function (options) {

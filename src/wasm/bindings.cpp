@@ -14,6 +14,7 @@
 #include "bench/measure.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "serve/replay.h"
 #include "sim/simulate.h"
 
 namespace kvlab::wasm {
@@ -78,6 +79,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
 
 std::string run_json(const std::string& options, val progress) {
   return reply([&] { return run_lab(read_lab_options(fields::parse(options, "options")), progress_to(progress)); });
+}
+
+std::string replay_json(const std::string& options, val progress) {
+  return reply([&] { return serve::replay(serve::read_replay_options(fields::parse(options, "options")), progress_to(progress)); });
 }
 
 // A copy of a float buffer as a JS Float32Array (a bare typed_memory_view would detach when memory grows).
@@ -155,6 +160,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("model_info_json", &model_info_json);
   emscripten::function("simulate_json", &simulate_json);
   emscripten::function("run_json", &run_json);
+  emscripten::function("replay_json", &replay_json);
   emscripten::function("weights_value", &weights_value);
   emscripten::function("presets_json", &presets_json);
   emscripten::function("bench_json", &bench_json);

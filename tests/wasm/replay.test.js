@@ -1,0 +1,53 @@
+// replay() over Embind: the engine serves a small workload for real in wasm, and the result has the
+// documented shape (a key per policy, each with real, sim and error) with finite numbers.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadModule, smallMeasure } = require('./helpers');
+
+const policies = ['serial-nocache', 'serial-cache', 'static:3', 'continuous:3'];
+const options = {
+  measure: smallMeasure,
+  workload: { count: 10, prompt: [2, 12], answer: [1, 10], seed: 4 },
+  policies,
+  nocache_requests: 4,
+  timeline_requests: 5,
+};
+
+function assertFinite(value, where) {
+  assert.equal(typeof value, 'number', where);
+  assert.ok(Number.isFinite(value), `${where}: ${value}`);
+}
+
+test('replay returns real, sim and error for every policy, with finite numbers', async () => {
+  const kvlab = await loadModule();
+  const fractions = [];
+  const result = kvlab.replay(options, (fraction) => fractions.push(fraction));
+  assert.deepEqual(Object.keys(result).sort(), [...policies].sort());
+  for (const policy of policies) {
+    const entry = result[policy];
+    const count = policy === 'serial-nocache' ? 4 : 10;
+    assert.equal(entry.request_count, count, policy);
+    for (const side of ['real', 'sim']) {
+      for (const key of ['median_ttft_ms', 'p95_ttft_ms', 'makespan_ms']) assertFinite(entry[side][key], `${policy}.${side}.${key}`);
+      assert.equal(entry[side].requests.length, count, `${policy}.${side}.requests`);
+      for (const request of entry[side].requests) for (const key of ['arrival_ms', 'first_token_ms', 'finish_ms']) assertFinite(request[key], `${policy}.${side}.requests[].${key}`);
+      assert.ok(entry[side].timeline.length > 0, `${policy}.${side}.timeline`);
+      for (const span of entry[side].timeline) assert.ok(span.end_ms >= span.start_ms, `${policy}.${side}.timeline`);
+    }
+    for (const key of ['median_ttft', 'p95_ttft', 'makespan']) assertFinite(entry.error[key], `${policy}.error.${key}`);
+    assert.ok(entry.step_check.kinds.length > 0, `${policy}.step_check.kinds`);
+  }
+  assert.ok(fractions.length > 0);
+  assert.equal(fractions[fractions.length - 1], 1);
+  for (let i = 1; i < fractions.length; i += 1) assert.ok(fractions[i] >= fractions[i - 1], 'progress never goes back');
+});
+
+test('replay reports bad options as RangeError or TypeError naming the field', async () => {
+  const kvlab = await loadModule();
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: 0 }), { name: 'RangeError', message: /options\.nocache_requests/ });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['static:0'] }), { name: 'RangeError', message: /options\.policies\[0\]/ });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: 'static:4' }), { name: 'TypeError', message: /options\.policies/ });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, workload: { requests: [{ arrival_ms: 0, prompt: 150, answer: 20 }] } }),
+    { name: 'RangeError', message: /options\.workload: the longest prompt/ });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: NaN }), { name: 'RangeError', message: /options\.nocache_requests/ });
+});
