@@ -15,33 +15,9 @@ namespace kvlab::sim {
 namespace {
 
 using nlohmann::json;
+using testing::measured_like_steps;
+using testing::random_requests;
 using testing::serve;
-
-// A measured-looking table: decode grows with rows and context and is not linear, prefill is convex.
-json measured_like_steps() {
-  json decode_ms = json::array();
-  std::vector<int> rows = {1, 2, 4, 8, 16}, contexts = {8, 16, 32, 64, 128};
-  for (int r : rows) {
-    json row = json::array();
-    for (int c : contexts) row.push_back(0.8 + 0.05 * r + 0.002 * r * c + 0.3 * (r == 16));
-    decode_ms.push_back(row);
-  }
-  return {{"decode", {{"rows", rows}, {"contexts", contexts}, {"ms", decode_ms}}},
-          {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.0, 1.1, 1.3, 1.7, 2.6, 4.4, 8.5, 17.9}}}}};
-}
-
-std::vector<Request> random_requests(uint64_t seed, int count, double rate_per_s) {
-  GeneratedWorkload workload;
-  workload.count = count;
-  workload.prompt_tokens_lo = 1;
-  workload.prompt_tokens_hi = 200;  // past the grid's end: extrapolation too
-  workload.answer_tokens_lo = 1;
-  workload.answer_tokens_hi = 40;
-  workload.arrival = ArrivalKind::poisson;
-  workload.rate_per_s = rate_per_s;
-  workload.seed = seed;
-  return generate_requests(workload);
-}
 
 // Times are ordered for every request, and no two requests share a slot at the same time.
 void expect_consistent(const std::vector<RequestState>& requests, int slots, const std::string& policy) {

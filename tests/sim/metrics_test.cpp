@@ -53,6 +53,23 @@ TEST(PolicyMetrics, HandCase) {
             (nlohmann::json{{"arrival_ms", 1.0}, {"first_token_ms", 4.0}, {"finish_ms", 4.0}, {"latency_ms", 3.0}}));
 }
 
+TEST(PolicyMetrics, TpotPercentilesAndGoodput) {
+  std::vector<RequestState> requests = {
+      finished(0, 5, 2, 10),  // TTFT 2, TPOT 2
+      finished(1, 1, 4, 4),   // TTFT 3, no TPOT: meets any TPOT target
+      finished(2, 4, 8, 17),  // TTFT 6, TPOT 3
+  };
+  auto metrics = policy_metrics(requests, 12, {3, 2.5});  // TTFT <= 3 and TPOT <= 2.5: the first two
+  EXPECT_DOUBLE_EQ(metrics["median_tpot_ms"].get<double>(), 2.5);  // of {2, 3}
+  EXPECT_DOUBLE_EQ(metrics["p95_tpot_ms"].get<double>(), 2.95);
+  EXPECT_DOUBLE_EQ(metrics["p99_tpot_ms"].get<double>(), 2.99);
+  EXPECT_DOUBLE_EQ(metrics["goodput_pct"].get<double>(), 200.0 / 3);
+  EXPECT_DOUBLE_EQ(metrics["goodput_per_s"].get<double>(), 2 / 0.017);  // 2 requests in a makespan of 17 ms
+  EXPECT_DOUBLE_EQ(policy_metrics(requests, 12, {1, 100})["goodput_pct"].get<double>(), 0);
+  // The default targets (1 s, 100 ms) are met by all three.
+  EXPECT_DOUBLE_EQ(policy_metrics(requests, 12)["goodput_pct"].get<double>(), 100);
+}
+
 TEST(PolicyMetrics, MakespanStartsAtTheFirstArrival) {
   // Requests in workload order need not be in arrival order.
   auto metrics = policy_metrics({finished(50, 2, 60, 70), finished(30, 2, 35, 40)}, 4);
@@ -64,7 +81,10 @@ TEST(PolicyMetrics, NullsWhereAMetricIsUndefined) {
   // Only one-token answers: no TPOT. Free steps: a makespan of 0, so no tokens/s.
   auto metrics = policy_metrics({finished(0, 1, 0, 0), finished(0, 1, 0, 0)}, 2);
   EXPECT_TRUE(metrics["tpot_ms"].is_null());
+  EXPECT_TRUE(metrics["median_tpot_ms"].is_null());
+  EXPECT_TRUE(metrics["p99_tpot_ms"].is_null());
   EXPECT_TRUE(metrics["tokens_per_s"].is_null());
+  EXPECT_TRUE(metrics["goodput_per_s"].is_null());
   EXPECT_DOUBLE_EQ(metrics["makespan_ms"].get<double>(), 0);
 }
 

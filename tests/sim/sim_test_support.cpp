@@ -5,6 +5,7 @@
 #include "sim/policy_registry.h"
 #include "sim/server_state.h"
 #include "sim/step_table.h"
+#include "sim/workload.h"
 
 namespace kvlab::sim::testing {
 
@@ -22,6 +23,31 @@ nlohmann::json linear_steps() {
 nlohmann::json affine_steps() {
   return {{"decode", {{"rows", {1, 2}}, {"contexts", {1, 2}}, {"ms", {{2, 3}, {3, 4}}}}},
           {"prefill", {{"tokens", {1, 2}}, {"ms", {3, 4}}}}};
+}
+
+nlohmann::json measured_like_steps() {
+  nlohmann::json decode_ms = nlohmann::json::array();
+  std::vector<int> rows = {1, 2, 4, 8, 16}, contexts = {8, 16, 32, 64, 128};
+  for (int r : rows) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int c : contexts) row.push_back(0.8 + 0.05 * r + 0.002 * r * c + 0.3 * (r == 16));
+    decode_ms.push_back(row);
+  }
+  return {{"decode", {{"rows", rows}, {"contexts", contexts}, {"ms", decode_ms}}},
+          {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.0, 1.1, 1.3, 1.7, 2.6, 4.4, 8.5, 17.9}}}}};
+}
+
+std::vector<Request> random_requests(uint64_t seed, int count, double rate_per_s) {
+  GeneratedWorkload workload;
+  workload.count = count;
+  workload.prompt_tokens_lo = 1;
+  workload.prompt_tokens_hi = 200;  // past the grid's end: extrapolation too
+  workload.answer_tokens_lo = 1;
+  workload.answer_tokens_hi = 40;
+  workload.arrival = ArrivalKind::poisson;
+  workload.rate_per_s = rate_per_s;
+  workload.seed = seed;
+  return generate_requests(workload);
 }
 
 nlohmann::json workload_json(const std::vector<Request>& requests) {

@@ -1,5 +1,6 @@
 #pragma once
 // Step tables, workloads and a policy runner shared by the simulator tests.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ nlohmann::json constant_steps(double prefill_ms, double decode_ms);
 // A table whose lookups are exact linear functions: prefill(L) = L ms and decode(r, c) = r + c ms, so a
 // step of r rows at contexts c_i costs sum_i (r + c_i) / r = r + mean(c_i).
 nlohmann::json linear_steps();
+
+// A measured-looking table: decode grows with rows and context and is not linear, prefill is convex.
+nlohmann::json measured_like_steps();
+
+// `count` random requests (prompts 1-200, past the table's grid, answers 1-40) arriving as Poisson at
+// `rate_per_s`.
+std::vector<Request> random_requests(uint64_t seed, int count, double rate_per_s);
 
 // The explicit workload object of `requests`.
 nlohmann::json workload_json(const std::vector<Request>& requests);

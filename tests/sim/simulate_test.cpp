@@ -62,6 +62,68 @@ TEST(Simulate, TimelineCoversTheFirstKRequests) {
             "options.timeline_requests must be an integer from 0 to 1000000 (got -1)");
 }
 
+TEST(Simulate, KvMemoryPoliciesAddTheirKeys) {
+  SimulateOptions options;
+  options.kv_tokens = 100;
+  options.block_tokens = 4;
+  json result = simulate(linear_steps(), kWorkload, {"continuous:2", "reserve:2", "paged:2", "chunked:2,8"}, options);
+  for (const char* policy : {"reserve:2", "paged:2", "chunked:2,8"}) {
+    SCOPED_TRACE(policy);
+    const json& metrics = result.at(policy);
+    for (const char* key : {"peak_kv_blocks", "kv_blocks_budget", "kv_block_tokens", "peak_kv_utilisation_pct", "preemptions",
+                            "recomputed_tokens", "waste_pct", "prefix_hit_rate", "kv_blocks_in_use", "median_tpot_ms",
+                            "goodput_pct", "timeline"})
+      EXPECT_TRUE(metrics.contains(key)) << key;
+    EXPECT_EQ(metrics["kv_blocks_budget"], 25);  // 100 tokens in blocks of 4
+    EXPECT_EQ(metrics["kv_blocks_in_use"]["t_ms"].size(), metrics["kv_blocks_in_use"]["blocks"].size());
+  }
+  EXPECT_TRUE(result["chunked:2,8"].contains("split_prefills"));
+  EXPECT_FALSE(result["continuous:2"].contains("peak_kv_blocks"));
+}
+
+TEST(Simulate, KvBytesAtTheTablesBytesPerToken) {
+  json steps = linear_steps();
+  steps["model"] = {{"kv_bytes_per_token", 1024}};
+  SimulateOptions options;
+  options.kv_bytes = 10 * 1024 * 16 + 1000;  // 160 tokens and change: 10 blocks of 16
+  EXPECT_EQ(simulate(steps, kWorkload, {"paged:2"}, options)["paged:2"]["kv_blocks_budget"], 10);
+  EXPECT_EQ(error_of(linear_steps(), kWorkload, {"paged:2"}, options),
+            "options.kv_bytes needs steps.model.kv_bytes_per_token (measure's table has it); or give options.kv_tokens");
+  options.kv_tokens = 160;
+  EXPECT_EQ(error_of(steps, kWorkload, {"paged:2"}, options),
+            "options.kv_tokens and options.kv_bytes both give the KV budget: give one");
+  options.kv_tokens.reset();
+  options.kv_bytes = 2000;  // 1 token
+  EXPECT_EQ(error_of(steps, kWorkload, {"paged:2"}, options),
+            "options.kv_bytes = 2000 (1 tokens at 1024 bytes a token) is less than one block of options.block_tokens = 16 "
+            "tokens");
+}
+
+TEST(Simulate, OptionsFromJson) {
+  SimulateOptions options = read_simulate_options(
+      {{"kv_tokens", 4096}, {"block_tokens", 32}, {"ttft_target_ms", 250}, {"tpot_target_ms", 20}, {"timeline_requests", 5}});
+  EXPECT_EQ(options.kv_tokens, 4096);
+  EXPECT_FALSE(options.kv_bytes.has_value());
+  EXPECT_EQ(options.block_tokens, 32);
+  EXPECT_DOUBLE_EQ(options.ttft_target_ms, 250);
+  EXPECT_DOUBLE_EQ(options.tpot_target_ms, 20);
+  EXPECT_EQ(options.timeline_requests, 5);
+  EXPECT_EQ(read_simulate_options(json::object()).block_tokens, 16);
+  auto message = [](const json& options) {
+    try {
+      read_simulate_options(options);
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message({{"kv_tokens", 0}}), "options.kv_tokens must be an integer from 1 to 1000000000000 (got 0)");
+  EXPECT_EQ(message({{"block_tokens", 0}}), "options.block_tokens must be an integer from 1 to 65536 (got 0)");
+  EXPECT_NE(message({{"kv_blocks", 3}}).find("options.kv_blocks is not a known field"), std::string::npos);
+  EXPECT_NE(message({{"ttft_target_ms", -1}}).find("options.ttft_target_ms must be a number from 0"), std::string::npos);
+  EXPECT_NE(message(json::array()).find("options must be an object"), std::string::npos);
+}
+
 TEST(SimulateErrors, PolicyNames) {
   auto message = [&](const std::vector<std::string>& policies) { return error_of(linear_steps(), kWorkload, policies); };
   EXPECT_EQ(message({"serial-cache", "fifo"}),
@@ -74,6 +136,13 @@ TEST(SimulateErrors, PolicyNames) {
   EXPECT_NE(message({"serial-cache:4"}).find("takes no batch size"), std::string::npos);
   EXPECT_NE(message({"static:16", "static:16"}).find("policies[1] \"static:16\" is given twice"), std::string::npos);
   EXPECT_EQ(message({}), "policies must name at least one policy");
+  EXPECT_EQ(message({"chunked:4"}),
+            "policies[0] \"chunked:4\": needs a batch size and a step token budget, chunked:B,T with T at least B");
+  EXPECT_EQ(message({"chunked:4,3"}), "policies[0] \"chunked:4,3\": T must be an integer from 4 to 1000000 (got 3)");
+  EXPECT_EQ(message({"chunked:0,3"}), "policies[0] \"chunked:0,3\": B must be an integer from 1 to 4096 (got 0)");
+  EXPECT_NE(message({"chunked:4,x"}).find("T must be an integer"), std::string::npos);
+  EXPECT_NE(message({"paged"}).find("needs a batch size, paged:B with B from 1 to 4096"), std::string::npos);
+  EXPECT_NE(message({"reserve:4,8"}).find("policies[0] \"reserve:4,8\": B must be"), std::string::npos);
 }
 
 TEST(SimulateErrors, StepTables) {
@@ -134,6 +203,19 @@ TEST(PolicyTable, LabOrderAndSeconds) {
             "static:4             13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
             "static:16            13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
             "continuous:16        13.8 s    13.8 s    13.8 s    13.8 s         0     -\n");
+}
+
+TEST(PolicyTable, KvColumnsWhenAKvPolicyIsShown) {
+  // One request, p = 8, n = 1, prefill 13.8 s: 1 block of 16 held, 8 of its 16 slots used: 50% waste.
+  SimulateOptions options;
+  options.kv_tokens = 64;
+  json result = simulate(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
+                         {"chunked:4,64", "paged:4", "continuous:4"}, options);
+  EXPECT_EQ(format_policy_table(result),
+            "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT  peak KV blocks  KV waste  preemptions\n"
+            "continuous:4       13.8 s    13.8 s    13.8 s    13.8 s         0     -               -         -            -\n"
+            "paged:4            13.8 s    13.8 s    13.8 s    13.8 s         0     -             1/4     50.0%            0\n"
+            "chunked:4,64       13.8 s    13.8 s    13.8 s    13.8 s         0     -             1/4     50.0%            0\n");
 }
 
 TEST(PolicyTable, ThreeSignificantDigits) {

@@ -47,6 +47,15 @@ TEST(StepTablePrefill, SinglePointIsConstant) {
   EXPECT_DOUBLE_EQ(steps.prefill_ms(1000), 5);
 }
 
+TEST(StepTablePrefill, SpansAreDifferencesFlooredAtZero) {
+  StepTable steps = small_table();  // prefill(L) = L + 1
+  EXPECT_DOUBLE_EQ(steps.prefill_span_ms(2, 4), 2);
+  EXPECT_DOUBLE_EQ(steps.prefill_span_ms(0, 3), 3);  // prefill(3) - prefill(0) = 4 - 1
+  // A table whose prefill falls (measurement noise): a span never costs less than nothing.
+  StepTable falling = table({{"rows", {1}}, {"contexts", {1}}, {"ms", {{1}}}}, {{"tokens", {2, 4}}, {"ms", {6, 4}}});
+  EXPECT_DOUBLE_EQ(falling.prefill_span_ms(2, 4), 0);
+}
+
 TEST(StepTableDecode, BilinearInsideTheGrid) {
   StepTable steps = small_table();
   EXPECT_DOUBLE_EQ(steps.decode_ms(1, 10), 1);

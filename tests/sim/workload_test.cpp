@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/input_error.h"
 
 namespace kvlab::sim {
@@ -39,6 +42,98 @@ TEST(GeneratedWorkload, PoissonGapsFollowEachRequestsSizes) {
   expect_request(requests[0], 46.204419567462814, 20, 94);
   expect_request(requests[1], 51.942907352993046, 11, 59);
   expect_request(requests[2], 54.82628098164236, 31, 55);
+}
+
+TEST(GeneratedWorkload, GammaGapsAndParetoLengthsFollowEachRequestsDraws) {
+  // Expected values from a separate Python implementation of the documented draws (libm's log and exp, so
+  // times to 1e-12 relative): per request a bounded-Pareto prompt (one uniform), a uniform answer, then a
+  // Gamma gap of shape 1 / 3^2 (Marsaglia-Tsang on shape + 1 and a power of a uniform) with mean 100 ms.
+  auto requests = read_workload({{"count", 4},
+                                 {"prompt", {{"kind", "pareto"}, {"range", {8, 2048}}, {"alpha", 1.2}}},
+                                 {"answer", {16, 96}},
+                                 {"arrival", {{"kind", "gamma"}, {"rate_per_s", 10}, {"cv", 3}}},
+                                 {"seed", 11}});
+  const double expected_ms[] = {18.876458338273476, 18.876458339018203, 216.76956066545446, 216.76956760884468};
+  const int expected_prompt[] = {10, 108, 10, 32}, expected_answer[] = {20, 32, 95, 55};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(requests[i].arrival_ms, expected_ms[i], 1e-12 * expected_ms[i]) << i;
+    EXPECT_EQ(requests[i].prompt_tokens, expected_prompt[i]) << i;
+    EXPECT_EQ(requests[i].answer_tokens, expected_answer[i]) << i;
+  }
+  // cv 0.5: shape 4, Marsaglia-Tsang directly.
+  auto even = read_workload({{"count", 3}, {"prompt", {8, 32}}, {"answer", {16, 96}},
+                             {"arrival", {{"kind", "gamma"}, {"rate_per_s", 10}, {"cv", 0.5}}}, {"seed", 2}});
+  EXPECT_NEAR(even[0].arrival_ms, 118.47635940387066, 1e-10);
+  EXPECT_NEAR(even[2].arrival_ms, 399.52412125486956, 1e-10);
+  EXPECT_EQ(even[2].prompt_tokens, 12);
+}
+
+TEST(GeneratedWorkload, GammaGapsHaveTheAskedMeanAndVariation) {
+  for (double cv : {0.3, 1.0, 4.0}) {
+    GeneratedWorkload workload;
+    workload.count = 200000;
+    workload.arrival = ArrivalKind::gamma;
+    workload.rate_per_s = 50;
+    workload.arrival_cv = cv;
+    auto requests = generate_requests(workload);
+    double sum = 0, sum_squares = 0, previous_ms = 0;
+    for (const Request& r : requests) {
+      double gap = r.arrival_ms - previous_ms;
+      previous_ms = r.arrival_ms;
+      sum += gap;
+      sum_squares += gap * gap;
+    }
+    double mean = sum / workload.count, sd = std::sqrt(sum_squares / workload.count - mean * mean);
+    EXPECT_NEAR(mean, 20, 20 * 0.03 * cv) << cv;  // 1 / 50 s; a few standard errors
+    EXPECT_NEAR(sd / mean, cv, 0.05 * cv) << cv;
+  }
+}
+
+TEST(GeneratedWorkload, BoundedParetoLengthsHaveAHeavyTail) {
+  // alpha = 1 on [10, 999] (x on [10, 1000)): P(x >= t) = (10/t - 10/1000) / (1 - 10/1000).
+  GeneratedWorkload workload;
+  workload.count = 200000;
+  workload.answer_tokens_lo = 10;
+  workload.answer_tokens_hi = 999;
+  workload.answer_pareto_alpha = 1;
+  auto requests = generate_requests(workload);
+  int at_least_100 = 0, lo = 1000000, hi = 0;
+  for (const Request& r : requests) {
+    at_least_100 += r.answer_tokens >= 100;
+    lo = std::min(lo, r.answer_tokens);
+    hi = std::max(hi, r.answer_tokens);
+  }
+  EXPECT_EQ(lo, 10);
+  EXPECT_LE(hi, 999);
+  EXPECT_GT(hi, 900);
+  EXPECT_NEAR(at_least_100 / 200000.0, (0.1 - 0.01) / 0.99, 0.004);
+}
+
+TEST(GeneratedWorkload, SystemPromptAndChatTurns) {
+  // 2 conversations take turns: request i is turn i / 2 of conversation i % 2. Every first prompt is the
+  // 10-token system prompt plus 5 new tokens; a later turn's is the previous prompt and its 3-token answer
+  // plus 5 new tokens.
+  auto requests = read_workload(
+      {{"count", 5}, {"prompt", {5, 5}}, {"answer", {3, 3}}, {"system_prompt", 10}, {"chat", {{"conversations", 2}}}});
+  const int expected_prompt[] = {15, 15, 23, 23, 31};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(requests[i].prompt_tokens, expected_prompt[i]) << i;
+    EXPECT_EQ(requests[i].conversation, i % 2) << i;
+    EXPECT_EQ(requests[i].system_prompt_tokens, 10) << i;
+  }
+  // The explicit form keeps both, and reads back the same.
+  json spec = {{"count", 5}, {"prompt", {5, 5}}, {"answer", {3, 3}}, {"system_prompt", 10}, {"chat", {{"conversations", 2}}}};
+  json explicit_form = explicit_workload(spec);
+  EXPECT_EQ(explicit_form["system_prompt"], 10);
+  EXPECT_EQ(explicit_form["requests"][2], (json{{"arrival_ms", 0.0}, {"prompt", 23}, {"answer", 3}, {"conversation", 0}}));
+  auto replayed = read_workload(explicit_form);
+  EXPECT_EQ(replayed[4].prompt_tokens, 31);
+  EXPECT_EQ(replayed[4].conversation, 0);
+  EXPECT_EQ(replayed[4].system_prompt_tokens, 10);
+  // Without either, nothing is shared and the explicit form has no such keys.
+  json plain = explicit_workload({{"count", 2}, {"prompt", {5, 5}}, {"answer", {3, 3}}});
+  EXPECT_FALSE(plain.contains("system_prompt"));
+  EXPECT_FALSE(plain["requests"][0].contains("conversation"));
 }
 
 TEST(GeneratedWorkload, SameSeedSameWorkloadOtherSeedOther) {
@@ -115,6 +210,28 @@ TEST(WorkloadErrors, NameTheField) {
   EXPECT_NE(with("arrival", {{"kind", "poisson"}, {"rate_per_s", 0}}).find("workload.arrival.rate_per_s must be a number"),
             std::string::npos);
   EXPECT_NE(with("arrival", {{"kind", "all-at-zero"}, {"rate_per_s", 3}}).find("workload.arrival.rate_per_s is not a known field"),
+            std::string::npos);
+  EXPECT_NE(with("arrival", {{"kind", "gamma"}, {"rate_per_s", 3}}).find("workload.arrival.cv is missing"), std::string::npos);
+  EXPECT_NE(with("arrival", {{"kind", "gamma"}, {"rate_per_s", 3}, {"cv", 20}}).find("workload.arrival.cv must be a number from 0.1 to 10"),
+            std::string::npos);
+  EXPECT_NE(with("prompt", {{"kind", "lognormal"}, {"range", {1, 9}}}).find("workload.prompt.kind must be \"pareto\""),
+            std::string::npos);
+  EXPECT_NE(with("prompt", {{"kind", "pareto"}, {"range", {1, 9}}}).find("workload.prompt.alpha is missing"), std::string::npos);
+  EXPECT_NE(with("answer", {{"kind", "pareto"}, {"range", {9, 1}}, {"alpha", 1}}).find("workload.answer.range must be a range [lo, hi] with lo <= hi"),
+            std::string::npos);
+  EXPECT_NE(with("system_prompt", -1).find("workload.system_prompt must be an integer from 0"), std::string::npos);
+  EXPECT_NE(with("chat", {{"conversations", 0}}).find("workload.chat.conversations must be an integer from 1"), std::string::npos);
+  EXPECT_NE(with("chat", {{"turns", 3}}).find("workload.chat.turns is not a known field"), std::string::npos);
+  // Chat prompts grow turn by turn, within the per-prompt limit.
+  json growing = {{"count", 3}, {"prompt", {1, 1}}, {"answer", {600000, 600000}}, {"chat", {{"conversations", 1}}}};
+  EXPECT_NE(error_of(growing).find("workload: request 2 would have a prompt of 1200003 tokens"), std::string::npos);
+  // Explicit: the system prompt is where every prompt begins.
+  json with_system = {{"system_prompt", 4}, {"requests", {good, {{"arrival_ms", 0}, {"prompt", 3}, {"answer", 1}}}}};
+  EXPECT_EQ(error_of(with_system),
+            "workload.requests[1].prompt must be at least workload.system_prompt = 4 tokens, which it begins with (got 3)");
+  json bad_conversation = good;
+  bad_conversation["conversation"] = -2;
+  EXPECT_NE(error_of(list(bad_conversation)).find("workload.requests[3].conversation must be an integer from 0"),
             std::string::npos);
   json no_count = spec;
   no_count.erase("count");
