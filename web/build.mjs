@@ -3,8 +3,12 @@
 //   dist/index.html              the page: app.js + app.css (esbuild, minified, source maps), worker.js,
 //                                kvlab.js + kvlab.wasm; relative paths only, so any sub-path of any host works
 //   dist/embed.html              the same page in its compact view, for an <iframe> (as is index.html?embed)
+//   dist/kvlab-scalar.js, .wasm  the KVLAB_SIMD=OFF build (factory createKvlabScalar), which the worker
+//                                fetches only when the SIMD vs scalar vs JavaScript panel runs
 //   dist/kvlab-standalone.html   one file with everything inlined: the single-file glue (wasm as base64)
-//                                runs in a Blob-URL worker, so it works from file:// with no server
+//                                runs in a Blob-URL worker, so it works from file:// with no server; the
+//                                scalar build is inlined too (its wasm as base64, compiled only when the
+//                                panel runs)
 //
 // Every page carries a Content-Security-Policy meta tag without 'unsafe-eval' or 'unsafe-inline'; the
 // standalone file allows its one inline script and one inline style by their SHA-256 hashes.
@@ -18,6 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'web', 'src');
 const dist = path.join(root, 'dist');
 const wasmDir = path.join(root, 'build', 'wasm', 'src', 'wasm');
+const scalarDir = path.join(root, 'build', 'wasm-scalar', 'src', 'wasm');
 
 function die(message) {
   console.error(`web/build: ${message}`);
@@ -33,6 +38,13 @@ try {
 
 for (const file of ['kvlab.js', 'kvlab.wasm', 'kvlab-single.js']) {
   if (!fs.existsSync(path.join(wasmDir, file))) die(`${path.relative(root, path.join(wasmDir, file))} is missing: run scripts/build (the wasm build) first.`);
+}
+for (const file of ['kvlab.js', 'kvlab.wasm']) {
+  if (!fs.existsSync(path.join(scalarDir, file))) die(`${path.relative(root, path.join(scalarDir, file))} is missing: run scripts/build (the wasm-scalar build) first.`);
+}
+const scalarGlue = fs.readFileSync(path.join(scalarDir, 'kvlab.js'), 'utf8');
+if (!/\bvar createKvlabScalar\b/.test(scalarGlue)) {
+  die(`${path.relative(root, path.join(scalarDir, 'kvlab.js'))} does not define createKvlabScalar (an older build?): run scripts/build.`);
 }
 
 const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
@@ -99,6 +111,8 @@ fs.mkdirSync(dist, { recursive: true });
 await bundle({ entry: 'main.js', outfile: path.join(dist, 'app.js'), write: true });
 await bundle({ entry: 'worker.js', outfile: path.join(dist, 'worker.js'), write: true });
 for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
+fs.copyFileSync(path.join(scalarDir, 'kvlab.js'), path.join(dist, 'kvlab-scalar.js'));
+fs.copyFileSync(path.join(scalarDir, 'kvlab.wasm'), path.join(dist, 'kvlab-scalar.wasm'));
 
 const template = fs.readFileSync(path.join(src, 'index.html'), 'utf8');
 const servedCsp = [
@@ -126,7 +140,9 @@ const workerJs = workerBundle.outputFiles.find((f) => f.path.endsWith('.js')).te
 const glue = fs.readFileSync(path.join(wasmDir, 'kvlab-single.js'), 'utf8');
 const standaloneApp = await bundle({
   entry: 'main.js', outfile: path.join(dist, 'standalone-app.js'), write: false, sourcemap: false,
-  source: `${glue}\n;\n${workerJs}`,
+  // The SIMD glue, the scalar glue and its wasm (decoded by the worker only when the panel runs), then
+  // the worker's own code.
+  source: [glue, scalarGlue, `var kvlabScalarWasmBase64 = ${JSON.stringify(fs.readFileSync(path.join(scalarDir, 'kvlab.wasm')).toString('base64'))};`, workerJs].join('\n;\n'),
 });
 const appJs = checkInline(standaloneApp.outputFiles.find((f) => f.path.endsWith('.js')).text, 'script');
 const appCss = checkInline(standaloneApp.outputFiles.find((f) => f.path.endsWith('.css')).text, 'style');
@@ -150,4 +166,4 @@ fs.writeFileSync(path.join(dist, 'kvlab-standalone.html'), page(template, {
 }));
 
 const size = (file) => `${(fs.statSync(path.join(dist, file)).size / 1024).toFixed(0)} KiB`;
-console.log(`web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`);
+console.log(`web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`);

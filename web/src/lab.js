@@ -8,13 +8,15 @@ const LOAD_TIMEOUT_MS = 30000;
 
 let blobUrl = null;
 
-function newWorker() {
+// One worker script, two roles told apart by the worker's name (see worker.js): the lab, and the
+// SIMD vs scalar vs JavaScript panel (COMPARE_WORKER_NAME).
+export function newWorker(name = 'kvlab-lab') {
   if (workerSource) {
     // Standalone page: a Blob-URL worker works from file://, where new Worker('worker.js') is refused.
     if (!blobUrl) blobUrl = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
-    return new Worker(blobUrl);
+    return new Worker(blobUrl, { name });
   }
-  return new Worker(new URL('worker.js', document.baseURI));
+  return new Worker(new URL('worker.js', document.baseURI), { name });
 }
 
 export const standalone = Boolean(workerSource);

@@ -16,6 +16,7 @@ import { environment } from './env.js';
 import { setupKvCalculator } from './kvmem.js';
 import { download, policiesCsv, requestsCsv, stepsCsv } from './exports.js';
 import { sig } from './format.js';
+import { setupComparison } from './compare.js';
 
 const embed = new URLSearchParams(location.search).has('embed') || document.body.hasAttribute('data-embed');
 if (embed) document.documentElement.classList.add('embed');
@@ -27,6 +28,7 @@ let lastResult = null;
 let lastOptions = null;
 let lastSettings = null;
 let env = null;
+let comparison = null;   // the SIMD vs scalar vs JavaScript panel
 
 const PHASES = {
   'no-cache answers': 'Timing one answer without the cache',
@@ -40,9 +42,11 @@ const PHASES = {
 function setState(state) {
   main.dataset.state = state;
   const running = state === 'running';
-  $('#run').disabled = running;
+  // The lab and the SIMD panel never run at once: they would compete for the processor.
+  $('#run').disabled = running || Boolean(comparison && comparison.running);
   $('#cancel').disabled = !running;
   main.setAttribute('aria-busy', running ? 'true' : 'false');
+  if (comparison) comparison.sync();
 }
 
 function setPhase(text) {
@@ -202,7 +206,7 @@ function hint(error) {
   if (error.kind === 'memory') return 'Try a smaller model preset, fewer requests or shorter answers.';
   if (error.kind === 'load') {
     if (env && !env.wasm) return 'This browser has no WebAssembly.';
-    if (env && !env.wasm_simd) return 'This browser lacks WebAssembly SIMD, which kvlab needs (any current Chrome, Edge, Firefox or Safari 16.4+ has it).';
+    if (env && !env.wasm_simd) return 'This browser lacks WebAssembly SIMD, which the lab needs (any current Chrome, Edge, Firefox or Safari 16.4+ has it); the SIMD vs scalar vs JavaScript panel below still measures the other two.';
     return 'Check that kvlab.js and kvlab.wasm sit next to this page.';
   }
   if (error.kind === 'crash') return 'The worker was restarted when you retry.';
@@ -215,6 +219,10 @@ function startRun() {
     const first = $('[aria-invalid="true"]', form);
     if (first) first.focus();
     setPhase('Not run: fix the highlighted settings.');
+    return;
+  }
+  if (comparison && comparison.running) {
+    setPhase('Not run: the SIMD vs scalar vs JavaScript comparison is running; cancel it or wait for it.');
     return;
   }
   writeHash(settings);
@@ -341,6 +349,17 @@ for (const button of $$('.downloads button')) button.disabled = true;
 env = environment();
 renderEnvironment(null);
 kv = setupKvCalculator($('#kv-memory'));
+comparison = setupComparison({
+  preset: () => {
+    const value = $('#preset').value;
+    return PRESETS[value] ? value : DEFAULTS.preset;
+  },
+  environment: () => env,
+  busy: () => lab.running,
+  onRunningChange: () => {
+    $('#run').disabled = main.dataset.state === 'running' || comparison.running;
+  },
+});
 watchResizes();
 setState('loading');
 const initial = applyHash();
