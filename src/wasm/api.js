@@ -58,6 +58,11 @@ Module['bench'] = function (options, onProgress) {
   return kvlabUnwrap(Module['bench_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };
 
+/** memory() -> { heap_bytes, in_use_bytes }: the wasm heap's size and what malloc holds of it */
+Module['memory'] = function () {
+  return kvlabUnwrap(Module['memory_json']());
+};
+
 /** presets() -> [{ preset, description, vocab, d_model, ..., parameters, weight_bytes, kv_bytes_per_token }] */
 Module['presets'] = function () {
   return kvlabUnwrap(Module['presets_json']());

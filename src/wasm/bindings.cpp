@@ -3,7 +3,9 @@
 // a thrown RangeError/TypeError. No exception ever crosses Embind, because each JS throw through an
 // Embind call leaks wasm stack (toolchain.md) and enough of them corrupt the module.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <string>
 #include <vector>
@@ -153,6 +155,15 @@ std::string presets_json() {
   });
 }
 
+// The wasm heap: its size and the bytes malloc holds, so that tests can check that repeated calls
+// leave both flat.
+std::string memory_json() {
+  return reply([] {
+    const struct mallinfo info = mallinfo();
+    return json{{"heap_bytes", emscripten_get_heap_size()}, {"in_use_bytes", info.uordblks}};
+  });
+}
+
 std::string version() { return KVLAB_VERSION; }
 
 EMSCRIPTEN_BINDINGS(kvlab) {
@@ -164,6 +175,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("weights_value", &weights_value);
   emscripten::function("presets_json", &presets_json);
   emscripten::function("bench_json", &bench_json);
+  emscripten::function("memory_json", &memory_json);
   emscripten::function("version", &version);
 }
 
