@@ -24,11 +24,11 @@ void ContinuousBatching::serve(ServerState& server) {
         active.push_back(&request);
       }
     }
-    if (!active.empty()) make_room(server, active, free_slots);
+    if (!active.empty()) make_room(active, free_slots);
     if (!active.empty()) {
       // (2) One decode step over all active rows, each at its own context.
       server.run_token_step(mixed_step_ms(server.steps(), active, {}), active);
-      after_decode_step(server, active);
+      after_decode_step(active);
       for (const RequestState* row : active) {
         if (!row->finished()) continue;
         leave(*row);

@@ -24,9 +24,9 @@ class ContinuousBatching : public Scheduler {
   virtual void prefill(ServerState& server, RequestState& request, int slot) { server.run_prefill(request, slot); }
   // Before a decode step over `active` (admission order): may preempt rows, taking them out of `active`
   // and giving their slots back.
-  virtual void make_room(ServerState& /*server*/, std::vector<RequestState*>& /*active*/, SlotPool& /*slots*/) {}
+  virtual void make_room(std::vector<RequestState*>& /*active*/, SlotPool& /*slots*/) {}
   // After the decode step, before the rows that are done leave.
-  virtual void after_decode_step(const ServerState& /*server*/, const std::vector<RequestState*>& /*active*/) {}
+  virtual void after_decode_step(const std::vector<RequestState*>& /*active*/) {}
   // A request that is done leaves.
   virtual void leave(const RequestState& /*request*/) {}
 

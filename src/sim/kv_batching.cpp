@@ -37,7 +37,7 @@ void KvBatching::prefill(ServerState& server, RequestState& request, int slot) {
   memory_->record_step();
 }
 
-void KvBatching::after_decode_step(const ServerState& /*server*/, const std::vector<RequestState*>& active) {
+void KvBatching::after_decode_step(const std::vector<RequestState*>& active) {
   for (const RequestState* row : active) memory_->note_computed(*row);
   memory_->record_step();
 }
@@ -67,7 +67,7 @@ void PagedBatching::check(const std::vector<Request>& workload) const {
       "prompt + answer - 1");
 }
 
-void PagedBatching::make_room(ServerState& /*server*/, std::vector<RequestState*>& active, SlotPool& slots) {
+void PagedBatching::make_room(std::vector<RequestState*>& active, SlotPool& slots) {
   memory_->make_room_for_decodes(active, slots);
 }
 

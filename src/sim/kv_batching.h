@@ -24,7 +24,7 @@ class KvBatching : public ContinuousBatching {
 
   bool take_memory(const RequestState& next) override;
   void prefill(ServerState& server, RequestState& request, int slot) override;
-  void after_decode_step(const ServerState& server, const std::vector<RequestState*>& active) override;
+  void after_decode_step(const std::vector<RequestState*>& active) override;
   void leave(const RequestState& request) override { memory_->leave(request); }
 
   KvSettings settings_;
@@ -66,7 +66,7 @@ class PagedBatching : public KvBatching {
  protected:
   int hold_positions(const RequestState& next) const override { return next.next_context(); }
   bool reuses_prefixes() const override { return true; }
-  void make_room(ServerState& server, std::vector<RequestState*>& active, SlotPool& slots) override;
+  void make_room(std::vector<RequestState*>& active, SlotPool& slots) override;
 };
 
 }  // namespace kvlab::sim

@@ -33,7 +33,6 @@ class KvBlockManager {
   // `reuse_prefixes`: full blocks are keyed by content and found again (docs/memory.md, "Prefix reuse").
   KvBlockManager(const KvSettings& settings, const std::vector<RequestState>& requests, bool reuse_prefixes);
 
-  int block_tokens() const { return settings_.block_tokens; }
   long long held_blocks() const { return held_blocks_; }
 
   // Tokens at the start of a prefill of `prefill_tokens` tokens of `request` that are in the cache: whole

@@ -5,11 +5,16 @@
 
 namespace kvlab::sim {
 
+namespace {
+
+// Whether any request shares a prompt prefix (a system prompt, or turns of a conversation).
 bool shares_prefixes(const std::vector<RequestState>& requests) {
   return std::any_of(requests.begin(), requests.end(), [](const RequestState& state) {
     return state.request.system_prompt_tokens > 0 || state.request.conversation >= 0;
   });
 }
+
+}  // namespace
 
 KvMemory::KvMemory(const KvSettings& settings, ServerState& server, bool reuse_shared_prefixes)
     : server_(server),

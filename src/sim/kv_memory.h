@@ -20,9 +20,6 @@ template <class PositionsAlone>
 void check_each_request_fits(const KvSettings& settings, const std::vector<Request>& workload,
                              PositionsAlone positions_alone, const char* need);
 
-// Whether any request shares a prompt prefix (a system prompt, or turns of a conversation).
-bool shares_prefixes(const std::vector<RequestState>& requests);
-
 class KvMemory {
  public:
   // The memory of a policy serving `server`'s requests; prefix reuse is on when `reuse_shared_prefixes` and
