@@ -7,12 +7,7 @@
 
 namespace kvlab::sim {
 
-void ChunkedPrefill::check(const std::vector<Request>& workload) const {
-  check_each_request_fits(
-      settings_, workload,
-      [](const Request& r) { return static_cast<long long>(r.prompt_tokens) + r.answer_tokens - 1; },
-      "prompt + answer - 1");
-}
+void ChunkedPrefill::check(const std::vector<Request>& workload) const { check_paged_fits(settings_, workload); }
 
 void ChunkedPrefill::serve(ServerState& server) {
   KvMemory& memory = memory_.emplace(settings_, server, true);

@@ -60,12 +60,7 @@ int ReserveBatching::hold_positions(const RequestState& next) const {
   return next.request.prompt_tokens + longest_answer_tokens_ - 1;
 }
 
-void PagedBatching::check(const std::vector<Request>& workload) const {
-  check_each_request_fits(
-      settings_, workload,
-      [](const Request& r) { return static_cast<long long>(r.prompt_tokens) + r.answer_tokens - 1; },
-      "prompt + answer - 1");
-}
+void PagedBatching::check(const std::vector<Request>& workload) const { check_paged_fits(settings_, workload); }
 
 void PagedBatching::make_room(std::vector<RequestState*>& active, SlotPool& slots) {
   memory_->make_room_for_decodes(active, slots);

@@ -16,6 +16,13 @@ bool shares_prefixes(const std::vector<RequestState>& requests) {
 
 }  // namespace
 
+void check_paged_fits(const KvSettings& settings, const std::vector<Request>& workload) {
+  check_each_request_fits(
+      settings, workload,
+      [](const Request& r) { return static_cast<long long>(r.prompt_tokens) + r.answer_tokens - 1; },
+      "prompt + answer - 1");
+}
+
 KvMemory::KvMemory(const KvSettings& settings, ServerState& server, bool reuse_shared_prefixes)
     : server_(server),
       blocks_(settings, server.requests(), reuse_shared_prefixes && shares_prefixes(server.requests())),

@@ -20,6 +20,10 @@ template <class PositionsAlone>
 void check_each_request_fits(const KvSettings& settings, const std::vector<Request>& workload,
                              PositionsAlone positions_alone, const char* need);
 
+// check_each_request_fits() for paged memory (paged, chunked): alone, a request grows to its whole
+// sequence, prompt + answer - 1 positions.
+void check_paged_fits(const KvSettings& settings, const std::vector<Request>& workload);
+
 class KvMemory {
  public:
   // The memory of a policy serving `server`'s requests; prefix reuse is on when `reuse_shared_prefixes` and
