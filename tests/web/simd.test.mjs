@@ -151,6 +151,12 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
 
     fs.mkdirSync(screenshots, { recursive: true });
     await page.locator('#simd').screenshot({ path: path.join(screenshots, 'simd.png') });
+
+    // Phone width: the page does not scroll sideways (the table scrolls in its own box).
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.waitForTimeout(200);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than a 375px screen`);
   });
 
   test('Cancel stops the panel’s worker and leaves the lab’s alone', async () => {
