@@ -20,7 +20,7 @@ namespace {
 json placeholder_steps(const MeasureOptions& o) {
   json ms = json::array();
   for (size_t i = 0; i < o.decode_rows.size(); ++i) ms.push_back(std::vector<double>(o.decode_contexts.size(), 1.0));
-  return {{"model", json::object()},
+  return {{"model", model_info(o)},
           {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", ms}}},
           {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::vector<double>(o.prefill_tokens.size(), 1.0)}}}};
 }
@@ -29,26 +29,24 @@ json placeholder_steps(const MeasureOptions& o) {
 
 LabOptions read_lab_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
-  fields::reject_unknown(object, path, {"measure", "workload", "policies", "timeline_requests"});
+  fields::reject_unknown(object, path, {"measure", "workload", "policies", "simulate", "timeline_requests"});
   LabOptions o;
   o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"));
   o.workload = object.value("workload", default_workload());
-  o.policies = sim::default_policies();
-  if (object.contains("policies")) {
-    const json& list = object["policies"];
-    const std::string field = fields::join(path, "policies");
-    if (!list.is_array() || list.empty() || list.size() > 64)
-      throw_type(field + " must be a list of 1 to 64 policy names");
-    o.policies.clear();
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_string()) throw_type(field + "[" + std::to_string(i) + "] must be a policy name string");
-      o.policies.push_back(list[i].get<std::string>());
-    }
+  o.policies = object.contains("policies") ? sim::read_policy_names(object["policies"], fields::join(path, "policies"))
+                                           : sim::default_policies();
+  o.simulate = sim::read_simulate_options(object.value("simulate", json::object()), fields::join(path, "simulate"));
+  if (object.contains("timeline_requests")) {  // the shorthand the page uses; once only
+    if (object.value("simulate", json::object()).contains("timeline_requests"))
+      throw_range(fields::join(path, "timeline_requests") + " and " + fields::join(path, "simulate.timeline_requests") +
+                  " are the same setting: give it once");
+    o.simulate.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", 60, 0, 1000));
   }
-  o.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", 60, 0, 1000));
-  // Simulating on unit costs validates the workload and the policies in full, at a small cost next to
-  // a measurement, so that a typo fails at once rather than after it.
-  sim::simulate(placeholder_steps(o.measure), o.workload, o.policies, {0});
+  // Simulating on unit costs validates the workload, the policies and the memory settings in full, at a
+  // small cost next to a measurement, so that a typo fails at once rather than after it.
+  sim::SimulateOptions check = o.simulate;
+  check.timeline_requests = 0;
+  sim::simulate(placeholder_steps(o.measure), o.workload, o.policies, check);
   return o;
 }
 
@@ -59,7 +57,7 @@ json run_lab(const LabOptions& o, const ProgressFn& progress) {
   json result = measure(o.measure, measure_progress);
   if (progress) progress(0.98, "simulating");
   result["workload"] = o.workload;
-  result["policies"] = sim::simulate(result["steps"], o.workload, o.policies, {o.timeline_requests});
+  result["policies"] = sim::simulate(result["steps"], o.workload, o.policies, o.simulate);
   if (progress) progress(1.0, "done");
   return result;
 }

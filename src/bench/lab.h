@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/measure.h"
+#include "sim/simulate.h"
 
 namespace kvlab {
 
@@ -14,14 +15,14 @@ struct LabOptions {
   MeasureOptions measure;
   nlohmann::json workload;            // a simulator workload object (generated or explicit)
   std::vector<std::string> policies;  // simulator policy names
-  int timeline_requests = 60;
+  sim::SimulateOptions simulate;      // timeline length, KV memory budget, goodput targets
 };
 
 // The published lab's queue: 1,000 requests at t = 0, prompts 8-32, answers 16-96 tokens.
 nlohmann::json default_workload();
 
-// { "measure": {...}, "workload": {...}, "policies": [...], "timeline_requests": K }, every field
-// optional. Throws InputError naming the field. The workload and policies are checked here, before
+// { "measure": {...}, "workload": {...}, "policies": [...], "simulate": {...}, "timeline_requests": K },
+// every field optional ("timeline_requests" is short for "simulate": {"timeline_requests": K}). Throws InputError naming the field. The workload and policies are checked here, before
 // anything is measured, so that a typo does not cost a whole measurement.
 LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options");
 

@@ -1,5 +1,6 @@
 #include "sim/policy_registry.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "common/input_error.h"
@@ -108,5 +109,18 @@ std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSett
 }
 
 std::vector<std::string> default_policies() { return {"serial-nocache", "serial-cache", "static:16", "continuous:16"}; }
+
+std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path) {
+  if (!list.is_array() || list.empty() || list.size() > 64) throw_type(path + " must be a list of 1 to 64 policy names");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string item = path + "[" + std::to_string(i) + "]";
+    if (!list[i].is_string()) throw_type(item + " must be a policy name string");
+    names.push_back(list[i].get<std::string>());
+    if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
+      throw_range(item + " \"" + names.back() + "\" is given twice");
+  }
+  return names;
+}
 
 }  // namespace kvlab::sim

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/kv_blocks.h"
 #include "sim/scheduler.h"
 
@@ -26,6 +28,10 @@ PolicyName parse_policy_name(const std::string& name, const std::string& path);
 
 // The policy's scheduler; the KV-memory policies (reserve, paged, chunked) use `kv`, the others ignore it.
 std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSettings& kv = {});
+
+// A JSON list of 1 to 64 policy names, none given twice (each is parsed when it is simulated); `path`
+// names the list in errors ("options.policies").
+std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path);
 
 // The published lab's four: {"serial-nocache", "serial-cache", "static:16", "continuous:16"}.
 std::vector<std::string> default_policies();

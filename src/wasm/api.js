@@ -68,13 +68,16 @@ Module['presets'] = function () {
   return kvlabUnwrap(Module['presets_json']());
 };
 
-/** simulate(steps, workload, policies?) -> { [policy]: metrics } */
-Module['simulate'] = function (steps, workload, policies) {
+/** simulate(steps, workload, policies?, options?) -> { [policy]: metrics }; options: { timeline_requests,
+ *  kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
+Module['simulate'] = function (steps, workload, policies, options) {
   return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),
-                                             policies === undefined ? 'null' : kvlabToJson(policies, 'policies')));
+                                             policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
+                                             options === undefined ? 'null' : kvlabToJson(options, 'options')));
 };
 
-/** run(options?, onProgress?) -> { answer, steps, workload, policies } : measure, then simulate */
+/** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?) -> { answer, steps, workload,
+ *  policies } : measure, then simulate */
 Module['run'] = function (options, onProgress) {
   return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };

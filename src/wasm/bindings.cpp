@@ -50,17 +50,6 @@ ProgressFn progress_to(val callback) {
   return [callback](double fraction, const std::string& phase) { callback(fraction, phase); };
 }
 
-std::vector<std::string> read_policy_list(const json& list) {
-  if (!list.is_array() || list.empty() || list.size() > 64)
-    throw_type("policies must be a list of 1 to 64 policy names (got " + list.dump().substr(0, 40) + ")");
-  std::vector<std::string> names;
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_string()) throw_type("policies[" + std::to_string(i) + "] must be a policy name string");
-    names.push_back(list[i].get<std::string>());
-  }
-  return names;
-}
-
 }  // namespace
 
 std::string measure_json(const std::string& options, val progress) {
@@ -71,11 +60,14 @@ std::string model_info_json(const std::string& options) {
   return reply([&] { return model_info(read_measure_options(fields::parse(options, "options"))); });
 }
 
-std::string simulate_json(const std::string& steps, const std::string& workload, const std::string& policies) {
+std::string simulate_json(const std::string& steps, const std::string& workload, const std::string& policies,
+                          const std::string& options) {
   return reply([&] {
     json policy_list = fields::parse(policies, "policies");
+    json options_object = fields::parse(options, "options");
     return sim::simulate(fields::parse(steps, "steps"), fields::parse(workload, "workload"),
-                         policy_list.is_null() ? sim::default_policies() : read_policy_list(policy_list));
+                         policy_list.is_null() ? sim::default_policies() : sim::read_policy_names(policy_list, "policies"),
+                         sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
 }
 

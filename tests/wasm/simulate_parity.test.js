@@ -50,6 +50,27 @@ test('explicit workload: wasm numbers equal native numbers to 1e-9', async () =>
   fs.rmSync(dir, { recursive: true });
 });
 
+test('memory policies with a KV budget: wasm numbers equal native numbers to 1e-9', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
+  const memorySteps = { ...steps, model: { kv_bytes_per_token: 2048 } };
+  const memoryPolicies = ['continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
+  const options = { kv_bytes: 2048 * 600, block_tokens: 16, ttft_target_ms: 50, tpot_target_ms: 3 };
+  fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(memorySteps));
+  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
+  const args = ['simulate', '--steps', path.join(dir, 'steps.json'), '--workload', path.join(dir, 'workload.json'), '--json',
+    '--kv-bytes', String(options.kv_bytes), '--block-tokens', '16', '--ttft-target-ms', '50', '--tpot-target-ms', '3'];
+  for (const p of memoryPolicies) args.push('--policy', p);
+
+  const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
+  const kvlab = await loadModule();
+  const embind = kvlab.simulate(memorySteps, workload, memoryPolicies, options);
+  assert.ok(native['paged:8'].preemptions > 0, 'the budget binds: paged preempts');
+  assert.ok(native['reserve:8'].waste_pct > native['paged:8'].waste_pct, 'reserve wastes more than paged');
+  for (const p of memoryPolicies) assertClose(embind[p], native[p], `embind ${p}`);
+  assert.throws(() => kvlab.simulate(memorySteps, workload, memoryPolicies, { kv_tokens: 0 }), /kv_tokens/);
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('run() measures then simulates, and the Node CLI prints the lab table', async () => {
   const kvlab = await loadModule();
   const result = kvlab.run({
