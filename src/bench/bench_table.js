@@ -28,6 +28,16 @@ const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-
 const wasmScalar = run('wasm scalar (Node)', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator'));
 const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
 
+// The same step on a model that fits in cache (the `lab` preset, 0.6 MB): bound by arithmetic, not
+// by memory, so it shows what SIMD buys when bandwidth does not cap it.
+const quick = ['bench', '--json', '--preset', 'lab', '--answer-runs', '0', '--no-simulator'];
+const inCache = {
+  native: run('in-cache model: native', path.join(root, 'build/native/src/cli/kvlab'), quick),
+  wasm_simd: run('in-cache model: wasm SIMD', 'node', node('build/wasm/src/cli/kvlab-cli.js', ...quick)),
+  wasm_scalar: run('in-cache model: wasm scalar', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', ...quick)),
+  js: run('in-cache model: plain JavaScript', 'node', [path.join(root, 'web/reference/bench.js'), '--preset', 'lab']).js_decode_ctx64,
+};
+
 const ctx64 = (result) => result.decode.find((d) => d.context === 64).rows1;
 const gain = (result, context) => result.decode.find((d) => d.context === context).tokens_per_s_ratio;
 const ratios = {
@@ -38,12 +48,15 @@ const ratios = {
   rows16_vs_rows1_ctx64_native: gain(native, 64),
   gemm_fraction_of_peak: native.gemm_fraction_of_peak,
   gemm_fraction_of_peak_wasm: wasmSimd.gemm_fraction_of_peak,
+  in_cache_simd_vs_scalar: ctx64(inCache.wasm_scalar).median_ms / ctx64(inCache.wasm_simd).median_ms,
+  in_cache_simd_vs_js: inCache.js.median_ms / ctx64(inCache.wasm_simd).median_ms,
+  in_cache_wasm_vs_native: ctx64(inCache.native).median_ms / ctx64(inCache.wasm_simd).median_ms,
 };
 const cpu = (os.cpus()[0] || { model: 'unknown cpu' }).model.trim();
 const result = {
   date: new Date().toISOString().slice(0, 10),
   machine: `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-  native, wasm_simd: wasmSimd, wasm_scalar: wasmScalar, js, ratios,
+  native, wasm_simd: wasmSimd, wasm_scalar: wasmScalar, js, in_cache: inCache, ratios,
 };
 
 function table() {
@@ -60,6 +73,14 @@ function table() {
   lines.push(rowOf('wasm scalar (Node)', ctx64(wasmScalar)));
   lines.push(rowOf('plain JavaScript (Node)', js));
   lines.push(`wasm SIMD vs wasm scalar ${f(ratios.simd_vs_scalar)}x, vs JavaScript ${f(ratios.simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.wasm_vs_native)}`);
+  lines.push(`one row streams the weights at: native ${f(ctx64(native).gb_per_s, 1)} GB/s, wasm SIMD ${f(ctx64(wasmSimd).gb_per_s, 1)} GB/s (read bandwidth over the same size: native ${f(native.read_gb_per_s, 1)}, wasm ${f(wasmSimd.read_gb_per_s, 1)} GB/s)`);
+  lines.push('');
+  lines.push(`1b. the same step on the in-cache model (preset lab, ${(inCache.native.model.weight_bytes / 1e6).toFixed(1)} MB of weights)`);
+  lines.push(rowOf(`native (${inCache.native.instruction_set})`, ctx64(inCache.native)));
+  lines.push(rowOf('wasm SIMD (Node)', ctx64(inCache.wasm_simd)));
+  lines.push(rowOf('wasm scalar (Node)', ctx64(inCache.wasm_scalar)));
+  lines.push(rowOf('plain JavaScript (Node)', inCache.js));
+  lines.push(`wasm SIMD vs wasm scalar ${f(ratios.in_cache_simd_vs_scalar)}x, vs JavaScript ${f(ratios.in_cache_simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.in_cache_wasm_vs_native)}`);
   lines.push('');
   lines.push('2. decode throughput, 16 rows over 1 row (tokens/s ratio)');
   lines.push(`${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`);

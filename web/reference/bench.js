@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The plain-JavaScript decode step of the default model, one row at context 64, timed in Node.
-// Prints one JSON object on stdout and nothing else:
+// The plain-JavaScript decode step of the default model (or `--preset NAME`), one row at context 64,
+// timed in Node. Prints one JSON object on stdout and nothing else:
 //   { "js_decode_ctx64": { median_ms, min_ms, max_ms, repeats, samples, gflops } }
 // (gflops from the median). Called by scripts/bench.
 'use strict';
@@ -18,7 +18,8 @@ async function main() {
     process.exit(1);
   }
   const kvlab = await require(js)({ wasmBinary: fs.readFileSync(wasm) });
-  const weights = kvlab.exportWeights({});
+  const presetAt = process.argv.indexOf('--preset');
+  const weights = kvlab.exportWeights(presetAt > 0 ? { preset: process.argv[presetAt + 1] } : {});
   const model = reference.createModel(weights);
   const t = reference.timeDecodeStep(model, CONTEXT, { minSampleMs: 20, samples: 5 });
   const flops = reference.decodeStepFlops(weights.config, CONTEXT);
