@@ -1,5 +1,6 @@
 #include "common/text_format.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 
@@ -16,6 +17,22 @@ std::string format(const char* pattern, ...) {
   std::vsnprintf(text.data(), text.size(), pattern, args);
   va_end(args);
   text.pop_back();
+  return text;
+}
+
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return "";
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t column = 0; column < row.size(); ++column) widths[column] = std::max(widths[column], row[column].size());
+  std::string text;
+  for (const auto& row : rows) {
+    for (size_t column = 0; column < row.size(); ++column) {
+      const std::string padding(widths[column] - row[column].size(), ' ');
+      text += column == 0 ? row[column] + padding : "  " + padding + row[column];
+    }
+    text += "\n";
+  }
   return text;
 }
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "common/text_format.h"
 #include "sim/policy_registry.h"
 
 namespace kvlab::sim {
@@ -18,16 +18,12 @@ std::string three_digits(const nlohmann::json& value, const char* unit, double s
   if (!value.is_number()) return "-";
   double x = value.get<double>() * scale;
   int decimals = x > 0 ? std::clamp(2 - static_cast<int>(std::floor(std::log10(x))), 0, 6) : 0;
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f%s", decimals, x, unit);
-  return text;
+  return format("%.*f%s", decimals, x, unit);
 }
 
 std::string whole_number(const nlohmann::json& value) {
   if (!value.is_number()) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.0f", value.get<double>());
-  return text;
+  return format("%.0f", value.get<double>());
 }
 
 // "83/128" (peak blocks of the budget), "83" with no limit.
@@ -39,9 +35,7 @@ std::string peak_blocks(const nlohmann::json& metrics) {
 
 std::string percent(const nlohmann::json& value) {
   if (!value.is_number()) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.1f%%", value.get<double>());
-  return text;
+  return format("%.1f%%", value.get<double>());
 }
 
 }  // namespace
@@ -73,19 +67,7 @@ std::string format_policy_table(const nlohmann::json& result) {
                                              whole_number(metrics.value("preemptions", nlohmann::json()))});
   }
 
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t column = 0; column < row.size(); ++column) widths[column] = std::max(widths[column], row[column].size());
-  std::string text;
-  for (const auto& row : rows) {
-    for (size_t column = 0; column < row.size(); ++column) {
-      // The policy column is aligned left, the numbers right, two spaces apart.
-      std::string padding(widths[column] - row[column].size(), ' ');
-      text += column == 0 ? row[column] + padding : "  " + padding + row[column];
-    }
-    text += "\n";
-  }
-  return text;
+  return aligned_table(rows);
 }
 
 }  // namespace kvlab::sim
