@@ -230,3 +230,134 @@ export function legendSwatches(entries) {
     return h('li', null, swatch, label);
   }));
 }
+
+// ---- the Memory section -----------------------------------------------------------------------
+
+// KV blocks held over time, one line per policy (each has its own sample times, joined), and the
+// budget as a flat dashed line. series: [{label, color, dash, t_ms, blocks}].
+export function blocksChart(container, { series, budget }) {
+  const maxMs = Math.max(1e-9, ...series.flatMap((s) => (s.t_ms.length ? [s.t_ms[s.t_ms.length - 1]] : [])));
+  const unit = timelineUnit(maxMs);
+  const tables = series.map((s) => [s.t_ms.map((t) => t / unit.scale), s.blocks]);
+  const joined = tables.length > 1 ? uPlot.join(tables) : tables[0];
+  const xs = joined[0];
+  const data = [...joined];
+  const lines = series.map((s) => ({
+    label: s.label,
+    stroke: s.color,
+    dash: s.dash,
+    width: 2,
+    spanGaps: true,
+    points: { show: false },
+    paths: uPlot.paths.stepped({ align: -1 }),
+    value: (u, v) => (v == null ? '–' : String(v)),
+  }));
+  if (Number.isFinite(budget)) {
+    data.push(xs.map(() => budget));
+    lines.push({ label: `budget (${budget} blocks)`, stroke: '#1f2328', dash: [10, 5], width: 1.5, points: { show: false }, value: () => String(budget) });
+  }
+  return mount(container, (width, height) => ({
+    width,
+    height,
+    scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, budget || 0) * 1.08 || 1] } },
+    axes: [
+      axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
+      axis('KV blocks held', { values: (u, splits) => splits.map((v) => sig(v, 3)), size: 50 }),
+    ],
+    series: [{ label: `t (${unit.name})`, value: (u, v) => (v == null ? '–' : sig(v, 4)) }, ...lines],
+    legend: { show: true, live: true },
+    cursor: { drag: { x: true, y: false } },
+  }), data);
+}
+
+// p95 TTFT against the arrival rate, one line per policy (log y), the target as a dashed line and a
+// ring where each line crosses it. lines: [{label, color, dash, values, crossing}] (crossing: a rate or null).
+export function loadCurveChart(container, { rates, lines, targetMs }) {
+  const seconds = Math.max(targetMs, ...lines.flatMap((l) => l.values.filter(Number.isFinite))) >= 2000;
+  const scale = seconds ? 1000 : 1;
+  const unitName = seconds ? 's' : 'ms';
+  const target = targetMs / scale;
+  function drawCrossings(u) {
+    const { ctx } = u;
+    ctx.save();
+    ctx.lineWidth = 2 * (u.pxRatio || 1);
+    for (const line of lines) {
+      if (!Number.isFinite(line.crossing)) continue;
+      const x = u.valToPos(line.crossing, 'x', true);
+      const y = u.valToPos(target, 'y', true);
+      ctx.strokeStyle = line.color;
+      ctx.beginPath();
+      ctx.arc(x, y, 6 * (u.pxRatio || 1), 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+  return mount(container, (width, height) => ({
+    width,
+    height,
+    scales: { x: { time: false }, y: { distr: 3, log: 10 } },
+    axes: [
+      axis('arrival rate, requests/s', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
+      axis(`p95 time to first token, ${unitName} (log)`, { values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))), size: 56 }),
+    ],
+    series: [
+      { label: 'rate', value: (u, v) => (v == null ? '–' : `${sig(v, 3)}/s`) },
+      ...lines.map((line) => ({
+        label: line.label,
+        stroke: line.color,
+        dash: line.dash,
+        width: 2,
+        points: { show: true, size: 5, fill: line.color },
+        value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ${unitName}`),
+      })),
+      { label: `target ${sig(target, 3)} ${unitName}`, stroke: '#1f2328', dash: [10, 5], width: 1.5, points: { show: false }, value: () => `${sig(target, 3)} ${unitName}` },
+    ],
+    legend: { show: true, live: true },
+    hooks: { draw: [drawCrossings] },
+  }), [rates, ...lines.map((l) => l.values.map((v) => (Number.isFinite(v) && v > 0 ? v / scale : null))), rates.map(() => target)]);
+}
+
+// One bar per category, its value written above it. bars: [{label, value, color}]; yMax: the scale's top.
+export function barChart(container, { bars, yLabel, format, yMax }) {
+  const n = bars.length;
+  const top = yMax ?? Math.max(1e-9, ...bars.map((b) => b.value).filter(Number.isFinite)) * 1.15;
+  function draw(u) {
+    const { ctx } = u;
+    const ratio = u.pxRatio || 1;
+    ctx.save();
+    const slot = Math.abs(u.valToPos(1, 'x', true) - u.valToPos(0, 'x', true));
+    const barWidth = Math.min(90 * ratio, slot * 0.6);
+    ctx.font = `${Math.round(12 * ratio)}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'bottom';
+    bars.forEach((bar, i) => {
+      if (!Number.isFinite(bar.value)) return;
+      const x = u.valToPos(i, 'x', true);
+      const y0 = u.valToPos(0, 'y', true);
+      const y1 = u.valToPos(bar.value, 'y', true);
+      ctx.fillStyle = bar.color;
+      ctx.fillRect(x - barWidth / 2, y1, barWidth, Math.max(1, y0 - y1));
+      ctx.fillStyle = '#1f2328';
+      ctx.fillText(format(bar.value), x, y1 - 3 * ratio);
+    });
+    ctx.restore();
+  }
+  return mount(container, (width, height) => ({
+    width,
+    height: Math.min(height, 260),
+    scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: [0, top] } },
+    axes: [
+      axis('', {
+        splits: () => bars.map((_, i) => i),
+        values: (u, splits) => splits.map((i) => (bars[i] ? bars[i].label : '')),
+        grid: { show: false },
+        labelSize: 0,
+      }),
+      axis(yLabel, { values: (u, splits) => splits.map((v) => format(v)), size: 50 }),
+    ],
+    series: [{ label: 'policy' }, { label: yLabel, stroke: 'transparent', points: { show: false } }],
+    legend: { show: false },
+    cursor: { show: false },
+    hooks: { draw: [draw] },
+  }), [bars.map((_, i) => i), bars.map(() => null)]);
+}

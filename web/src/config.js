@@ -1,7 +1,11 @@
 // The lab's settings: defaults, validation with messages that name the field, the URL hash that
 // shares them, and the options object that the wasm module's run() takes.
 //
-// Nothing here touches the DOM; the form (form.js) and the tests use the same rules.
+// Nothing here touches the DOM; the form (main.js) and the tests use the same rules. The Memory
+// section's settings (memconfig.js) share the hash: its keys are known here too.
+
+import { parseSpec, show } from './fields.js';
+import { MEM_HASH_KEYS } from './memconfig.js';
 
 // Model presets of the wasm module (src/model/config.cpp). max_seq bounds Part A's prompt + answer;
 // the worker refreshes these from modelInfo() when the module has loaded.
@@ -58,34 +62,10 @@ export const FIELDS = {
 
 export const FIELD_ORDER = Object.keys(FIELDS);
 
-function show(text) {
-  const t = String(text);
-  return t.length > 40 ? JSON.stringify(t.slice(0, 40) + '…') : JSON.stringify(t);
-}
-
-// Parses one raw (string) value. Returns {value} or {error}.
-export function parseField(key, raw) {
-  const f = FIELDS[key];
-  const text = raw === undefined || raw === null ? '' : String(raw).trim();
-  if (f.kind === 'choice') {
-    if (f.choices.includes(text)) return { value: text };
-    return { error: `${f.label} must be one of ${f.choices.join(', ')} (got ${show(text)}).` };
-  }
-  const range = (lo, hi) => `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`;
-  if (text === '') return { error: `${f.label} is required: enter a ${f.kind === 'int' ? 'whole number' : 'number'} from ${range(f.min, f.max ?? Infinity)}.` };
-  if (!/^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text)) {
-    return { error: `${f.label} must be a ${f.kind === 'int' ? 'whole number' : 'number'} (got ${show(text)}).` };
-  }
-  const value = Number(text);
-  if (!Number.isFinite(value)) return { error: `${f.label} must be a finite number (got ${show(text)}).` };
-  if (f.kind === 'int' && !Number.isInteger(value)) {
-    return { error: `${f.label} must be a whole number (got ${show(text)}).` };
-  }
-  const max = f.max ?? Number.MAX_SAFE_INTEGER;
-  if (value < f.min || value > max) {
-    return { error: `${f.label} must be from ${range(f.min, max)} (got ${show(text)}).` };
-  }
-  return { value };
+// Parses one raw (string) value. Returns {value} or {error}. `limits` ({max, why}) tightens the range
+// for this call (Part A's lengths, bounded by the preset's cache).
+export function parseField(key, raw, limits = {}) {
+  return parseSpec(FIELDS[key], raw, limits);
 }
 
 // Validates a whole set of raw values (strings from the form or the hash). Returns
@@ -125,7 +105,7 @@ export function validate(raw, presets = PRESETS) {
 
 const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
 const HASH_KEYS = ['preset', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots',
-  'arrival', 'rate', 'seed', 'autorun'];
+  'arrival', 'rate', 'seed', ...MEM_HASH_KEYS, 'autorun'];
 
 export function settingsToHash(settings, { autorun = false } = {}) {
   const p = new URLSearchParams();

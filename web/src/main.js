@@ -17,6 +17,8 @@ import { setupKvCalculator } from './kvmem.js';
 import { download, policiesCsv, requestsCsv, stepsCsv } from './exports.js';
 import { sig } from './format.js';
 import { setupComparison } from './compare.js';
+import { setupMemory } from './memory.js';
+import { setupReplay } from './replay.js';
 
 const embed = new URLSearchParams(location.search).has('embed') || document.body.hasAttribute('data-embed');
 if (embed) document.documentElement.classList.add('embed');
@@ -29,6 +31,25 @@ let lastOptions = null;
 let lastSettings = null;
 let env = null;
 let comparison = null;   // the SIMD vs scalar vs JavaScript panel
+let memory = null;       // the Memory section (simulations on the lab's step table)
+let replayPanel = null;  // the Simulated vs real panel
+let hashSettings = DEFAULTS;   // the lab settings last written to the hash
+
+// Runs that compete for the processor never overlap: each Run button is disabled while another of
+// these runs (except that a new lab run simply stops a Memory run, whose inputs it replaces).
+const busyChecks = {
+  lab: () => lab.running,
+  simd: () => Boolean(comparison && comparison.running),
+  memory: () => Boolean(memory && memory.running),
+  replay: () => Boolean(replayPanel && replayPanel.running),
+};
+function busyExcept(...names) {
+  return Object.entries(busyChecks).some(([name, running]) => !names.includes(name) && running());
+}
+function syncPanels() {
+  $('#run').disabled = main.dataset.state === 'running' || busyExcept('lab', 'memory');
+  for (const panel of [comparison, memory, replayPanel]) if (panel) panel.sync();
+}
 
 const PHASES = {
   'no-cache answers': 'Timing one answer without the cache',
@@ -43,10 +64,10 @@ function setState(state) {
   main.dataset.state = state;
   const running = state === 'running';
   // The lab and the SIMD panel never run at once: they would compete for the processor.
-  $('#run').disabled = running || Boolean(comparison && comparison.running);
+  $('#run').disabled = running || busyExcept('lab', 'memory');
   $('#cancel').disabled = !running;
   main.setAttribute('aria-busy', running ? 'true' : 'false');
-  if (comparison) comparison.sync();
+  syncPanels();
 }
 
 function setPhase(text) {
@@ -112,7 +133,8 @@ function checkForm() {
 }
 
 function writeHash(settings) {
-  const text = settingsToHash(settings);
+  hashSettings = settings;
+  const text = [settingsToHash(settings), memory ? memory.hash() : ''].filter(Boolean).join('&');
   const url = `${location.pathname}${location.search}${text ? `#${text}` : ''}`;
   if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
   $('#share-link').href = text ? `#${text}` : '#';
@@ -125,6 +147,7 @@ function applyHash() {
   const { raw, autorun, problems } = parseHash(location.hash);
   const { settings, errors } = validate(raw, presets);
   const messages = [...problems, ...FIELD_ORDER.filter((k) => errors[k]).map((k) => errors[k])];
+  const applyMemory = () => (memory ? memory.applyRaw(raw) : []);   // after the lab's form is filled
   const fallback = { ...settings };
   for (const key of Object.keys(errors)) fallback[key] = DEFAULTS[key];
   // Defaults can still clash with what was kept (e.g. a long prompt with the tiny preset): re-check.
@@ -132,6 +155,7 @@ function applyHash() {
   const final = Object.keys(second.errors).length ? { ...DEFAULTS } : second.settings;
   fillForm(final);
   showErrors({});
+  messages.push(...applyMemory());
   const box = $('#hash-message');
   if (messages.length) {
     replace(box, h('strong', null, 'Some settings in this link could not be used, so defaults stand in for them. '), messages.join(' '));
@@ -167,6 +191,7 @@ const lab = new Lab({
     replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
     renderEnvironment(info);
     updateToyModel();
+    if (memory) memory.labChanged();
   },
   onProgress(fraction, phase) {
     setProgress(fraction);
@@ -225,6 +250,11 @@ function startRun() {
     setPhase('Not run: the SIMD vs scalar vs JavaScript comparison is running; cancel it or wait for it.');
     return;
   }
+  if (replayPanel && replayPanel.running) {
+    setPhase('Not run: the simulated vs real replay is running; cancel it or wait for it.');
+    return;
+  }
+  if (memory && memory.running) memory.cancel();
   writeHash(settings);
   $('#error').hidden = true;
   lastSettings = { ...settings, published_queue: isPublishedQueue(settings) };
@@ -249,6 +279,7 @@ function finish(result, elapsedMs) {
   lastResult = full;
   renderResult(full, lastSettings, { full: !embed });
   setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
+  if (memory && !embed) memory.labDone();
   for (const button of $$('.downloads button')) button.disabled = false;
   window.kvlabResult = full;
   document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
@@ -294,6 +325,7 @@ form.addEventListener('change', (event) => {
   if (event.target.id === 'arrival') showRate();
   if (event.target.id === 'preset') updateToyModel();
   const { settings, errors } = validate(readForm(), presets);
+  if (memory) memory.labChanged();
   for (const key of FIELD_ORDER) {
     if (!$(`#${key}-error`).hidden) showFieldError(key, errors[key]);
   }
@@ -355,10 +387,33 @@ comparison = setupComparison({
     return PRESETS[value] ? value : DEFAULTS.preset;
   },
   environment: () => env,
-  busy: () => lab.running,
-  onRunningChange: () => {
-    $('#run').disabled = main.dataset.state === 'running' || comparison.running;
+  busy: () => busyExcept('simd'),
+  onRunningChange: syncPanels,
+});
+memory = setupMemory({
+  lab: () => (lastResult ? { result: lastResult, settings: lastSettings } : null),
+  labSettings: () => {
+    const { settings, errors } = validate(readForm(), presets);
+    return Object.keys(errors).length ? hashSettings : settings;
   },
+  kvBytesPerToken: () => {
+    const model = lastResult && lastResult.steps && lastResult.steps.model;
+    if (model && model.kv_bytes_per_token) return { preset: model.preset, bytes: model.kv_bytes_per_token };
+    const info = presets[$('#preset').value] && presets[$('#preset').value].info;
+    return info && info.kv_bytes_per_token ? { preset: info.preset, bytes: info.kv_bytes_per_token } : null;
+  },
+  busy: () => busyExcept('memory'),
+  onRunningChange: syncPanels,
+  onSettingsChange: () => writeHash(hashSettings),
+});
+replayPanel = setupReplay({
+  preset: () => {
+    const value = $('#preset').value;
+    return PRESETS[value] ? value : DEFAULTS.preset;
+  },
+  environment: () => env,
+  busy: () => busyExcept('replay'),
+  onRunningChange: syncPanels,
 });
 watchResizes();
 setState('loading');

@@ -7,6 +7,12 @@ export function policyLabel(name) {
     case 'serial-cache': return 'One at a time, with cache';
     case 'static': return `Static batches of ${size}`;
     case 'continuous': return `Continuous batching, ${size} slots`;
+    case 'reserve': return `Reserve, ${size} slots`;
+    case 'paged': return `Paged, ${size} slots`;
+    case 'chunked': {
+      const [b, t] = String(size).split(',');
+      return `Chunked prefill, ${b} slots, ${t} tokens/step`;
+    }
     default: return name;
   }
 }
@@ -17,6 +23,17 @@ const STYLE = {
   'serial-cache': { color: '#1d5fa8', dash: [8, 4] },
   static: { color: '#8a3f8f', dash: [4, 2, 1, 2] },
   continuous: { color: '#0a7a5a', dash: [] },
+  reserve: { color: '#b42318', dash: [6, 3] },
+  paged: { color: '#1d5fa8', dash: [] },
+  chunked: { color: '#8a3f8f', dash: [2, 2] },
+};
+
+// What each memory policy does, in a few words (the Memory section's table).
+export const MEMORY_POLICY_NOTES = {
+  continuous: 'no memory limit (reference)',
+  reserve: 'reserves prompt + longest answer at admission',
+  paged: 'blocks on demand, preempts by recompute',
+  chunked: 'paged, prompts fused into decode steps',
 };
 
 export function policyStyle(name) {

@@ -5,10 +5,12 @@
 //
 // The lab (any other name): loads the SIMD module at start.
 //   Messages in:  {type: 'run', id, options}
+//                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
 //   Messages out: {type: 'ready', version, presets, instruction_set}
 //                 {type: 'progress', id, fraction, phase}
 //                 {type: 'result', id, result, elapsed_ms}
 //                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
+//                 {type: 'heap', id, heap: {heap_bytes, in_use_bytes}}   (the page ignores it)
 //
 // The "SIMD vs scalar vs JavaScript" panel (name 'kvlab-compare'): started only when the panel runs,
 // loads nothing until asked; then times the same decode step in the SIMD module, in the scalar build
@@ -19,6 +21,14 @@
 //                 {type: 'result', id, result, elapsed_ms}
 //                 {type: 'error', id, stage, name, message, fatal}
 //
+// A job (name 'kvlab-job'): one Memory-section run (m.simulate() calls on the lab's step table, see
+// memplan.js) or one replay (m.replay(): measure, serve for real, simulate, compare); started for the
+// job and ended after it (jobs.js).
+//   Messages in:  {type: 'memory' | 'replay', id, options}
+//   Messages out: {type: 'progress', id, fraction, phase}
+//                 {type: 'result', id, result, elapsed_ms}
+//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
+//
 // Served: the glue kvlab.js sits next to this file and is loaded with importScripts; it finds
 // kvlab.wasm next to itself. Standalone: the single-file glue (wasm inlined), the scalar glue and its
 // wasm as base64 (kvlabScalarWasmBase64) are prepended to this code in one Blob, so `createKvlab` and
@@ -26,7 +36,8 @@
 /* global createKvlab, createKvlabScalar, kvlabScalarWasmBase64 */
 
 import reference from '../reference/model.js';
-import { COMPARE_WORKER_NAME } from './roles.js';
+import { COMPARE_WORKER_NAME, JOB_WORKER_NAME } from './roles.js';
+import { runMemoryPlan } from './memplan.js';
 
 const PRESET_NAMES = ['small', 'lab', 'medium', 'tiny'];
 
@@ -101,6 +112,10 @@ function startLab() {
 
   self.onmessage = (event) => {
     const message = event.data || {};
+    if (message.type === 'heap') {
+      modulePromise.then((m) => post({ type: 'heap', id: message.id, heap: m.memory() }), () => {});
+      return;
+    }
     if (message.type !== 'run') return;
     const { id, options } = message;
     modulePromise.then(
@@ -223,5 +238,39 @@ function startCompare() {
   };
 }
 
+// ---- a job: the Memory section's simulations, or a replay -----------------------------------------
+
+function startJob() {
+  let modulePromise = null;
+  self.onmessage = (event) => {
+    const message = event.data || {};
+    const { id, type, options } = message;
+    if (type !== 'memory' && type !== 'replay') return;
+    if (!modulePromise) modulePromise = loadSimd();
+    modulePromise.then(
+      (m) => {
+        const start = performance.now();
+        let lastFraction = -1;
+        let lastPhase = '';
+        const progress = (fraction, phase) => {
+          if (phase === lastPhase && fraction - lastFraction < 0.005 && fraction < 1) return;
+          lastFraction = fraction;
+          lastPhase = phase;
+          post({ type: 'progress', id, fraction, phase });
+        };
+        try {
+          const result = type === 'memory' ? runMemoryPlan(m, options, progress) : m.replay(options, progress);
+          post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
+        } catch (error) {
+          const fatal = !(error instanceof RangeError || error instanceof TypeError);
+          post({ type: 'error', id, stage: 'run', fatal, ...describe(error) });
+        }
+      },
+      (error) => post({ type: 'error', id, stage: 'load', fatal: true, ...describe(error) }),
+    );
+  };
+}
+
 if (self.name === COMPARE_WORKER_NAME) startCompare();
+else if (self.name === JOB_WORKER_NAME) startJob();
 else startLab();

@@ -1,0 +1,38 @@
+// Parsing one form or hash value against a field's spec ({label, kind: 'int' | 'number' | 'choice',
+// min, max, choices}), with a message that names the field and its range. Used by the lab's settings
+// (config.js) and the Memory section's (memconfig.js).
+
+export function show(text) {
+  const t = String(text);
+  return t.length > 40 ? JSON.stringify(t.slice(0, 40) + '…') : JSON.stringify(t);
+}
+
+export function rangeText(lo, hi) {
+  return `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`;
+}
+
+// Returns {value} or {error}. `limits` may tighten the spec for this call: {max, why}, `why` going into
+// the message after the range (e.g. " for the tiny model, whose cache holds 160 positions").
+export function parseSpec(f, raw, limits = {}) {
+  const text = raw === undefined || raw === null ? '' : String(raw).trim();
+  if (f.kind === 'choice') {
+    if (f.choices.includes(text)) return { value: text };
+    return { error: `${f.label} must be one of ${f.choices.join(', ')} (got ${show(text)}).` };
+  }
+  const whole = f.kind === 'int';
+  const max = limits.max ?? f.max ?? Number.MAX_SAFE_INTEGER;
+  const why = limits.why || '';
+  if (text === '') return { error: `${f.label} is required: enter a ${whole ? 'whole number' : 'number'} from ${rangeText(f.min, limits.max ?? f.max ?? Infinity)}${why}.` };
+  if (!/^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text)) {
+    return { error: `${f.label} must be a ${whole ? 'whole number' : 'number'} (got ${show(text)}).` };
+  }
+  const value = Number(text);
+  if (!Number.isFinite(value)) return { error: `${f.label} must be a finite number (got ${show(text)}).` };
+  if (whole && !Number.isInteger(value)) {
+    return { error: `${f.label} must be a whole number (got ${show(text)}).` };
+  }
+  if (value < f.min || value > max) {
+    return { error: `${f.label} must be from ${rangeText(f.min, max)}${why} (got ${show(text)}).` };
+  }
+  return { value };
+}
