@@ -208,7 +208,7 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.equal(await page.evaluate(() => window.kvlabResult), undefined);
 
     // A hash change with autorun starts a new (small) run on the new worker.
-    await page.evaluate((hash) => { location.hash = hash; }, `${SMALL_LAB}&requests=20&autorun`);
+    await page.evaluate((hash) => { location.hash = hash; }, `${SMALL_LAB.replace(/requests=\d+/, 'requests=20')}&autorun`);
     const result = await waitForResult(page);
     assert.equal(result.workload.count, 20);
     assert.equal((await readPolicyTable(page)).length, 4);

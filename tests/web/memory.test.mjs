@@ -1,0 +1,311 @@
+// Browser tests of the Memory section (issue 6) and the "Simulated vs real" panel (issue 7), on the
+// page in dist/ (built by scripts/build), in Debian's chromium through playwright-core. Tiny model and
+// small queues only; no timing is asserted, only that the figures are finite and point the right way.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import path from 'node:path';
+import { requireDist, screenshots, startBrowser, startServer, waitForResult, watchedPage } from './helpers.mjs';
+
+const MEMORY_ORDER = ['continuous:16', 'reserve:16', 'paged:16', 'chunked:16,256'];
+const REPLAY_ORDER = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8'];
+// A binding budget: 256 tokens = 16 blocks, while the queue's longest request holds 127 positions
+// (8 blocks), so reserve runs at most 2 requests at once; arrivals close together.
+const SMALL_MEMORY = 'preset=tiny&runs=1&requests=200&kv=256&mem_rate=100000';
+
+let browser;
+let server;
+const pages = [];
+
+async function openPage(url) {
+  const watched = await watchedPage(browser.context);
+  pages.push(watched);
+  await watched.page.addInitScript(() => {
+    window.__memoryEvents = 0;
+    window.__replayEvents = 0;
+    document.addEventListener('kvlab:memory-result', () => { window.__memoryEvents += 1; });
+    document.addEventListener('kvlab:replay-result', () => { window.__replayEvents += 1; });
+  });
+  await watched.page.goto(url);
+  return watched;
+}
+
+async function waitForMemory(page, timeout = 60000) {
+  await page.waitForFunction(() => window.kvlabMemoryResult !== undefined || !document.getElementById('mem-error').hidden,
+    null, { timeout, polling: 100 });
+  const error = await page.evaluate(() => (document.getElementById('mem-error').hidden ? null : document.getElementById('mem-error').textContent));
+  assert.equal(error, null, `the Memory section reported an error: ${error}`);
+  return page.evaluate(() => window.kvlabMemoryResult);
+}
+
+// A table as [{policy, values: {key: number or NaN}}].
+function readTable(page, selector) {
+  return page.$$eval(`${selector} tbody tr`, (rows) => rows.map((row) => ({
+    policy: row.dataset.policy,
+    values: Object.fromEntries(Array.from(row.querySelectorAll('td[data-key]'))
+      .map((td) => [td.dataset.key, td.dataset.value === '' ? NaN : Number(td.dataset.value)])),
+  })));
+}
+
+before(async () => {
+  requireDist();
+  server = await startServer();
+  browser = await startBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+describe('the Memory section', { timeout: 120000 }, () => {
+  test('runs on the lab’s step table and renders three plots and the table', async () => {
+    const { page } = await openPage(`${server.url}index.html#${SMALL_MEMORY}&autorun`);
+    const lab = await waitForResult(page);
+    const memory = await waitForMemory(page);
+    assert.equal(await page.getAttribute('#memory', 'data-state'), 'done');
+    assert.equal(await page.evaluate(() => window.__memoryEvents), 1);
+
+    // No new measurement: the section simulated on the lab's table, with the lab's queue.
+    assert.deepEqual(memory.policies, MEMORY_ORDER);
+    assert.equal(memory.workload.count, 200);
+    assert.equal(memory.kv_tokens, 256);
+    assert.equal(memory.rate, 100000);
+    assert.equal(lab.steps.model.preset, 'tiny');
+
+    // Three plots, each with a canvas and a one-sentence note.
+    for (const id of ['chart-mem-blocks', 'chart-mem-load', 'chart-mem-waste']) {
+      assert.equal(await page.$$eval(`#${id} canvas`, (c) => c.length), 1, `${id} has no canvas`);
+      const note = await page.$eval(`#${id}`, (el) => el.closest('figure').querySelector('.plot-note').textContent.trim());
+      assert.match(note, /^[A-Z].*\.$/, `${id}: ${note}`);
+      assert.equal(note.split(/\.\s/).length, 1, `${id}'s note is more than one sentence: ${note}`);
+    }
+    // The load curve: ten rates, a crossing line per policy.
+    assert.equal(memory.load.rates.length, 10);
+    for (const name of MEMORY_ORDER) {
+      for (const v of memory.load.policies[name].p95_ttft_ms) assert.ok(Number.isFinite(v) && v > 0, `${name} load curve ${v}`);
+    }
+    assert.deepEqual(await page.$$eval('#mem-crossings li', (lis) => lis.map((li) => li.dataset.policy)), MEMORY_ORDER);
+    // Blocks over time: every memory policy's series stays within the budget.
+    for (const name of MEMORY_ORDER.slice(1)) {
+      const series = memory.results[name].kv_blocks_in_use;
+      assert.ok(series.t_ms.length > 10, `${name} has ${series.t_ms.length} points`);
+      assert.ok(Math.max(...series.blocks) <= 16, `${name} exceeds the budget`);
+    }
+
+    // The table: four policies; the memory ones with finite figures; reserve wastes more than paged
+    // under a binding budget.
+    const rows = await readTable(page, '#memory-table');
+    assert.deepEqual(rows.map((r) => r.policy), MEMORY_ORDER);
+    for (const row of rows) {
+      for (const key of ['median_ttft_ms', 'p95_ttft_ms', 'makespan_ms', 'goodput_pct']) {
+        assert.ok(Number.isFinite(row.values[key]) && row.values[key] >= 0, `${row.policy} ${key} = ${row.values[key]}`);
+      }
+      if (row.policy.startsWith('continuous')) continue;
+      for (const key of ['peak_kv_blocks', 'waste_pct', 'preemptions', 'recomputed_tokens']) {
+        assert.ok(Number.isFinite(row.values[key]) && row.values[key] >= 0, `${row.policy} ${key} = ${row.values[key]}`);
+      }
+      assert.ok(Number.isNaN(row.values.prefix_hit_rate), 'no shared prefix: no hit rate');
+    }
+    const byPolicy = Object.fromEntries(rows.map((r) => [r.policy, r.values]));
+    assert.equal(byPolicy['reserve:16'].peak_kv_blocks, 16, 'the budget binds reserve');
+    assert.ok(byPolicy['reserve:16'].waste_pct > byPolicy['paged:16'].waste_pct,
+      `reserve waste ${byPolicy['reserve:16'].waste_pct}% should exceed paged ${byPolicy['paged:16'].waste_pct}%`);
+    assert.equal(byPolicy['reserve:16'].preemptions, 0);
+    assert.match(await page.textContent('#mem-findings'), /Reserve holds .*%.*paged wastes/);
+    assert.match(await page.textContent('#mem-kv-help'), /256 tokens/);
+
+    // The job's worker ended with its run: only the lab's is left.
+    await page.waitForFunction(() => document.getElementById('memory').getAttribute('aria-busy') === 'false');
+    await page.waitForTimeout(300);
+    assert.equal(page.workers().length, 1);
+
+    // A shared system prompt: paged and chunked find it cached, reserve does not reuse.
+    await page.fill('#mem-system', '64');
+    await page.dispatchEvent('#mem-system', 'change');
+    assert.match(await page.evaluate(() => location.hash), /system_prompt=64/);
+    await page.evaluate(() => { window.kvlabMemoryResult = undefined; });
+    await page.click('#mem-run');
+    await waitForMemory(page);
+    const shared = Object.fromEntries((await readTable(page, '#memory-table')).map((r) => [r.policy, r.values]));
+    assert.ok(shared['paged:16'].prefix_hit_rate > 0 && shared['paged:16'].prefix_hit_rate < 1, `hit rate ${shared['paged:16'].prefix_hit_rate}`);
+    assert.ok(Number.isNaN(shared['reserve:16'].prefix_hit_rate));
+    assert.match(await page.textContent('#mem-findings'), /system prompt/);
+
+    await page.waitForTimeout(200);
+    await page.locator('#memory').screenshot({ path: path.join(screenshots, 'memory-tiny.png') });
+  });
+
+  test('invalid memory settings show messages naming the field and its range', async () => {
+    const { page } = await openPage(`${server.url}index.html#preset=tiny`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    await page.selectOption('#mem-device', 'custom');
+    await page.fill('#mem-kv', '100');
+    await page.fill('#mem-block', '0');
+    await page.fill('#mem-rate', 'fast');
+    await page.fill('#mem-system', '5000');
+    await page.fill('#mem-chunk', '8');
+    await page.fill('#mem-target', '-1');
+    await page.click('#mem-run');
+    const message = (id) => page.textContent(`#${id}-error`);
+    assert.match(await message('mem-block'), /Block size \(tokens\) must be from 1 to 1,024 \(got "0"\)/);
+    assert.match(await message('mem-rate'), /Memory arrival rate \(requests\/s, or auto\) must be a number \(got "fast"\)/);
+    assert.match(await message('mem-system'), /Shared system prompt \(tokens\) must be from 0 to 4,096 \(got "5000"\)/);
+    assert.match(await message('mem-chunk'), /tokens per step\) must be from 16 to 1,000,000: a step holds a decode row for each of the 16 slots \(got "8"\)/);
+    assert.match(await message('mem-target'), /TTFT target \(ms\) must be a number \(got "-1"\)/);
+    assert.equal(await page.isVisible('#mem-form-error'), true);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'mem-block');   // the first bad field
+    assert.equal(await page.getAttribute('#mem-block', 'aria-invalid'), 'true');
+
+    // With the block size and system prompt fixed, the budget is checked against the queue's longest request.
+    await page.fill('#mem-block', '16');
+    await page.fill('#mem-system', '0');
+    await page.click('#mem-run');
+    assert.match(await message('mem-kv'), /KV budget \(tokens\) must be from 128 to 1,000,000,000: the longest request of this queue \(prompt up to 32 \+ answer up to 96 − 1 = 127 positions\) needs 8 blocks of 16 tokens \(got "100"\)/);
+    assert.equal(await page.isVisible('#mem-block-error'), false);
+
+    // Fixed values clear their messages; before the lab has run, the section says so.
+    for (const [id, value] of [['mem-kv', '512'], ['mem-rate', 'auto'], ['mem-system', '0'], ['mem-chunk', '64'], ['mem-target', '500']]) {
+      await page.fill(`#${id}`, value);
+      await page.dispatchEvent(`#${id}`, 'change');
+    }
+    for (const id of ['mem-kv', 'mem-block', 'mem-rate', 'mem-system', 'mem-chunk', 'mem-target']) {
+      assert.equal(await page.isVisible(`#${id}-error`), false, `${id} message still shown`);
+    }
+    assert.equal(await page.isVisible('#mem-form-error'), false);
+    await page.press('#mem-target', 'Enter');
+    assert.match(await page.textContent('#mem-phase'), /Run the lab first/);
+    assert.equal(await page.evaluate(() => window.kvlabMemoryResult), undefined);
+  });
+
+  test('the hash keeps the memory settings, and a bad one falls back with a message', async () => {
+    const hash = 'preset=tiny&kv=24gb-llama2-7b&block=8&mem_rate=40&system_prompt=32&chunk=128&ttft_target=250';
+    const { page } = await openPage(`${server.url}index.html#${hash}`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    const values = await page.evaluate(() => Object.fromEntries(['mem-device', 'mem-block', 'mem-rate', 'mem-system', 'mem-chunk', 'mem-target']
+      .map((id) => [id, document.getElementById(id).value])));
+    assert.deepEqual(values, { 'mem-device': '24gb-llama2-7b', 'mem-block': '8', 'mem-rate': '40', 'mem-system': '32', 'mem-chunk': '128', 'mem-target': '250' });
+    assert.equal(await page.isVisible('#hash-message'), false);
+    // The device example is worked through: 5.72 conversations of 4,096 tokens, scaled to this queue.
+    const help = await page.textContent('#mem-kv-help');
+    assert.match(help, /Llama 2 7B/);
+    assert.match(help, /23,440 tokens at 512 KiB each, 5\.72 conversations of 4,096 tokens/);
+    // The longest request: system prompt 32 + prompt 32 + answer 96 - 1 = 159 positions; 5.72 x 159 = 909.9.
+    assert.match(help, /159 positions each\) is 909 tokens/);
+    assert.equal(await page.inputValue('#mem-kv'), '909');
+    // The page writes back exactly what it read.
+    assert.equal(decodeURIComponent(await page.evaluate(() => location.hash.slice(1))), hash);
+
+    // A number of tokens from the slider's field: the hash follows.
+    await page.fill('#mem-kv', '2048');
+    await page.dispatchEvent('#mem-kv', 'change');
+    assert.equal(await page.inputValue('#mem-device'), 'custom');
+    assert.match(await page.evaluate(() => location.hash), /kv=2048/);
+
+    // Bad values: messages, defaults in their place, the good part kept, nothing from the URL as markup.
+    await page.goto(`${server.url}index.html#preset=tiny&kv=%3Cb%3Ex%3C%2Fb%3E&block=0&mem_rate=-3&chunk=20`);
+    await page.waitForSelector('#hash-message:not([hidden])');
+    const message = await page.textContent('#hash-message');
+    assert.match(message, /KV budget must be a whole number of tokens or one of 24gb-llama31-8b, .* \(got "<b>x<\/b>"\)/);
+    assert.match(message, /Block size \(tokens\) must be from 1 to 1,024 \(got "0"\)/);
+    assert.match(message, /Memory arrival rate .* must be a number \(got "-3"\)/);
+    assert.equal(await page.$$eval('#hash-message b', (b) => b.length), 0);
+    assert.equal(await page.inputValue('#mem-device'), '80gb-llama31-70b-fp8');
+    assert.equal(await page.inputValue('#mem-block'), '16');
+    assert.equal(await page.inputValue('#mem-rate'), 'auto');
+    assert.equal(await page.inputValue('#mem-chunk'), '20');
+  });
+});
+
+describe('the Simulated vs real panel', { timeout: 120000 }, () => {
+  test('replays the queue for real and shows both tables with the errors and both timelines', async () => {
+    const { page } = await openPage(`${server.url}index.html#preset=tiny`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    const seen = [];
+    const poll = setInterval(() => page.evaluate(() => document.getElementById('replay-progress').value).then((v) => seen.push(v), () => {}), 50);
+    await page.click('#replay-run');
+    assert.equal(await page.isEnabled('#run'), false, 'the lab waits while the replay runs');
+    await page.waitForFunction(() => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden, null, { timeout: 90000, polling: 100 });
+    clearInterval(poll);
+    assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
+    const result = await page.evaluate(() => window.kvlabReplayResult);
+    assert.deepEqual(result.policy_order, REPLAY_ORDER);
+    assert.equal(result.options.measure.preset, 'tiny');
+    assert.equal(await page.evaluate(() => window.__replayEvents), 1);
+    assert.ok(seen.some((v) => v > 0 && v < 100), `no intermediate progress in ${seen.join(', ')}`);
+    assert.equal(await page.getAttribute('#replay', 'data-state'), 'done');
+
+    const real = await readTable(page, '#replay-real-table');
+    const sim = await readTable(page, '#replay-sim-table');
+    assert.deepEqual(real.map((r) => r.policy), REPLAY_ORDER);
+    assert.deepEqual(sim.map((r) => r.policy), REPLAY_ORDER);
+    for (const row of real) {
+      for (const key of ['request_count', 'median_ttft_ms', 'p95_ttft_ms', 'makespan_ms']) {
+        assert.ok(Number.isFinite(row.values[key]) && row.values[key] > 0, `real ${row.policy} ${key} = ${row.values[key]}`);
+      }
+    }
+    for (const row of sim) {
+      for (const key of ['median_ttft_ms', 'p95_ttft_ms', 'makespan_ms']) {
+        assert.ok(Number.isFinite(row.values[key]) && row.values[key] > 0, `sim ${row.policy} ${key} = ${row.values[key]}`);
+      }
+      for (const key of ['error_median_ttft', 'error_p95_ttft', 'error_makespan']) {
+        assert.ok(Number.isFinite(row.values[key]), `${row.policy} ${key} = ${row.values[key]}`);
+      }
+      // The error shown is (sim - real) / real of the figures shown.
+      const realRow = real.find((r) => r.policy === row.policy).values;
+      const expected = (row.values.makespan_ms - realRow.makespan_ms) / realRow.makespan_ms;
+      assert.ok(Math.abs(row.values.error_makespan - expected) < 1e-9, `${row.policy}: ${row.values.error_makespan} vs ${expected}`);
+    }
+    assert.equal(real[0].values.request_count, 16);   // serial-nocache replays the first 16 requests
+    assert.equal(real[3].values.request_count, 64);
+    assert.match(await page.textContent('#replay-finding'), /within ±5%/);
+
+    // Both slot timelines, for the policy chosen (continuous by default, then another).
+    for (const id of ['chart-replay-real', 'chart-replay-sim']) assert.equal(await page.$$eval(`#${id} canvas`, (c) => c.length), 1, id);
+    assert.equal(await page.inputValue('#replay-policy'), 'continuous:8');
+    assert.match(await page.textContent('#replay-gantt-real-caption'), /Continuous batching, 8 slots/);
+    await page.selectOption('#replay-policy', 'static:8');
+    assert.match(await page.textContent('#replay-gantt-real-caption'), /Static batches of 8/);
+    assert.ok((await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.length)) > 0);
+    assert.equal(await page.isEnabled('#run'), true);
+
+    await page.waitForTimeout(300);
+    assert.equal(page.workers().length, 1, 'the replay’s worker ended with its run');
+  });
+
+  test('Cancel stops the replay’s worker, and the lab’s is untouched', async () => {
+    const { page } = await openPage(`${server.url}index.html`);   // the default (small) model: a run of several seconds
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    const [labWorker] = page.workers();
+    const started = page.waitForEvent('worker');
+    await page.click('#replay-run');
+    const worker = await started;
+    const closed = new Promise((resolve) => worker.once('close', () => resolve(true)));
+    await page.waitForFunction(() => document.getElementById('replay-progress').value > 0, null, { timeout: 30000 });
+    assert.equal(await page.getAttribute('#replay', 'data-state'), 'running');
+    assert.equal(await page.isEnabled('#simd-run'), false);
+    await page.click('#replay-cancel');
+    assert.equal(await page.getAttribute('#replay', 'data-state'), 'cancelled');
+    assert.match(await page.textContent('#replay-phase'), /Cancelled/);
+    assert.equal(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), 15000))]), true,
+      'the replay’s worker was not terminated');
+    assert.deepEqual(page.workers(), [labWorker]);
+    assert.equal(await page.evaluate(() => document.getElementById('replay-progress').value), 0);
+    assert.equal(await page.evaluate(() => window.kvlabReplayResult), undefined);
+    assert.equal(await page.isEnabled('#replay-run'), true);
+    assert.equal(await page.isEnabled('#replay-cancel'), false);
+    assert.equal(await page.isEnabled('#run'), true);
+    assert.equal(await page.isEnabled('#simd-run'), true);
+  });
+});
+
+describe('every page', () => {
+  test('logged no console errors and made no request off its origin', () => {
+    for (const { page, log } of pages) {
+      assert.deepEqual(log.errors, [], `console errors on ${page.url()}`);
+      assert.deepEqual(log.offOrigin(server.url.replace(/\/$/, '')), [], `requests off origin from ${page.url()}`);
+      assert.deepEqual(log.dialogs, []);
+    }
+    assert.ok(pages.length >= 5);
+  });
+});
