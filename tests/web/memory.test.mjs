@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
-import { requireDist, screenshots, startBrowser, startServer, waitForResult, watchedPage } from './helpers.mjs';
+import { pathToFileURL } from 'node:url';
+import { dist, requireDist, screenshots, startBrowser, startServer, waitForResult, watchedPage } from './helpers.mjs';
 
 const MEMORY_ORDER = ['continuous:16', 'reserve:16', 'paged:16', 'chunked:16,256'];
 const REPLAY_ORDER = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8'];
@@ -217,6 +218,19 @@ describe('the Memory section', { timeout: 120000 }, () => {
   });
 });
 
+describe('the standalone file', { timeout: 120000 }, () => {
+  test('runs the Memory section from file:// (the job worker from a Blob URL)', async () => {
+    const url = `${pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href}#${SMALL_MEMORY}&autorun`;
+    const { page, log } = await openPage(url);
+    await waitForResult(page);
+    const memory = await waitForMemory(page);
+    assert.deepEqual(memory.policies, MEMORY_ORDER);
+    assert.deepEqual((await readTable(page, '#memory-table')).map((r) => r.policy), MEMORY_ORDER);
+    const foreign = log.requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:'));
+    assert.deepEqual(foreign, []);
+  });
+});
+
 describe('the Simulated vs real panel', { timeout: 120000 }, () => {
   test('replays the queue for real and shows both tables with the errors and both timelines', async () => {
     const { page } = await openPage(`${server.url}index.html#preset=tiny`);
@@ -263,9 +277,11 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     // Both slot timelines, for the policy chosen (continuous by default, then another).
     for (const id of ['chart-replay-real', 'chart-replay-sim']) assert.equal(await page.$$eval(`#${id} canvas`, (c) => c.length), 1, id);
     assert.equal(await page.inputValue('#replay-policy'), 'continuous:8');
-    assert.match(await page.textContent('#replay-gantt-real-caption'), /Continuous batching, 8 slots/);
+    const caption = await page.textContent('#replay-gantt-real-caption');
+    assert.match(caption, /^Real run: the first \d+ requests done at/);
     await page.selectOption('#replay-policy', 'static:8');
-    assert.match(await page.textContent('#replay-gantt-real-caption'), /Static batches of 8/);
+    assert.notEqual(await page.textContent('#replay-gantt-real-caption'), caption);
+    assert.match(await page.textContent('#replay-steps-table caption'), /Static batches of 8/);
     assert.ok((await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.length)) > 0);
     assert.equal(await page.isEnabled('#run'), true);
 
@@ -303,7 +319,7 @@ describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
     for (const { page, log } of pages) {
       assert.deepEqual(log.errors, [], `console errors on ${page.url()}`);
-      assert.deepEqual(log.offOrigin(server.url.replace(/\/$/, '')), [], `requests off origin from ${page.url()}`);
+      if (page.url().startsWith('http')) assert.deepEqual(log.offOrigin(server.url.replace(/\/$/, '')), [], `requests off origin from ${page.url()}`);
       assert.deepEqual(log.dialogs, []);
     }
     assert.ok(pages.length >= 5);

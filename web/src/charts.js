@@ -298,7 +298,7 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
     scales: { x: { time: false }, y: { distr: 3, log: 10 } },
     axes: [
       axis('arrival rate, requests/s', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-      axis(`p95 time to first token, ${unitName} (log)`, { values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))), size: 56 }),
+      axis(`p95 TTFT, ${unitName} (log scale)`, { values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))), size: 56 }),
     ],
     series: [
       { label: 'rate', value: (u, v) => (v == null ? '–' : `${sig(v, 3)}/s`) },

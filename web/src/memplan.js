@@ -18,9 +18,7 @@ export function memoryPolicies(slots, chunk) {
 
 // Two significant digits, so that the rates read well on an axis.
 function roundRate(value) {
-  if (!(value > 0)) return value;
-  const magnitude = 10 ** (Math.floor(Math.log10(value)) - 1);
-  return Math.round(value / magnitude) * magnitude;
+  return value > 0 ? Number(value.toPrecision(2)) : value;
 }
 
 function slim(metrics) {

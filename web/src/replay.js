@@ -203,7 +203,7 @@ export function setupReplay(hooks) {
       { label: 'decode', color: PHASE_COLORS.decode },
     ]));
     const lastEnd = (list) => Math.max(0, ...list.map((t) => t.end_ms));
-    replace($('#replay-gantt-real-caption'), `Real run, ${policyLabel(name)}: the first ${shown} requests are done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}`);
+    replace($('#replay-gantt-real-caption'), `Real run: the first ${shown} requests done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}`);
     replace($('#replay-gantt-sim-caption'), `Simulated: done at ${sig(lastEnd(simulated) / unit.scale, 3)} ${unit.name}`);
     const hover = $('#replay-hover');
     const onHover = (bar) => replace(hover, bar
