@@ -16,9 +16,18 @@ using nlohmann::json;
 
 namespace {
 
-// Share of the progress bar given to measure(); the real runs share the rest in proportion to their
-// simulated makespans. On the default options measuring takes about a third of the whole.
-constexpr double kMeasureShare = 0.3;
+// Share of the progress bar given to each of the two measurements; the real runs share the rest in
+// proportion to their simulated makespans. On the default options one measurement takes about a tenth
+// of the whole.
+constexpr double kMeasureShare = 0.12;
+
+// A progress callback for the part of the bar from `start` to `start + share`.
+ProgressFn part_of(const ProgressFn& progress, double start, double share, const std::string& phase_prefix) {
+  if (!progress) return nullptr;
+  return [&progress, start, share, phase_prefix](double fraction, const std::string& phase) {
+    progress(start + share * fraction, phase_prefix + phase);
+  };
+}
 
 // The explicit workload of the first `count` requests, as the simulator reads it.
 json explicit_requests(const json& workload, size_t count) {
@@ -36,15 +45,21 @@ json real_metrics(const EngineRun& run, int timeline_requests) {
   return metrics;
 }
 
-json relative_error(double simulated, double real) { return real != 0 ? json((simulated - real) / real) : json(); }
+json simulate_policy(const json& steps, const ReplayOptions& o, const std::string& policy) {
+  sim::SimulateOptions options;
+  options.timeline_requests = o.timeline_requests;
+  return sim::simulate(steps, explicit_requests(o.workload, requests_for(o, policy).size()), {policy}, options)[policy];
+}
 
-json errors(const json& real, const json& simulated) {
-  json error = json::object();
+// (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
+json relative_differences(const json& reference, const json& other) {
+  json differences = json::object();
   for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) {
     const std::string field = std::string(key) + "_ms";
-    error[key] = relative_error(simulated[field].get<double>(), real[field].get<double>());
+    const double base = reference[field].get<double>();
+    differences[key] = base != 0 ? json((other[field].get<double>() - base) / base) : json();
   }
-  return error;
+  return differences;
 }
 
 // Every forward pass of the run priced on the table, summed by kind and row count.
@@ -83,30 +98,26 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
 }  // namespace
 
 json replay(const ReplayOptions& o, const ProgressFn& progress) {
-  ProgressFn measure_progress;
-  if (progress) measure_progress = [&](double fraction, const std::string& phase) { progress(kMeasureShare * fraction, phase); };
-  const json steps = measure(o.measure, measure_progress)["steps"];
+  const json steps = measure(o.measure, part_of(progress, 0, kMeasureShare, "measuring: "))["steps"];
   const sim::StepTable table = sim::StepTable::from_json(steps);
 
   // Simulating first costs milliseconds and tells how long each real run will take, for the progress bar.
   json result = json::object();
   double simulated_total_ms = 0;
-  sim::SimulateOptions simulate_options;
-  simulate_options.timeline_requests = o.timeline_requests;
   for (const std::string& policy : o.policies) {
-    const size_t count = requests_for(o, policy).size();
-    json simulated = sim::simulate(steps, explicit_requests(o.workload, count), {policy}, simulate_options)[policy];
+    json simulated = simulate_policy(steps, o, policy);
     simulated_total_ms += simulated["makespan_ms"].get<double>();
-    result[policy] = {{"request_count", count}, {"sim", std::move(simulated)}};
+    result[policy] = {{"request_count", requests_for(o, policy).size()}, {"sim", std::move(simulated)}};
   }
 
   Model model(o.measure.model);
+  const double runs_share = 1 - 2 * kMeasureShare;
   double progress_done = kMeasureShare;
   for (const std::string& policy : o.policies) {
     json& entry = result[policy];
     const std::vector<sim::Request> requests = requests_for(o, policy);
-    const double share = simulated_total_ms > 0 ? (1 - kMeasureShare) * entry["sim"]["makespan_ms"].get<double>() / simulated_total_ms
-                                                : (1 - kMeasureShare) / static_cast<double>(o.policies.size());
+    const double share = simulated_total_ms > 0 ? runs_share * entry["sim"]["makespan_ms"].get<double>() / simulated_total_ms
+                                                : runs_share / static_cast<double>(o.policies.size());
     EngineOptions engine_options;
     engine_options.prompt_seed = o.prompt_seed;
     const std::string phase = "serving " + policy;
@@ -120,10 +131,17 @@ json replay(const ReplayOptions& o, const ProgressFn& progress) {
     progress_done += share;
 
     json real = real_metrics(run, o.timeline_requests);
-    entry["error"] = errors(real, entry["sim"]);
+    entry["error"] = relative_differences(real, entry["sim"]);
     entry["step_check"] = step_check(run.step_log, table, real["makespan_ms"].get<double>());
     entry["real"] = std::move(real);
   }
+
+  // The machine's speed is not constant (other processes, and on a shared host other machines' memory
+  // traffic): the same table measured again after the runs, and the simulation on it, show how far it
+  // moved, so that an error can be read against the measurement's own repeatability.
+  const json steps_after = measure(o.measure, part_of(progress, 1 - kMeasureShare, kMeasureShare, "measuring again: "))["steps"];
+  for (const std::string& policy : o.policies)
+    result[policy]["drift"] = relative_differences(result[policy]["sim"], simulate_policy(steps_after, o, policy));
   if (progress) progress(1.0, "done");
   return result;
 }

@@ -7,6 +7,7 @@
 #include "model/config.h"
 #include "serve/engine.h"
 #include "serve/policies.h"
+#include "sim/policy_registry.h"
 #include "sim/workload.h"
 
 namespace kvlab::serve {
@@ -19,22 +20,6 @@ namespace {
 
 // Real serving takes real time: about 10 s natively for the default 64 requests, and twice that in wasm.
 constexpr size_t kMaxReplayRequests = 4096;
-
-std::vector<std::string> read_policies(const json& object, const std::string& path) {
-  if (!object.contains("policies")) return default_replay_policies();
-  const json& list = object["policies"];
-  const std::string field = fields::join(path, "policies");
-  if (!list.is_array() || list.empty() || list.size() > 64) throw_type(field + " must be a list of 1 to 64 policy names");
-  std::vector<std::string> names;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string item = field + "[" + std::to_string(i) + "]";
-    if (!list[i].is_string()) throw_type(item + " must be a policy name string");
-    names.push_back(list[i].get<std::string>());
-    if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
-      throw_range(item + " \"" + names.back() + "\" is given twice");
-  }
-  return names;
-}
 
 // The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions.
 void check_engine_memory(const ReplayOptions& o, const std::string& path) {
@@ -62,7 +47,11 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path, {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests"});
   ReplayOptions o;
-  o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"));
+  // Part A (one answer with and without the cache) is not used here: one run of it is enough, and keeps
+  // the measurement short, so that it sits close in time to the real runs it prices.
+  json measure = {{"runs", 1}};
+  measure.update(object.value("measure", json::object()));
+  o.measure = read_measure_options(measure, fields::join(path, "measure"));
   const std::string workload_path = fields::join(path, "workload");
   o.workload = object.value("workload", default_replay_workload());
   o.requests = sim::read_workload(o.workload, workload_path);
@@ -71,7 +60,8 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
                 std::to_string(kMaxReplayRequests) + " (each takes real time)");
   check_workload_fits(o.measure.model, o.requests, workload_path);
 
-  o.policies = read_policies(object, path);
+  o.policies = object.contains("policies") ? sim::read_policy_names(object["policies"], fields::join(path, "policies"))
+                                           : default_replay_policies();
   for (size_t i = 0; i < o.policies.size(); ++i)
     make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
   o.nocache_requests = static_cast<int>(

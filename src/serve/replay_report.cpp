@@ -1,11 +1,10 @@
 #include "serve/replay_report.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "common/text_format.h"
 #include "sim/policy_registry.h"
 
 namespace kvlab::serve {
@@ -14,36 +13,14 @@ using nlohmann::json;
 
 namespace {
 
-std::string printed(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 // Milliseconds below a second ("85.3 ms"), seconds with two decimals from there ("12.34 s").
 std::string duration(const json& ms) {
   if (!ms.is_number()) return "-";
   const double value = ms.get<double>();
-  return value < 1000 ? printed("%.1f ms", value) : printed("%.2f s", value / 1000);
+  return value < 1000 ? format("%.1f ms", value) : format("%.2f s", value / 1000);
 }
 
-std::string percent(const json& fraction) { return fraction.is_number() ? printed("%+.1f%%", 100 * fraction.get<double>()) : "-"; }
-
-// Columns aligned: the first to the left, the others to the right, two spaces apart.
-std::string table_text(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t column = 0; column < row.size(); ++column) widths[column] = std::max(widths[column], row[column].size());
-  std::string text;
-  for (const auto& row : rows) {
-    for (size_t column = 0; column < row.size(); ++column) {
-      const std::string padding(widths[column] - row[column].size(), ' ');
-      text += column == 0 ? row[column] + padding : "  " + padding + row[column];
-    }
-    text += "\n";
-  }
-  return text;
-}
+std::string percent(const json& fraction) { return fraction.is_number() ? format("%+.1f%%", 100 * fraction.get<double>()) : "-"; }
 
 // Policy names in the lab's order: serial-nocache, serial-cache, static, continuous, by B in a family.
 std::vector<std::string> ordered_policies(const json& result) {
@@ -75,6 +52,12 @@ std::string format_replay_report(const json& result) {
     metrics.push_back(std::move(row));
   }
 
+  std::vector<std::vector<std::string>> drift = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
+  for (const std::string& policy : policies) {
+    const json& entry = result[policy]["drift"];
+    drift.push_back({policy, percent(entry["median_ttft"]), percent(entry["p95_ttft"]), percent(entry["makespan"])});
+  }
+
   std::vector<std::vector<std::string>> steps = {{"policy", "forward pass", "rows", "steps", "real", "table", "error"}};
   for (const std::string& policy : policies) {
     const json& check = result[policy]["step_check"];
@@ -87,10 +70,10 @@ std::string format_replay_report(const json& result) {
     steps.push_back({policy, "outside forward passes", "", "", duration(check["outside_steps_ms"]), "", ""});
   }
 
-  return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + table_text(metrics) +
+  return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + aligned_table(metrics) +
          "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n"
-         "\nWhere the real time went, each forward pass priced on the step table:\n\n" +
-         table_text(steps);
+         "\nThe machine's drift: the simulation on the table measured again after the runs, against the one before\n\n" +
+         aligned_table(drift) + "\nWhere the real time went, each forward pass priced on the step table:\n\n" + aligned_table(steps);
 }
 
 }  // namespace kvlab::serve

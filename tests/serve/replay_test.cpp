@@ -33,6 +33,9 @@ void expect_error_naming(json options, const std::string& field, ErrorKind kind 
 
 TEST(ReplayOptions, DefaultsAreTheIssuesWorkload) {
   ReplayOptions o = read_replay_options(json::object());
+  EXPECT_EQ(o.measure.preset, "small");
+  EXPECT_EQ(o.measure.runs, 1);  // Part A is not used
+  EXPECT_EQ(read_replay_options({{"measure", {{"runs", 3}}}}).measure.runs, 3);
   EXPECT_EQ(o.requests.size(), 64u);
   EXPECT_EQ(o.policies, (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
   EXPECT_EQ(o.nocache_requests, 16);
@@ -113,7 +116,10 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
       EXPECT_FALSE(entry[side]["timeline"].empty());
       EXPECT_EQ(entry[side]["steps"], entry["real"]["steps"]);  // the same forward passes, real and simulated
     }
-    for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) expect_finite(entry["error"][key], std::string("error.") + key);
+    for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) {
+      expect_finite(entry["error"][key], std::string("error.") + key);
+      expect_finite(entry["drift"][key], std::string("drift.") + key);
+    }
     const json& check = entry["step_check"];
     for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);
     EXPECT_FALSE(check["kinds"].empty());

@@ -34,7 +34,10 @@ test('replay returns real, sim and error for every policy, with finite numbers',
       assert.ok(entry[side].timeline.length > 0, `${policy}.${side}.timeline`);
       for (const span of entry[side].timeline) assert.ok(span.end_ms >= span.start_ms, `${policy}.${side}.timeline`);
     }
-    for (const key of ['median_ttft', 'p95_ttft', 'makespan']) assertFinite(entry.error[key], `${policy}.error.${key}`);
+    for (const key of ['median_ttft', 'p95_ttft', 'makespan']) {
+      assertFinite(entry.error[key], `${policy}.error.${key}`);
+      assertFinite(entry.drift[key], `${policy}.drift.${key}`);
+    }
     assert.ok(entry.step_check.kinds.length > 0, `${policy}.step_check.kinds`);
   }
   assert.ok(fractions.length > 0);
