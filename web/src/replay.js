@@ -175,6 +175,8 @@ export function setupReplay(hooks) {
       h('tfoot', null, h('tr', null, h('td', { colspan: hasDrift ? '8' : '7' },
         `Error = (simulated − real) / real: positive when the simulator predicts more time than the run took; beyond ±${ERROR_TARGET * 100}% it is marked.${hasDrift ? ' Drift: how far the same simulation moves on a step table measured again right after the real runs (the largest of the three), i.e. how much this machine’s own speed changed meanwhile; errors within it cannot be read more finely.' : ''}`)))));
 
+    const drifts = order.flatMap((n) => (r.policies[n].drift ? Object.values(r.policies[n].drift).map(Math.abs) : [])).filter(Number.isFinite);
+    const maxDrift = drifts.length ? Math.max(...drifts) : 0;
     const worst = (key) => order.reduce((best, n) => (Math.abs(r.policies[n].error[key]) > Math.abs(r.policies[best].error[key]) ? n : best), order[0]);
     const wm = worst('median_ttft');
     const wk = worst('makespan');
@@ -182,7 +184,10 @@ export function setupReplay(hooks) {
     replace($('#replay-finding'),
       `Median TTFT and “all done” within ±${ERROR_TARGET * 100}% of the real run for ${within.length} of ${order.length} policies. `,
       `Largest error of median TTFT: ${signedPct(r.policies[wm].error.median_ttft)} (${policyLabel(wm)}); of “all done”: ${signedPct(r.policies[wk].error.makespan)} (${policyLabel(wk)}). `,
-      'Where the two differ, the step check below says which kind of forward pass the table misjudged, or how much time went outside forward passes.');
+      'Where the two differ, the step check below says which kind of forward pass the table misjudged, or how much time went outside forward passes.',
+      maxDrift > ERROR_TARGET
+        ? ` Meanwhile this device’s own speed moved by up to ${sig(maxDrift * 100, 2)}% (the drift column), more than the ±${ERROR_TARGET * 100}% target: other work was probably sharing the processor, so run it again when the device is quiet before reading much into the errors.`
+        : '');
 
     const current = order.includes(policySelect.value) ? policySelect.value : (order.find((n) => kindOf(n) === 'continuous') || order[0]);
     replace(policySelect, order.map((name) => h('option', { value: name, text: policyLabel(name) })));
