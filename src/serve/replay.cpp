@@ -16,10 +16,9 @@ using nlohmann::json;
 
 namespace {
 
-// Share of the progress bar given to each of the two measurements; the real runs share the rest in
-// proportion to their simulated makespans. On the default options one measurement takes about a tenth
-// of the whole.
-constexpr double kMeasureShare = 0.12;
+// Share of the progress bar given to all the measurements together; the real runs share the rest in
+// proportion to their simulated makespans. On the default options measuring takes about a third.
+constexpr double kMeasuringShare = 0.35;
 
 // A progress callback for the part of the bar from `start` to `start + share`.
 ProgressFn part_of(const ProgressFn& progress, double start, double share, const std::string& phase_prefix) {
@@ -34,6 +33,19 @@ json explicit_requests(const json& workload, size_t count) {
   json requests = sim::explicit_workload(workload)["requests"];
   requests.erase(requests.begin() + static_cast<std::ptrdiff_t>(count), requests.end());
   return {{"requests", std::move(requests)}};
+}
+
+// The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
+json mean_table(const json& before, const json& after) {
+  json table = before;
+  json& decode_ms = table["decode"]["ms"];
+  for (size_t i = 0; i < decode_ms.size(); ++i)
+    for (size_t j = 0; j < decode_ms[i].size(); ++j)
+      decode_ms[i][j] = 0.5 * (before["decode"]["ms"][i][j].get<double>() + after["decode"]["ms"][i][j].get<double>());
+  json& prefill_ms = table["prefill"]["ms"];
+  for (size_t k = 0; k < prefill_ms.size(); ++k)
+    prefill_ms[k] = 0.5 * (before["prefill"]["ms"][k].get<double>() + after["prefill"]["ms"][k].get<double>());
+  return table;
 }
 
 json real_metrics(const EngineRun& run, int timeline_requests) {
@@ -98,26 +110,25 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
 }  // namespace
 
 json replay(const ReplayOptions& o, const ProgressFn& progress) {
-  const json steps = measure(o.measure, part_of(progress, 0, kMeasureShare, "measuring: "))["steps"];
-  const sim::StepTable table = sim::StepTable::from_json(steps);
+  const double measure_share = kMeasuringShare / static_cast<double>(o.policies.size() + 1);
+  json before = measure(o.measure, part_of(progress, 0, measure_share, "measuring: "))["steps"];
 
-  // Simulating first costs milliseconds and tells how long each real run will take, for the progress bar.
-  json result = json::object();
+  // Simulated makespans tell how long each real run will take, for the progress bar.
+  std::vector<double> simulated_ms;
   double simulated_total_ms = 0;
   for (const std::string& policy : o.policies) {
-    json simulated = simulate_policy(steps, o, policy);
-    simulated_total_ms += simulated["makespan_ms"].get<double>();
-    result[policy] = {{"request_count", requests_for(o, policy).size()}, {"sim", std::move(simulated)}};
+    simulated_ms.push_back(simulate_policy(before, o, policy)["makespan_ms"].get<double>());
+    simulated_total_ms += simulated_ms.back();
   }
 
   Model model(o.measure.model);
-  const double runs_share = 1 - 2 * kMeasureShare;
-  double progress_done = kMeasureShare;
-  for (const std::string& policy : o.policies) {
-    json& entry = result[policy];
+  json result = json::object();
+  double progress_done = measure_share;
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const std::string& policy = o.policies[i];
     const std::vector<sim::Request> requests = requests_for(o, policy);
-    const double share = simulated_total_ms > 0 ? runs_share * entry["sim"]["makespan_ms"].get<double>() / simulated_total_ms
-                                                : runs_share / static_cast<double>(o.policies.size());
+    const double share = (1 - kMeasuringShare) * (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms
+                                                                         : 1.0 / static_cast<double>(o.policies.size()));
     EngineOptions engine_options;
     engine_options.prompt_seed = o.prompt_seed;
     const std::string phase = "serving " + policy;
@@ -127,21 +138,28 @@ json replay(const ReplayOptions& o, const ProgressFn& progress) {
         progress(progress_done + share * static_cast<double>(finished) / static_cast<double>(requests.size()), phase);
       };
     }
-    EngineRun run = run_engine(model, requests, policy, engine_options);
+    const EngineRun run = run_engine(model, requests, policy, engine_options);
     progress_done += share;
 
+    // The machine's speed moves under the measurement (other processes; on a shared host, other
+    // machines' memory traffic): by 10-20% within a minute here. So the table is measured again right
+    // after each run, and the run is priced on the mean of the tables just before and just after it,
+    // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
+    // run's drift: the error cannot be read more finely than that.
+    json after = measure(o.measure, part_of(progress, progress_done, measure_share, "measuring again: "))["steps"];
+    progress_done += measure_share;
+    const json table = mean_table(before, after);
     json real = real_metrics(run, o.timeline_requests);
-    entry["error"] = relative_differences(real, entry["sim"]);
-    entry["step_check"] = step_check(run.step_log, table, real["makespan_ms"].get<double>());
-    entry["real"] = std::move(real);
+    json simulated = simulate_policy(table, o, policy);
+    result[policy] = {{"request_count", requests.size()},
+                      {"error", relative_differences(real, simulated)},
+                      {"drift", relative_differences(simulate_policy(before, o, policy), simulate_policy(after, o, policy))},
+                      {"step_check", step_check(run.step_log, sim::StepTable::from_json(table), real["makespan_ms"].get<double>())},
+                      {"step_table", table},
+                      {"real", std::move(real)},
+                      {"sim", std::move(simulated)}};
+    before = std::move(after);
   }
-
-  // The machine's speed is not constant (other processes, and on a shared host other machines' memory
-  // traffic): the same table measured again after the runs, and the simulation on it, show how far it
-  // moved, so that an error can be read against the measurement's own repeatability.
-  const json steps_after = measure(o.measure, part_of(progress, 1 - kMeasureShare, kMeasureShare, "measuring again: "))["steps"];
-  for (const std::string& policy : o.policies)
-    result[policy]["drift"] = relative_differences(result[policy]["sim"], simulate_policy(steps_after, o, policy));
   if (progress) progress(1.0, "done");
   return result;
 }

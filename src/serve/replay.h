@@ -1,7 +1,8 @@
 #pragma once
-// Replay: the simulator checked against reality. Measures the step table, serves the workload for real
-// under each policy with the engine, simulates the same explicit workload on the measured table, and
-// reports each policy's real and simulated metrics with the simulator's relative error.
+// Replay: the simulator checked against reality. Serves the workload for real under each policy with the
+// engine, measuring the step table before and after each run; simulates the same explicit workload on
+// the mean of those two tables; and reports each policy's real and simulated metrics with the
+// simulator's relative error.
 #include <nlohmann/json.hpp>
 
 #include "bench/measure.h"
@@ -14,11 +15,13 @@ namespace kvlab::serve {
 //     "real":  { median_ttft_ms, p95_ttft_ms, makespan_ms, ..., requests: [...], timeline: [...] },
 //     "sim":   { the same keys, from the simulator },
 //     "error": { median_ttft, p95_ttft, makespan }   (sim - real) / real, as fractions,
-//     "drift": { median_ttft, p95_ttft, makespan }   (sim on a table measured after the runs - sim) / sim,
+//     "drift": { median_ttft, p95_ttft, makespan }   (sim on the table after the run - sim on the one
+//                                                      before) / the latter,
 //     "step_check": { real_steps_ms, table_steps_ms, outside_steps_ms,
-//                     kinds: [{ kind, rows, steps, real_ms, table_ms }] } }
+//                     kinds: [{ kind, rows, steps, real_ms, table_ms }] },
+//     "step_table": the table "sim" was computed on (the contract's steps.json) }
 // "real" and "sim" hold every key of the simulator's per-policy result (sim/metrics.h, sim/timeline.h).
-// "drift" is how far the machine's own speed moved while the replay ran: the error cannot be read more
+// "drift" is how far the machine's own speed moved while the policy ran: the error cannot be read more
 // finely than that. "step_check" prices every forward pass the engine ran on the step table, so that an
 // error can be traced to the kind of step (prefill, decode at r rows, no-cache pass) whose cost the table
 // misjudges, or to time spent outside forward passes.

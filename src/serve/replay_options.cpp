@@ -47,9 +47,10 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path, {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests"});
   ReplayOptions o;
-  // Part A (one answer with and without the cache) is not used here: one run of it is enough, and keeps
-  // the measurement short, so that it sits close in time to the real runs it prices.
-  json measure = {{"runs", 1}};
+  // Part A (one answer with and without the cache) is not used here, so it is made as small as it can
+  // be: the table is measured before and after every run, and a short measurement sits close in time
+  // to the run it prices.
+  json measure = {{"runs", 1}, {"prompt_tokens", 1}, {"answer_tokens", 1}};
   measure.update(object.value("measure", json::object()));
   o.measure = read_measure_options(measure, fields::join(path, "measure"));
   const std::string workload_path = fields::join(path, "workload");

@@ -14,7 +14,7 @@
 namespace kvlab::serve {
 
 struct ReplayOptions {
-  MeasureOptions measure;             // measure() runs with these: its defaults, but one Part A run
+  MeasureOptions measure;             // measure() runs with these: its defaults, but a one-token Part A
   nlohmann::json workload;            // a simulator workload object, generated or explicit
   std::vector<sim::Request> requests; // its requests, in workload order
   std::vector<std::string> policies;

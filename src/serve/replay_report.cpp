@@ -72,7 +72,8 @@ std::string format_replay_report(const json& result) {
 
   return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + aligned_table(metrics) +
          "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n"
-         "\nThe machine's drift: the simulation on the table measured again after the runs, against the one before\n\n" +
+         "\nThe machine's drift during each run: the simulation on the table measured right after it, against the one right before\n"
+         "(the simulation above uses the mean of the two)\n\n" +
          aligned_table(drift) + "\nWhere the real time went, each forward pass priced on the step table:\n\n" + aligned_table(steps);
 }
 

@@ -34,7 +34,9 @@ void expect_error_naming(json options, const std::string& field, ErrorKind kind 
 TEST(ReplayOptions, DefaultsAreTheIssuesWorkload) {
   ReplayOptions o = read_replay_options(json::object());
   EXPECT_EQ(o.measure.preset, "small");
-  EXPECT_EQ(o.measure.runs, 1);  // Part A is not used
+  EXPECT_EQ(o.measure.runs, 1);  // Part A is not used, so it is as small as it can be
+  EXPECT_EQ(o.measure.prompt_tokens, 1);
+  EXPECT_EQ(o.measure.answer_tokens, 1);
   EXPECT_EQ(read_replay_options({{"measure", {{"runs", 3}}}}).measure.runs, 3);
   EXPECT_EQ(o.requests.size(), 64u);
   EXPECT_EQ(o.policies, (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
@@ -120,6 +122,7 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
       expect_finite(entry["error"][key], std::string("error.") + key);
       expect_finite(entry["drift"][key], std::string("drift.") + key);
     }
+    EXPECT_EQ(entry["step_table"]["decode"]["rows"], json({1, 2, 4, 8}));
     const json& check = entry["step_check"];
     for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);
     EXPECT_FALSE(check["kinds"].empty());
