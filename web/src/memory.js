@@ -9,7 +9,7 @@
 import { $, h, replace } from './dom.js';
 import { JobRunner } from './jobs.js';
 import {
-  DEVICES, MEM_DEFAULTS, MEM_FIELDS, MEM_ORDER, REAL_CONTEXT, deviceBudget, kvTokens, longestRequest, memFieldOfModuleError,
+  DEVICES, MEM_DEFAULTS, MEM_ORDER, REAL_CONTEXT, deviceBudget, kvTokens, longestRequest, memFieldOfModuleError,
   memoryToHash, memoryToRaw, minimumTokens, validateMemory,
 } from './memconfig.js';
 import { MEMORY_POLICY_NOTES, policyLabel, policyStyle } from './policies.js';
