@@ -73,17 +73,18 @@ export function parseField(key, raw, limits = {}) {
 export function validate(raw, presets = PRESETS) {
   const errors = {};
   const settings = { ...DEFAULTS };
+  // The preset first: Part A's lengths are bounded by its cache (max_seq positions).
+  let maxSeq = 256;
   for (const key of FIELD_ORDER) {
+    if (key === 'prompt_tokens') maxSeq = (presets[settings.preset] || PRESETS[settings.preset] || { max_seq: 256 }).max_seq;
     if (raw[key] === undefined) continue;
-    const r = parseField(key, raw[key]);
+    const why = ` for the ${settings.preset} model, whose cache holds ${maxSeq} positions`;
+    const limits = key === 'prompt_tokens' ? { max: maxSeq - 1, why } : key === 'answer_tokens' ? { max: maxSeq, why } : {};
+    const r = parseField(key, raw[key], limits);
     if (r.error) errors[key] = r.error;
     else settings[key] = r.value;
   }
   // Fields that depend on each other.
-  const maxSeq = (presets[settings.preset] || PRESETS[settings.preset] || { max_seq: 256 }).max_seq;
-  if (!errors.prompt_tokens && settings.prompt_tokens > maxSeq - 1) {
-    errors.prompt_tokens = `${FIELDS.prompt_tokens.label} must be from 1 to ${maxSeq - 1} for the ${settings.preset} model, whose cache holds ${maxSeq} positions (got ${settings.prompt_tokens}).`;
-  }
   if (!errors.prompt_tokens && !errors.answer_tokens && settings.prompt_tokens + settings.answer_tokens - 1 > maxSeq) {
     errors.answer_tokens = `${FIELDS.answer_tokens.label} must be from 1 to ${maxSeq - settings.prompt_tokens + 1}: prompt + answer must fit the ${settings.preset} model's ${maxSeq} positions (got ${settings.answer_tokens}).`;
   }
@@ -124,29 +125,55 @@ export function settingsToHash(settings, { autorun = false } = {}) {
 }
 
 // Reads a hash (with or without '#'). Returns {raw, autorun, problems: [message]}; `raw` holds the
-// string values to validate. Unknown keys and malformed ranges are problems, not silent.
+// string values to validate. Unknown keys, repeated keys and malformed ranges are problems, not
+// silent. A hash longer than any real link (MAX_HASH_CHARS) is not read at all, and at most
+// MAX_HASH_PROBLEMS problems are listed, so a hostile link cannot fill the page with text.
+export const MAX_HASH_CHARS = 4096;
+const MAX_HASH_PROBLEMS = 8;
+
 export function parseHash(hash) {
   const text = String(hash || '').replace(/^#/, '');
   const raw = {};
   const problems = [];
   let autorun = false;
   if (!text) return { raw, autorun, problems };
+  if (text.length > MAX_HASH_CHARS) {
+    return { raw, autorun, problems: [`The link’s settings are ${text.length.toLocaleString('en-US')} characters long, more than the ${MAX_HASH_CHARS.toLocaleString('en-US')} a kvlab link can have, so none of them were read.`] };
+  }
   let params;
   try {
     params = new URLSearchParams(text);
   } catch (e) {
     return { raw, autorun, problems: ['The link’s settings could not be read.'] };
   }
+  const seen = new Set();
+  const repeated = new Set();
+  let more = 0;
+  const problem = (message) => {
+    if (problems.length < MAX_HASH_PROBLEMS) problems.push(message);
+    else more += 1;
+  };
   for (const [key, value] of params) {
     if (!HASH_KEYS.includes(key)) {
-      problems.push(`The link has an unknown setting ${show(key)}; known settings: ${HASH_KEYS.join(', ')}.`);
+      if (!seen.has(key)) problem(`The link has an unknown setting ${show(key)}; known settings: ${HASH_KEYS.join(', ')}.`);
+      seen.add(key);
       continue;
     }
-    if (key === 'autorun') { autorun = value === '' || value === '1' || value === 'true'; continue; }
+    if (seen.has(key)) {
+      if (!repeated.has(key)) problem(`The link sets ${key} more than once; its default is used.`);
+      repeated.add(key);
+      continue;
+    }
+    seen.add(key);
+    if (key === 'autorun') {
+      autorun = value === '' || value === '1' || value === 'true';
+      if (!autorun && value !== '0' && value !== 'false') problem(`The link’s autorun must be empty, 1 or true (got ${show(value)}), so the lab was not started.`);
+      continue;
+    }
     if (RANGE_KEYS[key]) {
       const m = /^\s*(\d+)\s*(?:-|–|\.\.)\s*(\d+)\s*$/.exec(value);
       if (!m) {
-        problems.push(`The link’s ${key} range must look like 8-32 (got ${show(value)}).`);
+        problem(`The link’s ${key} range must look like 8-32 (got ${show(value)}).`);
         continue;
       }
       raw[RANGE_KEYS[key][0]] = m[1];
@@ -155,6 +182,12 @@ export function parseHash(hash) {
     }
     raw[key] = value;
   }
+  // Which of two values was meant is anyone's guess: the default stands in.
+  for (const key of repeated) {
+    if (key === 'autorun') autorun = false;
+    for (const k of RANGE_KEYS[key] || [key]) delete raw[k];
+  }
+  if (more) problems.push(`…and ${more.toLocaleString('en-US')} more problems in the link.`);
   return { raw, autorun, problems };
 }
 

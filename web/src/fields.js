@@ -22,14 +22,16 @@ export function parseSpec(f, raw, limits = {}) {
   const whole = f.kind === 'int';
   const max = limits.max ?? f.max ?? Number.MAX_SAFE_INTEGER;
   const why = limits.why || '';
-  if (text === '') return { error: `${f.label} is required: enter a ${whole ? 'whole number' : 'number'} from ${rangeText(f.min, limits.max ?? f.max ?? Infinity)}${why}.` };
+  // Every message gives the range, whatever was wrong with the value.
+  const range = `from ${rangeText(f.min, max)}${why}`;
+  if (text === '') return { error: `${f.label} is required: enter a ${whole ? 'whole number' : 'number'} ${range}.` };
   if (!/^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text)) {
-    return { error: `${f.label} must be a ${whole ? 'whole number' : 'number'} (got ${show(text)}).` };
+    return { error: `${f.label} must be a ${whole ? 'whole number' : 'number'} (got ${show(text)}), ${range}.` };
   }
   const value = Number(text);
-  if (!Number.isFinite(value)) return { error: `${f.label} must be a finite number (got ${show(text)}).` };
+  if (!Number.isFinite(value)) return { error: `${f.label} must be a finite number (got ${show(text)}), ${range}.` };
   if (whole && !Number.isInteger(value)) {
-    return { error: `${f.label} must be a whole number (got ${show(text)}).` };
+    return { error: `${f.label} must be a whole number (got ${show(text)}), ${range}.` };
   }
   if (value < f.min || value > max) {
     return { error: `${f.label} must be from ${rangeText(f.min, max)}${why} (got ${show(text)}).` };

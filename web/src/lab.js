@@ -35,7 +35,8 @@ export class Lab {
     this.loadTimer = null;
   }
 
-  start() {
+  // quiet: no 'loading' state (a restart after a crash, while the page still shows the error).
+  start({ quiet = false } = {}) {
     this.stopWorker();
     this.ready = false;
     let worker;
@@ -65,7 +66,7 @@ export class Lab {
       if (worker !== this.worker || this.ready) return;
       this.fail({ kind: 'load', message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`, detail: 'The network may be slow, or the files kvlab.js / kvlab.wasm are missing.' });
     }, LOAD_TIMEOUT_MS);
-    this.handlers.onState?.('loading');
+    if (!quiet) this.handlers.onState?.('loading');
   }
 
   stopWorker() {
@@ -80,11 +81,16 @@ export class Lab {
 
   fail(error) {
     const wasRunning = this.current !== null || this.pending !== null;
+    const wasReady = this.ready;
     this.stopWorker();
     this.ready = false;
     this.current = null;
     this.pending = null;
-    this.handlers.onError?.({ ...error, wasRunning });
+    // A worker that had loaded and then died is replaced at once, so Run works again; one that never
+    // loaded is not (that would retry forever): Try again starts it.
+    const restart = wasReady && error.kind !== 'load';
+    this.handlers.onError?.({ ...error, wasRunning, restarted: restart });
+    if (restart) this.start({ quiet: true });
   }
 
   onMessage(worker, message) {

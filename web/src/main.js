@@ -218,7 +218,8 @@ const lab = new Lab({
     setState('error');
     setProgress(0);
     setPhase('Stopped.');
-    replace($('#error-message'), [error.message, hint(error)].filter(Boolean).join(' '));
+    const kept = lastResult && (error.kind === 'crash' || error.kind === 'memory') ? 'The results below are from the last run that finished.' : '';
+    replace($('#error-message'), [error.message, hint(error), kept].filter(Boolean).join(' '));
     replace($('#error-detail'), error.detail || '');
     $('#error').hidden = false;
     $('#error').dataset.kind = error.kind;
@@ -234,7 +235,7 @@ function hint(error) {
     if (env && !env.wasm_simd) return 'This browser lacks WebAssembly SIMD, which the lab needs (any current Chrome, Edge, Firefox or Safari 16.4+ has it); the SIMD vs scalar vs JavaScript panel below still measures the other two.';
     return 'Check that kvlab.js and kvlab.wasm sit next to this page.';
   }
-  if (error.kind === 'crash') return 'The worker was restarted when you retry.';
+  if (error.kind === 'crash') return error.restarted ? 'A fresh worker has been started: press “Run the lab” to run again.' : 'The worker is restarted when you retry.';
   return '';
 }
 
@@ -371,7 +372,7 @@ $('#download-steps').addEventListener('click', () => lastResult && download('kvl
 
 window.addEventListener('hashchange', () => {
   const { autorun, bad } = applyHash();
-  if (autorun && !lab.running) startRun();
+  if (autorun && !bad && !lab.running) startRun();
   else if (bad) setPhase('Some link settings were replaced by defaults; see the message above.');
 });
 
@@ -419,4 +420,4 @@ watchResizes();
 setState('loading');
 const initial = applyHash();
 lab.start();
-if (initial.autorun) startRun();
+if (initial.autorun && !initial.bad) startRun();   // a link with bad settings: the message first
