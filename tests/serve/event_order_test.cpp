@@ -105,5 +105,32 @@ TEST(EventOrder, ArrivalGroupsFarApartMatchTheSimulator) {
   expect_same_decisions(workload);
 }
 
+TEST(EventOrder, StaticBatchRowsComputeAsPaddingUntilTheLongestAnswer) {
+  // What the cost model charges a static batch: decode step k over all R members at contexts p_i + k,
+  // finished or not. The step log holds every forward pass the engine really ran.
+  Model model(tiny_model());
+  const std::vector<sim::Request> workload = mixed_workload();
+  const int batch_rows = 4;
+  const EngineRun run = run_engine(model, workload, "static:" + std::to_string(batch_rows));
+  std::vector<std::vector<int>> expected_decode_contexts;
+  for (size_t first = 0; first < workload.size(); first += batch_rows) {
+    const size_t end = std::min(workload.size(), first + batch_rows);
+    int longest_answer = 0;
+    for (size_t i = first; i < end; ++i) longest_answer = std::max(longest_answer, workload[i].answer_tokens);
+    for (int k = 1; k < longest_answer; ++k) {
+      std::vector<int> contexts;
+      for (size_t i = first; i < end; ++i) contexts.push_back(workload[i].prompt_tokens + k);
+      expected_decode_contexts.push_back(contexts);
+    }
+  }
+  std::vector<std::vector<int>> decode_contexts;
+  for (const StepRecord& record : run.step_log.records()) {
+    if (record.kind != StepKind::decode) continue;
+    const int* contexts = run.step_log.contexts(record);
+    decode_contexts.emplace_back(contexts, contexts + record.sequences);
+  }
+  EXPECT_EQ(decode_contexts, expected_decode_contexts);
+}
+
 }  // namespace
 }  // namespace kvlab::serve
