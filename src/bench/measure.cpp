@@ -1,6 +1,7 @@
 #include "bench/measure.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "bench/step_timer.h"
@@ -25,14 +26,13 @@ class ProgressTracker {
     const double nocache = o.runs * o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
     const double cache = o.runs * (o.answer_tokens + o.prompt_tokens / 4.0);
     const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
-    const double decode = per_cell * o.decode_rows.size() * o.decode_contexts.size();
-    const double prefill = per_cell * o.prefill_tokens.size();
-    weights_ = {nocache, cache, decode, prefill};
-    double total = nocache + cache + decode + prefill;
+    const double grid = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size());
+    weights_ = {nocache, cache, grid};
+    double total = nocache + cache + grid;
     for (double& w : weights_) w /= total;
   }
 
-  // Reports `phase` (0..3, named `name`) as `fraction_of_phase` done.
+  // Reports `phase` (0..2, named `name`) as `fraction_of_phase` done.
   void report(int phase, const std::string& name, double fraction_of_phase) const {
     if (!callback_) return;
     double done = 0;
@@ -97,76 +97,84 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
           {"tokens_cache", tokens_cache}};
 }
 
-// Decode steps of r rows, every row at context c, for each grid cell. Each row has its own cache,
-// filled once with a real prefill; a timed step rewrites position c-1, so it can be repeated.
-json measure_decode(Model& model, const MeasureOptions& o, const ProgressTracker& progress, json& repeats_out) {
+// The step-time grid: decode steps of r rows, every row at context c, for each (r, c), and a prefill of
+// L tokens from an empty cache for each L, timed together (time_steps_interleaved) so that every cell
+// spans the same seconds of the machine's drift. Each decode row has its own cache, filled once with a
+// real prefill; a timed step rewrites position c-1, so it can be repeated, in any order.
+// Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the slow
+// steps as well as the fast ones.
+json measure_grid(Model& model, const MeasureOptions& o, const std::function<void(double)>& on_round, json& timing_out) {
   const int max_rows = o.decode_rows.back(), max_context = o.decode_contexts.back();
+  const int max_tokens = o.prefill_tokens.back();
   std::vector<KvCache> caches(static_cast<size_t>(max_rows), KvCache(o.model, max_context));
   const std::vector<int> history = make_prompt(max_context, o.model.vocab, o.prompt_seed + 1);
   if (max_context > 1) prefill(model, caches[0], history.data(), max_context - 1, 0);
   for (KvCache& cache : caches) cache = caches[0];
-  model.reserve_rows(max_rows);
+  KvCache prefill_cache(o.model, max_tokens);
+  const std::vector<int> prefill_ids = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
+  model.reserve_rows(std::max(max_rows, max_tokens));
 
-  json ms = json::array(), repeats = json::array();
-  std::vector<Row> rows;
-  const size_t n_cells = o.decode_rows.size() * o.decode_contexts.size();
+  // Shape: [decode_rows.size() * decode_contexts.size()] row lists, row-major over (rows, context).
+  std::vector<std::vector<Row>> decode_batches;
+  std::vector<std::function<void()>> steps;
+  for (int n_rows : o.decode_rows)
+    for (int context : o.decode_contexts) {
+      std::vector<Row> rows;
+      for (int r = 0; r < n_rows; ++r) rows.push_back(Row{history[context - 1], &caches[r], context - 1, true});
+      decode_batches.push_back(std::move(rows));
+    }
+  for (std::vector<Row>& rows : decode_batches) steps.push_back([&model, &rows] { model.forward(rows); });
+  for (int n : o.prefill_tokens)
+    steps.push_back([&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
+
+  const std::vector<StepTiming> timings =
+      time_steps_interleaved(steps, o.timing, on_round);
+
+  json decode_ms = json::array(), decode_repeats = json::array();
+  size_t cell = 0;
   for (size_t i = 0; i < o.decode_rows.size(); ++i) {
     json ms_row = json::array(), repeats_row = json::array();
-    for (size_t j = 0; j < o.decode_contexts.size(); ++j) {
-      progress.report(2, "decode grid", static_cast<double>(i * o.decode_contexts.size() + j) / n_cells);
-      const int context = o.decode_contexts[j];
-      rows.clear();
-      for (int r = 0; r < o.decode_rows[i]; ++r) rows.push_back(Row{history[context - 1], &caches[r], context - 1, true});
-      StepTiming t = time_step([&] { model.forward(rows); }, o.timing);
-      ms_row.push_back(t.median_ms);
-      repeats_row.push_back(t.repeats);
+    for (size_t j = 0; j < o.decode_contexts.size(); ++j, ++cell) {
+      ms_row.push_back(timings[cell].mean_ms);
+      repeats_row.push_back(timings[cell].repeats);
     }
-    ms.push_back(ms_row);
-    repeats.push_back(repeats_row);
+    decode_ms.push_back(std::move(ms_row));
+    decode_repeats.push_back(std::move(repeats_row));
   }
-  repeats_out = repeats;
-  return {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", ms}};
-}
-
-// Prefill of one sequence of L tokens from an empty cache, for each L of the grid.
-json measure_prefill(Model& model, const MeasureOptions& o, const ProgressTracker& progress, json& repeats_out) {
-  const int max_tokens = o.prefill_tokens.back();
-  KvCache cache(o.model, max_tokens);
-  const std::vector<int> tokens = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
-  model.reserve_rows(max_tokens);
-  json ms = json::array(), repeats = json::array();
-  for (size_t k = 0; k < o.prefill_tokens.size(); ++k) {
-    progress.report(3, "prefill grid", static_cast<double>(k) / o.prefill_tokens.size());
-    const int n = o.prefill_tokens[k];
-    StepTiming t = time_step([&] { prefill(model, cache, tokens.data(), n, 0); }, o.timing);
-    ms.push_back(t.median_ms);
-    repeats.push_back(t.repeats);
+  json prefill_ms = json::array(), prefill_repeats = json::array();
+  for (; cell < timings.size(); ++cell) {
+    prefill_ms.push_back(timings[cell].mean_ms);
+    prefill_repeats.push_back(timings[cell].repeats);
   }
-  repeats_out = repeats;
-  return {{"tokens", o.prefill_tokens}, {"ms", ms}};
+  timing_out = {{"min_sample_ms", o.timing.min_sample_ms},
+                {"samples", o.timing.samples},
+                {"statistic", "mean of samples taken round-robin across the grid; each sample repeats the step and divides"},
+                {"decode_repeats", std::move(decode_repeats)},
+                {"prefill_repeats", std::move(prefill_repeats)}};
+  return {{"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
+          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
 }
 
 }  // namespace
 
 json model_info(const MeasureOptions& options) { return model_json(options); }
 
+json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
+  json timing;
+  json grid = measure_grid(
+      model, o, [&](double fraction) { if (progress) progress(fraction, "step grid"); }, timing);
+  json model_description = model_json(o);
+  model_description["timing"] = std::move(timing);
+  return {{"model", std::move(model_description)}, {"decode", std::move(grid["decode"])}, {"prefill", std::move(grid["prefill"])}};
+}
+
 json measure(const MeasureOptions& o, const ProgressFn& callback) {
   ProgressTracker progress(callback, o);
   Model model(o.model);
   json answer = measure_answer(model, o, progress);
-  json decode_repeats, prefill_repeats;
-  json decode = measure_decode(model, o, progress, decode_repeats);
-  json prefill_table = measure_prefill(model, o, progress, prefill_repeats);
-
-  json model_description = model_json(o);
-  model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
-                                 {"samples", o.timing.samples},
-                                 {"statistic", "median of samples; each sample repeats the step and divides"},
-                                 {"decode_repeats", decode_repeats},
-                                 {"prefill_repeats", prefill_repeats}};
+  json steps = measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.report(2, phase, fraction); });
   if (callback) callback(1.0, "done");
-  return {{"answer", answer},
-          {"steps", {{"model", model_description}, {"decode", decode}, {"prefill", prefill_table}}}};
+  return {{"answer", std::move(answer)}, {"steps", std::move(steps)}};
 }
 
 }  // namespace kvlab

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/measure_options.h"
+#include "model/model.h"
 
 namespace kvlab {
 
@@ -16,6 +17,10 @@ using ProgressFn = std::function<void(double fraction, const std::string& phase)
 
 // Returns { "answer": {...}, "steps": {...} }.
 nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr);
+
+// The "steps" part alone, timed on the caller's model (whose config must be options.model): the
+// replay prices a run on the weights that served it.
+nlohmann::json measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress = nullptr);
 
 // Sizes of the model the options describe: parameters, bytes, KV bytes per token, instruction set.
 nlohmann::json model_info(const MeasureOptions& options);

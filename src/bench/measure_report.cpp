@@ -61,7 +61,7 @@ std::string format_measure_report(const json& result) {
 
   const json& timing = model["timing"];
   text += grid_table(decode,
-                     format("decode step, ms (median of %d samples; each sample repeats the step for >= %.1f ms)",
+                     format("decode step, ms (mean of %d samples, taken a round over the grid at a time; each sample repeats the step for >= %.1f ms)",
                             timing["samples"].get<int>(), timing["min_sample_ms"].get<double>())
                          .c_str(),
                      [](int, double ms) { return format("%.3f", ms); });
@@ -80,7 +80,7 @@ std::string format_measure_report(const json& result) {
                  rows_first, rows_first == 1 ? "" : "s", contexts[j].get<int>(), decode["ms"][last][j].get<double>(),
                  decode["ms"][0][j].get<double>(), gain);
 
-  text += "prefill of one sequence, ms\n";
+  text += "prefill of one sequence, ms (timed in the same rounds)\n";
   std::string header = format("%-15s", "tokens"), values = format("%-15s", "ms");
   for (size_t k = 0; k < prefill["tokens"].size(); ++k) {
     header += format("%10d", prefill["tokens"][k].get<int>());

@@ -3,9 +3,39 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 namespace kvlab {
+
+namespace {
+
+// Warms `step` up (caches, page faults, lazy scratch growth), then grows the repeat count until one
+// sample is long enough for the clock.
+int calibrate_repeats(const std::function<void()>& step, const TimingPolicy& policy) {
+  step();
+  int repeats = 1;
+  for (;;) {
+    double start = now_ms();
+    for (int i = 0; i < repeats; ++i) step();
+    double elapsed = now_ms() - start;
+    if (elapsed >= policy.min_sample_ms || repeats >= (1 << 24)) return repeats;
+    // Aim 20% past the target; at most 10x per round, since a zero reading says little.
+    double scale = elapsed > 0 ? 1.2 * policy.min_sample_ms / elapsed : 10.0;
+    repeats = static_cast<int>(std::ceil(repeats * std::min(10.0, std::max(2.0, scale))));
+  }
+}
+
+// Per-step time of one sample of `repeats` steps, after one untimed step: in a round the step before
+// was another cell's (a prefill of 128 tokens leaves other data in the caches than a decode step).
+double sample_ms(const std::function<void()>& step, int repeats) {
+  step();
+  double start = now_ms();
+  for (int i = 0; i < repeats; ++i) step();
+  return (now_ms() - start) / repeats;
+}
+
+}  // namespace
 
 double now_ms() {
   using clock = std::chrono::steady_clock;
@@ -16,6 +46,7 @@ StepTiming summarise(std::vector<double> times_ms) {
   std::sort(times_ms.begin(), times_ms.end());
   const size_t n = times_ms.size();
   StepTiming t;
+  t.mean_ms = std::accumulate(times_ms.begin(), times_ms.end(), 0.0) / static_cast<double>(n);
   t.median_ms = n % 2 ? times_ms[n / 2] : 0.5 * (times_ms[n / 2 - 1] + times_ms[n / 2]);
   t.min_ms = times_ms.front();
   t.max_ms = times_ms.back();
@@ -25,29 +56,30 @@ StepTiming summarise(std::vector<double> times_ms) {
 }
 
 StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy) {
-  step();  // warm-up: caches, page faults, lazy scratch growth
+  return time_steps_interleaved({step}, policy)[0];
+}
 
-  // Grow the repeat count until one sample is long enough for the clock.
-  int repeats = 1;
-  for (;;) {
-    double start = now_ms();
-    for (int i = 0; i < repeats; ++i) step();
-    double elapsed = now_ms() - start;
-    if (elapsed >= policy.min_sample_ms || repeats >= (1 << 24)) break;
-    // Aim 20% past the target; at most 10x per round, since a zero reading says little.
-    double scale = elapsed > 0 ? 1.2 * policy.min_sample_ms / elapsed : 10.0;
-    repeats = static_cast<int>(std::ceil(repeats * std::min(10.0, std::max(2.0, scale))));
-  }
+std::vector<StepTiming> time_steps_interleaved(const std::vector<std::function<void()>>& steps,
+                                               const TimingPolicy& policy,
+                                               const std::function<void(double)>& on_round) {
+  const double rounds = policy.samples + 1.0;
+  if (on_round) on_round(0);
+  std::vector<int> repeats;
+  repeats.reserve(steps.size());
+  for (const auto& step : steps) repeats.push_back(calibrate_repeats(step, policy));
 
-  std::vector<double> per_step_ms;
+  std::vector<std::vector<double>> per_step_ms(steps.size());
   for (int s = 0; s < policy.samples; ++s) {
-    double start = now_ms();
-    for (int i = 0; i < repeats; ++i) step();
-    per_step_ms.push_back((now_ms() - start) / repeats);
+    if (on_round) on_round((s + 1) / rounds);
+    for (size_t i = 0; i < steps.size(); ++i) per_step_ms[i].push_back(sample_ms(steps[i], repeats[i]));
   }
-  StepTiming t = summarise(per_step_ms);
-  t.repeats = repeats;
-  return t;
+  std::vector<StepTiming> timings;
+  timings.reserve(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    timings.push_back(summarise(std::move(per_step_ms[i])));
+    timings.back().repeats = repeats[i];
+  }
+  return timings;
 }
 
 }  // namespace kvlab

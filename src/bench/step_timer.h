@@ -1,13 +1,14 @@
 #pragma once
 // Times a short step where the clock may be coarse (a browser's performance.now() ticks in 0.1 ms):
 // the step is repeated until one sample lasts at least min_sample_ms, several samples are taken, and
-// the per-step median, min and max are reported with the repeat and sample counts used.
+// the per-step mean, median, min and max are reported with the repeat and sample counts used.
 #include <functional>
 #include <vector>
 
 namespace kvlab {
 
 struct StepTiming {
+  double mean_ms = 0;  // total time over total steps
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
@@ -26,7 +27,16 @@ double now_ms();
 // Per-step time of `step`, which must be repeatable (leave its state as it found it).
 StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy);
 
-// Median, min and max of a list of timings (each one run, so repeats = 1).
+// Per-step times of a grid of repeatable steps, timed together: each step is warmed up and given its
+// repeat count alone, then the samples are taken in rounds, every step once a round, so that each
+// step's samples spread over the same seconds of the machine's drift instead of one moment each.
+// Each sample follows one untimed run of its own step, so no cell pays for the one before it.
+// `on_round(fraction)` is called before each round (calibration counts as one).
+std::vector<StepTiming> time_steps_interleaved(const std::vector<std::function<void()>>& steps,
+                                               const TimingPolicy& policy,
+                                               const std::function<void(double fraction)>& on_round = nullptr);
+
+// Mean, median, min and max of a list of timings (each one run, so repeats = 1).
 StepTiming summarise(std::vector<double> times_ms);
 
 }  // namespace kvlab

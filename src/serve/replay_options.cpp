@@ -35,6 +35,15 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   }
 }
 
+// Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
+// grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
+// groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
+int largest_batch(const std::vector<std::string>& policies) {
+  int max_slots = 1;
+  for (const std::string& policy : policies) max_slots = std::max(max_slots, make_scheduler(policy, "policy")->slots());
+  return max_slots;
+}
+
 }  // namespace
 
 json default_replay_workload() {
@@ -47,11 +56,20 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path, {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests"});
   ReplayOptions o;
-  // Part A (one answer with and without the cache) is not used here, so it is made as small as it can
-  // be: the table is measured before and after every run, and a short measurement sits close in time
-  // to the run it prices.
+  // Part A (one answer with and without the cache) is not run: replay times the grid alone
+  // (measure_steps). Its fields are read as measure() reads them, and default to the smallest
+  // lengths so that they bound nothing (the memory estimate, the model's max_seq).
   json measure = {{"runs", 1}, {"prompt_tokens", 1}, {"answer_tokens", 1}};
-  measure.update(object.value("measure", json::object()));
+  if (object.contains("measure")) measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
+  o.policies = object.contains("policies") ? sim::read_policy_names(object["policies"], fields::join(path, "policies"))
+                                           : default_replay_policies();
+  for (size_t i = 0; i < o.policies.size(); ++i)
+    make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+  if (!measure.contains("decode_rows") && largest_batch(o.policies) <= 16) {
+    std::vector<int> rows;
+    for (int r = 1; r <= std::max(2, largest_batch(o.policies)); ++r) rows.push_back(r);
+    measure["decode_rows"] = rows;
+  }
   o.measure = read_measure_options(measure, fields::join(path, "measure"));
   const std::string workload_path = fields::join(path, "workload");
   o.workload = object.value("workload", default_replay_workload());
@@ -60,11 +78,6 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
     throw_range(workload_path + " has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
                 std::to_string(kMaxReplayRequests) + " (each takes real time)");
   check_workload_fits(o.measure.model, o.requests, workload_path);
-
-  o.policies = object.contains("policies") ? sim::read_policy_names(object["policies"], fields::join(path, "policies"))
-                                           : default_replay_policies();
-  for (size_t i = 0; i < o.policies.size(); ++i)
-    make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
   o.nocache_requests = static_cast<int>(
       fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));

@@ -14,7 +14,8 @@
 namespace kvlab::serve {
 
 struct ReplayOptions {
-  MeasureOptions measure;             // measure() runs with these: its defaults, but a one-token Part A
+  MeasureOptions measure;             // the step grid's options (Part A is not run): measure()'s defaults,
+                                      // but, unless given, decode rows 1..B for the largest B of the policies
   nlohmann::json workload;            // a simulator workload object, generated or explicit
   std::vector<sim::Request> requests; // its requests, in workload order
   std::vector<std::string> policies;

@@ -58,7 +58,7 @@ TEST(Measure, ResultHasTheContractShape) {
   ASSERT_FALSE(progress.empty());
   for (size_t i = 1; i < progress.size(); ++i) EXPECT_GE(progress[i].first, progress[i - 1].first);
   EXPECT_EQ(progress.back().first, 1.0);
-  for (const char* phase : {"no-cache answers", "KV-cache answers", "decode grid", "prefill grid"})
+  for (const char* phase : {"no-cache answers", "KV-cache answers", "step grid"})
     EXPECT_TRUE(std::any_of(progress.begin(), progress.end(), [&](auto& p) { return p.second == phase; })) << phase;
 
   std::string report = format_measure_report(result);

@@ -52,9 +52,19 @@ TEST(ReplayOptions, DefaultsAreTheIssuesWorkload) {
   }
 }
 
+TEST(ReplayOptions, MeasuresEveryBatchSizeThePoliciesRunUpTo16) {
+  EXPECT_EQ(read_replay_options(json::object()).measure.decode_rows, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(read_replay_options({{"policies", {"serial-cache"}}}).measure.decode_rows, (std::vector<int>{1, 2}));
+  EXPECT_EQ(read_replay_options({{"policies", {"static:3", "continuous:16"}}}).measure.decode_rows.size(), 16u);
+  // Past 16 (a grid's longest list), measure()'s own grid, which the simulator extrapolates.
+  EXPECT_EQ(read_replay_options({{"policies", {"continuous:32"}}}).measure.decode_rows, MeasureOptions{}.decode_rows);
+  EXPECT_EQ(read_replay_options({{"measure", {{"decode_rows", {1, 8}}}}}).measure.decode_rows, (std::vector<int>{1, 8}));
+}
+
 TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"speed", 1}}, "options.speed is not a known field");
   expect_error_naming({{"measure", {{"runs", 0}}}}, "options.measure.runs");
+  expect_error_naming({{"measure", 5}}, "options.measure must be an object", ErrorKind::type);
   expect_error_naming({{"nocache_requests", 0}}, "options.nocache_requests");
   expect_error_naming({{"prompt_seed", -1}}, "options.prompt_seed");
   expect_error_naming({{"timeline_requests", 1001}}, "options.timeline_requests");

@@ -40,7 +40,7 @@ test('measure returns the contract shape with finite positive numbers', () => {
   steps.prefill.ms.forEach((ms) => assertPositiveFinite(ms, 'prefill.ms'));
   assert.equal(steps.model.instruction_set, 'wasm simd128');
   assert.equal(last, 1);
-  for (const phase of ['no-cache answers', 'KV-cache answers', 'decode grid', 'prefill grid']) assert.ok(phases.has(phase), phase);
+  for (const phase of ['no-cache answers', 'KV-cache answers', 'step grid']) assert.ok(phases.has(phase), phase);
 });
 
 test('modelInfo follows the KV formula and version is a string', () => {

@@ -55,7 +55,7 @@ const DEATHS = {
     const original = self.onmessage;
     self.onmessage = (event) => {
       if (event.data && event.data.type === 'run') {
-        self.postMessage({ type: 'progress', id: event.data.id, fraction: 0.3, phase: 'decode grid' });
+        self.postMessage({ type: 'progress', id: event.data.id, fraction: 0.3, phase: 'step grid' });
         throw new Error('simulated crash during a run');
       }
       return original.call(self, event);

@@ -54,8 +54,7 @@ function syncPanels() {
 const PHASES = {
   'no-cache answers': 'Timing one answer without the cache',
   'KV-cache answers': 'Timing one answer with the KV cache',
-  'decode grid': 'Timing decode steps (rows × context)',
-  'prefill grid': 'Timing prefill',
+  'step grid': 'Timing decode steps (rows × context) and prefills, a round over every cell at a time',
   simulating: 'Replaying the queue under four policies',
   done: 'Done',
 };

@@ -1,0 +1,156 @@
+// The simulator's agreement with the real engine (issue 7, docs/replay.md), measured the same way on
+// every target: `kvlab replay --json` natively and in Node (wasm), and the page's "Simulated vs real"
+// panel in headless Chromium. Runs each target N times, one replay at a time, and prints per replay
+// the error of median TTFT and of makespan for each policy, the run's drift, and the CPU time the
+// rest of the machine used meanwhile ("others": the machine's busy time minus the replay's own wall
+// time, since a replay keeps one core busy); then per target the median |error| and how many
+// policies met the 5% target on both figures. Exit status 0 whatever the errors: it is a measurement.
+//
+//   node tests/web/agreement.mjs [--runs N] [--targets native,node,chromium] [--out FILE.json]
+//
+// Not a *.test.* file: `node --test tests/web/` (scripts/test) does not run it.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, requireDist, root, startServer } from './helpers.mjs';
+
+const TARGET = 0.05;
+const TARGETS = ['native', 'node', 'chromium'];
+
+function usage(message) {
+  console.error(`agreement: ${message}\nusage: node tests/web/agreement.mjs [--runs N (1-50)] [--targets ${TARGETS.join(',')}] [--out FILE.json]`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const options = { runs: 3, targets: TARGETS, out: null };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (value === undefined) usage(`${flag} needs a value`);
+    if (flag === '--runs') {
+      options.runs = Number(value);
+      if (!Number.isInteger(options.runs) || options.runs < 1 || options.runs > 50) usage('--runs must be an integer in 1..50');
+    } else if (flag === '--targets') {
+      options.targets = value.split(',');
+      const unknown = options.targets.filter((t) => !TARGETS.includes(t));
+      if (unknown.length || !options.targets.length) usage(`--targets must be a list of ${TARGETS.join(', ')}`);
+    } else if (flag === '--out') {
+      options.out = value;
+    } else {
+      usage(`unknown flag ${flag}`);
+    }
+    i += 1;
+  }
+  return options;
+}
+
+// Busy CPU seconds of the whole machine so far (every core), from /proc/stat.
+function busySeconds() {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + fields[4];
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - idle) / 100;
+}
+
+async function timed(run) {
+  const busy = busySeconds();
+  const start = performance.now();
+  const result = await run();
+  const wallS = (performance.now() - start) / 1000;
+  return { result, wall_s: wallS, others_s: Math.max(0, busySeconds() - busy - wallS) };
+}
+
+function cliReplay(wasm) {
+  const args = [...(wasm ? ['--wasm'] : []), 'replay', '--json'];
+  return JSON.parse(execFileSync(path.join(root, 'scripts', 'kvlab'), args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+async function chromiumReplay(context, url) {
+  const page = await context.newPage();
+  try {
+    await page.goto(url);
+    await page.click('#replay-run');
+    await page.waitForFunction(() => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
+      null, { timeout: 600000, polling: 500 });
+    const failed = await page.isVisible('#replay-error');
+    if (failed) throw new Error(`the page's replay failed: ${await page.textContent('#replay-error')}`);
+    return page.evaluate(() => window.kvlabReplayResult.policies);
+  } finally {
+    await page.close();
+  }
+}
+
+const pct = (f) => (f === null || f === undefined ? '–' : `${f >= 0 ? '+' : '−'}${Math.abs(100 * f).toFixed(1)}`);
+
+function summarise(name, replays) {
+  const errors = [];
+  let met = 0;
+  let policies = 0;
+  for (const { result } of replays) {
+    for (const entry of Object.values(result)) {
+      const { median_ttft: ttft, makespan } = entry.error;
+      errors.push(Math.abs(ttft), Math.abs(makespan));
+      policies += 1;
+      if (Math.abs(ttft) <= TARGET && Math.abs(makespan) <= TARGET) met += 1;
+    }
+  }
+  errors.sort((a, b) => a - b);
+  const median = errors.length % 2 ? errors[(errors.length - 1) / 2] : (errors[errors.length / 2 - 1] + errors[errors.length / 2]) / 2;
+  console.log(`${name}: median |error| ${(100 * median).toFixed(1)}%, largest ${(100 * errors[errors.length - 1]).toFixed(1)}%; ` +
+    `${met} of ${policies} policy runs within ${100 * TARGET}% on both median TTFT and makespan`);
+}
+
+function printReplay(name, index, { result, wall_s: wallS, others_s: othersS }) {
+  console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU`);
+  console.log('policy            median TTFT  makespan   drift (makespan)');
+  for (const [policy, entry] of Object.entries(result)) {
+    console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}`);
+  }
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const report = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, targets: {} };
+  let browser = null;
+  let server = null;
+  try {
+    for (const target of options.targets) {
+      let replayOnce;
+      if (target === 'chromium') {
+        requireDist();
+        server = await startServer();
+        const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-agreement-'));
+        const context = await chromium.launchPersistentContext(userDataDir, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+        browser = { context, userDataDir };
+        replayOnce = () => chromiumReplay(context, `${server.url}index.html`);
+      } else {
+        replayOnce = async () => cliReplay(target === 'node');
+      }
+      const replays = [];
+      for (let i = 0; i < options.runs; i += 1) {
+        replays.push(await timed(replayOnce));
+        printReplay(target, i, replays[i]);
+      }
+      report.targets[target] = replays.map(({ result, wall_s: wallS, others_s: othersS }) => ({
+        wall_s: wallS,
+        others_s: othersS,
+        policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, { error: e.error, drift: e.drift, request_count: e.request_count }])),
+      }));
+    }
+    console.log('');
+    for (const [target, replays] of Object.entries(report.targets)) summarise(target, replays.map((r) => ({ result: r.policies })));
+    if (options.out) fs.writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    if (browser) {
+      await browser.context.close();
+      fs.rmSync(browser.userDataDir, { recursive: true, force: true });
+    }
+    if (server) await server.close();
+  }
+}
+
+await main();
