@@ -98,10 +98,14 @@ std::string read_file(const std::string& path, const std::string& flag) {
 
 namespace {
 
+#ifdef __EMSCRIPTEN__
+// Under Node, Emscripten's isatty() says yes for every standard stream; ask Node itself.
+EM_JS(int, node_stderr_is_tty, (), { return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; });
+#endif
+
 bool stderr_is_terminal() {
 #ifdef __EMSCRIPTEN__
-  // Under Node, Emscripten's isatty() says yes for every standard stream; ask Node itself.
-  return EM_ASM_INT({ return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; }) != 0;
+  return node_stderr_is_tty() != 0;
 #else
   return isatty(STDERR_FILENO) != 0;
 #endif
