@@ -7,34 +7,15 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DEFAULTS, FIELDS } from '../../web/src/config.js';
 import { MEM_HASH_KEYS } from '../../web/src/memconfig.js';
-import { SMALL_LAB, dist, readPolicyTable, requireDist, root, startBrowser, startServer, waitForResult, watchedPage } from './helpers.mjs';
+import { SMALL_LAB, dist, pageSession, readPolicyTable, root, waitForResult } from './helpers.mjs';
 import { CdpProbe, installProbes, mainThread, wasmHeap } from './probes.mjs';
 
-let browser;
-let server;
-const pages = [];   // every watched page: no console or page errors, no dialogs, no request off the origin
-
-async function openPage(url) {
-  const watched = await watchedPage(browser.context);
-  await installProbes(watched.page);
-  pages.push(watched);
-  await watched.page.goto(url);
-  return watched;
-}
-
-before(async () => {
-  requireDist();
-  server = await startServer();
-  browser = await startBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+// Every page gets the probes (heap, main thread) before it loads.
+const session = pageSession({ preparePage: installProbes });
+const { openPage } = session;
 
 // The number of results the page has announced (kvlab:result events, recorded by watchedPage).
 const resultCount = (page) => page.evaluate(() => window.__kvlabTest.events.length);
@@ -79,7 +60,7 @@ const DEATHS = {
 describe('a worker that dies', { timeout: 120000 }, () => {
   for (const [how, kill] of Object.entries(DEATHS)) {
     test(`${how}: the page restarts it, says so, and keeps the last results`, async () => {
-      const { page } = await openPage(`${server.url}index.html#${SMALL_LAB}&autorun`);
+      const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
       const first = await waitForResult(page);
       const table = await readPolicyTable(page);
       assert.equal(table.length, 4);
@@ -169,7 +150,7 @@ async function assertNothingInjected(page) {
 
 describe('a hostile URL hash', { timeout: 120000 }, () => {
   test('shows a message, falls back to defaults, inserts nothing, stays responsive', async () => {
-    const { page, log } = await openPage(`${server.url}index.html#${everyField(PAYLOADS[1])}`);
+    const { page, log } = await openPage(`${session.server.url}index.html#${everyField(PAYLOADS[1])}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const defaults = Object.fromEntries(Object.keys(FIELDS).map((k) => [k, String(DEFAULTS[k])]));
     const formValues = () => page.evaluate((keys) => Object.fromEntries(keys.map((k) => [k, document.getElementById(k).value])), Object.keys(FIELDS));
@@ -205,7 +186,7 @@ describe('a hostile URL hash', { timeout: 120000 }, () => {
 
 describe('the form', { timeout: 120000 }, () => {
   test('refuses huge, negative, non-numeric and empty values, naming the field and its range', async () => {
-    const { page } = await openPage(`${server.url}index.html`);
+    const { page } = await openPage(`${session.server.url}index.html`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     // Count what reaches the lab worker: nothing may.
     const [worker] = page.workers();
@@ -267,8 +248,8 @@ describe('security', { timeout: 120000 }, () => {
   // The CSP meta tags (no 'unsafe-eval', an inline script refused) are checked in page.test.mjs; this
   // adds what the policy must also stop in the page: eval and the Function constructor.
   test('the page refuses eval and new Function under its CSP', async () => {
-    const page = await browser.context.newPage();   // not watched: the refusals log console errors
-    await page.goto(`${server.url}index.html`);
+    const page = await session.browser.context.newPage();   // not watched: the refusals log console errors
+    await page.goto(`${session.server.url}index.html`);
     // Code evaluated through the DevTools protocol may eval (Runtime.evaluate allows it by default), so
     // the attempts run from a timer, as the page's own code would.
     const outcome = await page.evaluate(() => new Promise((resolve) => {
@@ -330,7 +311,7 @@ describe('security', { timeout: 120000 }, () => {
 
 describe('memory', { timeout: 120000 }, () => {
   test('five runs in a row: the wasm heap does not grow after the first', async () => {
-    const { page } = await openPage(`${server.url}index.html#${SMALL_LAB}`);
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const cdp = await CdpProbe.open(page);
     const loaded = await wasmHeap(page);
@@ -361,12 +342,6 @@ describe('memory', { timeout: 120000 }, () => {
 
 describe('every page', () => {
   test('had no console or page errors, no dialogs, no request off its origin', () => {
-    const origin = server.url.replace(/\/$/, '');
-    for (const { page, log } of pages) {
-      assert.deepEqual(log.errors, [], `errors on ${page.url().slice(0, 200)}`);
-      assert.deepEqual(log.dialogs, []);
-      assert.deepEqual(log.offOrigin(origin), [], 'requests off the origin');
-    }
-    assert.ok(pages.length >= 5);
+    session.checkPages(5);
   });
 });

@@ -2,9 +2,11 @@
 // chromium through playwright-core (never a downloaded browser), and watch every page for console
 // errors and for requests that leave the page's origin.
 
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../web/serve.mjs';
@@ -16,8 +18,9 @@ export const screenshots = path.join(root, 'build', 'screenshots');
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export function requireDist() {
-  for (const file of ['index.html', 'embed.html', 'kvlab-standalone.html', 'app.js', 'worker.js', 'kvlab.js', 'kvlab.wasm']) {
+// extraFiles: what a test file needs in dist/ beyond the page itself (e.g. the scalar build).
+export function requireDist(extraFiles = []) {
+  for (const file of ['index.html', 'embed.html', 'kvlab-standalone.html', 'app.js', 'worker.js', 'kvlab.js', 'kvlab.wasm', ...extraFiles]) {
     if (!fs.existsSync(path.join(dist, file))) throw new Error(`dist/${file} is missing: run scripts/build first`);
   }
 }
@@ -80,9 +83,65 @@ export async function watchedPage(context, { allowedOrigins = [] } = {}) {
   return { page, log };
 }
 
+// One server and one browser for a test file, started before its tests and closed after them (call it
+// at the file's top level), and every page the file opens through it, kept for the file's last check.
+// extraFiles: see requireDist; preparePage(page): what every page of the file gets before it loads
+// (init scripts that record events, probes).
+export function pageSession({ extraFiles = [], preparePage } = {}) {
+  const session = {
+    server: null,
+    browser: null,
+    pages: [],
+
+    // A watched page at url; init: an init script for this page alone, run before preparePage's.
+    async openPage(url, { init } = {}) {
+      const watched = await watchedPage(session.browser.context);
+      session.pages.push(watched);
+      if (init) await watched.page.addInitScript(init);
+      if (preparePage) await preparePage(watched.page);
+      await watched.page.goto(url);
+      return watched;
+    },
+
+    // The file's last check: no page it opened logged an error or showed a dialog, and none served
+    // asked anything of another origin (file:// pages check their own requests).
+    checkPages(minimum) {
+      const origin = session.server.url.replace(/\/$/, '');
+      for (const { page, log } of session.pages) {
+        assert.deepEqual(log.errors, [], `errors on ${page.url().slice(0, 200)}`);
+        if (page.url().startsWith('http')) assert.deepEqual(log.offOrigin(origin), [], `requests off the origin from ${page.url().slice(0, 200)}`);
+        assert.deepEqual(log.dialogs, []);
+      }
+      assert.ok(session.pages.length >= minimum, `${session.pages.length} pages checked, expected at least ${minimum}`);
+    },
+  };
+  before(async () => {
+    requireDist(extraFiles);
+    session.server = await startServer();
+    session.browser = await startBrowser();
+  });
+  after(async () => {
+    if (session.browser) await session.browser.close();
+    if (session.server) await session.server.close();
+  });
+  return session;
+}
+
 export async function waitForResult(page, timeout = 60000) {
   await page.waitForFunction(() => window.kvlabResult !== undefined, null, { timeout, polling: 100 });
   return page.evaluate(() => window.kvlabResult);
+}
+
+// Presses a panel's Run button (#<prefix>-run) and waits for the worker that starts for it. Returns
+// endedWithin(ms) -> whether that worker has ended within ms (its close is watched from its start, so
+// an early end is not missed).
+export async function runPanel(page, prefix) {
+  const started = page.waitForEvent('worker');
+  await page.click(`#${prefix}-run`);
+  const worker = await started;
+  const closed = new Promise((resolve) => worker.once('close', () => resolve(true)));
+  const endedWithin = (ms) => Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), ms))]);
+  return { endedWithin };
 }
 
 // The policy table as [{policy, values: {key: number}}], in row order.

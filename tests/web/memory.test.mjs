@@ -3,10 +3,10 @@
 // small queues only; no timing is asserted, only that the figures are finite and point the right way.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { dist, requireDist, screenshots, startBrowser, startServer, waitForResult, watchedPage } from './helpers.mjs';
+import { dist, pageSession, runPanel, screenshots, waitForResult } from './helpers.mjs';
 
 const MEMORY_ORDER = ['continuous:16', 'reserve:16', 'paged:16', 'chunked:16,256'];
 const REPLAY_ORDER = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8'];
@@ -14,22 +14,16 @@ const REPLAY_ORDER = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:
 // (8 blocks), so reserve runs at most 2 requests at once; arrivals close together.
 const SMALL_MEMORY = 'preset=tiny&runs=1&requests=200&kv=256&mem_rate=100000';
 
-let browser;
-let server;
-const pages = [];
-
-async function openPage(url) {
-  const watched = await watchedPage(browser.context);
-  pages.push(watched);
-  await watched.page.addInitScript(() => {
+// Every page counts the section's and the panel's result events.
+const session = pageSession({
+  preparePage: (page) => page.addInitScript(() => {
     window.__memoryEvents = 0;
     window.__replayEvents = 0;
     document.addEventListener('kvlab:memory-result', () => { window.__memoryEvents += 1; });
     document.addEventListener('kvlab:replay-result', () => { window.__replayEvents += 1; });
-  });
-  await watched.page.goto(url);
-  return watched;
-}
+  }),
+});
+const { openPage } = session;
 
 async function waitForMemory(page, timeout = 60000) {
   await page.waitForFunction(() => window.kvlabMemoryResult !== undefined || !document.getElementById('mem-error').hidden,
@@ -48,20 +42,9 @@ function readTable(page, selector) {
   })));
 }
 
-before(async () => {
-  requireDist();
-  server = await startServer();
-  browser = await startBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
-
 describe('the Memory section', { timeout: 120000 }, () => {
   test('runs on the lab’s step table and renders three plots and the table', async () => {
-    const { page } = await openPage(`${server.url}index.html#${SMALL_MEMORY}&autorun`);
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_MEMORY}&autorun`);
     const lab = await waitForResult(page);
     const memory = await waitForMemory(page);
     assert.equal(await page.getAttribute('#memory', 'data-state'), 'done');
@@ -138,7 +121,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
   });
 
   test('invalid memory settings show messages naming the field and its range', async () => {
-    const { page } = await openPage(`${server.url}index.html#preset=tiny`);
+    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     await page.selectOption('#mem-device', 'custom');
     await page.fill('#mem-kv', '100');
@@ -181,7 +164,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
 
   test('the hash keeps the memory settings, and a bad one falls back with a message', async () => {
     const hash = 'preset=tiny&kv=24gb-llama2-7b&block=8&mem_rate=40&system_prompt=32&chunk=128&ttft_target=250';
-    const { page } = await openPage(`${server.url}index.html#${hash}`);
+    const { page } = await openPage(`${session.server.url}index.html#${hash}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const values = await page.evaluate(() => Object.fromEntries(['mem-device', 'mem-block', 'mem-rate', 'mem-system', 'mem-chunk', 'mem-target']
       .map((id) => [id, document.getElementById(id).value])));
@@ -204,7 +187,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
     assert.match(await page.evaluate(() => location.hash), /kv=2048/);
 
     // Bad values: messages, defaults in their place, the good part kept, nothing from the URL as markup.
-    await page.goto(`${server.url}index.html#preset=tiny&kv=%3Cb%3Ex%3C%2Fb%3E&block=0&mem_rate=-3&chunk=20`);
+    await page.goto(`${session.server.url}index.html#preset=tiny&kv=%3Cb%3Ex%3C%2Fb%3E&block=0&mem_rate=-3&chunk=20`);
     await page.waitForSelector('#hash-message:not([hidden])');
     const message = await page.textContent('#hash-message');
     assert.match(message, /KV budget must be a whole number of tokens or one of 24gb-llama31-8b, .* \(got "<b>x<\/b>"\)/);
@@ -233,7 +216,7 @@ describe('the standalone file', { timeout: 120000 }, () => {
 
 describe('the Simulated vs real panel', { timeout: 120000 }, () => {
   test('replays the queue for real and shows both tables with the errors and both timelines', async () => {
-    const { page } = await openPage(`${server.url}index.html#preset=tiny`);
+    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const seen = [];
     const poll = setInterval(() => page.evaluate(() => document.getElementById('replay-progress').value).then((v) => seen.push(v), () => {}), 50);
@@ -290,21 +273,17 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
   });
 
   test('Cancel stops the replay’s worker, and the lab’s is untouched', async () => {
-    const { page } = await openPage(`${server.url}index.html`);   // the default (small) model: a run of several seconds
+    const { page } = await openPage(`${session.server.url}index.html`);   // the default (small) model: a run of several seconds
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const [labWorker] = page.workers();
-    const started = page.waitForEvent('worker');
-    await page.click('#replay-run');
-    const worker = await started;
-    const closed = new Promise((resolve) => worker.once('close', () => resolve(true)));
+    const { endedWithin } = await runPanel(page, 'replay');
     await page.waitForFunction(() => document.getElementById('replay-progress').value > 0, null, { timeout: 30000 });
     assert.equal(await page.getAttribute('#replay', 'data-state'), 'running');
     assert.equal(await page.isEnabled('#simd-run'), false);
     await page.click('#replay-cancel');
     assert.equal(await page.getAttribute('#replay', 'data-state'), 'cancelled');
     assert.match(await page.textContent('#replay-phase'), /Cancelled/);
-    assert.equal(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), 15000))]), true,
-      'the replay’s worker was not terminated');
+    assert.equal(await endedWithin(15000), true, 'the replay’s worker was not terminated');
     assert.deepEqual(page.workers(), [labWorker]);
     assert.equal(await page.evaluate(() => document.getElementById('replay-progress').value), 0);
     assert.equal(await page.evaluate(() => window.kvlabReplayResult), undefined);
@@ -317,11 +296,6 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
 
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    for (const { page, log } of pages) {
-      assert.deepEqual(log.errors, [], `console errors on ${page.url()}`);
-      if (page.url().startsWith('http')) assert.deepEqual(log.offOrigin(server.url.replace(/\/$/, '')), [], `requests off origin from ${page.url()}`);
-      assert.deepEqual(log.dialogs, []);
-    }
-    assert.ok(pages.length >= 5);
+    session.checkPages(5);
   });
 });

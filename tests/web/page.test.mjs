@@ -5,38 +5,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import {
-  POLICY_ORDER, SMALL_LAB, dist, readPolicyTable, requireDist, screenshots, shot, startBrowser, startServer, waitForResult,
-  watchedPage,
-} from './helpers.mjs';
+import { POLICY_ORDER, SMALL_LAB, dist, pageSession, readPolicyTable, screenshots, shot, startServer, waitForResult } from './helpers.mjs';
 
-let browser;
-let server;
-const pages = [];   // every watched page, checked for console errors and foreign requests at the end
-
-async function openPage(url, options) {
-  const watched = await watchedPage(browser.context, options);
-  pages.push(watched);
-  await watched.page.goto(url);
-  return watched;
-}
-
-before(async () => {
-  requireDist();
-  server = await startServer();
-  browser = await startBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const session = pageSession();
+const { openPage } = session;
 
 describe('the served page', { timeout: 120000 }, () => {
   test('runs a small lab from the hash and renders everything', async () => {
-    const { page } = await openPage(`${server.url}index.html#${SMALL_LAB}&autorun`);
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
     const result = await waitForResult(page);
 
     // Four policy rows, in the order of the published table, with finite positive numbers.
@@ -115,7 +93,7 @@ describe('the served page', { timeout: 120000 }, () => {
   });
 
   test('an invalid form value shows a message naming the field and its range', async () => {
-    const { page } = await openPage(`${server.url}index.html`);
+    const { page } = await openPage(`${session.server.url}index.html`);
     await page.fill('#runs', '0');
     await page.fill('#prompt_lo', '40');
     await page.fill('#prompt_hi', '8');
@@ -154,7 +132,7 @@ describe('the served page', { timeout: 120000 }, () => {
 
   test('the URL hash restores a configuration, and a bad hash falls back with a message', async () => {
     const hash = 'preset=tiny&runs=2&prompt_tokens=12&answer_tokens=20&requests=123&prompt=4-12&answer=5-9&slots=8&arrival=poisson&rate=25&seed=7';
-    const { page } = await openPage(`${server.url}index.html#${hash}`);
+    const { page } = await openPage(`${session.server.url}index.html#${hash}`);
     const values = await page.evaluate(() => Object.fromEntries(['preset', 'runs', 'prompt_tokens', 'answer_tokens', 'requests',
       'prompt_lo', 'prompt_hi', 'answer_lo', 'answer_hi', 'slots', 'arrival', 'rate', 'seed'].map((id) => [id, document.getElementById(id).value])));
     assert.deepEqual(values, {
@@ -170,7 +148,7 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.match(await page.evaluate(() => location.hash), /slots=4/);
 
     // A bad link: messages name what was wrong, defaults stand in, URL text never becomes markup.
-    await page.goto(`${server.url}index.html#runs=abc&bogus=1&prompt=9-x&preset=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&requests=77`);
+    await page.goto(`${session.server.url}index.html#runs=abc&bogus=1&prompt=9-x&preset=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&requests=77`);
     await page.waitForSelector('#hash-message:not([hidden])');
     const message = await page.textContent('#hash-message');
     assert.match(message, /Runs per path must be a whole number \(got "abc"\)/);
@@ -184,7 +162,7 @@ describe('the served page', { timeout: 120000 }, () => {
   });
 
   test('Cancel really stops a run, and the lab runs again afterwards', async () => {
-    const { page } = await openPage(`${server.url}index.html#preset=small&runs=3`);
+    const { page } = await openPage(`${session.server.url}index.html#preset=small&runs=3`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const workers = page.workers();
     assert.equal(workers.length, 1);
@@ -215,7 +193,7 @@ describe('the served page', { timeout: 120000 }, () => {
   });
 
   test('the compact view for an iframe shows the table without the settings', async () => {
-    for (const url of [`${server.url}embed.html#${SMALL_LAB}&autorun`, `${server.url}index.html?embed#${SMALL_LAB}&autorun`]) {
+    for (const url of [`${session.server.url}embed.html#${SMALL_LAB}&autorun`, `${session.server.url}index.html?embed#${SMALL_LAB}&autorun`]) {
       const { page } = await openPage(url);
       await page.setViewportSize({ width: 600, height: 800 });
       await waitForResult(page);
@@ -236,7 +214,7 @@ describe('the served page', { timeout: 120000 }, () => {
     for (const file of fs.readdirSync(dist)) if (file !== 'kvlab.wasm') fs.copyFileSync(path.join(dist, file), path.join(broken, file));
     const brokenServer = await startServer(broken);
     try {
-      const page = await browser.context.newPage();
+      const page = await session.browser.context.newPage();
       await page.goto(`${brokenServer.url}index.html#${SMALL_LAB}&autorun`);
       await page.waitForSelector('#error:not([hidden])', { timeout: 30000 });
       assert.match(await page.textContent('#error-message'), /could not be loaded/);
@@ -257,9 +235,9 @@ describe('the served page', { timeout: 120000 }, () => {
 
 describe('a crashing worker', { timeout: 120000 }, () => {
   test('shows a readable error, and Try again starts a fresh worker that runs the lab', async () => {
-    const page = await browser.context.newPage();
+    const page = await session.browser.context.newPage();
     try {
-      await page.goto(`${server.url}index.html#${SMALL_LAB}`);
+      await page.goto(`${session.server.url}index.html#${SMALL_LAB}`);
       await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
       const [worker] = page.workers();
       await worker.evaluate(() => { setTimeout(() => { throw new Error('simulated crash'); }, 0); });
@@ -312,8 +290,8 @@ describe('the Content-Security-Policy', () => {
   });
 
   test('is enforced: an injected inline script is refused', async () => {
-    for (const url of [`${server.url}index.html`, pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href]) {
-      const page = await browser.context.newPage();   // not watched: the refusal logs a console error
+    for (const url of [`${session.server.url}index.html`, pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href]) {
+      const page = await session.browser.context.newPage();   // not watched: the refusal logs a console error
       await page.goto(url);
       const outcome = await page.evaluate(() => new Promise((resolve) => {
         document.addEventListener('securitypolicyviolation', (event) => resolve(event.effectiveDirective), { once: true });
@@ -330,13 +308,6 @@ describe('the Content-Security-Policy', () => {
 
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    for (const { page, log } of pages) {
-      assert.deepEqual(log.errors, [], `console errors on ${page.url()}`);
-      if (page.url().startsWith('http')) {
-        assert.deepEqual(log.offOrigin(server.url.replace(/\/$/, '')), [], `requests off origin from ${page.url()}`);
-      }
-      assert.deepEqual(log.dialogs, []);
-    }
-    assert.ok(pages.length >= 5);
+    session.checkPages(5);
   });
 });

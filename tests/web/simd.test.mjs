@@ -6,28 +6,23 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { dist, requireDist, screenshots, startBrowser, startServer, watchedPage } from './helpers.mjs';
+import { dist, pageSession, runPanel, screenshots, startServer } from './helpers.mjs';
 
 const IMPLEMENTATIONS = ['simd', 'scalar', 'js'];
 const NUMBER_KEYS = ['median_ms', 'min_ms', 'max_ms', 'gflops', 'gb_per_s', 'simd_speedup'];
 
-let browser;
-let server;
-const pages = [];
-
-async function openPage(url, { init } = {}) {
-  const watched = await watchedPage(browser.context);
-  pages.push(watched);
-  if (init) await watched.page.addInitScript(init);
-  await watched.page.addInitScript(() => {
+// The panel's scalar build, fetched only when it runs, must be in dist/ too; every page records the
+// panel's result events.
+const session = pageSession({
+  extraFiles: ['kvlab-scalar.js', 'kvlab-scalar.wasm'],
+  preparePage: (page) => page.addInitScript(() => {
     window.__simdEvents = [];
     document.addEventListener('kvlab:simd-result', (event) => window.__simdEvents.push(event.detail));
-  });
-  await watched.page.goto(url);
-  return watched;
-}
+  }),
+});
+const { openPage } = session;
 
 async function waitForComparison(page, timeout = 60000) {
   await page.waitForFunction(() => window.kvlabSimdResult !== undefined || !document.getElementById('simd-error').hidden,
@@ -56,23 +51,9 @@ function assertMeasured(row) {
 
 const ratioOf = (text) => Number(/([\d.,]+)×/.exec(text)[1].replace(/,/g, ''));
 
-before(async () => {
-  requireDist();
-  for (const file of ['kvlab-scalar.js', 'kvlab-scalar.wasm']) {
-    if (!fs.existsSync(path.join(dist, file))) throw new Error(`dist/${file} is missing: run scripts/build first`);
-  }
-  server = await startServer();
-  browser = await startBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
-
 describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
   test('measures the three side by side, loading the scalar build only when asked', async () => {
-    const { page, log } = await openPage(`${server.url}index.html#preset=tiny`);
+    const { page, log } = await openPage(`${session.server.url}index.html#preset=tiny`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     assert.equal(await page.isVisible('#simd'), true);
     assert.equal(await page.isVisible('#simd-no-simd'), false);
@@ -83,10 +64,7 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
     assert.equal(page.workers().length, 1);
 
     const labWorker = page.workers()[0];
-    const panelWorker = page.waitForEvent('worker');
-    await page.click('#simd-run');
-    const worker = await panelWorker;
-    const closed = new Promise((resolve) => worker.once('close', () => resolve(true)));
+    const { endedWithin } = await runPanel(page, 'simd');
     assert.equal(await page.getAttribute('#simd', 'data-state'), 'running');
     assert.equal(await page.isEnabled('#run'), false, 'the lab waits while the panel runs');
     const result = await waitForComparison(page);
@@ -139,8 +117,7 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
     // Now, and only now, the scalar build came over the network; the panel's worker has ended.
     const scalarRequests = log.requests.filter((url) => /kvlab-scalar/.test(url)).map((url) => url.split('/').pop());
     assert.deepEqual(scalarRequests.sort(), ['kvlab-scalar.js', 'kvlab-scalar.wasm']);
-    assert.equal(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), 5000))]), true,
-      'the panel worker should end with its run');
+    assert.equal(await endedWithin(5000), true, 'the panel worker should end with its run');
     assert.deepEqual(page.workers(), [labWorker]);
     assert.equal(await page.isEnabled('#run'), true);
 
@@ -160,21 +137,17 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
   });
 
   test('Cancel stops the panel’s worker and leaves the lab’s alone', async () => {
-    const { page } = await openPage(`${server.url}index.html`);   // the default (small) model: a run of several seconds
+    const { page } = await openPage(`${session.server.url}index.html`);   // the default (small) model: a run of several seconds
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const [labWorker] = page.workers();
-    const panelWorker = page.waitForEvent('worker');
-    await page.click('#simd-run');
-    const worker = await panelWorker;
-    const closed = new Promise((resolve) => worker.once('close', () => resolve(true)));
+    const { endedWithin } = await runPanel(page, 'simd');
     await page.waitForFunction(() => document.getElementById('simd-progress').value > 0, null, { timeout: 30000 });
     assert.equal(await page.isEnabled('#simd-cancel'), true);
     await page.click('#simd-cancel');
     assert.equal(await page.getAttribute('#simd', 'data-state'), 'cancelled');
     assert.match(await page.textContent('#simd-phase'), /Cancelled/);
     assert.equal(await page.evaluate(() => document.getElementById('simd-progress').value), 0);
-    assert.equal(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), 15000))]), true,
-      'the panel worker was not terminated');
+    assert.equal(await endedWithin(15000), true, 'the panel worker was not terminated');
     assert.deepEqual(page.workers(), [labWorker], 'the lab’s worker is untouched');
     assert.equal(await page.isEnabled('#simd-run'), true);
     assert.equal(await page.isEnabled('#simd-cancel'), false);
@@ -192,7 +165,7 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
 
   test('without WebAssembly SIMD it says so and measures scalar and JavaScript only', async () => {
     // The page's SIMD probe fails, as in a browser without SIMD.
-    const { page } = await openPage(`${server.url}index.html#preset=tiny`, {
+    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`, {
       init: () => { WebAssembly.validate = () => false; },
     });
     assert.match(await page.textContent('#env-list'), /WebAssembly SIMD\s*off/);
@@ -219,7 +192,7 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
     for (const file of fs.readdirSync(dist)) if (file !== 'kvlab.wasm') fs.copyFileSync(path.join(dist, file), path.join(broken, file));
     const brokenServer = await startServer(broken);
     try {
-      const page = await browser.context.newPage();   // not watched: the missing file logs a 404
+      const page = await session.browser.context.newPage();   // not watched: the missing file logs a 404
       await page.goto(`${brokenServer.url}index.html#preset=tiny`);
       await page.waitForSelector('#error:not([hidden])', { timeout: 30000 });
       await page.click('#simd-run');
@@ -253,13 +226,6 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
 
 describe('every page of the panel tests', () => {
   test('logged no console errors and made no request off its origin', () => {
-    for (const { page, log } of pages) {
-      assert.deepEqual(log.errors, [], `console errors on ${page.url()}`);
-      if (page.url().startsWith('http')) {
-        assert.deepEqual(log.offOrigin(server.url.replace(/\/$/, '')), [], `requests off origin from ${page.url()}`);
-      }
-      assert.deepEqual(log.dialogs, []);
-    }
-    assert.ok(pages.length >= 4);
+    session.checkPages(4);
   });
 });

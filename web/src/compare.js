@@ -9,9 +9,9 @@
 // The result goes out as a `kvlab:simd-result` event on document and stays in window.kvlabSimdResult.
 
 import { $, h, replace } from './dom.js';
-import { newWorker, standalone } from './lab.js';
+import { endWorker, newWorker, standalone } from './lab.js';
+import { jobPanel } from './panel.js';
 import { COMPARE_WORKER_NAME } from './roles.js';
-import { download } from './exports.js';
 import { int, ms, ratio, sig } from './format.js';
 
 export const COMPARE_CONTEXT = 64;
@@ -88,13 +88,7 @@ export class Comparison {
   }
 
   stop() {
-    clearTimeout(this.loadTimer);
-    if (this.worker) {
-      this.worker.onmessage = null;
-      this.worker.onerror = null;
-      this.worker.terminate();
-      this.worker = null;
-    }
+    endWorker(this);
   }
 
   fail(message, detail) {
@@ -272,91 +266,43 @@ function render(s) {
 //        busy() -> true while the lab runs (the two would compete for the processor);
 //        onRunningChange() -> called when the panel starts or stops.
 export function setupComparison(hooks) {
-  const root = $('#simd');
-  const runButton = $('#simd-run');
-  const cancelButton = $('#simd-cancel');
-  let last = null;
   let lastOptions = null;
 
-  const setPhase = (text) => replace($('#simd-phase'), text);
-  const setProgress = (fraction) => {
-    const percent = Math.max(0, Math.min(100, Math.round(fraction * 1000) / 10));
-    $('#simd-progress').value = percent;
-    replace($('#simd-percent'), `${Math.floor(percent)}%`);
-  };
-  const sync = () => {
-    const running = comparison.running;
-    root.setAttribute('aria-busy', running ? 'true' : 'false');
-    runButton.disabled = running || hooks.busy();
-    cancelButton.disabled = !running;
-    $('#simd-download').disabled = !last;
-  };
-
-  const comparison = new Comparison({
-    onState(state) {
-      root.dataset.state = state;
-      sync();
-      hooks.onRunningChange?.();
-    },
-    onProgress(fraction, phase) {
-      setProgress(fraction);
-      setPhase(`${phase.replace(/^(.)/, (c) => c.toUpperCase())}…`);
-    },
+  const panel = jobPanel('simd', {
+    root: $('#simd'),
+    createJob: (handlers) => new Comparison(handlers),
     onResult(raw, elapsedMs) {
-      const env = hooks.environment();
-      const s = summarize(raw);
-      last = {
-        ...s,
+      const result = {
+        ...summarize(raw),
         options: lastOptions,
         elapsed_ms: elapsedMs,
-        environment: env,
+        environment: hooks.environment(),
         page: { standalone },
       };
-      setProgress(1);
-      setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
-      render(last);
-      sync();
-      window.kvlabSimdResult = last;
-      document.dispatchEvent(new CustomEvent('kvlab:simd-result', { detail: last }));
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, render);
     },
-    onError(error) {
-      setProgress(0);
-      setPhase('Stopped.');
-      replace($('#simd-error-message'), `${error.message} Press the button to try again.`);
-      replace($('#simd-error-detail'), error.detail || '');
-      $('#simd-error').hidden = false;
-    },
+    busy: hooks.busy,
+    onRunningChange: hooks.onRunningChange,
+    retryHint: 'Press the button to try again.',
+    resultEvent: 'kvlab:simd-result',
+    resultGlobal: 'kvlabSimdResult',
+    downloadName: 'kvlab-simd-vs-scalar-vs-js.json',
+    cancelledPhase: 'Cancelled: the work was stopped.',
   });
 
   function start() {
-    if (comparison.running || hooks.busy()) return;
+    if (panel.running || hooks.busy()) return;
     const env = hooks.environment();
     const simd = Boolean(env && env.wasm_simd);
-    $('#simd-error').hidden = true;
     $('#simd-no-simd').hidden = simd;
     lastOptions = { preset: hooks.preset(), simd, context: COMPARE_CONTEXT, min_sample_ms: MIN_SAMPLE_MS, samples: SAMPLES };
-    setProgress(0);
-    setPhase(simd ? 'Starting…' : 'Starting (scalar and JavaScript only)…');
-    comparison.run(lastOptions);
+    panel.run(lastOptions, simd ? 'Starting…' : 'Starting (scalar and JavaScript only)…');
   }
 
-  runButton.addEventListener('click', start);
-  cancelButton.addEventListener('click', () => {
-    if (!comparison.running) return;
-    comparison.cancel();
-    setProgress(0);
-    setPhase('Cancelled: the work was stopped.');
-    runButton.focus();
-  });
-  $('#simd-download').addEventListener('click', () => last && download('kvlab-simd-vs-scalar-vs-js.json', `${JSON.stringify(last, null, 2)}\n`, 'application/json'));
+  $('#simd-run').addEventListener('click', start);
 
   const env = hooks.environment();
   $('#simd-no-simd').hidden = !env || env.wasm_simd;
-  root.dataset.state = 'ready';
-  sync();
-  return {
-    get running() { return comparison.running; },
-    sync,
-    start,
-  };
+  panel.setState('ready');
+  return { get running() { return panel.running; }, sync: panel.sync, start };
 }

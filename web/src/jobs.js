@@ -8,7 +8,7 @@
 //                          {type: 'result', id, result, elapsed_ms}
 //                          {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
 
-import { newWorker } from './lab.js';
+import { endWorker, newWorker } from './lab.js';
 import { JOB_WORKER_NAME } from './roles.js';
 
 const LOAD_TIMEOUT_MS = 30000;
@@ -82,13 +82,7 @@ export class JobRunner {
   }
 
   stop() {
-    clearTimeout(this.loadTimer);
-    if (this.worker) {
-      this.worker.onmessage = null;
-      this.worker.onerror = null;
-      this.worker.terminate();
-      this.worker = null;
-    }
+    endWorker(this);
   }
 
   fail(error) {

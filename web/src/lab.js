@@ -21,6 +21,18 @@ export function newWorker(name = 'kvlab-lab') {
 
 export const standalone = Boolean(workerSource);
 
+// Ends the worker of a Lab or a JobRunner (owner.worker) mid-computation, and its load time limit
+// (owner.loadTimer). The worker's handlers go first, so that nothing it had already sent reaches the
+// page afterwards.
+export function endWorker(owner) {
+  clearTimeout(owner.loadTimer);
+  if (!owner.worker) return;
+  owner.worker.onmessage = null;
+  owner.worker.onerror = null;
+  owner.worker.terminate();
+  owner.worker = null;
+}
+
 export class Lab {
   // handlers: onReady(info), onProgress(fraction, phase), onResult(result, elapsedMs),
   //           onError({kind, message, detail, field}), onState(state)
@@ -70,13 +82,7 @@ export class Lab {
   }
 
   stopWorker() {
-    clearTimeout(this.loadTimer);
-    if (this.worker) {
-      this.worker.onmessage = null;
-      this.worker.onerror = null;
-      this.worker.terminate();
-      this.worker = null;
-    }
+    endWorker(this);
   }
 
   fail(error) {

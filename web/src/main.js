@@ -16,6 +16,8 @@ import { environment } from './env.js';
 import { setupKvCalculator } from './kvmem.js';
 import { download, policiesCsv, requestsCsv, stepsCsv } from './exports.js';
 import { sig } from './format.js';
+import { formErrors } from './formerrors.js';
+import { showProgress } from './panel.js';
 import { setupComparison } from './compare.js';
 import { setupMemory } from './memory.js';
 import { setupReplay } from './replay.js';
@@ -74,9 +76,7 @@ function setPhase(text) {
 }
 
 function setProgress(fraction) {
-  const percent = Math.max(0, Math.min(100, Math.round(fraction * 1000) / 10));
-  $('#progress').value = percent;
-  replace($('#percent'), `${Math.floor(percent)}%`);
+  showProgress($('#progress'), $('#percent'), fraction);
 }
 
 // ---- the form ---------------------------------------------------------------------------------
@@ -98,36 +98,12 @@ function showRate() {
   $('#rate-field').hidden = $('#arrival').value !== 'poisson';
 }
 
-function showFieldError(key, message) {
-  const input = $(`#${key}`);
-  const box = $(`#${key}-error`);
-  if (message) {
-    input.setAttribute('aria-invalid', 'true');
-    replace(box, message);
-    box.hidden = false;
-  } else {
-    input.removeAttribute('aria-invalid');
-    replace(box);
-    box.hidden = true;
-  }
-}
-
-function showErrors(errors) {
-  for (const key of FIELD_ORDER) showFieldError(key, errors[key]);
-  const messages = FIELD_ORDER.filter((k) => errors[k]).map((k) => errors[k]);
-  const box = $('#form-error');
-  if (messages.length) {
-    replace(box, messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.join(' ')}`);
-    box.hidden = false;
-  } else {
-    replace(box);
-    box.hidden = true;
-  }
-}
+// Each field's control has the field's key as its id.
+const fieldErrors = formErrors({ keys: FIELD_ORDER, summary: $('#form-error'), what: 'settings' });
 
 function checkForm() {
   const { settings, errors } = validate(readForm(), presets);
-  showErrors(errors);
+  fieldErrors.showAll(errors);
   return { settings, errors, ok: Object.keys(errors).length === 0 };
 }
 
@@ -153,7 +129,7 @@ function applyHash() {
   const second = validate(settingsToRaw(fallback), presets);
   const final = Object.keys(second.errors).length ? { ...DEFAULTS } : second.settings;
   fillForm(final);
-  showErrors({});
+  fieldErrors.showAll({});
   messages.push(...applyMemory());
   const box = $('#hash-message');
   if (messages.length) {
@@ -204,7 +180,7 @@ const lab = new Lab({
     let field = null;
     if (error.kind === 'input') field = fieldOfModuleError(error.detail);
     if (field) {
-      showFieldError(field, error.detail);
+      fieldErrors.showField(field, error.detail);
       const box = $('#form-error');
       replace(box, `${error.message} ${error.detail}`);
       box.hidden = false;
@@ -326,18 +302,8 @@ form.addEventListener('change', (event) => {
   if (event.target.id === 'preset') updateToyModel();
   const { settings, errors } = validate(readForm(), presets);
   if (memory) memory.labChanged();
-  for (const key of FIELD_ORDER) {
-    if (!$(`#${key}-error`).hidden) showFieldError(key, errors[key]);
-  }
-  const summary = $('#form-error');
-  if (!Object.keys(errors).length) {
-    summary.hidden = true;
-    writeHash(settings);
-  } else if (!summary.hidden) {
-    const messages = FIELD_ORDER.filter((k) => errors[k] && !$(`#${k}-error`).hidden).map((k) => errors[k]);
-    if (messages.length) replace(summary, messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.join(' ')}`);
-    else summary.hidden = true;
-  }
+  fieldErrors.refresh(errors);
+  if (!Object.keys(errors).length) writeHash(settings);
 });
 
 $('#cancel').addEventListener('click', () => {
@@ -351,7 +317,7 @@ $('#cancel').addEventListener('click', () => {
 
 $('#reset').addEventListener('click', () => {
   fillForm(DEFAULTS);
-  showErrors({});
+  fieldErrors.showAll({});
   $('#hash-message').hidden = true;
   writeHash(DEFAULTS);
 });
@@ -381,11 +347,13 @@ for (const button of $$('.downloads button')) button.disabled = true;
 env = environment();
 renderEnvironment(null);
 kv = setupKvCalculator($('#kv-memory'));
+// The settings form's model preset for the panels that measure one (the default if the form's is unknown).
+const formPreset = () => {
+  const value = $('#preset').value;
+  return PRESETS[value] ? value : DEFAULTS.preset;
+};
 comparison = setupComparison({
-  preset: () => {
-    const value = $('#preset').value;
-    return PRESETS[value] ? value : DEFAULTS.preset;
-  },
+  preset: formPreset,
   environment: () => env,
   busy: () => busyExcept('simd'),
   onRunningChange: syncPanels,
@@ -407,10 +375,7 @@ memory = setupMemory({
   onSettingsChange: () => writeHash(hashSettings),
 });
 replayPanel = setupReplay({
-  preset: () => {
-    const value = $('#preset').value;
-    return PRESETS[value] ? value : DEFAULTS.preset;
-  },
+  preset: formPreset,
   environment: () => env,
   busy: () => busyExcept('replay'),
   onRunningChange: syncPanels,

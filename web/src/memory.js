@@ -7,7 +7,9 @@
 // The result goes out as a `kvlab:memory-result` event on document and stays in window.kvlabMemoryResult.
 
 import { $, h, replace } from './dom.js';
+import { formErrors } from './formerrors.js';
 import { JobRunner } from './jobs.js';
+import { jobPanel } from './panel.js';
 import {
   DEVICES, MEM_DEFAULTS, MEM_ORDER, REAL_CONTEXT, deviceBudget, kvTokens, longestRequest, memFieldOfModuleError,
   memoryToHash, memoryToRaw, minimumTokens, validateMemory,
@@ -15,7 +17,6 @@ import {
 import { MEMORY_POLICY_NOTES, policyLabel, policyStyle } from './policies.js';
 import { barChart, blocksChart, loadCurveChart } from './charts.js';
 import { bytes, duration, int, sig } from './format.js';
-import { download } from './exports.js';
 
 // Form control of each setting.
 const IDS = { kv: 'mem-kv', block: 'mem-block', mem_rate: 'mem-rate', system_prompt: 'mem-system', chunk: 'mem-chunk', ttft_target: 'mem-target' };
@@ -48,12 +49,9 @@ function num(value, text, key) {
 //        form's valid settings (for checking before any run); busy() -> another run holds the processor;
 //        onRunningChange(); onSettingsChange() (rewrite the hash).
 export function setupMemory(hooks) {
-  const root = $('#memory');
   const form = $('#mem-form');
-  const runButton = $('#mem-run');
   const deviceSelect = $('#mem-device');
   const slider = $('#mem-kv-slider');
-  let last = null;
   let pendingOptions = null;
   let device = MEM_DEFAULTS.kv;   // the device example chosen, or 'custom'
   let lastGood = { ...MEM_DEFAULTS };
@@ -67,13 +65,6 @@ export function setupMemory(hooks) {
     return lab ? lab.settings : hooks.labSettings();
   };
 
-  const setPhase = (text) => replace($('#mem-phase'), text);
-  const setProgress = (fraction) => {
-    const percent = Math.max(0, Math.min(100, Math.round(fraction * 1000) / 10));
-    $('#mem-progress').value = percent;
-    replace($('#mem-percent'), `${Math.floor(percent)}%`);
-  };
-
   // ---- the form ---------------------------------------------------------------------------------
 
   function readRaw() {
@@ -83,27 +74,7 @@ export function setupMemory(hooks) {
     return raw;
   }
 
-  function showFieldError(key, message) {
-    const input = $(`#${IDS[key]}`);
-    const box = $(`#${IDS[key]}-error`);
-    if (message) {
-      input.setAttribute('aria-invalid', 'true');
-      replace(box, message);
-      box.hidden = false;
-    } else {
-      input.removeAttribute('aria-invalid');
-      replace(box);
-      box.hidden = true;
-    }
-  }
-
-  function showErrors(errors) {
-    for (const key of MEM_ORDER) showFieldError(key, errors[key]);
-    const messages = MEM_ORDER.filter((k) => errors[k]).map((k) => errors[k]);
-    const box = $('#mem-form-error');
-    replace(box, messages.length > 1 ? `${messages.length} memory settings need fixing: ${messages.join(' ')}` : messages[0] || '');
-    box.hidden = messages.length === 0;
-  }
+  const fieldErrors = formErrors({ keys: MEM_ORDER, idOf: (key) => IDS[key], summary: $('#mem-form-error'), what: 'memory settings' });
 
   function check() {
     const { settings, errors } = validateMemory(readRaw(), queue());
@@ -176,7 +147,7 @@ export function setupMemory(hooks) {
     const final = Object.keys(second.errors).length ? { ...MEM_DEFAULTS } : second.settings;
     fill(final);
     lastGood = final;
-    showErrors({});
+    fieldErrors.showAll({});
     return messages;
   }
 
@@ -191,15 +162,7 @@ export function setupMemory(hooks) {
   // wait for Run.
   function refreshShown() {
     const { settings, errors } = validateMemory(readRaw(), queue());
-    for (const key of MEM_ORDER) if (!$(`#${IDS[key]}-error`).hidden) showFieldError(key, errors[key]);
-    const summary = $('#mem-form-error');
-    if (!Object.keys(errors).length) {
-      summary.hidden = true;
-    } else if (!summary.hidden) {
-      const shown = MEM_ORDER.filter((k) => errors[k] && !$(`#${IDS[k]}-error`).hidden).map((k) => errors[k]);
-      if (shown.length) replace(summary, shown.length > 1 ? `${shown.length} memory settings need fixing: ${shown.join(' ')}` : shown[0]);
-      else summary.hidden = true;
-    }
+    fieldErrors.refresh(errors);
     return { settings, errors };
   }
 
@@ -244,79 +207,60 @@ export function setupMemory(hooks) {
 
   // ---- running ----------------------------------------------------------------------------------
 
-  const runner = new JobRunner('memory', {
-    onState(state) {
-      root.dataset.state = state;
-      sync();
-      hooks.onRunningChange?.();
-    },
-    onProgress(fraction, phase) {
-      setProgress(fraction);
-      setPhase(`${phase.replace(/^(.)/, (c) => c.toUpperCase())}…`);
-    },
+  // Its Run button is enabled before the lab has run too: pressing it checks the settings and says
+  // what is missing.
+  const panel = jobPanel('mem', {
+    root: $('#memory'),
+    createJob: (handlers) => new JobRunner('memory', handlers),
     onResult(raw, elapsedMs) {
       const { settings, lab, kv_tokens: kvTokensUsed } = pendingOptions;
-      last = { ...raw, settings, lab_settings: lab, kv_tokens: kvTokensUsed, block_tokens: settings.block, ttft_target_ms: settings.ttft_target, elapsed_ms: elapsedMs };
-      setProgress(1);
-      setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`);
-      render(last);
-      sync();
-      window.kvlabMemoryResult = last;
-      document.dispatchEvent(new CustomEvent('kvlab:memory-result', { detail: last }));
+      const result = { ...raw, settings, lab_settings: lab, kv_tokens: kvTokensUsed, block_tokens: settings.block, ttft_target_ms: settings.ttft_target, elapsed_ms: elapsedMs };
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`, render);
     },
     onError(error) {
-      setProgress(0);
       const field = error.kind === 'input' ? memFieldOfModuleError(error.raw || '') : null;
       if (field) {
-        showFieldError(field, error.raw);
-        setPhase('Not run: fix the highlighted setting.');
+        panel.setProgress(0);
+        fieldErrors.showField(field, error.raw);
+        panel.setPhase('Not run: fix the highlighted setting.');
         $(`#${IDS[field]}`).focus();
         return;
       }
-      setPhase('Stopped.');
-      replace($('#mem-error-message'), `${error.message} Press “Run the memory policies” to try again.`);
-      replace($('#mem-error-detail'), error.detail || '');
-      $('#mem-error').hidden = false;
+      panel.showError(error, 'Press “Run the memory policies” to try again.');
     },
+    busy: hooks.busy,
+    onRunningChange: hooks.onRunningChange,
+    resultEvent: 'kvlab:memory-result',
+    resultGlobal: 'kvlabMemoryResult',
+    downloadName: 'kvlab-memory.json',
   });
-
-  function sync() {
-    const running = runner.running;
-    root.setAttribute('aria-busy', running ? 'true' : 'false');
-    // Enabled before the lab has run too: pressing it checks the settings and says what is missing.
-    runButton.disabled = running || hooks.busy();
-    $('#mem-download').disabled = !last;
-  }
 
   function start() {
     const lab = hooks.lab();
     const { settings, errors, ok } = check();
-    showErrors(errors);
+    fieldErrors.showAll(errors);
     if (!ok) {
       const first = $('[aria-invalid="true"]', form);
       if (first) first.focus();
-      setPhase('Not run: fix the highlighted settings.');
+      panel.setPhase('Not run: fix the highlighted settings.');
       return false;
     }
     if (!lab) {
-      setPhase('Run the lab first: this section replays its queue on the step times it measured.');
+      panel.setPhase('Run the lab first: this section replays its queue on the step times it measured.');
       return false;
     }
-    if (runner.running || hooks.busy()) {
-      setPhase('Not run: another run is using the processor; wait for it or cancel it.');
+    if (panel.running || hooks.busy()) {
+      panel.setPhase('Not run: another run is using the processor; wait for it or cancel it.');
       return false;
     }
     lastGood = settings;
     hooks.onSettingsChange?.();
-    $('#mem-error').hidden = true;
     const s = lab.settings;
     const workload = { count: s.requests, prompt: [s.prompt_lo, s.prompt_hi], answer: [s.answer_lo, s.answer_hi], seed: s.seed };
     if (settings.system_prompt > 0) workload.system_prompt = settings.system_prompt;
     const kv = kvTokens(settings, s);
     pendingOptions = { settings, lab: s, kv_tokens: kv };
-    setProgress(0);
-    setPhase('Starting…');
-    runner.run({
+    panel.run({
       steps: lab.result.steps,
       workload,
       slots: s.slots,
@@ -328,8 +272,6 @@ export function setupMemory(hooks) {
     });
     return true;
   }
-
-  $('#mem-download').addEventListener('click', () => last && download('kvlab-memory.json', `${JSON.stringify(last, null, 2)}\n`, 'application/json'));
 
   // ---- rendering --------------------------------------------------------------------------------
 
@@ -427,26 +369,24 @@ export function setupMemory(hooks) {
     return out;
   }
 
-  root.dataset.state = 'waiting';
-  sync();
+  panel.setState('waiting');
   fill({ ...MEM_DEFAULTS });
 
   return {
-    get running() { return runner.running; },
-    sync,
+    get running() { return panel.running; },
+    sync: panel.sync,
     start,
     applyRaw,
     hash,
     // The lab finished a run: its step table and queue are ready, so the section runs on them.
     labDone() {
-      root.dataset.state = 'ready';
+      panel.setState('ready');
       describeBudget();
-      sync();
       const { ok, errors } = check();
       if (ok) start();
       else {
-        showErrors(errors);
-        setPhase('Not run: fix the highlighted memory settings, then press “Run the memory policies”.');
+        fieldErrors.showAll(errors);
+        panel.setPhase('Not run: fix the highlighted memory settings, then press “Run the memory policies”.');
       }
     },
     // The lab's form changed (the queue the budget is checked against).
@@ -455,10 +395,7 @@ export function setupMemory(hooks) {
     },
     // A new lab run replaces the step table this run was using: stop it.
     cancel() {
-      if (!runner.running) return;
-      runner.cancel();
-      setProgress(0);
-      setPhase('Stopped: the lab is running again; this section runs on its new step times when it is done.');
+      panel.cancel('Stopped: the lab is running again; this section runs on its new step times when it is done.');
     },
   };
 }

@@ -8,10 +8,10 @@
 
 import { $, h, replace } from './dom.js';
 import { JobRunner } from './jobs.js';
+import { jobPanel } from './panel.js';
 import { policyLabel } from './policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from './charts.js';
 import { duration, int, ms, sig } from './format.js';
-import { download } from './exports.js';
 import { standalone } from './lab.js';
 
 const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous'];
@@ -51,84 +51,42 @@ function errorCell(value, key) {
 // hooks: preset() -> the model preset of the settings form; busy() -> another run holds the processor;
 //        environment() -> the environment facts; onRunningChange().
 export function setupReplay(hooks) {
-  const root = $('#replay');
-  const runButton = $('#replay-run');
-  const cancelButton = $('#replay-cancel');
   const policySelect = $('#replay-policy');
-  let last = null;
   let lastOptions = null;
 
-  const setPhase = (text) => replace($('#replay-phase'), text);
-  const setProgress = (fraction) => {
-    const percent = Math.max(0, Math.min(100, Math.round(fraction * 1000) / 10));
-    $('#replay-progress').value = percent;
-    replace($('#replay-percent'), `${Math.floor(percent)}%`);
-  };
-
-  const runner = new JobRunner('replay', {
-    onState(state) {
-      root.dataset.state = state;
-      sync();
-      hooks.onRunningChange?.();
-    },
-    onProgress(fraction, phase) {
-      setProgress(fraction);
-      setPhase(`${describePhase(phase)}…`);
-    },
+  const panel = jobPanel('replay', {
+    root: $('#replay'),
+    createJob: (handlers) => new JobRunner('replay', handlers),
     onResult(raw, elapsedMs) {
       const order = orderPolicies(Object.keys(raw));
-      last = { policies: raw, policy_order: order, options: lastOptions, elapsed_ms: elapsedMs, environment: hooks.environment(), page: { standalone } };
-      setProgress(1);
-      setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
-      render(last);
-      sync();
-      window.kvlabReplayResult = last;
-      document.dispatchEvent(new CustomEvent('kvlab:replay-result', { detail: last }));
+      const result = { policies: raw, policy_order: order, options: lastOptions, elapsed_ms: elapsedMs, environment: hooks.environment(), page: { standalone } };
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, render);
     },
-    onError(error) {
-      setProgress(0);
-      setPhase('Stopped.');
-      replace($('#replay-error-message'), `${error.message} Press the button to try again (a fresh worker starts).`);
-      replace($('#replay-error-detail'), error.detail || '');
-      $('#replay-error').hidden = false;
-    },
+    busy: hooks.busy,
+    onRunningChange: hooks.onRunningChange,
+    describePhase,
+    retryHint: 'Press the button to try again (a fresh worker starts).',
+    resultEvent: 'kvlab:replay-result',
+    resultGlobal: 'kvlabReplayResult',
+    downloadName: 'kvlab-replay.json',
+    cancelledPhase: 'Cancelled: the worker was stopped; the next run starts a fresh one.',
   });
 
   function describePhase(phase) {
-    const text = String(phase || '')
+    return phase
       .replace(/^measuring again: /, 'Measuring the step table again (to see how far the machine drifted): ')
       .replace(/^measuring: /, 'Measuring the step table: ')
       .replace(/^serving (.+)$/, (_, name) => `Serving the queue for real: ${policyLabel(name)}`);
-    return text.replace(/^(.)/, (c) => c.toUpperCase());
-  }
-
-  function sync() {
-    const running = runner.running;
-    root.setAttribute('aria-busy', running ? 'true' : 'false');
-    runButton.disabled = running || hooks.busy();
-    cancelButton.disabled = !running;
-    $('#replay-download').disabled = !last;
   }
 
   function start() {
-    if (runner.running || hooks.busy()) return;
-    $('#replay-error').hidden = true;
+    if (panel.running || hooks.busy()) return;
     lastOptions = { measure: { preset: hooks.preset() }, timeline_requests: 60 };
-    setProgress(0);
-    setPhase('Starting…');
-    runner.run(lastOptions);
+    panel.run(lastOptions);
   }
 
-  runButton.addEventListener('click', start);
-  cancelButton.addEventListener('click', () => {
-    if (!runner.running) return;
-    runner.cancel();
-    setProgress(0);
-    setPhase('Cancelled: the worker was stopped; the next run starts a fresh one.');
-    runButton.focus();
-  });
-  $('#replay-download').addEventListener('click', () => last && download('kvlab-replay.json', `${JSON.stringify(last, null, 2)}\n`, 'application/json'));
-  policySelect.addEventListener('change', () => last && renderTimelines(last, policySelect.value));
+  $('#replay-run').addEventListener('click', start);
+  policySelect.addEventListener('change', () => panel.result && renderTimelines(panel.result, policySelect.value));
 
   // ---- rendering --------------------------------------------------------------------------------
 
@@ -235,11 +193,6 @@ export function setupReplay(hooks) {
     }
   }
 
-  root.dataset.state = 'ready';
-  sync();
-  return {
-    get running() { return runner.running; },
-    sync,
-    start,
-  };
+  panel.setState('ready');
+  return { get running() { return panel.running; }, sync: panel.sync, start };
 }
