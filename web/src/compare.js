@@ -9,7 +9,8 @@
 // The result goes out as a `kvlab:simd-result` event on document and stays in window.kvlabSimdResult.
 
 import { $, h, replace } from './dom.js';
-import { endWorker, newWorker, standalone } from './lab.js';
+import { standalone } from './lab.js';
+import { JobRunner } from './jobs.js';
 import { jobPanel } from './panel.js';
 import { COMPARE_WORKER_NAME } from './roles.js';
 import { int, ms, ratio, sig } from './format.js';
@@ -17,92 +18,12 @@ import { int, ms, ratio, sig } from './format.js';
 export const COMPARE_CONTEXT = 64;
 const MIN_SAMPLE_MS = 10;
 const SAMPLES = 5;
-const LOAD_TIMEOUT_MS = 30000;
 
 const IMPLEMENTATIONS = [
   { key: 'simd', label: 'WebAssembly SIMD', note: 'kvlab.wasm: C++ with 128-bit SIMD, what the lab uses' },
   { key: 'scalar', label: 'WebAssembly scalar', note: 'kvlab-scalar.wasm: the same C++, built without SIMD' },
   { key: 'js', label: 'Plain JavaScript', note: 'Float32Array loops, as the published lab was written' },
 ];
-
-// ---- the worker ---------------------------------------------------------------------------------
-
-export class Comparison {
-  // handlers: onProgress(fraction, phase), onResult(result, elapsedMs), onError({message, detail}), onState(state)
-  constructor(handlers) {
-    this.handlers = handlers;
-    this.worker = null;
-    this.id = 0;
-    this.loadTimer = null;
-  }
-
-  get running() {
-    return this.worker !== null;
-  }
-
-  run(options) {
-    this.stop();
-    let worker;
-    try {
-      worker = newWorker(COMPARE_WORKER_NAME);
-    } catch (error) {
-      this.fail('The browser refused to start the comparison’s worker.', String(error && error.message || error));
-      return;
-    }
-    this.id += 1;
-    const id = this.id;
-    this.worker = worker;
-    worker.onmessage = (event) => this.onMessage(worker, id, event.data);
-    worker.onerror = (event) => {
-      if (worker !== this.worker) return;
-      event.preventDefault();
-      this.fail('The comparison’s worker crashed.', event.message || 'the worker stopped without a message');
-    };
-    worker.onmessageerror = () => {
-      if (worker === this.worker) this.fail('The comparison’s worker sent a message the page could not read.', '');
-    };
-    this.handlers.onState?.('running');
-    worker.postMessage({ type: 'compare', id, options });
-  }
-
-  onMessage(worker, id, message) {
-    if (worker !== this.worker || !message || message.id !== id) return;
-    if (message.type === 'progress') {
-      // A module that never finishes loading must not leave the panel spinning.
-      clearTimeout(this.loadTimer);
-      if (message.loading) {
-        this.loadTimer = setTimeout(() => {
-          if (worker === this.worker) this.fail(`A WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`, message.phase);
-        }, LOAD_TIMEOUT_MS);
-      }
-      this.handlers.onProgress?.(message.fraction, message.phase);
-    } else if (message.type === 'result') {
-      this.stop();
-      this.handlers.onState?.('done');
-      this.handlers.onResult?.(message.result, message.elapsed_ms);
-    } else if (message.type === 'error') {
-      const what = message.stage === 'load' ? 'A WebAssembly module could not be loaded.' : 'The comparison stopped with an error.';
-      this.fail(/out of memory|OOM|allocation/i.test(message.message) ? 'The comparison ran out of memory.' : what,
-        `${message.name}: ${message.message}`);
-    }
-  }
-
-  stop() {
-    endWorker(this);
-  }
-
-  fail(message, detail) {
-    this.stop();
-    this.handlers.onState?.('error');
-    this.handlers.onError?.({ message, detail });
-  }
-
-  // Really stops the work: the panel's worker is terminated mid-computation (the lab's is untouched).
-  cancel() {
-    this.stop();
-    this.handlers.onState?.('cancelled');
-  }
-}
 
 // ---- the figures ------------------------------------------------------------------------------
 
@@ -270,7 +191,7 @@ export function setupComparison(hooks) {
 
   const panel = jobPanel('simd', {
     root: $('#simd'),
-    createJob: (handlers) => new Comparison(handlers),
+    createJob: (handlers) => new JobRunner('compare', handlers, { workerName: COMPARE_WORKER_NAME }),
     onResult(raw, elapsedMs) {
       const result = {
         ...summarize(raw),

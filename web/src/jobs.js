@@ -1,10 +1,12 @@
-// One job in a worker of its own (worker.js in its 'kvlab-job' role): the Memory section's simulations
-// and the "Simulated vs real" replay. The worker is started when the job starts and ended when it
-// finishes, fails or is cancelled (cancel = terminate mid-computation), so the memory its module took
-// is given back and the lab's own worker is never touched.
+// One job in a worker of its own: the Memory section's simulations and the "Simulated vs real" replay
+// (worker.js in its 'kvlab-job' role), and the SIMD vs scalar vs JavaScript panel (its 'kvlab-compare'
+// role). The worker is started when the job starts and ended when it finishes, fails or is cancelled
+// (cancel = terminate mid-computation), so the memory its module took is given back and the lab's own
+// worker is never touched.
 //
-// Messages in the worker:  {type: 'memory' | 'replay', id, options}
-// Messages back:           {type: 'progress', id, fraction, phase}
+// Messages in the worker:  {type: 'memory' | 'replay' | 'compare', id, options}
+// Messages back:           {type: 'progress', id, fraction, phase, loading}   (loading: a module is
+//                                                                              being loaded now)
 //                          {type: 'result', id, result, elapsed_ms}
 //                          {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
 
@@ -16,9 +18,10 @@ const LOAD_TIMEOUT_MS = 30000;
 export class JobRunner {
   // handlers: onProgress(fraction, phase), onResult(result, elapsedMs),
   //           onError({kind: 'load' | 'input' | 'crash' | 'memory', message, detail}), onState(state)
-  constructor(type, handlers) {
+  constructor(type, handlers, { workerName = JOB_WORKER_NAME } = {}) {
     this.type = type;
     this.handlers = handlers;
+    this.workerName = workerName;
     this.worker = null;
     this.id = 0;
     this.loadTimer = null;
@@ -32,7 +35,7 @@ export class JobRunner {
     this.stop();
     let worker;
     try {
-      worker = newWorker(JOB_WORKER_NAME);
+      worker = newWorker(this.workerName);
     } catch (error) {
       this.fail({ kind: 'load', message: 'The browser refused to start a worker.', detail: String(error && error.message || error) });
       return;
@@ -49,12 +52,7 @@ export class JobRunner {
     worker.onmessageerror = () => {
       if (worker === this.worker) this.fail({ kind: 'crash', message: 'The worker sent a message the page could not read.', detail: '' });
     };
-    // The module must load (and the first progress arrive) in time: nothing spins forever.
-    this.loadTimer = setTimeout(() => {
-      if (worker === this.worker) {
-        this.fail({ kind: 'load', message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`, detail: 'kvlab.js or kvlab.wasm may be missing.' });
-      }
-    }, LOAD_TIMEOUT_MS);
+    this.armLoadTimer(worker, 'kvlab.js or kvlab.wasm may be missing.');
     this.handlers.onState?.('running');
     worker.postMessage({ type: this.type, id, options });
   }
@@ -63,6 +61,7 @@ export class JobRunner {
     if (worker !== this.worker || !message || message.id !== id) return;
     if (message.type === 'progress') {
       clearTimeout(this.loadTimer);
+      if (message.loading) this.armLoadTimer(worker, message.phase);
       this.handlers.onProgress?.(message.fraction, message.phase);
     } else if (message.type === 'result') {
       this.stop();
@@ -79,6 +78,15 @@ export class JobRunner {
       }[kind];
       this.fail({ kind, message: text, detail: `${message.name}: ${message.message}`, raw: message.message });
     }
+  }
+
+  // A module must load (and the next progress arrive) in time: nothing spins forever.
+  armLoadTimer(worker, detail) {
+    this.loadTimer = setTimeout(() => {
+      if (worker === this.worker) {
+        this.fail({ kind: 'load', message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`, detail });
+      }
+    }, LOAD_TIMEOUT_MS);
   }
 
   stop() {
