@@ -96,7 +96,7 @@ export function setupReplay(hooks) {
     const fewest = order[counts.indexOf(Math.min(...counts))];
     const hasDrift = order.some((n) => r.policies[n].drift);
     replace($('#replay-summary'),
-      `The ${r.options.measure.preset} model served the queue for real in this browser (one worker, WebAssembly SIMD), once per policy, and the simulator replayed the same requests on the step table measured just before.`,
+      `The ${r.options.measure.preset} model served the queue for real in this browser (one worker, WebAssembly SIMD), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
       Math.min(...counts) < Math.max(...counts)
         ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
         : '');
@@ -131,7 +131,7 @@ export function setupReplay(hooks) {
           hasDrift ? num(drift, `±${sig(drift * 100, 2)}%`, 'drift') : null);
       })),
       h('tfoot', null, h('tr', null, h('td', { colspan: hasDrift ? '8' : '7' },
-        `Error = (simulated − real) / real: positive when the simulator predicts more time than the run took; beyond ±${ERROR_TARGET * 100}% it is marked.${hasDrift ? ' Drift: how far the same simulation moves on a step table measured again right after the real runs (the largest of the three), i.e. how much this machine’s own speed changed meanwhile; errors within it cannot be read more finely.' : ''}`)))));
+        `Error = (simulated − real) / real: positive when the simulator predicts more time than the run took; beyond ±${ERROR_TARGET * 100}% it is marked.${hasDrift ? ' Drift: how far the same simulation moves between the step table measured just before a policy’s run and the one measured just after it (the largest of the three), i.e. how much this machine’s own speed changed meanwhile; errors within it cannot be read more finely.' : ''}`)))));
 
     const drifts = order.flatMap((n) => (r.policies[n].drift ? Object.values(r.policies[n].drift).map(Math.abs) : [])).filter(Number.isFinite);
     const maxDrift = drifts.length ? Math.max(...drifts) : 0;
