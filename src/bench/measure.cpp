@@ -148,7 +148,7 @@ json measure_grid(Model& model, const MeasureOptions& o, const std::function<voi
   }
   timing_out = {{"min_sample_ms", o.timing.min_sample_ms},
                 {"samples", o.timing.samples},
-                {"statistic", "mean of samples taken round-robin across the grid; each sample repeats the step and divides"},
+                {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
                 {"decode_repeats", std::move(decode_repeats)},
                 {"prefill_repeats", std::move(prefill_repeats)}};
   return {{"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},

@@ -14,8 +14,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, requireDist, root, startServer } from './helpers.mjs';
+import { requireDist, root, startBrowser, startServer } from './helpers.mjs';
 
 const TARGET = 0.05;
 const TARGETS = ['native', 'node', 'chromium'];
@@ -30,6 +29,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     const value = argv[i + 1];
+    if (!['--runs', '--targets', '--out'].includes(flag)) usage(`unknown flag ${flag}`);
     if (value === undefined) usage(`${flag} needs a value`);
     if (flag === '--runs') {
       options.runs = Number(value);
@@ -38,10 +38,8 @@ function parseArgs(argv) {
       options.targets = value.split(',');
       const unknown = options.targets.filter((t) => !TARGETS.includes(t));
       if (unknown.length || !options.targets.length) usage(`--targets must be a list of ${TARGETS.join(', ')}`);
-    } else if (flag === '--out') {
-      options.out = value;
     } else {
-      usage(`unknown flag ${flag}`);
+      options.out = value;
     }
     i += 1;
   }
@@ -123,10 +121,8 @@ async function main() {
       if (target === 'chromium') {
         requireDist();
         server = await startServer();
-        const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-agreement-'));
-        const context = await chromium.launchPersistentContext(userDataDir, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-        browser = { context, userDataDir };
-        replayOnce = () => chromiumReplay(context, `${server.url}index.html`);
+        browser = await startBrowser();
+        replayOnce = () => chromiumReplay(browser.context, `${server.url}index.html`);
       } else {
         replayOnce = async () => cliReplay(target === 'node');
       }
@@ -145,10 +141,7 @@ async function main() {
     for (const [target, replays] of Object.entries(report.targets)) summarise(target, replays.map((r) => ({ result: r.policies })));
     if (options.out) fs.writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
   } finally {
-    if (browser) {
-      await browser.context.close();
-      fs.rmSync(browser.userDataDir, { recursive: true, force: true });
-    }
+    if (browser) await browser.close();
     if (server) await server.close();
   }
 }

@@ -25,7 +25,9 @@ export function requireDist(extraFiles = []) {
   }
 }
 
-export async function startBrowser() {
+// launchOptions: added to (or replacing) the defaults, e.g. {handleSIGINT: false} for a tool that
+// handles Ctrl-C itself.
+export async function startBrowser(launchOptions = {}) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
@@ -33,6 +35,7 @@ export async function startBrowser() {
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
+    ...launchOptions,
   });
   return {
     context,

@@ -21,8 +21,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, requireDist, root, startServer } from './helpers.mjs';
+import { requireDist, root, startBrowser, startServer } from './helpers.mjs';
 import { CdpProbe, installProbes, mainThread, wasmHeap } from './probes.mjs';
 
 const FROZEN_MS = 1000;
@@ -63,26 +62,6 @@ function parseArgs(argv) {
   return options;
 }
 
-// As helpers.startBrowser, but Ctrl-C is ours: it ends the soak after the current run, with the table.
-async function startBrowser() {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-soak-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-    handleSIGINT: false,
-    handleSIGTERM: false,
-  });
-  return {
-    context,
-    async close() {
-      await context.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 const MB = (bytes) => (bytes === null || bytes === undefined ? '–' : (bytes / 1048576).toFixed(2));   // MiB
 
 function table(rows) {
@@ -98,7 +77,8 @@ async function main() {
   const options = parseArgs(process.argv.slice(2));
   requireDist();
   const server = await startServer();
-  const browser = await startBrowser();
+  // Ctrl-C is ours: it ends the soak after the current run, with the table.
+  const browser = await startBrowser({ handleSIGINT: false, handleSIGTERM: false });
   const rows = [];
   const problems = [];
   let crashed = false;
