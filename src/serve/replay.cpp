@@ -1,5 +1,6 @@
 #include "serve/replay.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -109,7 +110,16 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
 
 }  // namespace
 
-json replay(const ReplayOptions& o, const ProgressFn& progress) {
+json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
+  // The bar is made of shares computed from measured times, whose sums may step back by a rounding
+  // error between one part and the next: the caller sees a fraction that never goes back or past 1.
+  double reported = 0;
+  ProgressFn progress = nullptr;
+  if (caller_progress)
+    progress = [&](double fraction, const std::string& phase) {
+      reported = std::clamp(fraction, reported, 1.0);
+      caller_progress(reported, phase);
+    };
   const double measure_share = kMeasuringShare / static_cast<double>(o.policies.size() + 1);
   // One model serves every run and is timed for every table, so a run is priced on its own weights:
   // with a table timed on a model of its own, one-row decode steps in Node wasm ran 6-12% slower in
