@@ -35,15 +35,6 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   }
 }
 
-// Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
-// grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
-// groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
-int largest_batch(const std::vector<std::string>& policies) {
-  int max_slots = 1;
-  for (const std::string& policy : policies) max_slots = std::max(max_slots, make_scheduler(policy, "policy")->slots());
-  return max_slots;
-}
-
 }  // namespace
 
 json default_replay_workload() {
@@ -63,11 +54,16 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   if (object.contains("measure")) measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
   o.policies = object.contains("policies") ? sim::read_policy_names(object["policies"], fields::join(path, "policies"))
                                            : default_replay_policies();
+  int largest_batch = 2;
   for (size_t i = 0; i < o.policies.size(); ++i)
-    make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
-  if (!measure.contains("decode_rows") && largest_batch(o.policies) <= 16) {
+    largest_batch = std::max(
+        largest_batch, make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]")->slots());
+  // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
+  // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
+  // groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
+  if (!measure.contains("decode_rows") && largest_batch <= 16) {
     std::vector<int> rows;
-    for (int r = 1; r <= std::max(2, largest_batch(o.policies)); ++r) rows.push_back(r);
+    for (int r = 1; r <= largest_batch; ++r) rows.push_back(r);
     measure["decode_rows"] = rows;
   }
   o.measure = read_measure_options(measure, fields::join(path, "measure"));
