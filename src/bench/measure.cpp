@@ -97,13 +97,17 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
           {"tokens_cache", tokens_cache}};
 }
 
+}  // namespace
+
+json model_info(const MeasureOptions& options) { return model_json(options); }
+
 // The step-time grid: decode steps of r rows, every row at context c, for each (r, c), and a prefill of
 // L tokens from an empty cache for each L, timed together (time_steps_interleaved) so that every cell
 // spans the same seconds of the machine's drift. Each decode row has its own cache, filled once with a
 // real prefill; a timed step rewrites position c-1, so it can be repeated, in any order.
 // Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the slow
 // steps as well as the fast ones.
-json measure_grid(Model& model, const MeasureOptions& o, const std::function<void(double)>& on_round, json& timing_out) {
+json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
   const int max_rows = o.decode_rows.back(), max_context = o.decode_contexts.back();
   const int max_tokens = o.prefill_tokens.back();
   std::vector<KvCache> caches(static_cast<size_t>(max_rows), KvCache(o.model, max_context));
@@ -127,8 +131,9 @@ json measure_grid(Model& model, const MeasureOptions& o, const std::function<voi
   for (int n : o.prefill_tokens)
     steps.push_back([&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
 
-  const std::vector<StepTiming> timings =
-      time_steps_interleaved(steps, o.timing, on_round);
+  const std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
+    if (progress) progress(fraction, "step grid");
+  });
 
   json decode_ms = json::array(), decode_repeats = json::array();
   size_t cell = 0;
@@ -146,26 +151,15 @@ json measure_grid(Model& model, const MeasureOptions& o, const std::function<voi
     prefill_ms.push_back(timings[cell].mean_ms);
     prefill_repeats.push_back(timings[cell].repeats);
   }
-  timing_out = {{"min_sample_ms", o.timing.min_sample_ms},
-                {"samples", o.timing.samples},
-                {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
-                {"decode_repeats", std::move(decode_repeats)},
-                {"prefill_repeats", std::move(prefill_repeats)}};
-  return {{"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
-          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
-}
-
-}  // namespace
-
-json model_info(const MeasureOptions& options) { return model_json(options); }
-
-json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
-  json timing;
-  json grid = measure_grid(
-      model, o, [&](double fraction) { if (progress) progress(fraction, "step grid"); }, timing);
   json model_description = model_json(o);
-  model_description["timing"] = std::move(timing);
-  return {{"model", std::move(model_description)}, {"decode", std::move(grid["decode"])}, {"prefill", std::move(grid["prefill"])}};
+  model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
+                                 {"samples", o.timing.samples},
+                                 {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
+                                 {"decode_repeats", std::move(decode_repeats)},
+                                 {"prefill_repeats", std::move(prefill_repeats)}};
+  return {{"model", std::move(model_description)},
+          {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
+          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
 }
 
 json measure(const MeasureOptions& o, const ProgressFn& callback) {
