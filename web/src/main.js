@@ -12,7 +12,7 @@ import {
 import { Lab, standalone } from './lab.js';
 import { renderResult } from './render.js';
 import { watchResizes } from './charts.js';
-import { environment } from './env.js';
+import { environment, environmentItems } from './env.js';
 import { setupKvCalculator } from './kvmem.js';
 import { download, policiesCsv, requestsCsv, stepsCsv } from './exports.js';
 import { sig } from './format.js';
@@ -164,6 +164,8 @@ const lab = new Lab({
       presets[name] = { ...(presets[name] || { label: name }), max_seq: modelInfo.max_seq, info: modelInfo };
     }
     replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
+    // The clock the measurements use is the worker's: kept with every result.
+    if (env) Object.assign(env, { worker_timer_resolution_ms: info.timer_resolution_ms, min_sample_ms: info.min_sample_ms });
     renderEnvironment(info);
     updateToyModel();
     if (memory) memory.labChanged();
@@ -269,16 +271,7 @@ function finish(result, elapsedMs) {
 
 function renderEnvironment(info) {
   if (!env) return;
-  const yesNo = (v) => (v ? 'yes' : 'no');
-  const items = [
-    ['Browser', env.browser],
-    ['Logical cores', env.logical_cores ? String(env.logical_cores) : 'not reported'],
-    ['WebAssembly SIMD', env.wasm_simd ? 'on' : 'off (not supported)'],
-    ['Timer resolution', Number.isFinite(env.timer_resolution_ms) ? `${sig(env.timer_resolution_ms * 1000, 3)} µs, measured` : 'unknown'],
-    ['Cross-origin isolated', `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`],
-    ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
-  ];
-  if (info) items.push(['kvlab module', `${info.version}, ${info.instruction_set}`]);
+  const items = environmentItems(env, { standalone, worker: info });
   replace($('#env-list'), items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)]));
 }
 

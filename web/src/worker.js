@@ -6,7 +6,7 @@
 // The lab (any other name): loads the SIMD module at start.
 //   Messages in:  {type: 'run', id, options}
 //                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
-//   Messages out: {type: 'ready', version, presets, instruction_set}
+//   Messages out: {type: 'ready', version, presets, instruction_set, timer_resolution_ms, min_sample_ms}
 //                 {type: 'progress', id, fraction, phase}
 //                 {type: 'result', id, result, elapsed_ms}
 //                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
@@ -38,8 +38,19 @@
 import reference from '../reference/model.js';
 import { COMPARE_WORKER_NAME, JOB_WORKER_NAME } from './roles.js';
 import { runMemoryPlan } from './memplan.js';
+import { minSampleMs, timerResolutionMs } from './env.js';
 
 const PRESET_NAMES = ['small', 'lab', 'medium', 'tiny'];
+
+// This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
+// the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
+// is shorter.
+const CLOCK = { timer_resolution_ms: timerResolutionMs() };
+CLOCK.min_sample_ms = minSampleMs(CLOCK.timer_resolution_ms);
+const withSampleFloor = (ms) => Math.max(Number.isFinite(ms) ? ms : 0, CLOCK.min_sample_ms);
+// (Options that are not an object are left for the module to refuse.)
+const measureOnClock = (measure = {}) => (measure && typeof measure === 'object' && !Array.isArray(measure)
+  ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) } : measure);
 
 function post(message) {
   self.postMessage(message);
@@ -105,7 +116,7 @@ function startLab() {
         }
       }
       const first = presets.small || Object.values(presets)[0] || {};
-      post({ type: 'ready', version: m.version(), presets, instruction_set: first.instruction_set || '' });
+      post({ type: 'ready', version: m.version(), presets, instruction_set: first.instruction_set || '', ...CLOCK });
     },
     (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) }),
   );
@@ -124,7 +135,7 @@ function startLab() {
         let lastFraction = -1;
         let lastPhase = '';
         try {
-          const result = m.run(options, (fraction, phase) => {
+          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, (fraction, phase) => {
             // Progress comes often in the step grids; pass on changes only.
             if (phase === lastPhase && fraction - lastFraction < 0.005 && fraction < 1) return;
             lastFraction = fraction;
@@ -165,7 +176,8 @@ function atContext(bench, context) {
 async function compare(id, options) {
   const start = performance.now();
   const context = options.context || 64;
-  const measure = { preset: options.preset, min_sample_ms: options.min_sample_ms, samples: options.samples };
+  const minSample = withSampleFloor(options.min_sample_ms);
+  const measure = { preset: options.preset, min_sample_ms: minSample, samples: options.samples };
   const benchOptions = { measure, answer_runs: 0, simulator: false };
   // Shares of the progress bar, roughly as the time goes (the scalar build's 16-row steps are slow).
   const plan = options.simd
@@ -214,7 +226,7 @@ async function compare(id, options) {
     const weights = weightsFrom.exportWeights({ preset: options.preset });
     const model = reference.createModel(weights);
     progress(plan.js, 0.1, `Plain JavaScript: timing the decode step (filling a cache of ${context - 1} positions first)`);
-    const timing = reference.timeDecodeStep(model, context, { minSampleMs: options.min_sample_ms, samples: options.samples });
+    const timing = reference.timeDecodeStep(model, context, { minSampleMs: minSample, samples: options.samples });
     const flops = reference.decodeStepFlops(weights.config, context);
     const weightBytes = weights.config.weight_bytes;
     result.js = {
@@ -259,7 +271,9 @@ function startJob() {
           post({ type: 'progress', id, fraction, phase });
         };
         try {
-          const result = type === 'memory' ? runMemoryPlan(m, options, progress) : m.replay(options, progress);
+          const result = type === 'memory'
+            ? runMemoryPlan(m, options, progress)
+            : m.replay({ ...options, measure: measureOnClock(options.measure) }, progress);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           const fatal = !(error instanceof RangeError || error instanceof TypeError);
