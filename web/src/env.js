@@ -103,13 +103,13 @@ export function environmentItems(env, { standalone, worker } = {}) {
   const clock = (ms) => (Number.isFinite(ms) ? duration(ms) : 'unknown');
   let timer = `${clock(env.timer_resolution_ms)} on the page`;
   if (worker && Number.isFinite(worker.timer_resolution_ms)) {
-    timer += `, ${clock(worker.timer_resolution_ms)} in the worker that measures; each timed sample lasts at least ${duration(worker.min_sample_ms)}`;
+    timer += `, ${clock(worker.timer_resolution_ms)} in the worker that measures, so each timed sample lasts at least ${duration(worker.min_sample_ms)}`;
   }
   const items = [
     ['Browser', `${env.browser}, ${env.engine} engine`],
     ['Logical cores', env.logical_cores ? String(env.logical_cores) : 'not reported'],
     ['WebAssembly SIMD', env.wasm_simd ? 'on' : 'off (not supported)'],
-    ['Timer resolution', `${timer} (measured)`],
+    ['Timer resolution', `measured: ${timer}`],
     ['Cross-origin isolated', `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`],
     ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
   ];
