@@ -90,6 +90,21 @@ class FirefoxWorker extends EventEmitter {
   }
 }
 
+// Runs in the page: a copy of value in which no plain object or array appears twice (cycles kept).
+function untangle(value) {
+  const path = new Set();
+  const copy = (v) => {
+    if (v === null || typeof v !== 'object' || path.has(v)) return v;
+    const proto = Object.getPrototypeOf(v);
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
+    path.add(v);
+    const out = Array.isArray(v) ? v.map(copy) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copy(x)]));
+    path.delete(v);
+    return out;
+  };
+  return copy(value);
+}
+
 // A puppeteer page behind the Playwright methods the tests call (same names, arguments and defaults:
 // actions wait for their element, waitForSelector waits until visible).
 class FirefoxPage {
@@ -158,8 +173,16 @@ class FirefoxPage {
     return this.#raw.evaluateOnNewDocument(script, arg);
   }
 
-  evaluate(fn, arg) {
-    return this.#raw.evaluate(fn, arg);
+  // BiDi sends an object met twice in a result as a bare reference, which puppeteer turns into
+  // undefined (result.model and result.simd.model are one object): the result is copied into a tree
+  // in the page first.
+  async evaluate(fn, arg) {
+    const handle = await this.#raw.evaluateHandle(fn, arg);
+    try {
+      return await handle.evaluate(untangle);
+    } finally {
+      await handle.dispose();
+    }
   }
 
   $eval(selector, fn, arg) {
@@ -274,14 +297,20 @@ function withTimeout(promise, ms, what) {
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
-// The next file that finishes downloading into dir (Firefox writes NAME.part until it is done).
+// The next file that finishes downloading into dir: Firefox writes NAME.part (and an empty NAME)
+// until it is done, so a new NAME counts once NAME.part is gone and its size held for a poll.
 async function nextDownload(dir, timeout) {
   const before = new Set(fs.readdirSync(dir));
   const deadline = Date.now() + timeout;
+  const sizes = new Map();
   while (Date.now() < deadline) {
     const names = fs.readdirSync(dir);
-    const done = names.find((name) => !before.has(name) && !name.endsWith('.part') && !names.includes(`${name}.part`));
-    if (done) return { path: async () => path.join(dir, done), suggestedFilename: () => done };
+    for (const name of names.filter((n) => !before.has(n) && !n.endsWith('.part') && !names.includes(`${n}.part`))) {
+      const file = path.join(dir, name);
+      const size = fs.statSync(file).size;
+      if (size > 0 && sizes.get(name) === size) return { path: async () => file, suggestedFilename: () => name };
+      sizes.set(name, size);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`Firefox: no download within ${timeout} ms`);
@@ -300,7 +329,9 @@ export async function startFirefox({ viewport = { width: 1280, height: 900 }, ha
     defaultViewport: viewport,
     handleSIGINT,
     extraPrefsFirefox: preferences(proxy.port, downloadsDir),
-    env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1' },
+    // MOZ_DISABLE_NONLOCAL_CONNECTIONS: Firefox's own test switch; it also lets the remote-settings
+    // client take puppeteer's dummy server instead of calling home at start.
+    env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1', MOZ_DISABLE_NONLOCAL_CONNECTIONS: '1' },
   });
   const context = {
     engine: 'firefox',

@@ -227,7 +227,7 @@ describe('the served page', { timeout: 120000 }, () => {
   test('the compact view runs in an iframe of a page from another origin and hands it the result', async () => {
     // A blog post on another origin (its own server), embedding the compact view as the README says.
     const blog = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-blog-'));
-    fs.writeFileSync(path.join(blog, 'post.html'), `<!doctype html><meta charset="utf-8"><title>A post</title>
+    fs.writeFileSync(path.join(blog, 'post.html'), `<!doctype html><meta charset="utf-8"><title>A post</title><link rel="icon" href="data:,">
 <p>Why does an AI server need a KV cache?</p>
 <iframe id="lab" title="kvlab" src="${session.server.url}embed.html#${SMALL_LAB}&autorun" width="600" height="700" style="border:0"></iframe>
 <script>
