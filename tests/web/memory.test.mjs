@@ -24,6 +24,8 @@ const session = pageSession({
   }),
 });
 const { openPage } = session;
+// Why the Firefox pass leaves a test out.
+const SAME_CANCEL = 'the same cancel (the worker terminated) as the lab’s, which the Firefox pass checks';
 
 async function waitForMemory(page, timeout = 60000) {
   await page.waitForFunction(() => window.kvlabMemoryResult !== undefined || !document.getElementById('mem-error').hidden,
@@ -202,7 +204,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
 });
 
 describe('the standalone file', { timeout: 120000 }, () => {
-  test('runs the Memory section from file:// (the job worker from a Blob URL)', async () => {
+  test('runs the Memory section from file:// (the job worker from a Blob URL)', chromiumOnly('in Firefox the standalone test of page.test.mjs runs the lab and then this section from the same Blob URL'), async () => {
     const url = `${pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href}#${SMALL_MEMORY}&autorun`;
     const { page, log } = await openPage(url);
     await waitForResult(page);
@@ -272,7 +274,7 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     assert.equal(page.workers().length, 1, 'the replay’s worker ended with its run');
   });
 
-  test('Cancel stops the replay’s worker, and the lab’s is untouched', chromiumOnly('the same cancel as the lab’s and the SIMD panel’s, which the Firefox pass checks'), async () => {
+  test('Cancel stops the replay’s worker, and the lab’s is untouched', chromiumOnly(SAME_CANCEL), async () => {
     const { page } = await openPage(`${session.server.url}index.html`);   // the default (small) model: a run of several seconds
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const [labWorker] = page.workers();
@@ -296,6 +298,6 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
 
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages({ chromium: 5, firefox: 3 });
+    session.checkPages({ chromium: 5, firefox: 2 });
   });
 });

@@ -140,7 +140,7 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than a 375px screen`);
   });
 
-  test('Cancel stops the panel’s worker and leaves the lab’s alone', async () => {
+  test('Cancel stops the panel’s worker and leaves the lab’s alone', chromiumOnly('the same cancel (the worker terminated) as the lab’s, which the Firefox pass checks'), async () => {
     const { page } = await openPage(`${session.server.url}index.html`);   // the default (small) model: a run of several seconds
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const [labWorker] = page.workers();
@@ -230,6 +230,6 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
 
 describe('every page of the panel tests', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages({ chromium: 4, firefox: 3 });
+    session.checkPages({ chromium: 4, firefox: 2 });
   });
 });
