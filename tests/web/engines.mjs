@@ -110,7 +110,6 @@ async function measureEngine(engine, server) {
     await page.close();
     return {
       engine,
-      version: browser.context.version || null,
       lab,
       panel: {
         preset: panel.model.preset,
@@ -148,7 +147,7 @@ function table(result) {
     try { value = pick(c); } catch (error) { value = undefined; }
     return (typeof value === 'string' ? value : `${f(value, digits)}${Number.isFinite(value) ? suffix : ''}`).padStart(16);
   }).join(''));
-  lines.push(''.padEnd(44) + columns.map((c) => (c.version ? `${c.engine} ${String(c.version).replace(/^[^/]*\//, '')}` : c.engine).slice(0, 15).padStart(16)).join(''));
+  lines.push(''.padEnd(44) + columns.map((c) => (c.lab ? c.lab.browser : `${c.engine} ${c.version}`).slice(0, 15).padStart(16)).join(''));
   row('clock on the page (ms)', (c) => c.lab.page_timer_ms, 3);
   row('clock in the worker (ms)', (c) => c.lab.worker_timer_ms, 3);
   row('shortest step sample (ms)', (c) => c.lab.min_sample_ms, 0);
