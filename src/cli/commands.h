@@ -16,5 +16,6 @@ Action add_lab_command(CLI::App& app);
 Action add_info_command(CLI::App& app);
 Action add_bench_command(CLI::App& app);
 Action add_replay_command(CLI::App& app);
+Action add_roofline_command(CLI::App& app);
 
 }  // namespace kvlab::cli

@@ -76,6 +76,12 @@ Module['simulate'] = function (steps, workload, policies, options) {
                                              options === undefined ? 'null' : kvlabToJson(options, 'options')));
 };
 
+/** roofline({gpu, model, weights, kv, tp, bw_efficiency, compute_efficiency, step_overhead_ms}) -> { model, decode,
+ *  prefill }: a modeled step table for a GPU preset, in the shape simulate() takes (docs/gpu.md) */
+Module['roofline'] = function (options) {
+  return kvlabUnwrap(Module['roofline_json'](kvlabToJson(options, 'options')));
+};
+
 /** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?) -> { answer, steps, workload,
  *  policies } : measure, then simulate */
 Module['run'] = function (options, onProgress) {

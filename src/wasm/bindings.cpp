@@ -16,6 +16,7 @@
 #include "bench/measure.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "roofline/table_builder.h"
 #include "serve/replay.h"
 #include "sim/simulate.h"
 
@@ -69,6 +70,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
                          policy_list.is_null() ? sim::default_policies() : sim::read_policy_names(policy_list, "policies"),
                          sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
+}
+
+std::string roofline_json(const std::string& options) {
+  return reply([&] { return roofline::roofline(fields::parse(options, "options")); });
 }
 
 std::string run_json(const std::string& options, val progress) {
@@ -162,6 +167,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("measure_json", &measure_json);
   emscripten::function("model_info_json", &model_info_json);
   emscripten::function("simulate_json", &simulate_json);
+  emscripten::function("roofline_json", &roofline_json);
   emscripten::function("run_json", &run_json);
   emscripten::function("replay_json", &replay_json);
   emscripten::function("weights_value", &weights_value);

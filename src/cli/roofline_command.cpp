@@ -1,0 +1,43 @@
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "roofline/published_report.h"
+#include "roofline/roofline_options.h"
+#include "roofline/table_builder.h"
+#include "roofline/table_report.h"
+
+namespace kvlab::cli {
+
+Action add_roofline_command(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "roofline", "model the step-time table of a named GPU and model (a roofline per operation; docs/gpu.md)");
+  auto flags = std::make_shared<JsonFlags>();
+  flags->add(*command, "gpu", "", "GPU preset: a100-sxm, a100-40gb-sxm, h100-sxm, h200, l4, rtx-4090 (required)", false, true);
+  flags->add(*command, "model", "", "model preset: llama-3.1-8b, llama-3.1-70b, llama-2-7b, llama-2-70b (required)", false, true);
+  flags->add(*command, "weights", "", "weight format: bf16 (default), fp8, int4", false, true);
+  flags->add(*command, "kv", "", "KV cache format: bf16 (default), fp8", false, true);
+  flags->add(*command, "tp", "", "tensor parallelism: GPUs sharing the model, 1 (default), 2, 4, 8");
+  flags->add(*command, "bw_efficiency", "", "share of peak memory bandwidth kernels reach (default: the fitted one)");
+  flags->add(*command, "compute_efficiency", "", "share of peak tensor throughput kernels reach (default: the fitted one)");
+  flags->add(*command, "step_overhead_ms", "", "fixed cost of a forward pass, ms (default: the model's)");
+  auto as_json = std::make_shared<bool>(false);
+  auto checks = std::make_shared<bool>(false);
+  command->add_flag("--json", *as_json, "print the step table as JSON (what simulate --steps reads)");
+  command->add_flag("--checks", *checks,
+                    "instead of a table, print the published measurements against the model (the efficiency flags apply)");
+  return [command, flags, as_json, checks]() -> int {
+    if (!command->parsed()) return -1;
+    if (*checks) {
+      nlohmann::json result = roofline::published_checks_json(roofline::read_efficiencies(flags->to_json()));
+      std::cout << (*as_json ? result.dump(2) + "\n" : roofline::format_published_checks(result));
+      return 0;
+    }
+    nlohmann::json table = roofline::roofline(flags->to_json());
+    std::cout << (*as_json ? table.dump(2) + "\n" : roofline::format_roofline_report(table));
+    return 0;
+  };
+}
+
+}  // namespace kvlab::cli

@@ -1,0 +1,38 @@
+#include "roofline/gpu_presets.h"
+
+#include "common/input_error.h"
+
+namespace kvlab::roofline {
+
+namespace {
+
+constexpr double kGB = 1e9;
+constexpr double kTFLOPS = 1e12;
+
+}  // namespace
+
+// Dense (no 2:4 sparsity) tensor throughput; vendors often print the sparse figure, twice these.
+// NVLink figures are printed as both directions together; a ring all-reduce sends one way per link.
+const std::vector<GpuSpec>& gpu_presets() {
+  static const std::vector<GpuSpec> presets = {
+      {"a100-sxm", "NVIDIA A100 80GB SXM4", 80 * kGB, 2039 * kGB, 312 * kTFLOPS, 0, 300 * kGB, "NVLink 3"},
+      {"a100-40gb-sxm", "NVIDIA A100 40GB SXM4", 40 * kGB, 1555 * kGB, 312 * kTFLOPS, 0, 300 * kGB, "NVLink 3"},
+      {"h100-sxm", "NVIDIA H100 80GB SXM5", 80 * kGB, 3350 * kGB, 989 * kTFLOPS, 1979 * kTFLOPS, 450 * kGB, "NVLink 4"},
+      {"h200", "NVIDIA H200 141GB SXM", 141 * kGB, 4800 * kGB, 989 * kTFLOPS, 1979 * kTFLOPS, 450 * kGB, "NVLink 4"},
+      {"l4", "NVIDIA L4 24GB", 24 * kGB, 300 * kGB, 121 * kTFLOPS, 242.5 * kTFLOPS, 32 * kGB, "PCIe 4.0 x16"},
+      {"rtx-4090", "NVIDIA GeForce RTX 4090 24GB", 24 * kGB, 1008 * kGB, 165.2 * kTFLOPS, 330.3 * kTFLOPS, 32 * kGB,
+       "PCIe 4.0 x16"},
+  };
+  return presets;
+}
+
+const GpuSpec& find_gpu(const std::string& name, const std::string& field) {
+  std::string known;
+  for (const GpuSpec& gpu : gpu_presets()) {
+    if (gpu.name == name) return gpu;
+    known += (known.empty() ? "" : ", ") + gpu.name;
+  }
+  throw_range(field + " \"" + name + "\" is not a known GPU (known: " + known + ")");
+}
+
+}  // namespace kvlab::roofline
