@@ -82,6 +82,12 @@ Module['roofline'] = function (options) {
   return kvlabUnwrap(Module['roofline_json'](kvlabToJson(options, 'options')));
 };
 
+/** rooflineChecks({bw_efficiency, compute_efficiency}?) -> { efficiencies, figures: [{id, source, conditions, published,
+ *  modeled, error_pct, fit, ...}] }: the published measurements against the model (docs/gpu.md) */
+Module['rooflineChecks'] = function (options) {
+  return kvlabUnwrap(Module['roofline_checks_json'](kvlabToJson(options, 'options')));
+};
+
 /** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?) -> { answer, steps, workload,
  *  policies } : measure, then simulate */
 Module['run'] = function (options, onProgress) {

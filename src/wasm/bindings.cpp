@@ -16,6 +16,8 @@
 #include "bench/measure.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "roofline/published_report.h"
+#include "roofline/roofline_options.h"
 #include "roofline/table_builder.h"
 #include "serve/replay.h"
 #include "sim/simulate.h"
@@ -74,6 +76,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
 
 std::string roofline_json(const std::string& options) {
   return reply([&] { return roofline::roofline(fields::parse(options, "options")); });
+}
+
+std::string roofline_checks_json(const std::string& options) {
+  return reply([&] { return roofline::published_checks_json(roofline::read_efficiencies(fields::parse(options, "options"))); });
 }
 
 std::string run_json(const std::string& options, val progress) {
@@ -168,6 +174,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("model_info_json", &model_info_json);
   emscripten::function("simulate_json", &simulate_json);
   emscripten::function("roofline_json", &roofline_json);
+  emscripten::function("roofline_checks_json", &roofline_checks_json);
   emscripten::function("run_json", &run_json);
   emscripten::function("replay_json", &replay_json);
   emscripten::function("weights_value", &weights_value);
