@@ -1,6 +1,6 @@
 #include "model/config.h"
 
-#include "common/input_error.h"
+#include "common/find_by_name.h"
 
 namespace kvlab {
 
@@ -38,12 +38,7 @@ const std::vector<ModelPreset>& model_presets() {
 }
 
 const ModelPreset& find_preset(const std::string& name, const std::string& field) {
-  std::string known;
-  for (const auto& preset : model_presets()) {
-    if (preset.name == name) return preset;
-    known += (known.empty() ? "" : ", ") + preset.name;
-  }
-  throw_range(field + " must be one of " + known + " (got \"" + name + "\")");
+  return find_by_name(model_presets(), name, field);
 }
 
 ModelSize model_size(const ModelConfig& c) {

@@ -1,6 +1,6 @@
 #include "roofline/gpu_presets.h"
 
-#include "common/input_error.h"
+#include "common/find_by_name.h"
 
 namespace kvlab::roofline {
 
@@ -27,12 +27,7 @@ const std::vector<GpuSpec>& gpu_presets() {
 }
 
 const GpuSpec& find_gpu(const std::string& name, const std::string& field) {
-  std::string known;
-  for (const GpuSpec& gpu : gpu_presets()) {
-    if (gpu.name == name) return gpu;
-    known += (known.empty() ? "" : ", ") + gpu.name;
-  }
-  throw_range(field + " \"" + name + "\" is not a known GPU (known: " + known + ")");
+  return find_by_name(gpu_presets(), name, field);
 }
 
 }  // namespace kvlab::roofline

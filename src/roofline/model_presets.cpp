@@ -1,6 +1,6 @@
 #include "roofline/model_presets.h"
 
-#include "common/input_error.h"
+#include "common/find_by_name.h"
 
 namespace kvlab::roofline {
 
@@ -16,12 +16,7 @@ const std::vector<ModelShape>& model_presets() {
 }
 
 const ModelShape& find_model(const std::string& name, const std::string& field) {
-  std::string known;
-  for (const ModelShape& model : model_presets()) {
-    if (model.name == name) return model;
-    known += (known.empty() ? "" : ", ") + model.name;
-  }
-  throw_range(field + " \"" + name + "\" is not a known model (known: " + known + ")");
+  return find_by_name(model_presets(), name, field);
 }
 
 }  // namespace kvlab::roofline
