@@ -21,6 +21,7 @@ import { showProgress } from './panel.js';
 import { setupComparison } from './compare.js';
 import { setupMemory } from './memory.js';
 import { setupReplay } from './replay.js';
+import { setupHardware } from './hardware/index.js';
 
 const embed = new URLSearchParams(location.search).has('embed') || document.body.hasAttribute('data-embed');
 if (embed) document.documentElement.classList.add('embed');
@@ -35,6 +36,7 @@ let env = null;
 let comparison = null;   // the SIMD vs scalar vs JavaScript panel
 let memory = null;       // the Memory section (simulations on the lab's step table)
 let replayPanel = null;  // the Simulated vs real panel
+let hardware = null;     // the hardware switch: a modeled GPU server beside this device
 let hashSettings = DEFAULTS;   // the lab settings last written to the hash
 
 // Runs that compete for the processor never overlap: each Run button is disabled while another of
@@ -44,13 +46,14 @@ const busyChecks = {
   simd: () => Boolean(comparison && comparison.running),
   memory: () => Boolean(memory && memory.running),
   replay: () => Boolean(replayPanel && replayPanel.running),
+  hardware: () => Boolean(hardware && hardware.running),
 };
 function busyExcept(...names) {
   return Object.entries(busyChecks).some(([name, running]) => !names.includes(name) && running());
 }
 function syncPanels() {
   $('#run').disabled = main.dataset.state === 'running' || busyExcept('lab', 'memory');
-  for (const panel of [comparison, memory, replayPanel]) if (panel) panel.sync();
+  for (const panel of [comparison, memory, replayPanel, hardware]) if (panel) panel.sync();
 }
 
 const PHASES = {
@@ -366,6 +369,15 @@ memory = setupMemory({
   busy: () => busyExcept('memory'),
   onRunningChange: syncPanels,
   onSettingsChange: () => writeHash(hashSettings),
+});
+hardware = setupHardware($('#results'), {
+  queue: (slots) => {
+    const { settings, errors } = validate(readForm(), presets);
+    const lab = Object.keys(errors).length ? hashSettings : settings;
+    return { workload: toRunOptions(lab).workload, policies: policyNames({ slots }) };
+  },
+  busy: () => busyExcept('hardware'),
+  onRunningChange: syncPanels,
 });
 replayPanel = setupReplay({
   preset: formPreset,

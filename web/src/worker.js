@@ -22,9 +22,10 @@
 //                 {type: 'error', id, stage, name, message, fatal}
 //
 // A job (name 'kvlab-job'): one Memory-section run (m.simulate() calls on the lab's step table, see
-// memplan.js) or one replay (m.replay(): measure, serve for real, simulate, compare); started for the
-// job and ended after it (jobs.js).
-//   Messages in:  {type: 'memory' | 'replay', id, options}
+// memplan.js), one replay (m.replay(): measure, serve for real, simulate, compare) or one modeled GPU
+// server (hardware/plan.js: m.roofline(), then simulations on its table); started for the job and ended
+// after it (jobs.js).
+//   Messages in:  {type: 'memory' | 'replay' | 'hardware', id, options}
 //   Messages out: {type: 'progress', id, fraction, phase}
 //                 {type: 'result', id, result, elapsed_ms}
 //                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
@@ -39,6 +40,7 @@ import reference from '../reference/model.js';
 import { COMPARE_WORKER_NAME, JOB_WORKER_NAME } from './roles.js';
 import { runMemoryPlan } from './memplan.js';
 import { minSampleMs, timerResolutionMs } from './env.js';
+import { runHardwarePlan } from './hardware/plan.js';
 
 const PRESET_NAMES = ['small', 'lab', 'medium', 'tiny'];
 
@@ -250,14 +252,20 @@ function startCompare() {
   };
 }
 
-// ---- a job: the Memory section's simulations, or a replay -----------------------------------------
+// ---- a job: the Memory section's simulations, a replay, or a modeled GPU server -------------------
+
+const JOBS = {
+  memory: runMemoryPlan,
+  replay: (m, options, progress) => m.replay({ ...options, measure: measureOnClock(options.measure) }, progress),
+  hardware: runHardwarePlan,
+};
 
 function startJob() {
   let modulePromise = null;
   self.onmessage = (event) => {
     const message = event.data || {};
     const { id, type, options } = message;
-    if (type !== 'memory' && type !== 'replay') return;
+    if (!JOBS[type]) return;
     if (!modulePromise) modulePromise = loadSimd();
     modulePromise.then(
       (m) => {
@@ -271,9 +279,7 @@ function startJob() {
           post({ type: 'progress', id, fraction, phase });
         };
         try {
-          const result = type === 'memory'
-            ? runMemoryPlan(m, options, progress)
-            : m.replay({ ...options, measure: measureOnClock(options.measure) }, progress);
+          const result = JOBS[type](m, options, progress);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           const fatal = !(error instanceof RangeError || error instanceof TypeError);
