@@ -86,6 +86,18 @@ describe('the hardware switch', { timeout: 180000 }, () => {
     for (const row of checks) assert.ok(Number.isFinite(row.values.error_pct));
     await shot(page, 'hardware-h100.png');
 
+    // On an RTX 4090 the budget binds (42,266 tokens): paged runs more requests at once and finishes sooner.
+    await page.evaluate(() => { window.kvlabHardwareResult = undefined; });
+    await page.selectOption('#gpu-hardware', 'rtx-4090');
+    const small = await waitForHardware(page);
+    assert.equal(small.steps.model.kv_budget_tokens, 42266);
+    const smallPaged = small.memory.results['paged:256'];
+    const smallReserve = small.memory.results['reserve:256'];
+    assert.equal(smallReserve.peak_kv_blocks, smallReserve.kv_blocks_budget);
+    assert.ok(smallPaged.makespan_ms < smallReserve.makespan_ms, 'paged finishes the queue before reserve');
+    assert.match(await page.textContent('#gpu-memory-words'), /42,266 tokens .*so more requests run at once in the same memory and the queue is done/);
+    assert.match(await page.$eval('#gpu-queue-table caption', (c) => c.textContent), /^Modeled: 1 x NVIDIA GeForce RTX 4090/);
+
     // Back to this device: the modeled view goes, the measured page is untouched.
     await page.selectOption('#gpu-hardware', 'measured');
     assert.equal(await page.$eval('#gpu-results', (el) => el.hidden), true);

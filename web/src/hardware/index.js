@@ -54,6 +54,10 @@ export function setupHardware(anchor, hooks) {
   }
 
   $('#gpu-run').addEventListener('click', start);
+  // A lab run redraws the page's plots (charts.js destroys every chart first): draw the modeled view again.
+  document.addEventListener('kvlab:result', () => {
+    if (panel.result && !$('#gpu-results').hidden) renderHardware(panel.result);
+  });
   $('#gpu-hardware').addEventListener('change', start);
   return panel;
 }

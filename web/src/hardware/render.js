@@ -4,7 +4,7 @@
 import { $, h, replace } from '../dom.js';
 import { blocksChart } from '../charts.js';
 import { policyLabel, policyStyle } from '../policies.js';
-import { bytes, duration, int, ms, ratio, sig } from '../format.js';
+import { duration, int, ms, ratio, sig } from '../format.js';
 import { describeGain, describeMemory } from './words.js';
 
 function num(value, text, key) {
@@ -75,7 +75,7 @@ function checksTable(r) {
 export function renderHardware(r) {
   const label = r.steps.model.label.replace(/^modeled: /, '');
   $('#gpu-results').hidden = false;
-  replace($('#gpu-label'), h('strong', null, 'Modeled, not measured: '), `${label}. Weights ${bytes(r.steps.model.weight_bytes)}; KV cache ${bytes(r.steps.model.kv_bytes_per_token)} a token.`);
+  replace($('#gpu-label'), h('strong', null, 'Modeled, not measured: '), `${label}. Weights ${sig(r.steps.model.weight_bytes / 1e9, 3)} GB; KV cache ${int(r.steps.model.kv_bytes_per_token)} bytes a token.`);
   replace($('#gpu-queue-box'), queueTable(r, label));
   replace($('#gpu-gain-box'), gainTable(r, label));
   replace($('#gpu-gain-words'), describeGain(r));
