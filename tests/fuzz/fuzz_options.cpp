@@ -1,6 +1,7 @@
-// Fuzzes option validation: the measure options (as the CLI and Embind's measure/modelInfo read them)
-// and the bench options. Reading must either succeed with sizes that fit or throw InputError; the
-// memory check must keep every accepted configuration under its cap.
+// Fuzzes option validation: the measure options (as the CLI and Embind's measure/modelInfo read them),
+// the bench options and the roofline options (kvlab roofline, Embind's roofline). Reading must either succeed with sizes that fit or throw InputError; the
+// memory check must keep every accepted configuration under its cap, and an accepted roofline must leave
+// its minimum KV budget and give finite, non-negative step times.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,8 @@
 #include "bench/measure_options.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "roofline/roofline_options.h"
+#include "roofline/table_builder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json options;
@@ -26,6 +29,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     kvlab::read_bench_options(options);
+  } catch (const kvlab::InputError&) {
+  }
+  try {
+    const nlohmann::json table = kvlab::roofline::roofline(options);
+    if (table["model"]["kv_budget_tokens"].get<long long>() < kvlab::roofline::kMinKvBudgetTokens) std::abort();
+    for (const auto& row : table["decode"]["ms"])
+      for (const auto& ms : row)
+        if (!(ms.get<double>() >= 0 && ms.get<double>() < 1e12)) std::abort();  // NaN fails too
   } catch (const kvlab::InputError&) {
   }
   return 0;
