@@ -22,8 +22,7 @@ struct Limits {
 };
 
 // Every input's limits. The largest real document is an explicit workload of 1,000,000 requests (the
-// workload reader's cap): 5 values and about 150 bytes a request pretty-printed, 5 M values and
-// 150 MB. The deepest is a `measure --json` result read as a step table: 5 levels. No reader knows
+// workload reader's cap): 5 values and 88-141 bytes a request, 5 M values and up to 141 MB. The deepest is a `measure --json` result read as a step table: 5 levels. No reader knows
 // more than about 20 keys in one object, and real strings are names (presets, policies such as
 // "chunked:16,256", keys).
 constexpr Limits kLimits = {size_t{256} << 20, 8'000'000, 32, 1024, 4096};
