@@ -1,10 +1,10 @@
 #pragma once
 // JSON text from outside (CLI files, Embind strings) parsed within structural limits. The limits are
-// checked while the parser runs (nlohmann's parser callback), so a hostile shape (a million '[', a
-// gigabyte of zeros, a megabyte-long key) is refused before it can build a large document or reach a
-// recursive walk such as dump(). Bytes after the JSON value are refused too. Each refusal is an
-// InputError that names the input, where in it, and the limit. The values and why they are what they
-// are: docs/RELIABILITY.md, "Structural limits".
+// checked while the parser runs (a SAX handler that builds the document), so a hostile shape (a
+// million '[', a gigabyte of zeros, a megabyte-long key) is refused before it can build a large
+// document or reach a recursive walk such as dump(). Bytes after the JSON value are refused too. Each
+// refusal is an InputError that names the input, where in it, and the limit. The values and why they
+// are what they are: docs/RELIABILITY.md, "Structural limits".
 #include <cstddef>
 #include <string>
 
