@@ -64,6 +64,7 @@ function table() {
   const lines = [];
   const rowOf = (name, t) => `${name.padEnd(24)}${f(t.median_ms, 3).padStart(10)}${f(t.min_ms, 3).padStart(10)}${f(t.max_ms, 3).padStart(10)}${f(t.gflops, 1).padStart(10)}`;
   lines.push(`kvlab bench, ${result.date}, ${result.machine}`);
+  lines.push(`native build: ${native.instruction_set}, KVLAB_ARCH=${native.kvlab_arch}`);
   lines.push(`model: ${native.model.preset}, ${(native.model.parameters / 1e6).toFixed(1)} M parameters, ${(native.model.weight_bytes / 1e6).toFixed(1)} MB of weights`);
   lines.push('');
   lines.push('1. decode step, 1 row, context 64');

@@ -2,17 +2,15 @@
 
 #include <vector>
 
+#include "bench/measure_report.h"
 #include "bench/step_timer.h"
 #include "common/json_fields.h"
 #include "common/text_format.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
+#include "model/simd_arch.h"
 #include "sim/simulate.h"
-
-#if KVLAB_SIMD
-#include <xsimd/xsimd.hpp>
-#endif
 
 namespace kvlab {
 
@@ -31,7 +29,7 @@ double measure_peak_gflops(const TimingPolicy& policy) {
   constexpr int kChains = 12, kIterations = 4096;
   volatile float sink = 0;
 #if KVLAB_SIMD
-  using Batch = xsimd::batch<float>;
+  using Batch = kernels::FloatBatch;
   constexpr int kLanes = static_cast<int>(Batch::size);
   auto body = [&] {
     Batch acc[kChains];
@@ -71,7 +69,7 @@ double measure_read_gb_per_s(int64_t bytes, const TimingPolicy& policy) {
   constexpr size_t kStreams = 8;
   const size_t segment = n / kStreams;
 #if KVLAB_SIMD
-  using Batch = xsimd::batch<float>;
+  using Batch = kernels::FloatBatch;
   auto body = [&] {
     Batch sum[kStreams];
     for (Batch& s : sum) s = Batch(0.0f);
@@ -198,7 +196,8 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   };
   TimingPolicy policy = o.measure.timing;
   Model model(o.measure.model);
-  json result = {{"instruction_set", kernels::instruction_set()}, {"model", model_info(o.measure)}};
+  json result = {{"instruction_set", kernels::instruction_set()}, {"kvlab_arch", kernels::arch_setting()},
+                 {"model", model_info(o.measure)}};
 
   report(0.0, "arithmetic peak");
   result["peak_gflops"] = measure_peak_gflops(policy);
@@ -230,7 +229,7 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
 
 std::string format_kernel_bench(const json& r) {
   std::string text;
-  text += format("kvlab bench: %s, model %s (%.1f MB of weights)\n", r["instruction_set"].get<std::string>().c_str(),
+  text += format("kvlab bench: %s, model %s (%.1f MB of weights)\n", instruction_set_text(r["model"]).c_str(),
       r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
   text += format("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
   text += format("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());

@@ -54,7 +54,8 @@ json model_json(const MeasureOptions& o) {
           {"head_dim", c.head_dim()},     {"d_ff", c.d_ff},
           {"max_seq", c.max_seq},         {"seed", c.seed},
           {"parameters", size.parameters}, {"weight_bytes", size.weight_bytes},
-          {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()}};
+          {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()},
+          {"kvlab_arch", kernels::arch_setting()}};
 }
 
 // Part A: the same prompt answered without and with the cache, `runs` times each.

@@ -39,6 +39,12 @@ std::string grid_table(const json& decode, const char* title, Cell cell) {
 
 }  // namespace
 
+std::string instruction_set_text(const json& model) {
+  const std::string arch = model.value("kvlab_arch", "");
+  const std::string instruction_set = model["instruction_set"].get<std::string>();
+  return arch.empty() || arch == "wasm" ? instruction_set : instruction_set + ", KVLAB_ARCH=" + arch;
+}
+
 std::string format_measure_report(const json& result) {
   const json& a = result["answer"];
   const json& model = result["steps"]["model"];
@@ -49,7 +55,7 @@ std::string format_measure_report(const json& result) {
                  model["preset"].get<std::string>().c_str(), model["parameters"].get<double>() / 1e6,
                  model["weight_bytes"].get<double>() / 1e6, model["n_layers"].get<int>(), model["d_model"].get<int>(),
                  model["n_heads"].get<int>(), model["n_kv_heads"].get<int>(),
-                 model["instruction_set"].get<std::string>().c_str());
+                 instruction_set_text(model).c_str());
   text += format("one answer: prompt %d tokens, answer %d tokens, %d runs per path\n", a["prompt_tokens"].get<int>(),
                  a["answer_tokens"].get<int>(), a["runs"].get<int>());
   text += timing_line("no KV cache", a["nocache_ms"]);

@@ -9,4 +9,8 @@ namespace kvlab {
 // `result` is what measure() returns.
 std::string format_measure_report(const nlohmann::json& result);
 
+// The model description's instruction set as the reports print it: "fma3+avx2, KVLAB_ARCH=native"
+// natively, "wasm simd128" in wasm (where KVLAB_ARCH does not apply).
+std::string instruction_set_text(const nlohmann::json& model);
+
 }  // namespace kvlab

@@ -10,8 +10,10 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "common/input_error.h"
+#include "common/json_input.h"
 
 namespace kvlab::cli {
 
@@ -91,9 +93,16 @@ int report_input_error(const std::exception& error) {
 std::string read_file(const std::string& path, const std::string& flag) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // In pieces, up to one byte past the limit: a file that never ends (/dev/zero) is refused, not read.
+  std::string text;
+  std::vector<char> piece(1 << 20);
+  while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
+    text.append(piece.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > json_input::kLimits.max_bytes)
+      throw_range(flag + ": file \"" + path + "\" has " + json_input::size_limit_text());
+  }
+  if (in.bad()) throw_range(flag + ": cannot read file \"" + path + "\"");
+  return text;
 }
 
 namespace {

@@ -4,7 +4,7 @@
 #include "bench/lab.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "common/json_fields.h"
+#include "common/json_input.h"
 
 namespace kvlab::cli {
 
@@ -29,7 +29,7 @@ Action add_lab_command(CLI::App& app) {
     nlohmann::json options = {{"measure", measure_flags->to_json()}};
     options["workload"] = flags->workload_file.empty()
                               ? default_workload()
-                              : fields::parse(read_file(flags->workload_file, "--workload"), "--workload file");
+                              : json_input::parse(read_file(flags->workload_file, "--workload"), "--workload file");
     if (command->count("--requests")) options["workload"]["count"] = flags->requests;
     if (command->count("--slots"))
       options["policies"] = {"serial-nocache", "serial-cache", "static:" + std::to_string(flags->slots),

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "common/input_error.h"
-#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "serve/replay.h"
 #include "serve/replay_report.h"
 
@@ -38,7 +38,7 @@ Action add_replay_command(CLI::App& app) {
     if (!command->parsed()) return -1;
     nlohmann::json options = {{"measure", measure_flags->to_json()}};
     if (!flags->workload_file.empty())
-      options["workload"] = fields::parse(read_file(flags->workload_file, "--workload"), "--workload file");
+      options["workload"] = json_input::parse(read_file(flags->workload_file, "--workload"), "--workload file");
     if (command->count("--requests")) {
       nlohmann::json workload = options.value("workload", serve::default_replay_workload());
       if (!workload.is_object() || !workload.contains("count"))

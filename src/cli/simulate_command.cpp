@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "sim/simulate.h"
 
 namespace kvlab::cli {
@@ -37,8 +37,8 @@ Action add_simulate_command(CLI::App& app) {
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy");
   return [command, flags]() -> int {
     if (!command->parsed()) return -1;
-    nlohmann::json steps = fields::parse(read_file(flags->steps_file, "--steps"), "--steps file");
-    nlohmann::json workload = fields::parse(read_file(flags->workload_file, "--workload"), "--workload file");
+    nlohmann::json steps = json_input::parse(read_file(flags->steps_file, "--steps"), "--steps file");
+    nlohmann::json workload = json_input::parse(read_file(flags->workload_file, "--workload"), "--workload file");
     // A whole `measure --json` result is accepted too: its table is under "steps".
     if (steps.is_object() && steps.contains("steps") && !steps.contains("decode")) steps = steps["steps"];
     std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;

@@ -32,12 +32,6 @@ bool is_non_finite_marker(const json& value) {
 
 }  // namespace
 
-json parse(const std::string& text, const std::string& what) {
-  json value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) throw_type(what + " is not valid JSON");
-  return value;
-}
-
 const json& require_object(const json& value, const std::string& path) {
   if (!value.is_object()) throw_type(path + " must be an object (got " + describe(value) + ")");
   return value;

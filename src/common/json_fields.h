@@ -13,9 +13,6 @@ namespace kvlab::fields {
 
 using nlohmann::json;
 
-// Parses text as JSON; `what` names the source ("steps file x.json") in the error.
-json parse(const std::string& text, const std::string& what);
-
 // Throws a TypeError unless `value` is an object; `path` is how the user would name it.
 const json& require_object(const json& value, const std::string& path);
 

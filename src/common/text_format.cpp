@@ -20,6 +20,12 @@ std::string format(const char* pattern, ...) {
   return text;
 }
 
+std::string grouped(unsigned long long count) {
+  std::string digits = std::to_string(count);
+  for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+  return digits;
+}
+
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
   if (rows.empty()) return "";
   std::vector<size_t> widths(rows[0].size(), 0);

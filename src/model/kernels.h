@@ -21,7 +21,11 @@ using namespace scalar;
 // Index of the largest value (the first one on ties).
 int argmax(const float* x, int n);
 
-// Name of the instruction set the kernels were built for ("fma3+avx2", "wasm simd128", "scalar").
+// Name of the instruction set the kernels were built for (xsimd's: "fma3+avx2", "sse2", "arm64+neon";
+// or "wasm simd128", "scalar").
 const char* instruction_set();
+
+// The build's KVLAB_ARCH setting: "native", "portable" or "avx2"; "wasm" in the WebAssembly builds.
+const char* arch_setting();
 
 }  // namespace kvlab::kernels

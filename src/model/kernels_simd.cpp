@@ -1,15 +1,15 @@
-// The kernels the forward pass calls: xsimd batch loops with scalar tails (AVX2+FMA natively; SSE4.1
-// lowered to wasm SIMD128 under Emscripten). A KVLAB_SIMD=OFF build uses the scalar twins instead.
+// The kernels the forward pass calls: xsimd batch loops with scalar tails, on the backend that the
+// build's flags enable (KVLAB_ARCH, cmake/flags.cmake): AVX2+FMA, SSE2 or NEON natively; SSE4.1 lowered
+// to wasm SIMD128 under Emscripten. xsimd::fma is a fused multiply-add where the backend has one and a
+// multiply then an add where it has not (SSE2, SSE4.1/wasm). A KVLAB_SIMD=OFF build uses the scalar
+// twins instead.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 
 #include "model/attention_impl.h"
 #include "model/kernels.h"
-
-#if KVLAB_SIMD
-#include <xsimd/xsimd.hpp>
-#endif
+#include "model/simd_arch.h"
 
 namespace kvlab::kernels {
 
@@ -17,7 +17,7 @@ namespace kvlab::kernels {
 
 namespace {
 
-using Batch = xsimd::batch<float>;
+using Batch = FloatBatch;
 constexpr int kLanes = static_cast<int>(Batch::size);
 
 constexpr int kVectorsPerPanel = kPanelWidth / kLanes;
@@ -205,7 +205,7 @@ const char* instruction_set() {
 #ifdef __EMSCRIPTEN__
   return "wasm simd128";  // xsimd reports its sse4.1 backend, which Emscripten lowers to SIMD128
 #else
-  return xsimd::default_arch::name();
+  return SimdArch::name();
 #endif
 }
 
@@ -214,5 +214,7 @@ const char* instruction_set() {
 const char* instruction_set() { return "scalar"; }
 
 #endif
+
+const char* arch_setting() { return KVLAB_ARCH_NAME; }
 
 }  // namespace kvlab::kernels

@@ -2,16 +2,34 @@
 // objects, results come out as plain objects, bad input comes out as a thrown RangeError/TypeError
 // whose message names the field. The C++ side never throws across Embind (see bindings.cpp).
 
+// The structural limits of every input (json_input.h), read from the module once.
+var kvlabLimits = null;
+function kvlabInputLimits() {
+  if (kvlabLimits === null) kvlabLimits = JSON.parse(Module['input_limits_json']()).ok;
+  return kvlabLimits;
+}
+
 // JSON text of a value; non-finite numbers become "NaN"/"Infinity" strings so that the C++ validator
-// can name them (JSON.stringify would turn them into null).
+// can name them (JSON.stringify would turn them into null). A text over the size limit is refused
+// here, before it is copied into the wasm heap; the C++ parser checks every other limit.
 function kvlabToJson(value, name) {
+  var text;
   try {
-    return JSON.stringify(value === undefined ? {} : value, function (key, v) {
+    text = JSON.stringify(value === undefined ? {} : value, function (key, v) {
       return typeof v === 'number' && !isFinite(v) ? String(v) : v;
     });
   } catch (e) {
     throw new TypeError(name + ' cannot be read as JSON: ' + e.message);
   }
+  var limits = kvlabInputLimits();
+  // A UTF-16 unit is 1 to 3 UTF-8 bytes: count them exactly only where it matters.
+  if (text !== undefined && text.length > limits.max_bytes / 3) {
+    var bytes = lengthBytesUTF8(text);
+    if (bytes > limits.max_bytes) {
+      throw new RangeError(name + ' is ' + bytes.toLocaleString('en-US') + ' bytes as JSON: ' + limits.size_limit_text);
+    }
+  }
+  return text;
 }
 
 function kvlabUnwrap(replyText) {
@@ -56,6 +74,12 @@ Module['modelInfo'] = function (options) {
  *  matrix, decode: [{context, rows1, rows16, tokens_per_s_ratio}], answer?, simulator? } (what `kvlab bench` prints) */
 Module['bench'] = function (options, onProgress) {
   return kvlabUnwrap(Module['bench_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+};
+
+/** inputLimits() -> { max_bytes, max_values, max_depth, max_members, max_string_bytes, size_limit_text }: the
+ *  structural limits of every input (docs/RELIABILITY.md) */
+Module['inputLimits'] = function () {
+  return Object.assign({}, kvlabInputLimits());
 };
 
 /** memory() -> { heap_bytes, in_use_bytes }: the wasm heap's size and what malloc holds of it */

@@ -15,7 +15,7 @@
 #include "model/weights.h"
 #include "bench/measure.h"
 #include "common/input_error.h"
-#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "roofline/published_report.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table_builder.h"
@@ -56,38 +56,38 @@ ProgressFn progress_to(val callback) {
 }  // namespace
 
 std::string measure_json(const std::string& options, val progress) {
-  return reply([&] { return measure(read_measure_options(fields::parse(options, "options")), progress_to(progress)); });
+  return reply([&] { return measure(read_measure_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 std::string model_info_json(const std::string& options) {
-  return reply([&] { return model_info(read_measure_options(fields::parse(options, "options"))); });
+  return reply([&] { return model_info(read_measure_options(json_input::parse(options, "options"))); });
 }
 
 std::string simulate_json(const std::string& steps, const std::string& workload, const std::string& policies,
                           const std::string& options) {
   return reply([&] {
-    json policy_list = fields::parse(policies, "policies");
-    json options_object = fields::parse(options, "options");
-    return sim::simulate(fields::parse(steps, "steps"), fields::parse(workload, "workload"),
+    json policy_list = json_input::parse(policies, "policies");
+    json options_object = json_input::parse(options, "options");
+    return sim::simulate(json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
                          policy_list.is_null() ? sim::default_policies() : sim::read_policy_names(policy_list, "policies"),
                          sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
 }
 
 std::string roofline_json(const std::string& options) {
-  return reply([&] { return roofline::roofline(fields::parse(options, "options")); });
+  return reply([&] { return roofline::roofline(json_input::parse(options, "options")); });
 }
 
 std::string roofline_checks_json(const std::string& options) {
-  return reply([&] { return roofline::published_checks_json(roofline::read_efficiencies(fields::parse(options, "options"))); });
+  return reply([&] { return roofline::published_checks_json(roofline::read_efficiencies(json_input::parse(options, "options"))); });
 }
 
 std::string run_json(const std::string& options, val progress) {
-  return reply([&] { return run_lab(read_lab_options(fields::parse(options, "options")), progress_to(progress)); });
+  return reply([&] { return run_lab(read_lab_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 std::string replay_json(const std::string& options, val progress) {
-  return reply([&] { return serve::replay(serve::read_replay_options(fields::parse(options, "options")), progress_to(progress)); });
+  return reply([&] { return serve::replay(serve::read_replay_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 // A copy of a float buffer as a JS Float32Array (a bare typed_memory_view would detach when memory grows).
@@ -109,7 +109,7 @@ val error_value(const char* type, const std::string& message) {
 val weights_value(const std::string& options) {
   val result = val::object();
   try {
-    const MeasureOptions o = read_measure_options(fields::parse(options, "options"));
+    const MeasureOptions o = read_measure_options(json_input::parse(options, "options"));
     const Weights w = make_weights(o.model);
     result.set("config", val::global("JSON").call<val>("parse", model_info(o).dump()));
     result.set("token_embedding", float_array(w.token_embedding));
@@ -139,7 +139,7 @@ val weights_value(const std::string& options) {
 }
 
 std::string bench_json(const std::string& options, val progress) {
-  return reply([&] { return run_kernel_bench(read_bench_options(fields::parse(options, "options")), progress_to(progress)); });
+  return reply([&] { return run_kernel_bench(read_bench_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 // The model presets with their sizes, so that the page lists what this build knows.
@@ -167,6 +167,17 @@ std::string memory_json() {
   });
 }
 
+// The structural limits of every JSON input, so that the wrapper refuses an oversized text before
+// copying it into the wasm heap.
+std::string input_limits_json() {
+  return reply([] {
+    const json_input::Limits& l = json_input::kLimits;
+    return json{{"max_bytes", l.max_bytes},     {"max_values", l.max_values},
+                {"max_depth", l.max_depth},     {"max_members", l.max_members},
+                {"max_string_bytes", l.max_string_bytes}, {"size_limit_text", json_input::size_limit_text()}};
+  });
+}
+
 std::string version() { return KVLAB_VERSION; }
 
 EMSCRIPTEN_BINDINGS(kvlab) {
@@ -181,6 +192,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("presets_json", &presets_json);
   emscripten::function("bench_json", &bench_json);
   emscripten::function("memory_json", &memory_json);
+  emscripten::function("input_limits_json", &input_limits_json);
   emscripten::function("version", &version);
 }
 

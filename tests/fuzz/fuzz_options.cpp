@@ -10,14 +10,14 @@
 #include "bench/kernel_bench.h"
 #include "bench/measure_options.h"
 #include "common/input_error.h"
-#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table_builder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json options;
   try {
-    options = kvlab::fields::parse(std::string(reinterpret_cast<const char*>(data), size), "options");
+    options = kvlab::json_input::parse(std::string(reinterpret_cast<const char*>(data), size), "options");
   } catch (const kvlab::InputError&) {
     return 0;
   }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/input_error.h"
-#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "sim/simulate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       R"({"requests": [{"arrival_ms": 0, "prompt": 3, "answer": 4}, {"arrival_ms": 1, "prompt": 40, "answer": 1},
                        {"arrival_ms": 1, "prompt": 7, "answer": 9}, {"arrival_ms": 500, "prompt": 200, "answer": 30}]})");
   try {
-    nlohmann::json steps = kvlab::fields::parse(std::string(reinterpret_cast<const char*>(data), size), "steps");
+    nlohmann::json steps = kvlab::json_input::parse(std::string(reinterpret_cast<const char*>(data), size), "steps");
     kvlab::sim::simulate(steps, workload, {"serial-nocache", "serial-cache", "static:2", "continuous:3"});
   } catch (const kvlab::InputError&) {
   }
