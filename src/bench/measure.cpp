@@ -1,6 +1,7 @@
 #include "bench/measure.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -57,34 +58,55 @@ json model_json(const MeasureOptions& o) {
           {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()}};
 }
 
-// Part A: the same prompt answered without and with the cache, `runs` times each.
+// The run whose total is nearest the median of `totals_ms` (the one whose token times are reported).
+size_t median_run(const std::vector<double>& totals_ms) {
+  const double median = summarise(totals_ms).median_ms;
+  size_t best = 0;
+  for (size_t i = 1; i < totals_ms.size(); ++i)
+    if (std::abs(totals_ms[i] - median) < std::abs(totals_ms[best] - median)) best = i;
+  return best;
+}
+
+// One path of Part A answered `runs` times: the total of each run, and the time (ms since the run's
+// start) at which each token of each run was ready.
+struct PathTimes {
+  std::vector<double> totals_ms;
+  std::vector<std::vector<double>> token_ms;  // [runs][answer_tokens]
+};
+
+// Part A: the same prompt answered without and with the cache, `runs` times each. Besides the totals,
+// the token times of each path's median run, so that a page can replay the two paths racing.
 json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress) {
   const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
   KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
-  std::vector<double> nocache_ms, cache_ms;
+  PathTimes nocache_times, cache_times;
   std::vector<int> tokens_nocache, tokens_cache;
   bool identical = true;
 
   for (int run = 0; run < o.runs; ++run) {
-    // Reported every few tokens: this phase is about half of a default run.
+    std::vector<double>& token_ms = nocache_times.token_ms.emplace_back();
+    double start = now_ms();
     auto on_token = [&](int k) {
+      token_ms.push_back(now_ms() - start);
+      // Reported every few tokens: this phase is about half of a default run.
       if (k % 4 == 0) progress.report(0, "no-cache answers", (run + static_cast<double>(k) / o.answer_tokens) / o.runs);
     };
-    double start = now_ms();
     std::vector<int> tokens = generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
-    nocache_ms.push_back(now_ms() - start);
+    nocache_times.totals_ms.push_back(now_ms() - start);
     if (run == 0) tokens_nocache = tokens;
     identical = identical && tokens == tokens_nocache;
   }
   for (int run = 0; run < o.runs; ++run) {
     progress.report(1, "KV-cache answers", static_cast<double>(run) / o.runs);
+    std::vector<double>& token_ms = cache_times.token_ms.emplace_back();
     double start = now_ms();
-    std::vector<int> tokens = generate_with_cache(model, cache, prompt, o.answer_tokens);
-    cache_ms.push_back(now_ms() - start);
+    std::vector<int> tokens =
+        generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int) { token_ms.push_back(now_ms() - start); });
+    cache_times.totals_ms.push_back(now_ms() - start);
     if (run == 0) tokens_cache = tokens;
     identical = identical && tokens == tokens_nocache;
   }
-  StepTiming nocache = summarise(nocache_ms), cached = summarise(cache_ms);
+  StepTiming nocache = summarise(nocache_times.totals_ms), cached = summarise(cache_times.totals_ms);
   return {{"prompt_tokens", o.prompt_tokens},
           {"answer_tokens", o.answer_tokens},
           {"runs", o.runs},
@@ -94,7 +116,9 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
           {"identical_tokens", identical},
           {"prompt", prompt},
           {"tokens_nocache", tokens_nocache},
-          {"tokens_cache", tokens_cache}};
+          {"tokens_cache", tokens_cache},
+          {"token_ms_nocache", nocache_times.token_ms[median_run(nocache_times.totals_ms)]},
+          {"token_ms_cache", cache_times.token_ms[median_run(cache_times.totals_ms)]}};
 }
 
 }  // namespace
@@ -162,11 +186,13 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
           {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
 }
 
-json measure(const MeasureOptions& o, const ProgressFn& callback) {
+json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
   ProgressTracker progress(callback, o);
   Model model(o.model);
   json answer = measure_answer(model, o, progress);
+  if (on_part) on_part("answer", answer);
   json steps = measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.report(2, phase, fraction); });
+  if (on_part) on_part("steps", steps);
   if (callback) callback(1.0, "done");
   return {{"answer", std::move(answer)}, {"steps", std::move(steps)}};
 }

@@ -76,10 +76,28 @@ Module['simulate'] = function (steps, workload, policies, options) {
                                              options === undefined ? 'null' : kvlabToJson(options, 'options')));
 };
 
-/** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?) -> { answer, steps, workload,
- *  policies } : measure, then simulate */
-Module['run'] = function (options, onProgress) {
-  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+// A part callback that cannot throw into wasm: it gets (name, value) with the value parsed; a
+// throwing callback is reported once and then ignored.
+function kvlabParts(callback) {
+  if (callback === undefined || callback === null) return undefined;
+  if (typeof callback !== 'function') throw new TypeError('onPart must be a function (got ' + typeof callback + ')');
+  var failed = false;
+  return function (name, text) {
+    if (failed) return;
+    try {
+      callback(name, JSON.parse(text));
+    } catch (e) {
+      failed = true;
+      console.error('kvlab: the part callback threw, and is no longer called:', e);
+    }
+  };
+}
+
+/** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
+ *  workload, policies } : measure, then simulate; onPart(name, value) gets 'answer' and then 'steps' as each
+ *  is measured (the same values the result holds) */
+Module['run'] = function (options, onProgress, onPart) {
+  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart)));
 };
 
 /** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests}?, onProgress?)
