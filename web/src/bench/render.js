@@ -1,10 +1,11 @@
 // Renders a result into the page: Part A, Part B (with the published table beside it) and the plots.
 // Every table is a real <table> with a caption and header cells; numbers carry data-value.
 
-import { $, h, replace } from './dom.js';
-import { duration, int, ms, ratio, sig } from './format.js';
-import { PUBLISHED_LABEL, PUBLISHED_PART_A, PUBLISHED_POLICIES, policyLabel } from './policies.js';
-import { PHASE_COLORS, destroyCharts, gantt, legendSwatches, stepChart, ttftCdf, timelineUnit } from './charts.js';
+import { $, h, replace } from '../shared/dom.js';
+import { duration, int, ms, ratio, sig } from '../shared/format.js';
+import { PUBLISHED_LABEL, PUBLISHED_PART_A, PUBLISHED_POLICIES, policyLabel } from '../shared/policies.js';
+import { referenceContext } from '../shared/steps.js';
+import { PHASE_COLORS, destroyCharts, gantt, legendSwatches, stepChart, ttftCdf, timelineUnit } from '../shared/charts.js';
 
 function num(value, text, extra = {}) {
   return h('td', { class: 'num', dataset: { value: String(value), ...extra } }, text);
@@ -15,13 +16,6 @@ function card(label, value, note, id) {
     h('div', { class: 'card-label' }, label),
     h('div', { class: 'card-value' }, value),
     note ? h('div', { class: 'card-note' }, note) : null);
-}
-
-// The context nearest 64 in the grid (the published lab quoted context 64).
-function referenceContext(contexts) {
-  let best = 0;
-  contexts.forEach((c, j) => { if (Math.abs(c - 64) < Math.abs(contexts[best] - 64)) best = j; });
-  return best;
 }
 
 export function decodeSpeedup(steps) {

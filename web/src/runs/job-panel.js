@@ -6,8 +6,8 @@
 // #replay-error-detail, …). Each panel keeps only what differs: its options, how it words its phases,
 // how it draws its result.
 
-import { $, replace } from './dom.js';
-import { download } from './exports.js';
+import { $, replace } from '../shared/dom.js';
+import { download } from '../shared/downloads.js';
 
 // A <progress> out of 100 and the whole percent beside it (the lab's own bar too).
 export function showProgress(bar, percentLabel, fraction) {

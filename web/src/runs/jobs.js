@@ -10,7 +10,7 @@
 //                          {type: 'result', id, result, elapsed_ms}
 //                          {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
 
-import { endWorker, newWorker } from './lab.js';
+import { endWorker, newWorker } from './worker-client.js';
 import { JOB_WORKER_NAME } from './roles.js';
 
 const LOAD_TIMEOUT_MS = 30000;

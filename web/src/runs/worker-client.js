@@ -34,7 +34,8 @@ export function endWorker(owner) {
 }
 
 export class Lab {
-  // handlers: onReady(info), onProgress(fraction, phase), onResult(result, elapsedMs),
+  // handlers: onReady(info), onProgress(fraction, phase), onPart(name, value) (a part of the result as
+  //           soon as it is measured: 'answer', then 'steps'), onResult(result, elapsedMs),
   //           onError({kind, message, detail, field}), onState(state)
   constructor(handlers) {
     this.handlers = handlers;
@@ -117,6 +118,9 @@ export class Lab {
         break;
       case 'progress':
         if (message.id === this.current) this.handlers.onProgress?.(message.fraction, message.phase);
+        break;
+      case 'part':
+        if (message.id === this.current) this.handlers.onPart?.(message.name, message.value);
         break;
       case 'result':
         if (message.id !== this.current) return;

@@ -1,8 +1,8 @@
 // The KV-memory calculator: bytes per token = 2 (keys and values) x layers x KV heads x head size x
 // bytes per number; times the length of one conversation; times the conversations held at once.
 
-import { $, h, replace } from './dom.js';
-import { bytes, int } from './format.js';
+import { $, h, replace } from '../../shared/dom.js';
+import { bytes, int } from '../../shared/format.js';
 
 // Real published shapes (from each model's released configuration).
 export const KV_PRESETS = [

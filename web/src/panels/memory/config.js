@@ -11,7 +11,7 @@
 // system prompt). Activations and the serving runtime's own memory are left out, so a real server
 // holds somewhat less.
 
-import { parseSpec, rangeText, show } from './fields.js';
+import { parseSpec, rangeText, show } from '../../shared/fields.js';
 
 export const REAL_CONTEXT = 4096;
 const GIB = 1024 ** 3;

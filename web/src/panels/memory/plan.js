@@ -8,7 +8,7 @@
 //      (paged:B without a limit is continuous:B to the bit);
 //   4. the load curve: every policy under the budget at Poisson rates from a quarter to twice that.
 
-import { AUTO_LOAD } from './memconfig.js';
+import { AUTO_LOAD } from './config.js';
 
 export const LOAD_FRACTIONS = [0.25, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2];
 

@@ -1,0 +1,58 @@
+// kvlab's page: the walkthrough first (walkthrough/), then the lab bench with every setting and panel
+// (bench/). One lab run feeds both: its parts fill the chapters as they are measured. Which view shows
+// comes from the URL (walkthrough/page-view.js): the full page, the compact view (embed.html), or one
+// chapter alone (#chapter=NAME).
+
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+
+import { $ } from './shared/dom.js';
+import { setupBench } from './bench/index.js';
+import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
+import { CHAPTER_KEY, isCompactView, postHeightToParent, splitHash } from './walkthrough/page-view.js';
+
+const compact = isCompactView();
+const view = splitHash(location.hash, CHAPTER_NAMES);
+const chapter = view.chapter;   // fixed for the page's life: a chapter view is its own page
+if (compact) document.documentElement.classList.add('embed');
+if (chapter) {
+  document.documentElement.classList.add('chapter-view');
+  document.documentElement.dataset.chapter = chapter;
+}
+
+let bench = null;
+const walkthrough = setupWalkthrough({
+  root: $('#walkthrough'),
+  only: chapter,
+  onRun: () => bench.start(),
+  onCancel: () => bench.cancel(),
+});
+bench = setupBench({
+  embed: compact || Boolean(chapter),
+  viewKeys: () => (chapter ? `${CHAPTER_KEY}=${chapter}` : ''),
+  listeners: walkthrough.listeners,
+});
+
+$('#to-bench').addEventListener('click', () => {
+  $('#bench-title').scrollIntoView({ block: 'start' });
+  $('#bench').focus({ preventScroll: true });
+});
+
+// Reads the link's settings; a link asking for a chapter that does not exist says so.
+function applyHash() {
+  const parts = splitHash(location.hash, CHAPTER_NAMES);
+  const applied = bench.applyHash(parts.settingsHash);
+  walkthrough.setMessage(parts.chapterProblem);
+  return applied;
+}
+
+window.addEventListener('hashchange', () => {
+  const { autorun, bad } = applyHash();
+  if (autorun && !bad && !bench.running) bench.start();
+  else if (bad) bench.setPhase('Some link settings were replaced by defaults; see the message above.');
+});
+
+const initial = applyHash();
+bench.startLoading();
+postHeightToParent();
+if (initial.autorun && !initial.bad) bench.start();   // a link with bad settings: the message first
