@@ -3,7 +3,7 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { int, ms, ratio, sig } from '../../shared/format.js';
-import { finding } from './words.js';
+import { finding, gbs, mb } from './words.js';
 
 const IMPLEMENTATIONS = [
   { key: 'simd', label: 'WebAssembly SIMD', note: 'kvlab.wasm: C++ with 128-bit SIMD, what the lab uses' },

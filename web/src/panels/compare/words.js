@@ -30,8 +30,8 @@ export function summarize(raw) {
   };
 }
 
-const mb = (bytes) => `${sig(bytes / 1e6, 3)} MB`;
-const gbs = (value) => `${sig(value, 3)} GB/s`;
+export const mb = (bytes) => `${sig(bytes / 1e6, 3)} MB`;
+export const gbs = (value) => `${sig(value, 3)} GB/s`;
 
 // What the table shows, in a few sentences, following the figures (the share of the read bandwidth
 // decides whether the step was bound by memory on this device).
