@@ -73,7 +73,9 @@ TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
     ASSERT_EQ(times.size(), 12u) << path;
     for (size_t i = 0; i < times.size(); ++i) {
       expect_positive_finite(times[i], path);
-      if (i > 0) EXPECT_GE(times[i].get<double>(), times[i - 1].get<double>()) << path << "[" << i << "]";
+      if (i > 0) {
+        EXPECT_GE(times[i].get<double>(), times[i - 1].get<double>()) << path << "[" << i << "]";
+      }
     }
   }
   // The last token of a run comes at most at the slowest run's total.
