@@ -94,8 +94,8 @@ function kvlabParts(callback) {
 }
 
 /** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
- *  workload, policies } : measure, then simulate; onPart(name, value) gets 'answer' and then 'steps' as each
- *  is measured (the same values the result holds) */
+ *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
+ *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured */
 Module['run'] = function (options, onProgress, onPart) {
   return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart)));
 };

@@ -90,11 +90,17 @@ TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
   std::vector<std::pair<std::string, json>> parts;
   json result = run_lab(read_lab_options(options), nullptr,
                         [&](const std::string& name, const json& value) { parts.emplace_back(name, value); });
-  ASSERT_EQ(parts.size(), 2u);
-  EXPECT_EQ(parts[0].first, "answer");
-  EXPECT_EQ(parts[0].second, result["answer"]);
-  EXPECT_EQ(parts[1].first, "steps");
-  EXPECT_EQ(parts[1].second, result["steps"]);
+  ASSERT_EQ(parts.size(), 3u);
+  // The first run of each path, before the others: one answer's figures.
+  EXPECT_EQ(parts[0].first, "first_answer");
+  EXPECT_EQ(parts[0].second["runs"], 1);
+  EXPECT_EQ(parts[0].second["tokens_cache"], result["answer"]["tokens_cache"]);
+  EXPECT_TRUE(parts[0].second["identical_tokens"].get<bool>());
+  expect_positive_finite(parts[0].second["ratio"], "first_answer.ratio");
+  EXPECT_EQ(parts[1].first, "answer");
+  EXPECT_EQ(parts[1].second, result["answer"]);
+  EXPECT_EQ(parts[2].first, "steps");
+  EXPECT_EQ(parts[2].second, result["steps"]);
 }
 
 TEST(Lab, RunsMeasureThenEveryPolicy) {

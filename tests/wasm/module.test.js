@@ -99,9 +99,11 @@ test('run hands over Part A and the step table as each is measured, the same val
   const parts = [];
   const options = { measure: smallMeasure, workload: { count: 6, prompt: [2, 6], answer: [1, 9], seed: 3 }, policies: ['continuous:4'] };
   const result = kvlab.run(options, undefined, (name, value) => parts.push([name, value]));
-  assert.deepEqual(parts.map(([name]) => name), ['answer', 'steps']);
-  assert.deepEqual(parts[0][1], result.answer);
-  assert.deepEqual(parts[1][1], result.steps);
+  assert.deepEqual(parts.map(([name]) => name), ['first_answer', 'answer', 'steps']);
+  assert.equal(parts[0][1].runs, 1);
+  assert.deepEqual(parts[0][1].tokens_cache, result.answer.tokens_cache);
+  assert.deepEqual(parts[1][1], result.answer);
+  assert.deepEqual(parts[2][1], result.steps);
   assert.equal(result.answer.token_ms_cache.length, smallMeasure.answer_tokens);
   assert.equal(result.answer.token_ms_nocache.length, smallMeasure.answer_tokens);
   assert.throws(() => kvlab.run(options, undefined, 'not a function'), (e) => e instanceof TypeError && /onPart/.test(e.message));

@@ -6,12 +6,14 @@ import rows from '../chapters/rows/index.js';
 
 export const CHAPTERS = [tokens, cache, rows];
 
-// parts: { answer, steps, result, memory } as they have arrived. Returns the chapter's data, or null.
+// parts: { first_answer, answer, steps, result, memory } as they have arrived (first_answer: Part A
+// from the first run of each path, marked provisional). Returns the chapter's data, or null.
 export function dataFor(name, parts) {
   switch (name) {
-    case 'tokens':
-    case 'cache':
-      return parts.answer || null;
+    case 'tokens':   // only the lengths matter: drawn once, from the first answer
+      return parts.first_answer || parts.answer || null;
+    case 'cache':    // the first answer's race, then the medians of all runs
+      return parts.answer || parts.first_answer || null;
     case 'rows':
       return parts.steps || null;
     case 'queue':

@@ -1,6 +1,6 @@
 // The walkthrough: the page's first screen. One Run button, then the chapters in the order of the
 // argument, each a short explanation beside a live picture, each filled in as its measurement lands:
-// Part A (tokens, cache), the step table (rows), the simulated queue (queue), the Memory section's
+// the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs), the step table (rows), the simulated queue (queue), the Memory section's
 // run (memory). Every chapter module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) },
 // and mount returns { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text),
 // figureLanded() }.
@@ -82,12 +82,12 @@ export function setupWalkthrough({ root, only, onRun, onCancel }) {
         replace(status, text);
       },
       part(name, value) {
-        parts[name] = value;
+        parts[name] = name === 'first_answer' ? { ...value, provisional: true } : value;
         showArrived();
       },
       result(full) {
-        parts.answer = full.answer;
-        parts.steps = full.steps;
+        parts.answer = parts.answer || full.answer;
+        parts.steps = parts.steps || full.steps;
         parts.result = full;
         root.dataset.state = 'done';
         showArrived();

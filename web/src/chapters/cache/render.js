@@ -25,7 +25,7 @@ export function raceView(answer) {
   const card = (label, value, key, raw) => h('div', { class: 'card' },
     h('div', { class: 'card-label' }, label),
     h('div', { class: 'card-value figure-value', dataset: { key, value: String(raw) } }, value));
-  const cards = h('div', { class: 'cards cards-3' },
+  const cards = h('div', { class: 'cards cards-3', dataset: { provisional: String(Boolean(answer.provisional)) } },
     card('Without a cache', ms(answer.nocache_ms.median, 4), 'nocache_ms', answer.nocache_ms.median),
     card('With the KV cache', ms(answer.cache_ms.median, 4), 'cache_ms', answer.cache_ms.median),
     card('Cache speed-up', ratio(answer.ratio), 'ratio', answer.ratio));
