@@ -16,7 +16,7 @@ namespace kvlab::sim {
 struct SimulateOptions {
   int timeline_requests = 60;  // the timeline covers the first this many requests (0 to 1,000,000)
   // Adds the whole queue's playback (playback_log.h): "queue_timeline" for every policy and, for the
-  // KV-memory policies, "memory_timeline". Off by default: it is about 80 bytes of JSON a request.
+  // KV-memory policies, "memory_timeline". Off by default: it is about 110 bytes of JSON a request.
   bool queue_timeline = false;
   // The KV memory of reserve, paged and chunked (the contract's four policies model none): a budget in
   // tokens, or in bytes at steps.model.kv_bytes_per_token bytes a token; neither: no limit.

@@ -21,11 +21,13 @@ import { showProgress } from './panel.js';
 import { setupComparison } from './compare.js';
 import { setupMemory } from './memory.js';
 import { setupReplay } from './replay.js';
+import { mountPreview } from './chapters/preview.js';  // TEMPORARY until the walkthrough shell (issue 14)
 
 const embed = new URLSearchParams(location.search).has('embed') || document.body.hasAttribute('data-embed');
 if (embed) document.documentElement.classList.add('embed');
 
 const main = $('#lab');
+if (!embed) mountPreview(main);
 const form = $('#settings');
 const presets = { ...PRESETS };
 let lastResult = null;
