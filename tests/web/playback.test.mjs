@@ -113,7 +113,7 @@ describe('the queue chapter', { timeout: 120000 }, () => {
 
     // Keyboard, on the figure: arrows step one event, space plays and pauses.
     const t1 = await seek(page, id, (events[20] + events[21]) / 2);
-    await page.focus(`#${id} .queue-panels`);
+    await page.focus(`#${id} .played-panels`);
     await page.keyboard.press('ArrowRight');
     assert.equal(await chapterT(page, id), events[21]);
     await page.keyboard.press('ArrowLeft');
@@ -154,7 +154,7 @@ describe('the queue chapter', { timeout: 120000 }, () => {
     await page.waitForTimeout(300);
     assert.equal(await chapterT(page, id), first);
     // The keys step too.
-    await page.focus(`#${id} .queue-panels`);
+    await page.focus(`#${id} .played-panels`);
     await page.keyboard.press('Space');
     assert.equal(await chapterT(page, id), events.find((t) => t > first));
     await page.keyboard.press('ArrowRight');

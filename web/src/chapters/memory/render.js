@@ -3,11 +3,12 @@
 // tick at every preemption. A preemption at t (or just before it) flashes the grid's border red.
 
 import { lastAtOrBefore } from '../../playback/memory.js';
+import { beginFrame, drawTimeAxis, seconds } from '../canvas.js';
 
 const PAD = 6;
 const HISTORY_H = 64;
 const GRID_MAX_H = 170;
-export const MEMORY_COLORS = { held: '#d6e4f5', free: '#f2f4f7', budget: '#344054', preempt: '#b42318', axis: '#344054' };
+export const MEMORY_COLORS = { held: '#d6e4f5', free: '#f2f4f7', budget: '#344054', preempt: '#b42318' };
 
 // blocksPerCell > 1 when the budget has more blocks than fit as squares.
 export function layoutMemory(width, m) {
@@ -83,28 +84,11 @@ function drawHistory(g, layout, m, t, endMs, color) {
     g.lineTo(x(m.preempt_t_ms[i]) + 0.5, top + HISTORY_H);
   }
   g.stroke();
-  g.strokeStyle = MEMORY_COLORS.axis;
-  g.beginPath();
-  g.moveTo(x0, top + HISTORY_H + 0.5);
-  g.lineTo(x0 + w, top + HISTORY_H + 0.5);
-  g.stroke();
-  g.fillStyle = MEMORY_COLORS.axis;
-  g.font = '10px system-ui, sans-serif';
-  g.textBaseline = 'top';
-  g.textAlign = 'left';
-  g.fillText('0 s', x0, top + HISTORY_H + 3);
-  g.textAlign = 'right';
-  g.fillText(`${(endMs / 1000).toPrecision(3)} s`, x0 + w, top + HISTORY_H + 3);
-  g.textAlign = 'center';
-  g.fillText('blocks held over time (line), filled with KV (area), budget (dashed)', x0 + w / 2, top + HISTORY_H + 3);
-  g.textAlign = 'left';
+  drawTimeAxis(g, { x0, x1: x0 + w, y: top + HISTORY_H, left: '0 s', right: seconds(endMs), middle: 'blocks held over time (line), filled with KV (area), budget (dashed)' });
 }
 
 export function drawMemoryPanel(canvas, layout, m, state, { t, endMs, color, flash, dpr }) {
-  const g = canvas.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, layout.width, layout.height);
-  g.lineWidth = 1;
+  const g = beginFrame(canvas, layout, dpr);
   drawGrid(g, layout, state, color, flash);
   drawHistory(g, layout, m, t, endMs, color);
 }

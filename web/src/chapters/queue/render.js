@@ -3,6 +3,7 @@
 // prompt, then its answer token by token); bottom: the TTFT histogram of everyone served so far.
 
 import { DONE, NOT_ARRIVED, SEATED, WAITING, ttftsUpTo } from '../../playback/seats.js';
+import { beginFrame, drawTimeAxis, seconds } from '../canvas.js';
 
 export const COLORS = {
   notArrived: '#eaecf0',
@@ -116,30 +117,13 @@ function drawHistogram(g, layout, q, t, scratch, peak) {
     const hgt = (counts[b] / peak) * HIST_H;
     if (hgt > 0) g.fillRect(x0 + b * w + 0.5, histTop + HIST_H - hgt, Math.max(1, w - 1), hgt);
   }
-  g.strokeStyle = COLORS.axis;
-  g.beginPath();
-  g.moveTo(x0, histTop + HIST_H + 0.5);
-  g.lineTo(width - PAD, histTop + HIST_H + 0.5);
-  g.stroke();
-  g.fillStyle = COLORS.axis;
-  g.font = '10px system-ui, sans-serif';
-  g.textBaseline = 'top';
-  g.textAlign = 'left';
-  g.fillText('0', x0, histTop + HIST_H + 3);
-  g.textAlign = 'right';
-  g.fillText(`${(span / 1000).toPrecision(3)} s`, width - PAD, histTop + HIST_H + 3);
-  g.textAlign = 'center';
-  g.fillText('time to first token', (x0 + width - PAD) / 2, histTop + HIST_H + 3);
-  g.textAlign = 'left';
+  drawTimeAxis(g, { x0, x1: width - PAD, y: histTop + HIST_H, left: '0', right: seconds(span), middle: 'time to first token' });
   return n;
 }
 
 // Draws one panel. canvas is sized by the caller (layout.width x layout.height CSS px at dpr).
 export function drawPanel(canvas, layout, q, state, { scratch, peak, dpr }) {
-  const g = canvas.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, layout.width, layout.height);
-  g.lineWidth = 1;
+  const g = beginFrame(canvas, layout, dpr);
   drawCrowd(g, layout, state);
   drawSeats(g, layout, state);
   return drawHistogram(g, layout, q, state.t, scratch, peak);
