@@ -46,6 +46,7 @@ LabOptions read_lab_options(const json& object, const std::string& path) {
   // small cost next to a measurement, so that a typo fails at once rather than after it.
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
+  check.queue_timeline = false;
   sim::simulate(placeholder_steps(o.measure), o.workload, o.policies, check);
   return o;
 }

@@ -69,7 +69,7 @@ Module['presets'] = function () {
 };
 
 /** simulate(steps, workload, policies?, options?) -> { [policy]: metrics }; options: { timeline_requests,
- *  kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
+ *  queue_timeline, kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
 Module['simulate'] = function (steps, workload, policies, options) {
   return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),
                                              policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),

@@ -22,7 +22,7 @@ const record = () => {
   window.__figures = [];
   document.addEventListener('kvlab:figure', (event) => window.__figures.push(event.detail));
 };
-const chaptersOf = (page) => page.$$eval('.chapter', (sections) => sections.map((s) => s.dataset.chapter));
+const chaptersOf = (page) => page.$$eval('section.story-chapter', (sections) => sections.map((s) => s.dataset.chapter));
 
 const server = await startServer();
 const browser = await startBrowser();

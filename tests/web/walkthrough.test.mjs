@@ -13,8 +13,10 @@ import { SMALL_LAB, dist, pageSession, waitForResult } from './helpers.mjs';
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-// The chapters this branch draws itself, in order.
-const CHAPTERS = ['tokens', 'cache', 'rows'];
+// Every chapter, in order; the first three draw Part A and the step table, the last two play back the
+// queue (tests/web/playback.test.mjs tests their playback).
+const CHAPTERS = ['tokens', 'cache', 'rows', 'queue', 'memory'];
+const MEASURED = ['tokens', 'cache', 'rows'];
 
 // Records every kvlab:figure event and every part of the result the walkthrough was given, in order.
 const recordFigures = () => {
@@ -55,10 +57,16 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     assert.ok(storyTop < benchTop);
     const figures = await waitForFigures(page, CHAPTERS);
     const result = await waitForResult(page);
+    // The first three land before the whole result, the queue with it, the memory after its own run.
+    const landed = (name) => order.indexOf(`figure:${name}`);
     for (const f of figures) assert.ok(Number.isFinite(f.elapsed_ms) && f.elapsed_ms >= 0, JSON.stringify(f));
     // The cache figure landed before the whole result (the run posts Part A first).
     const order = await page.evaluate(() => window.__order);
-    assert.ok(order.indexOf('figure:cache') < order.indexOf('result'), order.join(', '));
+    for (const name of MEASURED) assert.ok(landed(name) < order.indexOf('result'), order.join(', '));
+    assert.ok(landed('queue') > landed('rows') && landed('memory') > landed('rows'), order.join(', '));
+    for (const name of ['queue', 'memory']) {
+      assert.equal(await page.getAttribute(`#chapter-${name} .chapter`, 'data-ready'), 'true', name);
+    }
 
     // 1: the rows of the triangle, from the run's P and N.
     const P = result.answer.prompt_tokens;
@@ -110,6 +118,7 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     await page.focus('#story-run');
     await page.keyboard.press('Enter');
     await waitForFigures(page, ['tokens', 'cache']);
+    await page.waitForFunction(() => document.querySelector('#chapter-cache .cards[data-provisional="false"]'), null, { timeout: 60000 });
     // No animation: nothing pending or hidden right after the figure landed.
     assert.equal(await page.$$eval('#chapter-cache .token.pending', (c) => c.length), 0);
     assert.equal(await page.$$eval('#chapter-tokens .hidden-step', (c) => c.length), 0);
@@ -157,14 +166,19 @@ describe('one chapter alone', { timeout: 180000 }, () => {
       assert.ok(Number.isFinite(figure.elapsed_ms) && figure.elapsed_ms >= 0);
 
       const frame = page.frames().find((f) => f.url().includes('embed.html'));
-      const visible = await frame.$$eval('.chapter', (sections) => sections.filter((s) => s.getBoundingClientRect().height > 0).map((s) => s.dataset.chapter));
+      const visible = await frame.$$eval('section.story-chapter', (sections) => sections.filter((s) => s.getBoundingClientRect().height > 0).map((s) => s.dataset.chapter));
       assert.deepEqual(visible, [name]);
       for (const hidden of ['#bench', 'header.site']) {
         assert.equal(await frame.$eval(hidden, (el) => el.getBoundingClientRect().height), 0, `${hidden} shown in the chapter view`);
       }
-      // The figure is from the run: a finite number in the chapter.
-      const values = await frame.$$eval(`#chapter-${name} .figure-value`, (els) => els.map((el) => Number(el.dataset.value)));
-      assert.ok(values.length > 0 && values.every(Number.isFinite), values.join());
+      // The figure is from the run: a finite number in the chapter, or the playback ready.
+      if (MEASURED.includes(name)) {
+        const values = await frame.$$eval(`#chapter-${name} .figure-value`, (els) => els.map((el) => Number(el.dataset.value)));
+        assert.ok(values.length > 0 && values.every(Number.isFinite), values.join());
+      } else {
+        assert.equal(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-ready'), 'true');
+        assert.ok(Number(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-events')) > 0);
+      }
       // The iframe was sized from the posted height.
       const frameHeight = await page.$eval('#kvlab', (el) => el.getBoundingClientRect().height);
       assert.equal(Math.round(frameHeight), heights[heights.length - 1]);
@@ -181,7 +195,7 @@ describe('one chapter alone', { timeout: 180000 }, () => {
     const { page, log } = await openPage(url);
     const figures = await waitForFigures(page, ['cache']);
     assert.ok(figures.find((f) => f.chapter === 'cache').elapsed_ms >= 0);
-    assert.equal(await page.$$eval('.chapter', (s) => s.map((x) => x.dataset.chapter).join()), 'cache');
+    assert.equal(await page.$$eval('section.story-chapter', (s) => s.map((x) => x.dataset.chapter).join()), 'cache');
     assert.equal(await dataValue(page, '#chapter-cache [data-key="ratio"]'), (await waitForResult(page)).answer.ratio);
     assert.deepEqual(log.requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:')), []);
   });
@@ -189,8 +203,8 @@ describe('one chapter alone', { timeout: 180000 }, () => {
   test('a link to an unknown chapter shows the whole walkthrough and says why', async () => {
     const { page } = await openPage(`${session.server.url}index.html#chapter=%3Cb%3Enope%3C%2Fb%3E&${SMALL_LAB}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-    assert.match(await page.textContent('#story-message'), /chapter “<b>nope<\/b>”; chapters: tokens, cache, rows/);
-    assert.equal(await page.$$eval('.chapter', (s) => s.length), CHAPTERS.length);
+    assert.match(await page.textContent('#story-message'), /chapter “<b>nope<\/b>”; chapters: tokens, cache, rows, queue, memory/);
+    assert.equal(await page.$$eval('section.story-chapter', (s) => s.length), CHAPTERS.length);
     assert.equal(await page.isVisible('#hash-message'), false);
   });
 });

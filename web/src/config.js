@@ -224,6 +224,8 @@ export function toRunOptions(settings) {
     },
     policies: policyNames(settings),
     timeline_requests: 60,
+    // The whole queue's playback (the walkthrough's queue chapter).
+    simulate: { queue_timeline: true },
   };
 }
 

@@ -1,10 +1,12 @@
 // The chapters in the order of the argument, and which part of a run each one draws.
 
-import tokens from '../chapters/tokens/index.js';
-import cache from '../chapters/cache/index.js';
-import rows from '../chapters/rows/index.js';
+import * as tokens from '../chapters/tokens/index.js';
+import * as cache from '../chapters/cache/index.js';
+import * as rows from '../chapters/rows/index.js';
+import * as queue from '../chapters/queue/index.js';
+import * as memory from '../chapters/memory/index.js';
 
-export const CHAPTERS = [tokens, cache, rows];
+export const CHAPTERS = [tokens, cache, rows, queue, memory];
 
 // parts: { first_answer, answer, steps, result, memory } as they have arrived (first_answer: Part A
 // from the first run of each path, marked provisional). Returns the chapter's data, or null.

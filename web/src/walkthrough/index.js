@@ -27,7 +27,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel }) {
 
   const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter, index) => {
     const body = h('div', { class: 'chapter-body' });
-    const section = h('section', { class: 'chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
+    const section = h('section', { class: 'story-chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
       // A chapter alone is its page's main heading.
       h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, `${CHAPTERS.indexOf(chapter) + 1}`), ' ', chapter.title),
       body);

@@ -8,7 +8,10 @@ import { TITLE, TOKENS_NOTE, WAITING, announcement, explanation, speedNote } fro
 
 const MAX_REPLAY_MS = 6000;   // a slow device's race is sped up to about this long
 
-function mount(root, ctx) {
+export const name = 'cache';
+export const title = TITLE;
+
+export function mount(root, ctx) {
   let frame = null;
   const stop = () => {
     cancelAnimationFrame(frame);
@@ -50,13 +53,13 @@ function mount(root, ctx) {
       tick();
     };
     replay.addEventListener('click', race);
-    replace(root,
+    replace(root, h('div', { class: 'chapter-split' },
       h('div', { class: 'chapter-words' }, explanation(answer).map((text) => h('p', null, text))),
       h('div', { class: 'chapter-picture' },
         view.cards,
         h('div', { class: 'race', dataset: { identical: String(answer.identical_tokens) } }, view.lanes),
         h('p', { class: 'help' }, TOKENS_NOTE),
-        h('div', { class: 'race-controls' }, replay, note)));
+        h('div', { class: 'race-controls' }, replay, note))));
     ctx.announce(announcement(answer));
     ctx.figureLanded();
     race();
@@ -66,4 +69,3 @@ function mount(root, ctx) {
   return { show, clear, destroy: stop };
 }
 
-export default { name: 'cache', title: TITLE, mount };

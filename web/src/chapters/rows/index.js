@@ -7,7 +7,10 @@ import { stepsByRows } from '../../shared/steps.js';
 import { rowsCharts } from './render.js';
 import { TITLE, WAITING, announcement, explanation } from './words.js';
 
-function mount(root, ctx) {
+export const name = 'rows';
+export const title = TITLE;
+
+export function mount(root, ctx) {
   function clear() {
     replace(root, h('p', { class: 'chapter-waiting' }, WAITING));
   }
@@ -17,14 +20,14 @@ function mount(root, ctx) {
     const { stepTime, throughput } = rowsCharts(byRows);
     const first = byRows.points[0];
     const lastPoint = byRows.points[byRows.points.length - 1];
-    replace(root,
+    replace(root, h('div', { class: 'chapter-split' },
       h('div', { class: 'chapter-words' }, explanation(byRows, steps.model).map((text) => h('p', null, text))),
       h('div', { class: 'chapter-picture two-figures' },
         h('figure', { class: 'chapter-figure' }, stepTime, h('figcaption', null, `Time of one decode step, context ${byRows.context}`)),
         h('figure', { class: 'chapter-figure' }, throughput,
           h('figcaption', null, 'Tokens per second: ',
             h('strong', { class: 'figure-value', dataset: { key: 'tokens_per_s_ratio', value: String(lastPoint.tokens_per_s / first.tokens_per_s) } },
-              `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`)))));
+              `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`))))));
     root.dataset.points = JSON.stringify(byRows.points);
     ctx.announce(announcement(byRows));
     ctx.figureLanded();
@@ -34,4 +37,3 @@ function mount(root, ctx) {
   return { show, clear, destroy() {} };
 }
 
-export default { name: 'rows', title: TITLE, mount };

@@ -9,7 +9,10 @@ import { TITLE, WAITING, announcement, explanation } from './words.js';
 
 const STEP_MS = 40;   // one column every 40 ms while drawing
 
-function mount(root, ctx) {
+export const name = 'tokens';
+export const title = TITLE;
+
+export function mount(root, ctx) {
   let timer = null;
   const stop = () => {
     clearInterval(timer);
@@ -27,11 +30,11 @@ function mount(root, ctx) {
     const { left, right, reveal } = triangles(rows);
     const figure = (svg, caption, total, key) => h('figure', { class: 'chapter-figure' },
       svg, h('figcaption', null, caption, ': ', h('strong', { class: 'figure-value', dataset: { key, value: String(total) } }, `${int(total)} rows`)));
-    replace(root,
+    replace(root, h('div', { class: 'chapter-split' },
       h('div', { class: 'chapter-words' }, explanation(answer, rows).map((text) => h('p', null, text))),
       h('div', { class: 'chapter-picture two-figures' },
         figure(left, 'Without a cache', rows.nocache_total, 'nocache_rows'),
-        figure(right, 'With a KV cache', rows.cache_total, 'cache_rows')));
+        figure(right, 'With a KV cache', rows.cache_total, 'cache_rows'))));
     ctx.announce(announcement(rows));
     ctx.figureLanded();
     if (ctx.reducedMotion) return;
@@ -48,4 +51,3 @@ function mount(root, ctx) {
   return { show, clear, destroy: stop };
 }
 
-export default { name: 'tokens', title: TITLE, mount };

@@ -3,7 +3,8 @@
 //
 //   1. continuous:B on the queue all at t = 0: the most requests per second the server gets through
 //      (count / makespan), which sets the load curve's rates (and the 'auto' rate: AUTO_LOAD of it);
-//   2. the memory policies at the chosen Poisson rate under the KV budget (blocks over time, waste, ...);
+//   2. the memory policies at the chosen Poisson rate under the KV budget (blocks over time, waste, ...),
+//      with their whole-queue playback (queue_timeline, memory_timeline: the walkthrough's memory chapter);
 //   3. paged:B with no budget on the same queue: the blocks the queue would hold with unlimited memory
 //      (paged:B without a limit is continuous:B to the bit);
 //   4. the load curve: every policy under the budget at Poisson rates from a quarter to twice that.
@@ -47,7 +48,7 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   const rate = options.rate === 'auto' ? roundRate(AUTO_LOAD * (capacity || 1)) : options.rate;
   tick('simulating the memory policies');
 
-  const main = m.simulate(steps, at(rate), policies, budget);
+  const main = m.simulate(steps, at(rate), policies, { ...budget, queue_timeline: true });
   const policyResults = {};
   for (const name of policies) policyResults[name] = slim(main[name]);
   tick('simulating unlimited memory');
