@@ -26,20 +26,32 @@ function kvlabResultOf(reply) {
   return 'ok' in reply ? reply.ok : reply;
 }
 
-// A progress callback that cannot throw into wasm: a throwing callback is reported once and then ignored.
-function kvlabProgress(callback) {
+// A callback that cannot throw into wasm: a throwing callback is reported once and then ignored.
+// `name` is the argument's name (for the messages); `args(a, b)` turns what wasm passes into the
+// callback's arguments.
+function kvlabCallback(callback, name, args) {
   if (callback === undefined || callback === null) return undefined;
-  if (typeof callback !== 'function') throw new TypeError('onProgress must be a function (got ' + typeof callback + ')');
+  if (typeof callback !== 'function') throw new TypeError(name + ' must be a function (got ' + typeof callback + ')');
   var failed = false;
-  return function (fraction, phase) {
+  return function (a, b) {
     if (failed) return;
     try {
-      callback(fraction, phase);
+      callback.apply(null, args(a, b));
     } catch (e) {
       failed = true;
-      console.error('kvlab: the progress callback threw, and is no longer called:', e);
+      console.error('kvlab: the ' + name + ' callback threw, and is no longer called:', e);
     }
   };
+}
+
+// Progress: (fraction, phase), as wasm passes them.
+function kvlabProgress(callback) {
+  return kvlabCallback(callback, 'onProgress', function (fraction, phase) { return [fraction, phase]; });
+}
+
+// A part of a result: (name, value), the value parsed from the JSON text wasm passes.
+function kvlabParts(callback) {
+  return kvlabCallback(callback, 'onPart', function (name, text) { return [name, JSON.parse(text)]; });
 }
 
 /** measure(options?, onProgress?) -> { answer, steps } */
@@ -75,23 +87,6 @@ Module['simulate'] = function (steps, workload, policies, options) {
                                              policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
                                              options === undefined ? 'null' : kvlabToJson(options, 'options')));
 };
-
-// A part callback that cannot throw into wasm: it gets (name, value) with the value parsed; a
-// throwing callback is reported once and then ignored.
-function kvlabParts(callback) {
-  if (callback === undefined || callback === null) return undefined;
-  if (typeof callback !== 'function') throw new TypeError('onPart must be a function (got ' + typeof callback + ')');
-  var failed = false;
-  return function (name, text) {
-    if (failed) return;
-    try {
-      callback(name, JSON.parse(text));
-    } catch (e) {
-      failed = true;
-      console.error('kvlab: the part callback threw, and is no longer called:', e);
-    }
-  };
-}
 
 /** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
  *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
