@@ -89,8 +89,9 @@ describe('the queue chapter', { timeout: 120000 }, () => {
     assert.equal(await chapterT(page, id), events.find((t) => t > t0));
     assert.match(await page.textContent(`#${id} .pb-caption`), /^At .*(seated|first token|finished)/);
     await page.click(`#${id} .pb-back`);
-    await page.click(`#${id} .pb-back`);
     assert.equal(await chapterT(page, id), [...events].reverse().find((t) => t < t0));
+    await page.click(`#${id} .pb-back`);
+    assert.equal(await chapterT(page, id), events[9]);
 
     // Scrubbed to t, the seats drawn as held are those the timeline has in a slot at t, padding included.
     const staticQ = result.policies['static:16'].queue_timeline;
@@ -133,7 +134,7 @@ describe('the queue chapter', { timeout: 120000 }, () => {
     assert.ok(await chapterT(page, id) >= before);
 
     await seek(page, id, 0.3 * Math.max(...staticQ.requests.finish_ms));
-    await shot(page, 'chapter-queue-1280.png', { fullPage: false, clip: await page.$eval(`#${id}`, (el) => { const r = el.getBoundingClientRect(); return { x: 0, y: r.top + window.scrollY, width: window.innerWidth, height: r.height }; }) });
+    await shot(page, 'chapter-queue-1280.png', { fullPage: true, clip: await page.$eval(`#${id}`, (el) => { const r = el.getBoundingClientRect(); return { x: 0, y: r.top + window.scrollY, width: window.innerWidth, height: r.height }; }) });
   });
 
   test('with reduced motion nothing animates and Play steps one event', async () => {
@@ -197,14 +198,14 @@ describe('the memory chapter', { timeout: 180000 }, () => {
     assert.ok(preemptions.length > 0, 'paged preempts under 16 blocks');
     const events = eventTimes(shown.map((p) => plan.results[p].queue_timeline), shown.map((p) => memory[p].preemptions.t_ms));
     const before = [...events].reverse().find((t) => t < preemptions[0]);
-    await seek(page, id, before);
+    await seek(page, id, (before + preemptions[0]) / 2);  // between events: the scrubber rounds to its own precision
     await page.click(`#${id} .pb-next`);
     assert.equal(await chapterT(page, id), preemptions[0]);
     const drawn = await panelData(page, id);
     assert.equal(drawn['paged:16'].flash, 'true');
     assert.equal(Number(drawn['paged:16'].preemptions), preemptions.filter((t) => t <= preemptions[0]).length);
     assert.match(await page.textContent(`#${id} .pb-caption`), /was just preempted/);
-    await shot(page, 'chapter-memory-1280.png', { fullPage: false, clip: await page.$eval(`#${id}`, (el) => { const r = el.getBoundingClientRect(); return { x: 0, y: r.top + window.scrollY, width: window.innerWidth, height: r.height }; }) });
+    await shot(page, 'chapter-memory-1280.png', { fullPage: true, clip: await page.$eval(`#${id}`, (el) => { const r = el.getBoundingClientRect(); return { x: 0, y: r.top + window.scrollY, width: window.innerWidth, height: r.height }; }) });
   });
 
   test('no page logged an error', () => session.checkPages(3));

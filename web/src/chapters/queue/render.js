@@ -9,7 +9,7 @@ export const COLORS = {
   notArrived: '#eaecf0',
   waiting: '#475467',
   done: '#b7dfd2',
-  prefill: '#b54708',
+  prefill: '#fdb022',
   prompt: '#98a2b3',
   idle: '#d0d5dd',
   idleStripe: '#667085',
