@@ -154,14 +154,10 @@ export function setupBench({ embed, viewKeys, listeners }) {
   return {
     // Reads a link's settings (the hash without the page's own keys) into the forms.
     applyHash: (text) => hash.apply(text),
-    rewriteHash: () => hash.write(hash.written),
     startLoading: () => run.lab.start(),
     start: run.start,
     cancel: run.cancel,
     setPhase: run.setPhase,
     get running() { return run.running; },
-    get busy() { return runs.busyFor('lab'); },
-    get last() { return run.last; },
-    get memoryResult() { return window.kvlabMemoryResult || null; },
   };
 }

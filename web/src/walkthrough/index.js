@@ -25,7 +25,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel }) {
 
   const announce = (text) => replace(announcer, text);
 
-  const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter, index) => {
+  const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter) => {
     const body = h('div', { class: 'chapter-body' });
     const section = h('section', { class: 'story-chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
       // A chapter alone is its page's main heading.
@@ -37,7 +37,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel }) {
       announce,
       figureLanded: () => figureLanded(chapter.name, section),
     };
-    return { chapter, section, view: chapter.mount(body, ctx), index };
+    return { chapter, section, view: chapter.mount(body, ctx) };
   });
 
   function figureLanded(name, section) {
@@ -106,9 +106,6 @@ export function setupWalkthrough({ root, only, onRun, onCancel }) {
       const box = $('#story-message', root);
       replace(box, text || '');
       box.hidden = !text;
-    },
-    destroy() {
-      for (const entry of mounted) entry.view.destroy();
     },
   };
 }
