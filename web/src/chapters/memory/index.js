@@ -38,7 +38,7 @@ function makePanel(policy, result) {
   };
 }
 
-function drawPanelAt(panel, t, endMs, dpr) {
+function drawPanelAt(panel, t, endMs, dpr, textWaits) {
   const state = memoryAt(panel.memory, t);
   const seats = stateAt(panel.queue, t, panel.people);
   panel.state = state;
@@ -51,7 +51,7 @@ function drawPanelAt(panel, t, endMs, dpr) {
   setData(el, 'waiting', String(seats.waiting));
   setData(el, 'flash', String(flash));
   const text = `${countsText(state, panel.memory)}; ${seats.waiting} waiting`;
-  if (panel.counts.textContent !== text) replace(panel.counts, text);
+  if (!textWaits && panel.counts.textContent !== text) replace(panel.counts, text);
 }
 
 function build(plan, dpr) {
@@ -73,8 +73,8 @@ function build(plan, dpr) {
     resize() {
       for (const panel of panels) panel.layout = sizeCanvas(panel.canvas, dpr, (width) => layoutMemory(width, panel.memory));
     },
-    onDraw(t) {
-      for (const panel of panels) drawPanelAt(panel, t, endMs, dpr);
+    onDraw(t, textWaits) {
+      for (const panel of panels) drawPanelAt(panel, t, endMs, dpr, textWaits);
     },
     describe(t) {
       return describeStep(t, shown, Object.fromEntries(panels.map((panel) => [panel.policy, panel.state || memoryAt(panel.memory, t)])), byPolicy);
