@@ -8,7 +8,7 @@
 
 import './memory.css';
 import { replace } from '../../dom.js';
-import { policyLabel, policyStyle } from '../../policies.js';
+import { policyLabel } from '../../policies.js';
 import { speedFor } from '../../playback/controls.js';
 import { eventTimes } from '../../playback/events.js';
 import { memoryAt, prepareMemory } from '../../playback/memory.js';
@@ -23,6 +23,9 @@ export const title = TITLE;
 // A preemption stays flashed this share of the run after it happens, so that playback shows it.
 const FLASH_SHARE = 0.01;
 
+// One colour for KV in every panel (a policy's own colour may be the preemption red).
+const KV_COLOR = '#1d5fa8';
+
 const LEGEND = [['swatch-kv', 'block filled with KV'], ['swatch-held', 'held, still empty'], ['swatch-free', 'free'], ['swatch-preempt', 'a preemption']];
 
 function makePanel(policy, result) {
@@ -32,7 +35,7 @@ function makePanel(policy, result) {
     ...panelElement(policy, policyLabel(policy), `${policyLabel(policy)}: KV blocks now, and held over time`),
     memory: prepareMemory(result.memory_timeline),
     people: new Uint8Array(queue.count),
-    color: policyStyle(policy).color,
+    color: KV_COLOR,
     layout: null,
     state: null,
   };
