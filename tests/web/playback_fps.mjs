@@ -31,13 +31,15 @@ try {
     await page.waitForSelector('#chapter-queue .chapter[data-ready="true"]');
     await page.waitForSelector('#chapter-memory .chapter[data-ready="true"]');
     const requests = await page.evaluate(() => window.kvlabResult.policies['continuous:16'].queue_timeline.requests.finish_ms.length);
-    for (const id of ['chapter-queue', 'chapter-memory']) {
-      await page.$eval(`#${id}`, (el) => el.scrollIntoView());
+    // 'idle': the same count with nothing playing, the baseline of this (shared, loaded) machine.
+    for (const id of ['idle', 'chapter-queue', 'chapter-memory']) {
+      await page.$eval(`#${id === 'idle' ? 'chapter-queue' : id}`, (el) => el.scrollIntoView());
       await page.waitForTimeout(500);
       await page.evaluate(() => { window.__longTasks = []; });
       const figures = await page.evaluate(async ({ chapterId, ms }) => {
-        const root = document.querySelector(`#${chapterId} .chapter`);
-        root.querySelector('.pb-play').click();
+        const idle = chapterId === 'idle';
+        const root = document.querySelector(`#${idle ? 'chapter-queue' : chapterId} .chapter`);
+        if (!idle) root.querySelector('.pb-play').click();
         let frames = 0;
         let longestFrame = 0;
         let last = performance.now();
@@ -47,7 +49,7 @@ try {
             frames += 1;
             longestFrame = Math.max(longestFrame, now - last);
             last = now;
-            if (now - start < ms && root.dataset.playing === 'true') requestAnimationFrame(tick);
+            if (now - start < ms && (idle || root.dataset.playing === 'true')) requestAnimationFrame(tick);
             else resolve();
           };
           requestAnimationFrame(tick);
@@ -64,7 +66,7 @@ try {
         played_s: Number((figures.elapsed_ms / 1000).toFixed(2)), simulated_s: Number((figures.simulated_ms / 1000).toFixed(2)),
         long_tasks: longTasks.length, longest_long_task_ms: longTasks.length ? Math.max(...longTasks) : 0,
       }));
-      if (values.shots) {
+      if (values.shots && id !== 'idle') {
         const clip = await page.$eval(`#${id}`, (el) => { const r = el.getBoundingClientRect(); return { x: 0, y: r.top + window.scrollY, width: window.innerWidth, height: r.height }; });
         await shot(page, `${id}-${viewport.width}.png`, { fullPage: true, clip });
       }

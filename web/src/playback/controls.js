@@ -11,6 +11,8 @@ import { h, replace } from '../shared/dom.js';
 import { duration } from '../shared/format.js';
 import { PlaybackClock } from './clock.js';
 
+const TEXT_EVERY_MS = 250;
+
 export const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100];
 
 // The speed at which `showMs` of simulated time plays in about `wallMs` (never below 1/10x).
@@ -23,7 +25,8 @@ function speedText(speed) {
 }
 
 // root: the chapter's element (keys are handled inside it); what: "the queue" (in labels);
-// onDraw(t_ms): draws the figure; describe(t_ms, reason): the caption's words;
+// onDraw(t_ms, animating): draws the figure (animating: an animation frame, when text beside the
+// figure may wait; see TEXT_EVERY_MS); describe(t_ms, reason): the caption's words;
 // ctx: {reducedMotion, announce}.
 export function createPlayback(root, { what, endMs, events, speed, onDraw, describe, ctx }) {
   const reducedMotion = Boolean(ctx.reducedMotion);
@@ -47,7 +50,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
   const clock = new PlaybackClock({
     endMs, events, speed, reducedMotion,
     onChange(reason) {
-      show();
+      show(reason === 'frame');
       if (reason !== 'frame' && reason !== 'play') say(describe(clock.t_ms, reason));
     },
   });
@@ -57,13 +60,21 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
     if (ctx.announce) ctx.announce(text);
   }
 
-  function show() {
+  let textShownMs = -Infinity;
+  function show(animating = false) {
     const t = clock.t_ms;
-    onDraw(t);
+    const now = performance.now();
+    // While playing, the words beside the figure change a few times a second, not every frame: each
+    // change of text lays the page out again.
+    const text = !animating || now - textShownMs >= TEXT_EVERY_MS;
+    if (text) textShownMs = now;
+    onDraw(t, !text);
     scrubber.value = String(t);
-    const timeText = `${duration(t)} of ${duration(endMs)}`;
-    scrubber.setAttribute('aria-valuetext', timeText);
-    replace(clockText, timeText);
+    if (text) {
+      const timeText = `${duration(t)} of ${duration(endMs)}`;
+      scrubber.setAttribute('aria-valuetext', timeText);
+      replace(clockText, timeText);
+    }
     const label = reducedMotion ? 'Next ▶' : clock.playing ? '❚❚ Pause' : '▶ Play';
     if (playButton.textContent !== label) replace(playButton, label);
     playButton.setAttribute('aria-label', reducedMotion ? `Next event in ${what} (reduced motion: no animation)`
@@ -98,7 +109,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
     element: bar,
     caption,
     clock,
-    redraw: show,
+    redraw: () => show(),
     destroy() {
       clock.destroy();
       root.removeEventListener('keydown', onKey);

@@ -8,7 +8,7 @@
 
 import './memory.css';
 import { replace } from '../../shared/dom.js';
-import { policyLabel, policyStyle } from '../../shared/policies.js';
+import { policyLabel } from '../../shared/policies.js';
 import { speedFor } from '../../playback/controls.js';
 import { eventTimes } from '../../playback/events.js';
 import { memoryAt, prepareMemory } from '../../playback/memory.js';
@@ -23,6 +23,9 @@ export const title = TITLE;
 // A preemption stays flashed this share of the run after it happens, so that playback shows it.
 const FLASH_SHARE = 0.01;
 
+// One colour for KV in every panel (a policy's own colour may be the preemption red).
+const KV_COLOR = '#1d5fa8';
+
 const LEGEND = [['swatch-kv', 'block filled with KV'], ['swatch-held', 'held, still empty'], ['swatch-free', 'free'], ['swatch-preempt', 'a preemption']];
 
 function makePanel(policy, result) {
@@ -32,13 +35,13 @@ function makePanel(policy, result) {
     ...panelElement(policy, policyLabel(policy), `${policyLabel(policy)}: KV blocks now, and held over time`),
     memory: prepareMemory(result.memory_timeline),
     people: new Uint8Array(queue.count),
-    color: policyStyle(policy).color,
+    color: KV_COLOR,
     layout: null,
     state: null,
   };
 }
 
-function drawPanelAt(panel, t, endMs, dpr) {
+function drawPanelAt(panel, t, endMs, dpr, textWaits) {
   const state = memoryAt(panel.memory, t);
   const seats = stateAt(panel.queue, t, panel.people);
   panel.state = state;
@@ -51,7 +54,7 @@ function drawPanelAt(panel, t, endMs, dpr) {
   setData(el, 'waiting', String(seats.waiting));
   setData(el, 'flash', String(flash));
   const text = `${countsText(state, panel.memory)}; ${seats.waiting} waiting`;
-  if (panel.counts.textContent !== text) replace(panel.counts, text);
+  if (!textWaits && panel.counts.textContent !== text) replace(panel.counts, text);
 }
 
 function build(plan, dpr) {
@@ -73,8 +76,8 @@ function build(plan, dpr) {
     resize() {
       for (const panel of panels) panel.layout = sizeCanvas(panel.canvas, dpr, (width) => layoutMemory(width, panel.memory));
     },
-    onDraw(t) {
-      for (const panel of panels) drawPanelAt(panel, t, endMs, dpr);
+    onDraw(t, textWaits) {
+      for (const panel of panels) drawPanelAt(panel, t, endMs, dpr, textWaits);
     },
     describe(t) {
       return describeStep(t, shown, Object.fromEntries(panels.map((panel) => [panel.policy, panel.state || memoryAt(panel.memory, t)])), byPolicy);

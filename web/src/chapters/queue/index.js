@@ -39,7 +39,7 @@ function makePanel(policy, q) {
   };
 }
 
-function drawPanelAt(panel, t, dpr) {
+function drawPanelAt(panel, t, dpr, textWaits) {
   const state = stateAt(panel.q, t, panel.people);
   panel.state = state;
   const ttfts = drawPanel(panel.canvas, panel.layout, panel.q, state, { scratch: panel.scratch, peak: panel.peak, dpr });
@@ -57,7 +57,7 @@ function drawPanelAt(panel, t, dpr) {
   setData(el, 'done', String(state.done));
   setData(el, 'ttfts', String(ttfts));
   const text = countsText(state);
-  if (panel.counts.textContent !== text) replace(panel.counts, text);
+  if (!textWaits && panel.counts.textContent !== text) replace(panel.counts, text);
 }
 
 function build(result, dpr) {
@@ -85,8 +85,8 @@ function build(result, dpr) {
         panel.layout = { ...sizeCanvas(panel.canvas, dpr, (width) => layoutPanel(width, panel.q)), color: panel.color };
       }
     },
-    onDraw(t) {
-      for (const panel of panels) drawPanelAt(panel, t, dpr);
+    onDraw(t, textWaits) {
+      for (const panel of panels) drawPanelAt(panel, t, dpr, textWaits);
     },
     describe(t, reason) {
       const states = Object.fromEntries(panels.map((panel) => [panel.policy, panel.state || stateAt(panel.q, t)]));

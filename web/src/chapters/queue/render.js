@@ -2,7 +2,7 @@
 // frame. Top: the crowd, a dot per person; middle: the seats, each a bar of that request's KV (its
 // prompt, then its answer token by token); bottom: the TTFT histogram of everyone served so far.
 
-import { DONE, NOT_ARRIVED, SEATED, WAITING, ttftsUpTo } from '../../playback/seats.js';
+import { ttftsUpTo } from '../../playback/seats.js';
 import { beginFrame, drawTimeAxis, seconds } from '../canvas.js';
 
 export const COLORS = {
@@ -50,17 +50,31 @@ export function finalHistogramPeak(q) {
   return Math.max(1, ...counts);
 }
 
-function drawCrowd(g, layout, state) {
+// The crowd changes a few dots a frame: it is kept on a canvas of its own (made for each layout),
+// where only the dots whose state changed are redrawn, and copied onto the panel.
+function drawCrowd(g, layout, state, dpr) {
   const { cols, pitch } = layout;
-  const size = pitch >= 6 ? pitch - 2 : pitch - 1;
-  const colors = [COLORS.notArrived, COLORS.waiting, null, COLORS.done];
-  for (const kind of [NOT_ARRIVED, WAITING, SEATED, DONE]) {
-    g.fillStyle = kind === SEATED ? layout.color : colors[kind];
-    for (let r = 0; r < state.people.length; r += 1) {
-      if (state.people[r] !== kind) continue;
-      g.fillRect(PAD + (r % cols) * pitch, PAD + Math.floor(r / cols) * pitch, size, size);
-    }
+  const width = layout.width;
+  const height = PAD + layout.rows * pitch;
+  if (!layout.crowd) {
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(height * dpr);
+    const cg = canvas.getContext('2d');
+    cg.setTransform(dpr, 0, 0, dpr, 0, 0);
+    layout.crowd = { canvas, g: cg, drawn: new Uint8Array(state.people.length).fill(255) };
   }
+  const { g: cg, drawn } = layout.crowd;
+  const size = pitch >= 6 ? pitch - 2 : pitch - 1;
+  const colors = [COLORS.notArrived, COLORS.waiting, layout.color, COLORS.done];
+  for (let r = 0; r < state.people.length; r += 1) {
+    const kind = state.people[r];
+    if (drawn[r] === kind) continue;
+    drawn[r] = kind;
+    cg.fillStyle = colors[kind];
+    cg.fillRect(PAD + (r % cols) * pitch, PAD + Math.floor(r / cols) * pitch, size, size);
+  }
+  g.drawImage(layout.crowd.canvas, 0, 0, width, height);
 }
 
 function drawSeats(g, layout, state) {
@@ -124,7 +138,7 @@ function drawHistogram(g, layout, q, t, scratch, peak) {
 // Draws one panel. canvas is sized by the caller (layout.width x layout.height CSS px at dpr).
 export function drawPanel(canvas, layout, q, state, { scratch, peak, dpr }) {
   const g = beginFrame(canvas, layout, dpr);
-  drawCrowd(g, layout, state);
+  drawCrowd(g, layout, state, dpr);
   drawSeats(g, layout, state);
   return drawHistogram(g, layout, q, state.t, scratch, peak);
 }
