@@ -1,6 +1,11 @@
-// Shared set-up for the browser tests: serve dist/ on 127.0.0.1 (a free port), drive Debian's
-// chromium through playwright-core (never a downloaded browser), and watch every page for console
-// errors and for requests that leave the page's origin.
+// Shared set-up for the browser tests: serve dist/ on 127.0.0.1 (a free port), drive a browser
+// (never a downloaded one), and watch every page for console errors and for requests that leave the
+// page's origin.
+//
+// The engine: KVLAB_ENGINE=chromium (the default: Debian's chromium through playwright-core) or
+// KVLAB_ENGINE=firefox (Debian's firefox-esr through puppeteer-core over WebDriver BiDi, behind the
+// same Playwright-shaped API: firefox.mjs). scripts/test runs tests/web once per engine; a test that
+// the Firefox pass leaves out says why with chromiumOnly(reason).
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,10 +15,22 @@ import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../web/serve.mjs';
+import { startFirefox } from './firefox.mjs';
+
+export const ENGINES = ['chromium', 'firefox'];
+export const ENGINE = process.env.KVLAB_ENGINE || 'chromium';
+if (!ENGINES.includes(ENGINE)) throw new Error(`KVLAB_ENGINE must be one of ${ENGINES.join(', ')} (got ${JSON.stringify(ENGINE)})`);
+
+// Options for a test that runs in Chromium only: the Firefox pass skips it and says why (the same
+// logic is covered in Chromium, or Firefox's driver lacks what the test needs).
+export function chromiumOnly(reason) {
+  return ENGINE === 'chromium' ? {} : { skip: `Chromium only: ${reason}` };
+}
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const dist = path.join(root, 'dist');
-export const screenshots = path.join(root, 'build', 'screenshots');
+// build/screenshots for Chromium (as before), build/screenshots/firefox for Firefox.
+export const screenshots = path.join(root, 'build', 'screenshots', ...(ENGINE === 'chromium' ? [] : [ENGINE]));
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -25,9 +42,12 @@ export function requireDist(extraFiles = []) {
   }
 }
 
+// The engine's browser, headless, with a fresh profile: {context, close}, where context.newPage()
+// gives a page with Playwright's API in either engine. engine: ENGINE unless a tool asks for one.
 // launchOptions: added to (or replacing) the defaults, e.g. {handleSIGINT: false} for a tool that
-// handles Ctrl-C itself.
-export async function startBrowser(launchOptions = {}) {
+// handles Ctrl-C itself (Firefox takes handleSIGINT and viewport only).
+export async function startBrowser(launchOptions = {}, engine = ENGINE) {
+  if (engine === 'firefox') return startFirefox(launchOptions);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
@@ -39,6 +59,7 @@ export async function startBrowser(launchOptions = {}) {
   });
   return {
     context,
+    engine: 'chromium',
     async close() {
       await context.close();
       fs.rmSync(userDataDir, { recursive: true, force: true });
@@ -46,8 +67,9 @@ export async function startBrowser(launchOptions = {}) {
   };
 }
 
-export async function startServer(dir = dist) {
-  return serve({ dir, port: 0, host: '127.0.0.1' });
+// log(line): each request served, as "GET /path 200".
+export async function startServer(dir = dist, log = null) {
+  return serve({ dir, port: 0, host: '127.0.0.1', log });
 }
 
 // A page that records console errors, page errors, dialogs, requests and result events.
@@ -95,10 +117,14 @@ export function pageSession({ extraFiles = [], preparePage } = {}) {
     server: null,
     browser: null,
     pages: [],
+    // The paths the server sent, in order: what the pages and their workers fetched (Firefox does not
+    // report a worker's requests to the page).
+    served: [],
 
-    // A watched page at url; init: an init script for this page alone, run before preparePage's.
-    async openPage(url, { init } = {}) {
-      const watched = await watchedPage(session.browser.context);
+    // A watched page at url; init: an init script for this page alone, run before preparePage's;
+    // allowedOrigins: where else the page may fetch from (a parent page's own origin).
+    async openPage(url, { init, allowedOrigins = [] } = {}) {
+      const watched = await watchedPage(session.browser.context, { allowedOrigins });
       session.pages.push(watched);
       if (init) await watched.page.addInitScript(init);
       if (preparePage) await preparePage(watched.page);
@@ -107,20 +133,25 @@ export function pageSession({ extraFiles = [], preparePage } = {}) {
     },
 
     // The file's last check: no page it opened logged an error or showed a dialog, and none served
-    // asked anything of another origin (file:// pages check their own requests).
+    // asked anything of another origin (file:// pages check their own requests). minimum: the pages
+    // the file opens, a number or {chromium, firefox} when the Firefox pass leaves tests out.
     checkPages(minimum) {
+      if (typeof minimum === 'object') minimum = minimum[ENGINE];
       const origin = session.server.url.replace(/\/$/, '');
       for (const { page, log } of session.pages) {
         assert.deepEqual(log.errors, [], `errors on ${page.url().slice(0, 200)}`);
         if (page.url().startsWith('http')) assert.deepEqual(log.offOrigin(origin), [], `requests off the origin from ${page.url().slice(0, 200)}`);
         assert.deepEqual(log.dialogs, []);
       }
+      // Firefox: nothing tried to leave this machine (workers included), see firefox.mjs.
+      if (session.browser.context.refusedRequests) assert.deepEqual(session.browser.context.refusedRequests(), [], 'requests off this machine');
       assert.ok(session.pages.length >= minimum, `${session.pages.length} pages checked, expected at least ${minimum}`);
     },
   };
   before(async () => {
     requireDist(extraFiles);
-    session.server = await startServer();
+    fs.mkdirSync(screenshots, { recursive: true });
+    session.server = await startServer(dist, (line) => session.served.push(line.split(' ')[1]));
     session.browser = await startBrowser();
   });
   after(async () => {

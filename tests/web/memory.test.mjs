@@ -1,12 +1,12 @@
 // Browser tests of the Memory section (issue 6) and the "Simulated vs real" panel (issue 7), on the
-// page in dist/ (built by scripts/build), in Debian's chromium through playwright-core. Tiny model and
+// page in dist/ (built by scripts/build), in the engine helpers.mjs picks. Tiny model and
 // small queues only; no timing is asserted, only that the figures are finite and point the right way.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { dist, pageSession, runPanel, screenshots, waitForResult } from './helpers.mjs';
+import { chromiumOnly, dist, pageSession, runPanel, screenshots, waitForResult } from './helpers.mjs';
 
 const MEMORY_ORDER = ['continuous:16', 'reserve:16', 'paged:16', 'chunked:16,256'];
 const REPLAY_ORDER = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8'];
@@ -24,6 +24,8 @@ const session = pageSession({
   }),
 });
 const { openPage } = session;
+// Why the Firefox pass leaves a test out.
+const SAME_CANCEL = 'the same cancel (the worker terminated) as the lab’s, which the Firefox pass checks';
 
 async function waitForMemory(page, timeout = 60000) {
   await page.waitForFunction(() => window.kvlabMemoryResult !== undefined || !document.getElementById('mem-error').hidden,
@@ -120,7 +122,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
     await page.locator('#memory').screenshot({ path: path.join(screenshots, 'memory-tiny.png') });
   });
 
-  test('invalid memory settings show messages naming the field and its range', async () => {
+  test('invalid memory settings show messages naming the field and its range', chromiumOnly('the same form code as the lab’s form, which the Firefox pass checks'), async () => {
     const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     await page.selectOption('#mem-device', 'custom');
@@ -162,7 +164,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
     assert.equal(await page.evaluate(() => window.kvlabMemoryResult), undefined);
   });
 
-  test('the hash keeps the memory settings, and a bad one falls back with a message', async () => {
+  test('the hash keeps the memory settings, and a bad one falls back with a message', chromiumOnly('the same hash code as the lab’s, which the Firefox pass checks'), async () => {
     const hash = 'preset=tiny&kv=24gb-llama2-7b&block=8&mem_rate=40&system_prompt=32&chunk=128&ttft_target=250';
     const { page } = await openPage(`${session.server.url}index.html#${hash}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
@@ -202,7 +204,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
 });
 
 describe('the standalone file', { timeout: 120000 }, () => {
-  test('runs the Memory section from file:// (the job worker from a Blob URL)', async () => {
+  test('runs the Memory section from file:// (the job worker from a Blob URL)', chromiumOnly('in Firefox the standalone test of page.test.mjs runs the lab and then this section from the same Blob URL'), async () => {
     const url = `${pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href}#${SMALL_MEMORY}&autorun`;
     const { page, log } = await openPage(url);
     await waitForResult(page);
@@ -272,7 +274,7 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     assert.equal(page.workers().length, 1, 'the replay’s worker ended with its run');
   });
 
-  test('Cancel stops the replay’s worker, and the lab’s is untouched', async () => {
+  test('Cancel stops the replay’s worker, and the lab’s is untouched', chromiumOnly(SAME_CANCEL), async () => {
     const { page } = await openPage(`${session.server.url}index.html`);   // the default (small) model: a run of several seconds
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
     const [labWorker] = page.workers();
@@ -296,6 +298,6 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
 
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(5);
+    session.checkPages({ chromium: 5, firefox: 2 });
   });
 });

@@ -1,5 +1,6 @@
-// Browser tests of the page in dist/ (built by scripts/build): Debian's chromium, headless, driven by
-// playwright-core. Small configurations only (tiny model, one run, few requests); no timing asserted.
+// Browser tests of the page in dist/ (built by scripts/build), headless, in the engine helpers.mjs
+// picks (Chromium, or Firefox in scripts/test's second pass). Small configurations only (tiny model,
+// one run, few requests); no timing asserted.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -7,7 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { POLICY_ORDER, SMALL_LAB, dist, pageSession, readPolicyTable, screenshots, shot, startServer, waitForResult } from './helpers.mjs';
+import {
+  ENGINE, POLICY_ORDER, SMALL_LAB, chromiumOnly, dist, pageSession, readPolicyTable, screenshots, shot, startServer, waitForResult,
+} from './helpers.mjs';
+
+// The engine the page should name in its environment panel.
+const ENGINE_SHOWN = { chromium: 'Blink', firefox: 'Gecko' }[ENGINE];
 
 const session = pageSession();
 const { openPage } = session;
@@ -66,6 +72,16 @@ describe('the served page', { timeout: 120000 }, () => {
     // Environment panel and the KV-memory calculator (the published example: 128 KiB per token).
     assert.match(await page.textContent('#env-list'), /WebAssembly SIMD\s*on/);
     assert.match(await page.textContent('#env-list'), /Cross-origin isolated\s*no/);
+    // The engine, and the clock measured on the page and in the worker; the step samples follow the
+    // worker's clock (at least 20 of its ticks, at least 5 ms).
+    assert.match(await page.textContent('#env-list'), new RegExp(`Browser\\s*.*, ${ENGINE_SHOWN} engine`));
+    assert.match(await page.textContent('#env-list'), /Timer resolution\s*measured: [\d.,]+ (µs|ms) on the page, [\d.,]+ (µs|ms) in the worker that measures, so each timed sample lasts at least [\d.,]+ ms/);
+    const { environment } = result;
+    assert.equal(environment.engine, ENGINE_SHOWN);
+    for (const key of ['timer_resolution_ms', 'worker_timer_resolution_ms']) assert.ok(environment[key] > 0 && environment[key] <= 100, `${key} = ${environment[key]}`);
+    assert.equal(environment.min_sample_ms, Math.min(1000, Math.max(5, 20 * environment.worker_timer_resolution_ms)));
+    assert.equal(result.steps.model.timing.min_sample_ms, environment.min_sample_ms);
+    console.log(`# ${ENGINE}: ${environment.browser}, clock ${environment.timer_resolution_ms} ms on the page, ${environment.worker_timer_resolution_ms} ms in the worker, samples of at least ${environment.min_sample_ms} ms`);
     assert.equal(await page.getAttribute('#kv-per-token', 'data-bytes'), String(128 * 1024));
     await page.selectOption('#kv-preset', 'llama2-7b');
     assert.match(await page.textContent('#kv-per-token'), /512 KiB per token/);
@@ -208,6 +224,35 @@ describe('the served page', { timeout: 120000 }, () => {
     }
   });
 
+  test('the compact view runs in an iframe of a page from another origin and hands it the result', async () => {
+    // A blog post on another origin (its own server), embedding the compact view as the README says.
+    const blog = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-blog-'));
+    fs.writeFileSync(path.join(blog, 'post.html'), `<!doctype html><meta charset="utf-8"><title>A post</title><link rel="icon" href="data:,">
+<p>Why does an AI server need a KV cache?</p>
+<iframe id="lab" title="kvlab" src="${session.server.url}embed.html#${SMALL_LAB}&autorun" width="600" height="700" style="border:0"></iframe>
+<script>
+  window.fromFrame = [];
+  addEventListener('message', (event) => window.fromFrame.push({ origin: event.origin, type: event.data && event.data.type, result: event.data && event.data.result }));
+</script>`);
+    const blogServer = await startServer(blog);
+    try {
+      assert.notEqual(new URL(blogServer.url).origin, new URL(session.server.url).origin);
+      const { page } = await openPage(`${blogServer.url}post.html`, { allowedOrigins: [blogServer.url] });
+      await page.waitForFunction(() => window.fromFrame.some((m) => m.type === 'kvlab:result'), null, { timeout: 60000, polling: 100 });
+      const [message] = await page.evaluate(() => window.fromFrame.filter((m) => m.type === 'kvlab:result'));
+      assert.equal(message.origin, new URL(session.server.url).origin);
+      assert.deepEqual(message.result.policy_order, POLICY_ORDER);
+      assert.equal(message.result.page.embed, true);
+      assert.equal(message.result.answer.identical_tokens, true);
+      // The parent cannot reach into the frame, nor the frame into the parent.
+      assert.equal(await page.evaluate(() => document.getElementById('lab').contentDocument), null);
+      await shot(page, 'embed-cross-origin.png');
+    } finally {
+      await blogServer.close();
+      fs.rmSync(blog, { recursive: true, force: true });
+    }
+  });
+
   test('a module that fails to load shows a readable error with a retry, not a spinner', async () => {
     // A copy of dist/ without kvlab.wasm, on its own server.
     const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-broken-'));
@@ -234,7 +279,7 @@ describe('the served page', { timeout: 120000 }, () => {
 });
 
 describe('a crashing worker', { timeout: 120000 }, () => {
-  test('shows a readable error, and Try again starts a fresh worker that runs the lab', async () => {
+  test('shows a readable error, and Try again starts a fresh worker that runs the lab', chromiumOnly('makes the worker throw from inside it, and Firefox’s WebDriver BiDi cannot evaluate in a worker'), async () => {
     const page = await session.browser.context.newPage();
     try {
       await page.goto(`${session.server.url}index.html#${SMALL_LAB}`);
@@ -308,6 +353,6 @@ describe('the Content-Security-Policy', () => {
 
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(5);
+    session.checkPages(6);
   });
 });

@@ -1,4 +1,7 @@
-// What the visitor's browser offers: the facts that explain its numbers.
+// What the visitor's browser offers: the facts that explain its numbers, and the environment panel
+// that shows them.
+
+import { duration } from './format.js';
 
 // A tiny module that uses a v128 instruction (i8x16.splat, i8x16.popcnt): it validates only where
 // WebAssembly SIMD is supported.
@@ -36,6 +39,28 @@ export function timerResolutionMs() {
   return smallest;
 }
 
+// The shortest sample the step timer may take on a clock of this resolution: 20 ticks, so that the
+// clock's rounding (at most a tick) stays within 5% of one sample and about 1% of the mean of five;
+// never under the timer's own 5 ms, nor over the 1 s the module accepts (a browser that resists
+// fingerprinting may tick every 100 ms). Chromium's 0.1 ms clock keeps 5 ms; Firefox's 1 ms clock
+// (without cross-origin isolation) gets 20 ms.
+export const MIN_SAMPLE_TICKS = 20;
+export const MIN_SAMPLE_FLOOR_MS = 5;
+const MAX_SAMPLE_MS = 1000;
+
+export function minSampleMs(resolutionMs, floorMs = MIN_SAMPLE_FLOOR_MS) {
+  if (!Number.isFinite(resolutionMs) || resolutionMs <= 0) return floorMs;
+  return Math.min(MAX_SAMPLE_MS, Math.max(floorMs, MIN_SAMPLE_TICKS * resolutionMs));
+}
+
+// The rendering engine, from the user agent: what decides how the wasm module is compiled and run.
+export function engineName(ua = navigator.userAgent || '') {
+  if (/Gecko\/\d/.test(ua) && /Firefox\//.test(ua)) return 'Gecko';
+  if (/Chrom(e|ium)\//.test(ua)) return 'Blink';
+  if (/AppleWebKit\//.test(ua)) return 'WebKit';
+  return 'unknown';
+}
+
 export function browserName() {
   const ua = navigator.userAgent || '';
   const brands = navigator.userAgentData && navigator.userAgentData.brands;
@@ -59,6 +84,7 @@ export function browserName() {
 export function environment() {
   return {
     browser: browserName(),
+    engine: engineName(),
     user_agent: navigator.userAgent || '',
     platform: (navigator.userAgentData && navigator.userAgentData.platform) || navigator.platform || '',
     logical_cores: navigator.hardwareConcurrency || null,
@@ -68,4 +94,25 @@ export function environment() {
     timer_resolution_ms: timerResolutionMs(),
     cross_origin_isolated: Boolean(self.crossOriginIsolated),
   };
+}
+
+// The environment panel's rows, [label, text]. worker: the lab worker's ready message, whose clock is
+// the one the measurements use ({version, instruction_set, timer_resolution_ms, min_sample_ms}).
+export function environmentItems(env, { standalone, worker } = {}) {
+  const yesNo = (v) => (v ? 'yes' : 'no');
+  const clock = (ms) => (Number.isFinite(ms) ? duration(ms) : 'unknown');
+  let timer = `${clock(env.timer_resolution_ms)} on the page`;
+  if (worker && Number.isFinite(worker.timer_resolution_ms)) {
+    timer += `, ${clock(worker.timer_resolution_ms)} in the worker that measures, so each timed sample lasts at least ${duration(worker.min_sample_ms)}`;
+  }
+  const items = [
+    ['Browser', `${env.browser}, ${env.engine} engine`],
+    ['Logical cores', env.logical_cores ? String(env.logical_cores) : 'not reported'],
+    ['WebAssembly SIMD', env.wasm_simd ? 'on' : 'off (not supported)'],
+    ['Timer resolution', `measured: ${timer}`],
+    ['Cross-origin isolated', `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`],
+    ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
+  ];
+  if (worker) items.push(['kvlab module', `${worker.version}, ${worker.instruction_set}`]);
+  return items;
 }

@@ -57,6 +57,8 @@ export function setupBench({ embed, viewKeys, listeners }) {
         presets[name] = { ...(presets[name] || { label: name }), max_seq: modelInfo.max_seq, info: modelInfo };
       }
       replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
+      // The clock the measurements use is the worker's: kept with every result.
+      Object.assign(env, { worker_timer_resolution_ms: info.timer_resolution_ms, min_sample_ms: info.min_sample_ms });
       renderEnvironment(env, info, standalone);
       updateToyModel();
       if (memory) memory.labChanged();

@@ -2,7 +2,7 @@
 // plain JavaScript.
 
 import reference from '../../reference/model.js';
-import { describe, loadScalar, loadSimd, post, postRunError } from './modules.js';
+import { describe, loadScalar, loadSimd, post, postRunError, withSampleFloor } from './modules.js';
 
 const BENCH_PHASES = {
   'arithmetic peak': 'measuring the multiply-add peak',
@@ -23,7 +23,8 @@ function atContext(bench, context) {
 async function compare(id, options) {
   const start = performance.now();
   const context = options.context || 64;
-  const measure = { preset: options.preset, min_sample_ms: options.min_sample_ms, samples: options.samples };
+  const minSample = withSampleFloor(options.min_sample_ms);
+  const measure = { preset: options.preset, min_sample_ms: minSample, samples: options.samples };
   const benchOptions = { measure, answer_runs: 0, simulator: false };
   // Shares of the progress bar, roughly as the time goes (the scalar build's 16-row steps are slow).
   const plan = options.simd
@@ -72,7 +73,7 @@ async function compare(id, options) {
     const weights = weightsFrom.exportWeights({ preset: options.preset });
     const model = reference.createModel(weights);
     progress(plan.js, 0.1, `Plain JavaScript: timing the decode step (filling a cache of ${context - 1} positions first)`);
-    const timing = reference.timeDecodeStep(model, context, { minSampleMs: options.min_sample_ms, samples: options.samples });
+    const timing = reference.timeDecodeStep(model, context, { minSampleMs: minSample, samples: options.samples });
     const flops = reference.decodeStepFlops(weights.config, context);
     const weightBytes = weights.config.weight_bytes;
     result.js = {

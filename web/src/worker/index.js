@@ -6,7 +6,7 @@
 // The lab (any other name): loads the SIMD module at start.
 //   Messages in:  {type: 'run', id, options}
 //                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
-//   Messages out: {type: 'ready', version, presets, instruction_set}
+//   Messages out: {type: 'ready', version, presets, instruction_set, timer_resolution_ms, min_sample_ms}
 //                 {type: 'progress', id, fraction, phase}
 //                 {type: 'part', id, name: 'answer' | 'steps', value}   (as each is measured)
 //                 {type: 'result', id, result, elapsed_ms}

@@ -1,6 +1,6 @@
 // The job role: one Memory-section run or one replay, in a worker started for it and ended after it.
 
-import { loadSimd, post, postRunError, throttledProgress } from './modules.js';
+import { loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
 import { runMemoryPlan } from '../panels/memory/plan.js';
 
 export function startJob() {
@@ -15,7 +15,9 @@ export function startJob() {
         const start = performance.now();
         const progress = throttledProgress(id);
         try {
-          const result = type === 'memory' ? runMemoryPlan(m, options, progress) : m.replay(options, progress);
+          const result = type === 'memory'
+            ? runMemoryPlan(m, options, progress)
+            : m.replay({ ...options, measure: measureOnClock(options.measure) }, progress);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);

@@ -1,7 +1,7 @@
 // The lab role: loads the SIMD module at start, then runs the whole lab per message, posting Part A and
 // the step table as each is measured.
 
-import { describe, loadSimd, post, postRunError, throttledProgress } from './modules.js';
+import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
 
 const PRESET_NAMES = ['small', 'lab', 'medium', 'tiny'];
 
@@ -18,7 +18,7 @@ export function startLab() {
         }
       }
       const first = presets.small || Object.values(presets)[0] || {};
-      post({ type: 'ready', version: m.version(), presets, instruction_set: first.instruction_set || '' });
+      post({ type: 'ready', version: m.version(), presets, instruction_set: first.instruction_set || '', ...CLOCK });
     },
     (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) }),
   );
@@ -36,7 +36,7 @@ export function startLab() {
         const start = performance.now();
         try {
           const onPart = (name, value) => post({ type: 'part', id, name, value });
-          const result = m.run(options, throttledProgress(id), onPart);
+          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, throttledProgress(id), onPart);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);

@@ -2,6 +2,18 @@
 // wasm module (see index.js for how the served and the standalone page provide them).
 /* global createKvlab, createKvlabScalar, kvlabScalarWasmBase64 */
 
+import { minSampleMs, timerResolutionMs } from '../env.js';
+
+// This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
+// the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
+// is shorter.
+export const CLOCK = { timer_resolution_ms: timerResolutionMs() };
+CLOCK.min_sample_ms = minSampleMs(CLOCK.timer_resolution_ms);
+export const withSampleFloor = (ms) => Math.max(Number.isFinite(ms) ? ms : 0, CLOCK.min_sample_ms);
+// (Options that are not an object are left for the module to refuse.)
+export const measureOnClock = (measure = {}) => (measure && typeof measure === 'object' && !Array.isArray(measure)
+  ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) } : measure);
+
 export function post(message) {
   self.postMessage(message);
 }
