@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { SMALL_LAB, dist, pageSession, waitForResult } from './helpers.mjs';
+import { ENGINE, SMALL_LAB, chromiumOnly, dist, pageSession, waitForResult } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -87,7 +87,10 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     assert.deepEqual((await lane('lane-cache')).map((c) => c.id), result.answer.tokens_cache);
     assert.ok(nocache.every((c) => c.same));
     assert.equal(result.answer.token_ms_cache.length, N);
-    assert.ok(result.answer.token_ms_nocache.every((t) => Number.isFinite(t) && t > 0));
+    // Token times rise within a run (a coarse clock, as Firefox's, can read 0 for the first ones).
+    for (const times of [result.answer.token_ms_nocache, result.answer.token_ms_cache]) {
+      assert.ok(times.every((t, i) => Number.isFinite(t) && t >= 0 && (i === 0 || t >= times[i - 1])), times.join());
+    }
     // The race ends with every token shown.
     await page.waitForFunction(() => document.querySelectorAll('#chapter-cache .token.pending').length === 0, null, { timeout: 30000 });
 
@@ -111,7 +114,7 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     assert.ok((await page.textContent('#story-announce')).trim().length > 0);
   });
 
-  test('with reduced motion, pictures are drawn finished at once, and the race can be rerun from the keyboard', async () => {
+  test('with reduced motion, pictures are drawn finished at once, and the race can be rerun from the keyboard', chromiumOnly('emulated reduced motion (the Firefox adapter has no emulateMedia)'), async () => {
     const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}`);
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
@@ -152,7 +155,7 @@ describe('one chapter alone', { timeout: 180000 }, () => {
     </script></body></html>`;
 
   for (const name of CHAPTERS) {
-    test(`embed.html#chapter=${name} autoruns, shows just that chapter, posts its height and its figure`, async () => {
+    test(`embed.html#chapter=${name} autoruns, shows just that chapter, posts its height and its figure`, chromiumOnly('a host page served by request interception (the Firefox adapter has no route); the chapter view itself runs in Firefox from file://'), async () => {
       // The host page is served at the server's origin (Chromium will not frame the local server from about:blank).
       const hostUrl = `${session.server.url}host-${name}.html`;
       const { page } = await openPage('about:blank');
@@ -211,6 +214,6 @@ describe('one chapter alone', { timeout: 180000 }, () => {
 
 describe('every walkthrough page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(6);
+    session.checkPages(ENGINE === 'chromium' ? 6 : 4);   // Firefox skips the reduced-motion test and the embeds
   });
 });
