@@ -109,7 +109,7 @@ fs.mkdirSync(dist, { recursive: true });
 
 // ---- served page ------------------------------------------------------------------------------
 await bundle({ entry: 'main.js', outfile: path.join(dist, 'app.js'), write: true });
-await bundle({ entry: 'worker.js', outfile: path.join(dist, 'worker.js'), write: true });
+await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'worker.js'), write: true });
 for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.js'), path.join(dist, 'kvlab-scalar.js'));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.wasm'), path.join(dist, 'kvlab-scalar.wasm'));
@@ -135,7 +135,7 @@ fs.writeFileSync(path.join(dist, 'embed.html'), page(template, {
 }));
 
 // ---- standalone page --------------------------------------------------------------------------
-const workerBundle = await bundle({ entry: 'worker.js', outfile: path.join(dist, 'standalone-worker.js'), write: false, sourcemap: false });
+const workerBundle = await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'standalone-worker.js'), write: false, sourcemap: false });
 const workerJs = workerBundle.outputFiles.find((f) => f.path.endsWith('.js')).text;
 const glue = fs.readFileSync(path.join(wasmDir, 'kvlab-single.js'), 'utf8');
 const standaloneApp = await bundle({

@@ -46,15 +46,16 @@ LabOptions read_lab_options(const json& object, const std::string& path) {
   // small cost next to a measurement, so that a typo fails at once rather than after it.
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
+  check.queue_timeline = false;
   sim::simulate(placeholder_steps(o.measure), o.workload, o.policies, check);
   return o;
 }
 
-json run_lab(const LabOptions& o, const ProgressFn& progress) {
+json run_lab(const LabOptions& o, const ProgressFn& progress, const PartFn& on_part) {
   // Measurement is nearly all the time; simulation gets the last 2%.
   ProgressFn measure_progress;
   if (progress) measure_progress = [&](double fraction, const std::string& phase) { progress(0.98 * fraction, phase); };
-  json result = measure(o.measure, measure_progress);
+  json result = measure(o.measure, measure_progress, on_part);
   if (progress) progress(0.98, "simulating");
   result["workload"] = o.workload;
   result["policies"] = sim::simulate(result["steps"], o.workload, o.policies, o.simulate);

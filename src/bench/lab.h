@@ -26,8 +26,9 @@ nlohmann::json default_workload();
 // anything is measured, so that a typo does not cost a whole measurement.
 LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options");
 
-// { "answer", "steps", "workload", "policies": { name: metrics } }.
-nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = nullptr);
+// { "answer", "steps", "workload", "policies": { name: metrics } }. `on_part` receives "first_answer",
+// "answer" and "steps" as each is measured (see measure()).
+nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = nullptr, const PartFn& on_part = nullptr);
 
 // Part A, then the policy table, then the published lab's figures for comparison.
 std::string format_lab_report(const nlohmann::json& result);

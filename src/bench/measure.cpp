@@ -1,6 +1,7 @@
 #include "bench/measure.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -18,31 +19,33 @@ namespace {
 
 json timing_json(const StepTiming& t) { return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}}; }
 
-// Progress over the phases, each weighted by its rough share of the run time.
+// Progress over Part A's runs and the grid, each weighted by its rough share of the run time.
 class ProgressTracker {
  public:
   ProgressTracker(const ProgressFn& callback, const MeasureOptions& o) : callback_(callback) {
     // Relative costs in "decode steps": a no-cache answer reruns the growing sequence each token.
-    const double nocache = o.runs * o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
-    const double cache = o.runs * (o.answer_tokens + o.prompt_tokens / 4.0);
+    nocache_run_ = o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
+    cache_run_ = o.answer_tokens + o.prompt_tokens / 4.0;
     const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
-    const double grid = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size());
-    weights_ = {nocache, cache, grid};
-    double total = nocache + cache + grid;
-    for (double& w : weights_) w /= total;
+    grid_ = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size());
+    answer_ = o.runs * (nocache_run_ + cache_run_);
   }
 
-  // Reports `phase` (0..2, named `name`) as `fraction_of_phase` done.
-  void report(int phase, const std::string& name, double fraction_of_phase) const {
-    if (!callback_) return;
-    double done = 0;
-    for (int p = 0; p < phase; ++p) done += weights_[p];
-    callback_(std::min(1.0, done + weights_[phase] * fraction_of_phase), name);
+  // Part A with this many runs of each path done (fractions for a run in progress), in phase `name`.
+  void answer(const std::string& name, double nocache_runs, double cache_runs) const {
+    report((nocache_runs * nocache_run_ + cache_runs * cache_run_) / (answer_ + grid_), name);
   }
+
+  // The grid, `fraction` of it done.
+  void grid(const std::string& name, double fraction) const { report((answer_ + grid_ * fraction) / (answer_ + grid_), name); }
 
  private:
+  void report(double fraction, const std::string& name) const {
+    if (callback_) callback_(std::min(1.0, fraction), name);
+  }
+
   const ProgressFn& callback_;
-  std::vector<double> weights_;
+  double nocache_run_ = 0, cache_run_ = 0, grid_ = 0, answer_ = 0;
 };
 
 json model_json(const MeasureOptions& o) {
@@ -58,44 +61,85 @@ json model_json(const MeasureOptions& o) {
           {"kvlab_arch", kernels::arch_setting()}};
 }
 
-// Part A: the same prompt answered without and with the cache, `runs` times each.
-json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress) {
-  const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
-  KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
-  std::vector<double> nocache_ms, cache_ms;
-  std::vector<int> tokens_nocache, tokens_cache;
-  bool identical = true;
+// The run whose total is nearest the median of `totals_ms` (the one whose token times are reported).
+size_t median_run(const std::vector<double>& totals_ms) {
+  const double median = summarise(totals_ms).median_ms;
+  size_t best = 0;
+  for (size_t i = 1; i < totals_ms.size(); ++i)
+    if (std::abs(totals_ms[i] - median) < std::abs(totals_ms[best] - median)) best = i;
+  return best;
+}
 
-  for (int run = 0; run < o.runs; ++run) {
-    // Reported every few tokens: this phase is about half of a default run.
-    auto on_token = [&](int k) {
-      if (k % 4 == 0) progress.report(0, "no-cache answers", (run + static_cast<double>(k) / o.answer_tokens) / o.runs);
-    };
-    double start = now_ms();
-    std::vector<int> tokens = generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
-    nocache_ms.push_back(now_ms() - start);
-    if (run == 0) tokens_nocache = tokens;
-    identical = identical && tokens == tokens_nocache;
-  }
-  for (int run = 0; run < o.runs; ++run) {
-    progress.report(1, "KV-cache answers", static_cast<double>(run) / o.runs);
-    double start = now_ms();
-    std::vector<int> tokens = generate_with_cache(model, cache, prompt, o.answer_tokens);
-    cache_ms.push_back(now_ms() - start);
-    if (run == 0) tokens_cache = tokens;
-    identical = identical && tokens == tokens_nocache;
-  }
-  StepTiming nocache = summarise(nocache_ms), cached = summarise(cache_ms);
+// One path of Part A answered `runs` times: the tokens of its first run, the total of each run, and
+// the time (ms since the run's start) at which each token of each run was ready.
+struct PathRuns {
+  std::vector<int> tokens;
+  std::vector<double> totals_ms;
+  std::vector<std::vector<double>> token_ms;  // [runs][answer_tokens]
+  bool identical = true;                      // every run gave the same tokens as `reference`
+};
+
+// Part A's figures from the runs so far: each path's median, min and max, the ratio, the tokens, and
+// the token times of each path's median run, so that a page can replay the two paths racing.
+json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const PathRuns& nocache_runs,
+                 const PathRuns& cache_runs) {
+  StepTiming nocache = summarise(nocache_runs.totals_ms), cached = summarise(cache_runs.totals_ms);
   return {{"prompt_tokens", o.prompt_tokens},
           {"answer_tokens", o.answer_tokens},
-          {"runs", o.runs},
+          {"runs", static_cast<int>(nocache_runs.totals_ms.size())},
           {"nocache_ms", timing_json(nocache)},
           {"cache_ms", timing_json(cached)},
           {"ratio", nocache.median_ms / cached.median_ms},
-          {"identical_tokens", identical},
+          {"identical_tokens", nocache_runs.identical && cache_runs.identical},
           {"prompt", prompt},
-          {"tokens_nocache", tokens_nocache},
-          {"tokens_cache", tokens_cache}};
+          {"tokens_nocache", nocache_runs.tokens},
+          {"tokens_cache", cache_runs.tokens},
+          {"token_ms_nocache", nocache_runs.token_ms[median_run(nocache_runs.totals_ms)]},
+          {"token_ms_cache", cache_runs.token_ms[median_run(cache_runs.totals_ms)]}};
+}
+
+// Part A: the same prompt answered without and with the cache, `runs` times each. The first run of
+// each path comes first, so that one answer's ratio is known early ("first_answer" to `on_part`, with
+// runs = 1); then the other runs of each path. Every run's tokens are checked against the first
+// no-cache run.
+json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress, const PartFn& on_part) {
+  const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
+  KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
+  PathRuns nocache_runs, cache_runs;
+  double nocache_done = 0, cache_done = 0;
+
+  auto run_nocache = [&] {
+    std::vector<double>& token_ms = nocache_runs.token_ms.emplace_back();
+    double start = now_ms();
+    auto on_token = [&](int k) {
+      token_ms.push_back(now_ms() - start);
+      // Reported every few tokens: this path is most of Part A.
+      if (k % 4 == 0) progress.answer("no-cache answers", nocache_done + static_cast<double>(k) / o.answer_tokens, cache_done);
+    };
+    std::vector<int> tokens = generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
+    nocache_runs.totals_ms.push_back(now_ms() - start);
+    if (nocache_runs.tokens.empty()) nocache_runs.tokens = tokens;
+    nocache_runs.identical = nocache_runs.identical && tokens == nocache_runs.tokens;
+    nocache_done += 1;
+  };
+  auto run_cache = [&] {
+    progress.answer("KV-cache answers", nocache_done, cache_done);
+    std::vector<double>& token_ms = cache_runs.token_ms.emplace_back();
+    double start = now_ms();
+    std::vector<int> tokens =
+        generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int) { token_ms.push_back(now_ms() - start); });
+    cache_runs.totals_ms.push_back(now_ms() - start);
+    if (cache_runs.tokens.empty()) cache_runs.tokens = tokens;
+    cache_runs.identical = cache_runs.identical && tokens == nocache_runs.tokens;
+    cache_done += 1;
+  };
+
+  run_nocache();
+  run_cache();
+  if (on_part) on_part("first_answer", answer_json(o, prompt, nocache_runs, cache_runs));
+  for (int run = 1; run < o.runs; ++run) run_nocache();
+  for (int run = 1; run < o.runs; ++run) run_cache();
+  return answer_json(o, prompt, nocache_runs, cache_runs);
 }
 
 }  // namespace
@@ -163,11 +207,13 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
           {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
 }
 
-json measure(const MeasureOptions& o, const ProgressFn& callback) {
+json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
   ProgressTracker progress(callback, o);
   Model model(o.model);
-  json answer = measure_answer(model, o, progress);
-  json steps = measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.report(2, phase, fraction); });
+  json answer = measure_answer(model, o, progress, on_part);
+  if (on_part) on_part("answer", answer);
+  json steps = measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); });
+  if (on_part) on_part("steps", steps);
   if (callback) callback(1.0, "done");
   return {{"answer", std::move(answer)}, {"steps", std::move(steps)}};
 }

@@ -15,8 +15,14 @@ namespace kvlab {
 // Called with the fraction done (0..1) and the current phase's name.
 using ProgressFn = std::function<void(double fraction, const std::string& phase)>;
 
+// Called with a part of the result as soon as it is measured, so that a page can show it while the
+// rest is still running: "first_answer" (Part A from the first run of each path, runs = 1), then
+// "answer" and "steps", which are the values the final result holds.
+using PartFn = std::function<void(const std::string& name, const nlohmann::json& value)>;
+
 // Returns { "answer": {...}, "steps": {...} }.
-nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr);
+nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr,
+                       const PartFn& on_part = nullptr);
 
 // The "steps" part alone, timed on the caller's model (whose config must be options.model): the
 // replay prices a run on the weights that served it.

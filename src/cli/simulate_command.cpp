@@ -14,6 +14,7 @@ struct SimulateFlags {
   std::string steps_file, workload_file;
   std::vector<std::string> policies;
   int timeline_requests = 60;
+  bool queue_timeline = false;
   bool as_json = false;
   JsonFlags options;  // the KV memory and goodput fields of SimulateOptions, read as Embind reads them
 };
@@ -28,6 +29,8 @@ Action add_simulate_command(CLI::App& app) {
                       "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, "
                       "chunked:B,T (default: the first four, B = 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each policy's slot timeline (default 60)");
+  command->add_flag("--queue-timeline", flags->queue_timeline,
+                    "with --json: add each policy's whole-queue playback (queue_timeline, memory_timeline)");
   flags->options.add(*command, "kv_tokens", "", "KV memory budget of reserve, paged and chunked, in tokens (default: no limit)");
   flags->options.add(*command, "kv_bytes", "",
                      "KV memory budget in bytes, at the table's model.kv_bytes_per_token (instead of --kv-tokens)");
@@ -44,6 +47,7 @@ Action add_simulate_command(CLI::App& app) {
     std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;
     nlohmann::json options = flags->options.to_json();
     options["timeline_requests"] = flags->timeline_requests;
+    options["queue_timeline"] = flags->queue_timeline;
     nlohmann::json result = sim::simulate(steps, workload, policies, sim::read_simulate_options(options));
     std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
     return 0;

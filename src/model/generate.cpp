@@ -38,14 +38,16 @@ std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const
 }
 
 std::vector<int> generate_with_cache(Model& model, KvCache& cache, const std::vector<int>& prompt, int n_answer,
-                                     std::vector<float>* logits_out) {
+                                     std::vector<float>* logits_out, const std::function<void(int)>& on_token) {
   cache.length = 0;
   std::vector<int> answer;
   answer.push_back(prefill(model, cache, prompt.data(), static_cast<int>(prompt.size()), 0, logits_out));
+  if (on_token) on_token(1);
   std::vector<DecodeSlot> slot{{&cache, answer.back()}};
   while (static_cast<int>(answer.size()) < n_answer) {
     decode_batch(model, slot, logits_out);
     answer.push_back(slot[0].next_input);
+    if (on_token) on_token(static_cast<int>(answer.size()));
   }
   return answer;
 }

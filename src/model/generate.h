@@ -26,9 +26,10 @@ std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const
                                         int n_answer, std::vector<float>* logits_out = nullptr,
                                         const std::function<void(int)>& on_token = nullptr);
 
-// Path 2. `cache` is cleared first; it must hold prompt + answer - 1 positions.
+// Path 2. `cache` is cleared first; it must hold prompt + answer - 1 positions. `on_token(k)` as in path 1.
 std::vector<int> generate_with_cache(Model& model, KvCache& cache, const std::vector<int>& prompt, int n_answer,
-                                     std::vector<float>* logits_out = nullptr);
+                                     std::vector<float>* logits_out = nullptr,
+                                     const std::function<void(int)>& on_token = nullptr);
 
 // One sequence being decoded in a batch: its cache and the token it feeds next.
 struct DecodeSlot {

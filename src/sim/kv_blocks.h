@@ -34,6 +34,8 @@ class KvBlockManager {
   KvBlockManager(const KvSettings& settings, const std::vector<RequestState>& requests, bool reuse_prefixes);
 
   long long held_blocks() const { return held_blocks_; }
+  // Token slots of held blocks that hold KV.
+  long long used_tokens() const { return used_slots_; }
 
   // Tokens at the start of a prefill of `prefill_tokens` tokens of `request` that are in the cache: whole
   // blocks, as long a run from the first block as is cached, leaving at least one token to compute (the

@@ -26,7 +26,13 @@ void check_paged_fits(const KvSettings& settings, const std::vector<Request>& wo
 KvMemory::KvMemory(const KvSettings& settings, ServerState& server, bool reuse_shared_prefixes)
     : server_(server),
       blocks_(settings, server.requests(), reuse_shared_prefixes && shares_prefixes(server.requests())),
-      discarded_positions_(server.requests().size(), 0) {}
+      discarded_positions_(server.requests().size(), 0) {
+  if (PlaybackLog* log = server.playback_log()) log->memory_budget(settings.budget_blocks, settings.block_tokens);
+}
+
+void KvMemory::log_use() const {
+  if (PlaybackLog* log = server_.playback_log()) log->memory_use(server_.now_ms(), blocks_.held_blocks(), blocks_.used_tokens());
+}
 
 bool KvMemory::admit(const RequestState& next, int cached_tokens, int hold_positions) {
   if (!blocks_.admit(next, cached_tokens, hold_positions, next.next_context())) {
@@ -37,6 +43,7 @@ bool KvMemory::admit(const RequestState& next, int cached_tokens, int hold_posit
   int& discarded = discarded_positions_[server_.index_of(next)];
   recomputed_tokens_ += std::max(0, discarded - cached_tokens);
   discarded = 0;
+  log_use();
   return true;
 }
 
@@ -51,6 +58,7 @@ void KvMemory::make_room_for_decodes(std::vector<RequestState*>& running, SlotPo
       if (&victim == &row) break;
     }
   }
+  log_use();
 }
 
 void KvMemory::preempt(RequestState& victim, SlotPool& slots) {
@@ -59,6 +67,7 @@ void KvMemory::preempt(RequestState& victim, SlotPool& slots) {
   slots.give_back(victim.slot);
   server_.requeue_front(victim);
   ++preemptions_;
+  if (PlaybackLog* log = server_.playback_log()) log->preemption(server_.index_of(victim), server_.now_ms());
 }
 
 void KvMemory::report(nlohmann::json& metrics) const {

@@ -44,8 +44,14 @@ class KvMemory {
   void make_room_for_decodes(std::vector<RequestState*>& running, SlotPool& slots);
 
   void note_computed(const RequestState& request) { blocks_.note_computed(request); }
-  void record_step() { blocks_.record_step(server_.last_step_ms(), server_.now_ms()); }
-  void leave(const RequestState& request) { blocks_.release(request); }
+  void record_step() {
+    blocks_.record_step(server_.last_step_ms(), server_.now_ms());
+    log_use();
+  }
+  void leave(const RequestState& request) {
+    blocks_.release(request);
+    log_use();
+  }
 
   // The block manager's keys plus preemptions and recomputed_tokens.
   void report(nlohmann::json& metrics) const;
@@ -53,6 +59,8 @@ class KvMemory {
  private:
   // Frees the victim's blocks and slot and puts it back at the front of the queue.
   void preempt(RequestState& victim, SlotPool& slots);
+  // The memory in use now, into the server's playback log if it keeps one.
+  void log_use() const;
 
   ServerState& server_;
   KvBlockManager blocks_;

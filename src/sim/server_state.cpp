@@ -41,6 +41,7 @@ RequestState& ServerState::take_next() { return requests_[queue_[next_queued_++]
 void ServerState::requeue_front(RequestState& request) {
   // The entry before next_queued_ belongs to a request already taken, so it can be reused: no allocation.
   queue_[--next_queued_] = index_of(request);
+  if (log_) log_->leave(index_of(request), clock_ms_);
 }
 
 void ServerState::run_prefill(RequestState& request, int slot) {
@@ -53,6 +54,7 @@ void ServerState::begin_prefill(RequestState& request, int slot, int cached_toke
   if (request.admissions++ == 0) request.prefill_start_ms = clock_ms_;
   request.prefill_tokens = request.next_context();
   request.prefilled_tokens = cached_tokens;
+  if (log_) log_->admit(index_of(request), slot, clock_ms_, request.answer_tokens_out);
 }
 
 void ServerState::run_prefill_rest(RequestState& request, double cost_ms) {
@@ -64,7 +66,10 @@ void ServerState::run_step(double cost_ms, const std::vector<RequestState*>& dec
                            const std::vector<PrefillChunk>& chunks) {
   advance(cost_ms, decode_rows.size() + chunks.size());
   for (RequestState* row : decode_rows) {
-    if (row->finished()) continue;
+    if (row->finished()) {
+      if (log_) log_->ride_along(index_of(*row), clock_ms_);
+      continue;
+    }
     ++row->answer_tokens_out;
     finish_if_done(*row);
   }
@@ -95,6 +100,7 @@ void ServerState::finish_if_done(RequestState& request) {
   if (!request.finished()) return;
   request.finish_ms = clock_ms_;
   ++finished_count_;
+  if (log_) log_->leave(index_of(request), clock_ms_);
 }
 
 }  // namespace kvlab::sim

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "sim/playback_log.h"
 #include "sim/request.h"
 #include "sim/step_table.h"
 
@@ -58,6 +59,10 @@ class ServerState {
   // (the first token, the first time). Requests holding all their tokens finish at the end of the step.
   void run_step(double cost_ms, const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks);
 
+  // Records seats (and, through KvMemory, memory) into `log` from now on; nullptr (the default) records nothing.
+  void record_playback(PlaybackLog* log) { log_ = log; }
+  PlaybackLog* playback_log() const { return log_; }
+
   long long steps_run() const { return steps_run_; }
   size_t finished_count() const { return finished_count_; }
   // Every request, in workload order; index_of(state) is its position there.
@@ -79,6 +84,7 @@ class ServerState {
   long long steps_run_ = 0;
   long long row_steps_ = 0;  // rows summed over steps, finished rows included: the work done so far
   size_t finished_count_ = 0;
+  PlaybackLog* log_ = nullptr;
 };
 
 }  // namespace kvlab::sim

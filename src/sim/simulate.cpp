@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "sim/metrics.h"
+#include "sim/playback_log.h"
 #include "sim/server_state.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
@@ -69,9 +71,11 @@ GoodputTargets goodput_targets(const SimulateOptions& options) {
 SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path) {
   fields::require_object(options, path);
   fields::reject_unknown(options, path,
-                         {"timeline_requests", "kv_tokens", "kv_bytes", "block_tokens", "ttft_target_ms", "tpot_target_ms"});
+                         {"timeline_requests", "queue_timeline", "kv_tokens", "kv_bytes", "block_tokens", "ttft_target_ms",
+                          "tpot_target_ms"});
   SimulateOptions o;
   o.timeline_requests = static_cast<int>(fields::read_int(options, path, "timeline_requests", o.timeline_requests, 0, 1'000'000));
+  o.queue_timeline = fields::read_bool(options, path, "queue_timeline", o.queue_timeline);
   if (options.contains("kv_tokens")) o.kv_tokens = fields::read_int(options, path, "kv_tokens", 0, 1, kMaxKvTokens);
   if (options.contains("kv_bytes")) o.kv_bytes = fields::read_number(options, path, "kv_bytes", 0, 1, kMaxKvBytes);
   o.block_tokens = static_cast<int>(fields::read_int(options, path, "block_tokens", o.block_tokens, 1, kMaxBlockTokens));
@@ -116,6 +120,8 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
   nlohmann::json result = nlohmann::json::object();
   for (size_t i = 0; i < policies.size(); ++i) {
     ServerState server(table, requests);
+    std::optional<PlaybackLog> log;
+    if (options.queue_timeline) server.record_playback(&log.emplace(requests.size()));
     try {
       schedulers[i]->serve(server);
     } catch (const InputError& error) {
@@ -128,6 +134,10 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
     nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), targets);
     schedulers[i]->report(metrics);
     metrics["timeline"] = timeline(server.requests(), options.timeline_requests);
+    if (log) {
+      metrics["queue_timeline"] = log->queue_json(server.requests());
+      if (log->records_memory()) metrics["memory_timeline"] = log->memory_json();
+    }
     result[policies[i]] = std::move(metrics);
   }
   return result;

@@ -15,6 +15,9 @@ namespace kvlab::sim {
 
 struct SimulateOptions {
   int timeline_requests = 60;  // the timeline covers the first this many requests (0 to 1,000,000)
+  // Adds the whole queue's playback (playback_log.h): "queue_timeline" for every policy and, for the
+  // KV-memory policies, "memory_timeline". Off by default: it is about 110 bytes of JSON a request.
+  bool queue_timeline = false;
   // The KV memory of reserve, paged and chunked (the contract's four policies model none): a budget in
   // tokens, or in bytes at steps.model.kv_bytes_per_token bytes a token; neither: no limit.
   std::optional<long long> kv_tokens = std::nullopt;  // 1 to 1e12
@@ -25,14 +28,14 @@ struct SimulateOptions {
   double tpot_target_ms = 100;
 };
 
-// The options as a JSON object (for Embind): keys timeline_requests, kv_tokens, kv_bytes, block_tokens,
+// The options as a JSON object (for Embind): keys timeline_requests, queue_timeline (true/false), kv_tokens, kv_bytes, block_tokens,
 // ttft_target_ms, tpot_target_ms, each optional; errors name the field under `path`.
 SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path = "options");
 
 // steps: the contract's section 1 object; workload: section 2. Throws kvlab::InputError naming the field.
 // Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()
-// (metrics.h), the "timeline" of timeline() (timeline.h) and, for the KV-memory policies, the memory keys
-// of docs/memory.md.
+// (metrics.h), the "timeline" of timeline() (timeline.h), for the KV-memory policies the memory keys of
+// docs/memory.md, and with options.queue_timeline the playback of playback_log.h.
 nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workload,
                         const std::vector<std::string>& policies, const SimulateOptions& options = {});
 

@@ -44,20 +44,32 @@ function kvlabResultOf(reply) {
   return 'ok' in reply ? reply.ok : reply;
 }
 
-// A progress callback that cannot throw into wasm: a throwing callback is reported once and then ignored.
-function kvlabProgress(callback) {
+// A callback that cannot throw into wasm: a throwing callback is reported once and then ignored.
+// `name` is the argument's name (for the messages); `args(a, b)` turns what wasm passes into the
+// callback's arguments.
+function kvlabCallback(callback, name, args) {
   if (callback === undefined || callback === null) return undefined;
-  if (typeof callback !== 'function') throw new TypeError('onProgress must be a function (got ' + typeof callback + ')');
+  if (typeof callback !== 'function') throw new TypeError(name + ' must be a function (got ' + typeof callback + ')');
   var failed = false;
-  return function (fraction, phase) {
+  return function (a, b) {
     if (failed) return;
     try {
-      callback(fraction, phase);
+      callback.apply(null, args(a, b));
     } catch (e) {
       failed = true;
-      console.error('kvlab: the progress callback threw, and is no longer called:', e);
+      console.error('kvlab: the ' + name + ' callback threw, and is no longer called:', e);
     }
   };
+}
+
+// Progress: (fraction, phase), as wasm passes them.
+function kvlabProgress(callback) {
+  return kvlabCallback(callback, 'onProgress', function (fraction, phase) { return [fraction, phase]; });
+}
+
+// A part of a result: (name, value), the value parsed from the JSON text wasm passes.
+function kvlabParts(callback) {
+  return kvlabCallback(callback, 'onPart', function (name, text) { return [name, JSON.parse(text)]; });
 }
 
 /** measure(options?, onProgress?) -> { answer, steps } */
@@ -93,7 +105,7 @@ Module['presets'] = function () {
 };
 
 /** simulate(steps, workload, policies?, options?) -> { [policy]: metrics }; options: { timeline_requests,
- *  kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
+ *  queue_timeline, kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
 Module['simulate'] = function (steps, workload, policies, options) {
   return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),
                                              policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
@@ -112,10 +124,11 @@ Module['rooflineChecks'] = function (options) {
   return kvlabUnwrap(Module['roofline_checks_json'](kvlabToJson(options, 'options')));
 };
 
-/** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?) -> { answer, steps, workload,
- *  policies } : measure, then simulate */
-Module['run'] = function (options, onProgress) {
-  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+/** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
+ *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
+ *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured */
+Module['run'] = function (options, onProgress, onPart) {
+  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart)));
 };
 
 /** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests}?, onProgress?)

@@ -53,6 +53,12 @@ ProgressFn progress_to(val callback) {
   return [callback](double fraction, const std::string& phase) { callback(fraction, phase); };
 }
 
+// Parts of a result go to a JS function as JSON text, or nowhere.
+PartFn parts_to(val callback) {
+  if (callback.isUndefined() || callback.isNull()) return nullptr;
+  return [callback](const std::string& name, const json& value) { callback(name, value.dump()); };
+}
+
 }  // namespace
 
 std::string measure_json(const std::string& options, val progress) {
@@ -82,8 +88,10 @@ std::string roofline_checks_json(const std::string& options) {
   return reply([&] { return roofline::published_checks_json(roofline::read_efficiencies(json_input::parse(options, "options"))); });
 }
 
-std::string run_json(const std::string& options, val progress) {
-  return reply([&] { return run_lab(read_lab_options(json_input::parse(options, "options")), progress_to(progress)); });
+std::string run_json(const std::string& options, val progress, val on_part) {
+  return reply([&] {
+    return run_lab(read_lab_options(json_input::parse(options, "options")), progress_to(progress), parts_to(on_part));
+  });
 }
 
 std::string replay_json(const std::string& options, val progress) {

@@ -66,6 +66,43 @@ TEST(Measure, ResultHasTheContractShape) {
   EXPECT_NE(report.find("no KV cache median"), std::string::npos);
 }
 
+TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
+  json answer = measure(read_measure_options(small_measure_options()))["answer"];
+  for (const char* path : {"token_ms_nocache", "token_ms_cache"}) {
+    const json& times = answer[path];
+    ASSERT_EQ(times.size(), 12u) << path;
+    for (size_t i = 0; i < times.size(); ++i) {
+      expect_positive_finite(times[i], path);
+      if (i > 0) {
+        EXPECT_GE(times[i].get<double>(), times[i - 1].get<double>()) << path << "[" << i << "]";
+      }
+    }
+  }
+  // The last token of a run comes at most at the slowest run's total.
+  EXPECT_LE(answer["token_ms_nocache"].back().get<double>(), answer["nocache_ms"]["max"].get<double>());
+  EXPECT_LE(answer["token_ms_cache"].back().get<double>(), answer["cache_ms"]["max"].get<double>());
+}
+
+TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
+  json options = {{"measure", small_measure_options()},
+                  {"workload", {{"count", 5}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
+                  {"policies", {"continuous:4"}}};
+  std::vector<std::pair<std::string, json>> parts;
+  json result = run_lab(read_lab_options(options), nullptr,
+                        [&](const std::string& name, const json& value) { parts.emplace_back(name, value); });
+  ASSERT_EQ(parts.size(), 3u);
+  // The first run of each path, before the others: one answer's figures.
+  EXPECT_EQ(parts[0].first, "first_answer");
+  EXPECT_EQ(parts[0].second["runs"], 1);
+  EXPECT_EQ(parts[0].second["tokens_cache"], result["answer"]["tokens_cache"]);
+  EXPECT_TRUE(parts[0].second["identical_tokens"].get<bool>());
+  expect_positive_finite(parts[0].second["ratio"], "first_answer.ratio");
+  EXPECT_EQ(parts[1].first, "answer");
+  EXPECT_EQ(parts[1].second, result["answer"]);
+  EXPECT_EQ(parts[2].first, "steps");
+  EXPECT_EQ(parts[2].second, result["steps"]);
+}
+
 TEST(Lab, RunsMeasureThenEveryPolicy) {
   json options = {{"measure", small_measure_options()},
                   {"workload", {{"count", 20}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},

@@ -95,6 +95,30 @@ test('a throwing progress callback does not break the call', () => {
   }
 });
 
+test('run hands over Part A and the step table as each is measured, the same values as the result', () => {
+  const parts = [];
+  const options = { measure: smallMeasure, workload: { count: 6, prompt: [2, 6], answer: [1, 9], seed: 3 }, policies: ['continuous:4'] };
+  const result = kvlab.run(options, undefined, (name, value) => parts.push([name, value]));
+  assert.deepEqual(parts.map(([name]) => name), ['first_answer', 'answer', 'steps']);
+  assert.equal(parts[0][1].runs, 1);
+  assert.deepEqual(parts[0][1].tokens_cache, result.answer.tokens_cache);
+  assert.deepEqual(parts[1][1], result.answer);
+  assert.deepEqual(parts[2][1], result.steps);
+  assert.equal(result.answer.token_ms_cache.length, smallMeasure.answer_tokens);
+  assert.equal(result.answer.token_ms_nocache.length, smallMeasure.answer_tokens);
+  assert.throws(() => kvlab.run(options, undefined, 'not a function'), (e) => e instanceof TypeError && /onPart/.test(e.message));
+  // A throwing part callback is reported once and the run goes on.
+  const original = console.error;
+  let reported = 0;
+  console.error = () => { reported += 1; };
+  try {
+    assert.ok(kvlab.run(options, undefined, () => { throw new Error('callback bug'); }).policies['continuous:4']);
+    assert.equal(reported, 1);
+  } finally {
+    console.error = original;
+  }
+});
+
 test('100,000 failing calls leave the module intact', () => {
   const options = { preset: 'tiny', runs: 1, answer_tokens: 6, decode_rows: [1], decode_contexts: [8], prefill_tokens: [4], min_sample_ms: 0.1, samples: 1 };
   const before = kvlab.measure(options).answer.tokens_cache;

@@ -71,6 +71,29 @@ test('memory policies with a KV budget: wasm numbers equal native numbers to 1e-
   fs.rmSync(dir, { recursive: true });
 });
 
+test('the whole-queue playback (queue_timeline, memory_timeline): wasm equals native', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
+  const memorySteps = { ...steps, model: { kv_bytes_per_token: 2048 } };
+  const played = ['static:4', 'continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
+  fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(memorySteps));
+  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
+  const args = ['simulate', '--steps', path.join(dir, 'steps.json'), '--workload', path.join(dir, 'workload.json'), '--json',
+    '--kv-bytes', String(2048 * 600), '--queue-timeline'];
+  for (const p of played) args.push('--policy', p);
+
+  const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
+  const kvlab = await loadModule();
+  const embind = kvlab.simulate(memorySteps, workload, played, { kv_bytes: 2048 * 600, queue_timeline: true });
+  assert.ok(native['paged:8'].memory_timeline.preemptions.t_ms.length > 0, 'paged preempts, so re-admissions are played');
+  for (const p of played) {
+    assert.equal(native[p].queue_timeline.requests.finish_ms.length, 60, p);
+    assert.ok(native[p].queue_timeline.stints.request.length >= 60, p);
+    assert.equal('memory_timeline' in native[p], !/^(static|continuous)/.test(p), p);
+    assertClose(embind[p], native[p], `embind ${p}`);
+  }
+  fs.rmSync(dir, { recursive: true });
+});
+
 test('run() measures then simulates, and the Node CLI prints the lab table', async () => {
   const kvlab = await loadModule();
   const result = kvlab.run({

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { DEFAULTS, FIELDS } from '../../web/src/config.js';
-import { MEM_HASH_KEYS } from '../../web/src/memconfig.js';
+import { MEM_HASH_KEYS } from '../../web/src/panels/memory/config.js';
 import { ENGINE, SMALL_LAB, chromiumOnly, dist, pageSession, readPolicyTable, root, waitForResult } from './helpers.mjs';
 import { CdpProbe, installProbes, mainThread, wasmHeap } from './probes.mjs';
 

@@ -4,8 +4,8 @@
 // Nothing here touches the DOM; the form (main.js) and the tests use the same rules. The Memory
 // section's settings (memconfig.js) share the hash: its keys are known here too.
 
-import { parseSpec, show } from './fields.js';
-import { MEM_HASH_KEYS } from './memconfig.js';
+import { parseSpec, show } from './shared/fields.js';
+import { MEM_HASH_KEYS } from './panels/memory/config.js';
 
 // Model presets of the wasm module (src/model/config.cpp). max_seq bounds Part A's prompt + answer;
 // the worker refreshes these from modelInfo() when the module has loaded.
@@ -224,6 +224,8 @@ export function toRunOptions(settings) {
     },
     policies: policyNames(settings),
     timeline_requests: 60,
+    // The whole queue's playback (the walkthrough's queue chapter).
+    simulate: { queue_timeline: true },
   };
 }
 

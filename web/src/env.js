@@ -1,7 +1,7 @@
 // What the visitor's browser offers: the facts that explain its numbers, and the environment panel
 // that shows them.
 
-import { duration } from './format.js';
+import { duration } from './shared/format.js';
 
 // A tiny module that uses a v128 instruction (i8x16.splat, i8x16.popcnt): it validates only where
 // WebAssembly SIMD is supported.

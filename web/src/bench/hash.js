@@ -1,0 +1,53 @@
+// The lab bench's side of the URL hash: the settings written back as they change, and a link's settings
+// read into the forms (a bad value shows a message and falls back to its default).
+
+import { $, h, replace } from '../shared/dom.js';
+import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
+
+// form: bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
+// -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; onWrite(settings).
+export function hashState({ form, presets, memoryHash, memoryApply, viewKeys }) {
+  let written = DEFAULTS;   // the lab settings last written to the hash
+
+  function write(settings) {
+    written = settings;
+    const text = [viewKeys(), settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
+    const url = `${location.pathname}${location.search}${text ? `#${text}` : ''}`;
+    if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
+    const settingsText = [settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
+    $('#share-link').href = settingsText ? `#${settingsText}` : '#';
+    const full = $('#full-link');
+    if (full) full.href = `index.html${settingsText ? `#${settingsText}` : ''}`;
+  }
+
+  // Reads `hashText` (the hash without the page's own keys) into the forms.
+  function apply(hashText) {
+    const { raw, autorun, problems } = parseHash(hashText);
+    const { settings, errors } = validate(raw, presets);
+    const messages = [...problems, ...FIELD_ORDER.filter((k) => errors[k]).map((k) => errors[k])];
+    const fallback = { ...settings };
+    for (const key of Object.keys(errors)) fallback[key] = DEFAULTS[key];
+    // Defaults can still clash with what was kept (e.g. a long prompt with the tiny preset): re-check.
+    const second = validate(settingsToRaw(fallback), presets);
+    const final = Object.keys(second.errors).length ? { ...DEFAULTS } : second.settings;
+    form.fill(final);
+    form.errors.showAll({});
+    messages.push(...memoryApply(raw));   // after the lab's form is filled
+    const box = $('#hash-message');
+    if (messages.length) {
+      replace(box, h('strong', null, 'Some settings in this link could not be used, so defaults stand in for them. '), messages.join(' '));
+      box.hidden = false;
+    } else {
+      replace(box);
+      box.hidden = true;
+    }
+    write(final);
+    return { autorun, settings: final, bad: messages.length > 0 };
+  }
+
+  return {
+    write,
+    apply,
+    get written() { return written; },
+  };
+}

@@ -1,0 +1,165 @@
+// The lab bench: every setting (validated, kept in the URL hash), the lab's run with its progress and
+// cancel, the results (Part A, Part B, plots, downloads), and the panels below them (Memory,
+// Simulated vs real, SIMD vs scalar vs JavaScript, the KV-memory calculator, this browser).
+
+import { $, $$, replace } from '../shared/dom.js';
+import { DEFAULTS, PRESETS } from '../config.js';
+import { standalone } from '../runs/worker-client.js';
+import { oneRunAtATime } from '../runs/one-at-a-time.js';
+import { watchResizes } from '../shared/charts.js';
+import { environment } from '../env.js';
+import { setupKvCalculator } from '../panels/kv-calculator/index.js';
+import { download, policiesCsv, requestsCsv, stepsCsv } from '../shared/downloads.js';
+import { setupComparison } from '../panels/compare/index.js';
+import { setupMemory } from '../panels/memory/index.js';
+import { setupReplay } from '../panels/replay/index.js';
+import { labForm } from './form.js';
+import { hashState } from './hash.js';
+import { labRun } from './run.js';
+import { renderEnvironment } from './environment.js';
+
+// embed: the compact view; viewKeys() -> the page's own hash keys; listeners: see bench/run.js, plus
+// memoryResult(result) for the Memory section's result.
+export function setupBench({ embed, viewKeys, listeners }) {
+  const presets = { ...PRESETS };
+  const runs = oneRunAtATime();
+  const env = environment();
+  const form = labForm(presets);
+  const kv = setupKvCalculator($('#kv-memory'));
+  let memory = null;
+
+  const toyModel = () => presets[$('#preset').value] && presets[$('#preset').value].info;
+  const updateToyModel = () => {
+    if (toyModel()) kv.setToyModel(toyModel());
+  };
+  // The settings form's model preset for the panels that measure one (the default if the form's is unknown).
+  const formPreset = () => (PRESETS[$('#preset').value] ? $('#preset').value : DEFAULTS.preset);
+
+  const hash = hashState({
+    form,
+    presets,
+    memoryHash: () => (memory ? memory.hash() : ''),
+    memoryApply: (raw) => (memory ? memory.applyRaw(raw) : []),
+    viewKeys,
+  });
+
+  const run = labRun({
+    form,
+    hash,
+    runs,
+    env: () => env,
+    embed,
+    stopYielding: () => {
+      if (runs.yielding('lab').includes('memory')) memory.cancel();
+    },
+    onReady(info) {
+      for (const [name, modelInfo] of Object.entries(info.presets || {})) {
+        presets[name] = { ...(presets[name] || { label: name }), max_seq: modelInfo.max_seq, info: modelInfo };
+      }
+      replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
+      // The clock the measurements use is the worker's: kept with every result.
+      Object.assign(env, { worker_timer_resolution_ms: info.timer_resolution_ms, min_sample_ms: info.min_sample_ms });
+      renderEnvironment(env, info, standalone);
+      updateToyModel();
+      if (memory) memory.labChanged();
+    },
+    onDone() {
+      if (memory && listeners.wantsMemory()) memory.labDone();
+    },
+    listeners,
+  });
+  runs.add('lab', {
+    running: () => run.running,
+    sync: () => run.syncButtons(),
+  });
+
+  const comparison = setupComparison({
+    preset: formPreset,
+    environment: () => env,
+    busy: () => runs.busyFor('simd'),
+    onRunningChange: runs.sync,
+  });
+  runs.add('simd', { running: () => comparison.running, sync: comparison.sync });
+  memory = setupMemory({
+    lab: () => (run.last ? { result: run.last.result, settings: run.last.settings } : null),
+    labSettings: () => {
+      const { settings, errors } = form.peek();
+      return Object.keys(errors).length ? hash.written : settings;
+    },
+    kvBytesPerToken: () => {
+      const model = run.last && run.last.result.steps && run.last.result.steps.model;
+      if (model && model.kv_bytes_per_token) return { preset: model.preset, bytes: model.kv_bytes_per_token };
+      const info = toyModel();
+      return info && info.kv_bytes_per_token ? { preset: info.preset, bytes: info.kv_bytes_per_token } : null;
+    },
+    busy: () => runs.busyFor('memory'),
+    onRunningChange: runs.sync,
+    onSettingsChange: () => hash.write(hash.written),
+  });
+  runs.add('memory', { running: () => memory.running, sync: memory.sync, yieldsTo: ['lab'] });
+  const replayPanel = setupReplay({
+    preset: formPreset,
+    environment: () => env,
+    busy: () => runs.busyFor('replay'),
+    onRunningChange: runs.sync,
+  });
+  runs.add('replay', { running: () => replayPanel.running, sync: replayPanel.sync });
+
+  // ---- wiring -----------------------------------------------------------------------------------
+
+  form.element.addEventListener('submit', (event) => {
+    event.preventDefault();
+    run.start();
+  });
+  // On a change, messages already shown are updated (or cleared once fixed); new ones wait for “Run”,
+  // so that a message appearing on blur never moves the Run button from under a click.
+  form.element.addEventListener('change', (event) => {
+    if (event.target.id === 'arrival') form.showRate();
+    if (event.target.id === 'preset') updateToyModel();
+    const { settings, errors } = form.peek();
+    memory.labChanged();
+    form.errors.refresh(errors);
+    if (!Object.keys(errors).length) hash.write(settings);
+  });
+  $('#cancel').addEventListener('click', () => {
+    if (!run.running) return;
+    run.cancel();
+    $('#run').focus();
+  });
+  $('#reset').addEventListener('click', () => {
+    form.fill(DEFAULTS);
+    form.errors.showAll({});
+    $('#hash-message').hidden = true;
+    hash.write(DEFAULTS);
+  });
+  $('#retry').addEventListener('click', run.retry);
+
+  const lastResult = () => run.last && run.last.result;
+  const downloads = {
+    'download-json': () => ['kvlab-result.json', `${JSON.stringify(lastResult(), null, 2)}\n`, 'application/json'],
+    'download-policies': () => ['kvlab-policies.csv', policiesCsv(lastResult()), 'text/csv'],
+    'download-requests': () => ['kvlab-requests.csv', requestsCsv(lastResult()), 'text/csv'],
+    'download-steps': () => ['kvlab-steps.csv', stepsCsv(lastResult()), 'text/csv'],
+  };
+  for (const [id, file] of Object.entries(downloads)) {
+    $(`#${id}`).addEventListener('click', () => lastResult() && download(...file()));
+  }
+  document.addEventListener('kvlab:memory-result', (event) => listeners.memoryResult(event.detail));
+
+  // ---- start --------------------------------------------------------------------------------------
+
+  for (const button of $$('.downloads button')) button.disabled = true;
+  renderEnvironment(env, null, standalone);
+  watchResizes();
+  run.setState('loading');
+
+  return {
+    // Reads a link's settings (the hash without the page's own keys) into the forms.
+    applyHash: (text) => hash.apply(text),
+    startLoading: () => run.lab.start(),
+    start: run.start,
+    cancel: run.cancel,
+    setPhase: run.setPhase,
+    get running() { return run.running; },
+  };
+}

@@ -1,0 +1,180 @@
+// The lab's run: the worker that measures and simulates (runs/worker-client.js), its progress line,
+// its errors, and the finished result, published as window.kvlabResult and a `kvlab:result` event
+// (and posted to the parent window when embedded). Parts of the result (Part A, then the step table)
+// reach `listeners.part` as they are measured, before the whole result.
+
+import { $, $$, replace } from '../shared/dom.js';
+import { fieldOfModuleError, isPublishedQueue, policyNames, toRunOptions } from '../config.js';
+import { Lab, standalone } from '../runs/worker-client.js';
+import { showProgress } from '../runs/job-panel.js';
+import { sig } from '../shared/format.js';
+import { renderResult } from './render.js';
+import { BLOCKED_BY, PHASES, hint } from './words.js';
+
+// form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; env() -> the
+// environment; embed: the compact view; onReady(info): the module is loaded; onDone(full): after the
+// result is drawn; listeners: { started(), part(name, value), result(full), stopped() } for the
+// walkthrough; stopYielding(): stops the runs that give way to the lab.
+export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYielding, listeners }) {
+  const main = $('#lab');
+  let last = null;   // { result, settings, options } of the last finished run
+  let pending = null;   // { settings, options } of the run in progress
+
+  const setPhase = (text) => {
+    replace($('#phase'), text);
+    listeners.status(text);
+  };
+  const setProgress = (fraction) => showProgress($('#progress'), $('#percent'), fraction);
+
+  // The lab's Run and Cancel buttons (the bench's and the walkthrough's).
+  const syncButtons = () => {
+    const running = main.dataset.state === 'running';
+    for (const button of $$('[data-lab-run]')) button.disabled = running || runs.busyFor('lab');
+    for (const button of $$('[data-lab-cancel]')) button.disabled = !running;
+  };
+
+  function setState(state) {
+    main.dataset.state = state;
+    const running = state === 'running';
+    syncButtons();
+    $('#results').setAttribute('aria-busy', running ? 'true' : 'false');
+    runs.sync();
+  }
+
+  function showError(error) {
+    const field = error.kind === 'input' ? fieldOfModuleError(error.detail) : null;
+    listeners.stopped();
+    if (field) {
+      form.errors.showField(field, error.detail);
+      const box = $('#form-error');
+      replace(box, `${error.message} ${error.detail}`);
+      box.hidden = false;
+      setState('ready');
+      setPhase('Not run: fix the highlighted setting.');
+      setProgress(0);
+      $(`#${field}`).focus();
+      return;
+    }
+    setState('error');
+    setProgress(0);
+    setPhase('Stopped.');
+    const kept = last && (error.kind === 'crash' || error.kind === 'memory') ? 'The results below are from the last run that finished.' : '';
+    replace($('#error-message'), [error.message, hint(error, env()), kept].filter(Boolean).join(' '));
+    replace($('#error-detail'), error.detail || '');
+    $('#error').hidden = false;
+    $('#error').dataset.kind = error.kind;
+    $('#error').scrollIntoView({ block: 'nearest' });
+    $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
+  }
+
+  function finish(result, elapsedMs) {
+    const { settings, options } = pending;
+    const order = policyNames(settings).filter((name) => result.policies[name]);
+    const full = {
+      ...result,
+      policy_order: order,
+      settings,
+      options,
+      elapsed_ms: elapsedMs,
+      version: lab.info && lab.info.version,
+      environment: env(),
+      page: { standalone, embed },
+    };
+    last = { result: full, settings, options };
+    renderResult(full, settings, { full: !embed });
+    setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
+    onDone(full);
+    for (const button of $$('.downloads button')) button.disabled = false;
+    window.kvlabResult = full;
+    listeners.result(full);
+    document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
+    if (embed && window.parent !== window) {
+      // Results are benchmark figures, nothing private: any embedding page may have them.
+      window.parent.postMessage({ type: 'kvlab:result', result: full }, '*');
+    }
+  }
+
+  const lab = new Lab({
+    onState(state) {
+      if (state === 'loading') {
+        if (!lab.running) setPhase('Loading the WebAssembly module…');
+        setState(lab.running ? 'running' : 'loading');
+      } else if (state === 'ready') {
+        if (main.dataset.state === 'loading') {
+          setState('ready');
+          setPhase('Ready. Press “Run the lab” to measure this device.');
+        }
+      } else if (state === 'running') {
+        setState('running');
+      }
+    },
+    onReady,
+    onProgress(fraction, phase) {
+      setProgress(fraction);
+      replace($('#phase'), `${PHASES[phase] || phase}…`);
+      listeners.status(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
+    },
+    onPart(name, value) {
+      listeners.part(name, value);
+    },
+    onResult(result, elapsedMs) {
+      setState('done');
+      finish(result, elapsedMs);
+    },
+    onError: showError,
+  });
+
+  // Checks the form and starts a run; false when nothing started (the reason is on the phase line).
+  function start() {
+    const { settings, ok } = form.check();
+    if (!ok) {
+      const first = $('[aria-invalid="true"]', form.element);
+      if (first) first.focus();
+      setPhase('Not run: fix the highlighted settings.');
+      return false;
+    }
+    const blocker = runs.blocking('lab');
+    if (blocker) {
+      setPhase(BLOCKED_BY[blocker] || 'Not run: another run is using the processor; wait for it or cancel it.');
+      return false;
+    }
+    stopYielding();
+    hash.write(settings);
+    $('#error').hidden = true;
+    pending = { settings: { ...settings, published_queue: isPublishedQueue(settings) }, options: toRunOptions(settings) };
+    setProgress(0);
+    setPhase('Starting…');
+    listeners.started();
+    lab.run(pending.options);
+    return true;
+  }
+
+  function cancel() {
+    if (!lab.running) return;
+    lab.cancel();
+    listeners.stopped();
+    setState('cancelled');
+    setProgress(0);
+    setPhase('Cancelled: the work was stopped. Press “Run the lab” to start again.');
+  }
+
+  function retry() {
+    $('#error').hidden = true;
+    const rerun = $('#retry').dataset.rerun === 'true';
+    lab.start();
+    if (rerun) start();
+    else setPhase('Loading the WebAssembly module…');
+  }
+
+  return {
+    lab,
+    start,
+    cancel,
+    retry,
+    setState,
+    setPhase,
+    syncButtons,
+    get running() { return lab.running; },
+    get last() { return last; },
+  };
+}

@@ -1,0 +1,144 @@
+// Chapter 4's drawing: one canvas per policy, redrawn from stateAt() (playback/seats.js) at each
+// frame. Top: the crowd, a dot per person; middle: the seats, each a bar of that request's KV (its
+// prompt, then its answer token by token); bottom: the TTFT histogram of everyone served so far.
+
+import { ttftsUpTo } from '../../playback/seats.js';
+import { beginFrame, drawTimeAxis, seconds } from '../canvas.js';
+
+export const COLORS = {
+  notArrived: '#eaecf0',
+  waiting: '#475467',
+  done: '#b7dfd2',
+  prefill: '#fdb022',
+  prompt: '#98a2b3',
+  idle: '#d0d5dd',
+  idleStripe: '#667085',
+  seatOutline: '#d0d5dd',
+  axis: '#344054',
+};
+
+const PAD = 6;
+const LABEL_W = 22;
+const HIST_H = 54;
+const BINS = 30;
+
+// Where things go in a panel `width` CSS pixels wide.
+export function layoutPanel(width, q) {
+  const cols = Math.min(50, Math.max(1, q.count));
+  const pitch = Math.max(3, Math.min(8, Math.floor((width - 2 * PAD) / cols)));
+  const rows = Math.ceil(q.count / cols);
+  const seatH = q.slots > 1 ? 10 : 16;
+  const crowdH = rows * pitch;
+  const seatsTop = PAD + crowdH + 10;
+  const seatsH = q.slots * (seatH + 2);
+  const histTop = seatsTop + seatsH + 14;
+  return {
+    width, cols, pitch, rows, seatH, seatsTop, histTop,
+    height: histTop + HIST_H + 16,
+    cell: (width - 2 * PAD - LABEL_W) / (q.maxPrompt + q.maxAnswer),
+  };
+}
+
+// The histogram's scale: the final distribution's tallest bin, so that the bars grow towards it.
+export function finalHistogramPeak(q) {
+  const counts = new Int32Array(BINS);
+  const width = q.maxTtftMs > 0 ? q.maxTtftMs : 1;
+  for (let r = 0; r < q.count; r += 1) {
+    const ttft = q.requests.first_token_ms[r] - q.requests.arrival_ms[r];
+    counts[Math.min(BINS - 1, Math.floor((ttft / width) * BINS))] += 1;
+  }
+  return Math.max(1, ...counts);
+}
+
+// The crowd changes a few dots a frame: it is kept on a canvas of its own (made for each layout),
+// where only the dots whose state changed are redrawn, and copied onto the panel.
+function drawCrowd(g, layout, state, dpr) {
+  const { cols, pitch } = layout;
+  const width = layout.width;
+  const height = PAD + layout.rows * pitch;
+  if (!layout.crowd) {
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(height * dpr);
+    const cg = canvas.getContext('2d');
+    cg.setTransform(dpr, 0, 0, dpr, 0, 0);
+    layout.crowd = { canvas, g: cg, drawn: new Uint8Array(state.people.length).fill(255) };
+  }
+  const { g: cg, drawn } = layout.crowd;
+  const size = pitch >= 6 ? pitch - 2 : pitch - 1;
+  const colors = [COLORS.notArrived, COLORS.waiting, layout.color, COLORS.done];
+  for (let r = 0; r < state.people.length; r += 1) {
+    const kind = state.people[r];
+    if (drawn[r] === kind) continue;
+    drawn[r] = kind;
+    cg.fillStyle = colors[kind];
+    cg.fillRect(PAD + (r % cols) * pitch, PAD + Math.floor(r / cols) * pitch, size, size);
+  }
+  g.drawImage(layout.crowd.canvas, 0, 0, width, height);
+}
+
+function drawSeats(g, layout, state) {
+  const { seatH, seatsTop, cell, width } = layout;
+  const x0 = PAD + LABEL_W;
+  const full = width - PAD - x0;
+  g.font = '9px system-ui, sans-serif';
+  g.textBaseline = 'middle';
+  state.seats.forEach((seat, slot) => {
+    const y = seatsTop + slot * (seatH + 2);
+    g.fillStyle = COLORS.axis;
+    g.fillText(String(slot + 1), PAD, y + seatH / 2);
+    g.strokeStyle = COLORS.seatOutline;
+    g.strokeRect(x0 + 0.5, y + 0.5, full - 1, seatH - 1);
+    if (!seat) return;
+    if (seat.phase === 'idle') {
+      // Held, finished: padding until the batch's longest answer is done.
+      const w = (seat.prompt + seat.answer) * cell;
+      g.fillStyle = COLORS.idle;
+      g.fillRect(x0, y, w, seatH);
+      g.save();
+      g.beginPath();
+      g.rect(x0, y, w, seatH);
+      g.clip();
+      g.strokeStyle = COLORS.idleStripe;
+      g.beginPath();
+      for (let x = x0 - seatH; x < x0 + w; x += 6) {
+        g.moveTo(x, y + seatH);
+        g.lineTo(x + seatH, y);
+      }
+      g.stroke();
+      g.restore();
+      return;
+    }
+    g.fillStyle = seat.phase === 'prefill' ? COLORS.prefill : COLORS.prompt;
+    g.fillRect(x0, y, seat.prompt_done * cell, seatH);
+    if (seat.tokens > 0) {
+      g.fillStyle = layout.color;
+      g.fillRect(x0 + seat.prompt * cell, y, seat.tokens * cell, seatH);
+    }
+  });
+}
+
+function drawHistogram(g, layout, q, t, scratch, peak) {
+  const { histTop, width } = layout;
+  const n = ttftsUpTo(q, t, scratch);
+  const counts = new Int32Array(BINS);
+  const span = q.maxTtftMs > 0 ? q.maxTtftMs : 1;
+  for (let i = 0; i < n; i += 1) counts[Math.min(BINS - 1, Math.floor((scratch[i] / span) * BINS))] += 1;
+  const x0 = PAD + LABEL_W;
+  const w = (width - PAD - x0) / BINS;
+  g.fillStyle = layout.color;
+  for (let b = 0; b < BINS; b += 1) {
+    const hgt = (counts[b] / peak) * HIST_H;
+    if (hgt > 0) g.fillRect(x0 + b * w + 0.5, histTop + HIST_H - hgt, Math.max(1, w - 1), hgt);
+  }
+  drawTimeAxis(g, { x0, x1: width - PAD, y: histTop + HIST_H, left: '0', right: seconds(span), middle: 'time to first token' });
+  return n;
+}
+
+// Draws one panel. canvas is sized by the caller (layout.width x layout.height CSS px at dpr).
+export function drawPanel(canvas, layout, q, state, { scratch, peak, dpr }) {
+  const g = beginFrame(canvas, layout, dpr);
+  drawCrowd(g, layout, state, dpr);
+  drawSeats(g, layout, state);
+  return drawHistogram(g, layout, q, state.t, scratch, peak);
+}

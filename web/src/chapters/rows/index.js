@@ -1,0 +1,39 @@
+// Chapter 3, "One step, many rows": the measured decode step against the rows in it at a fixed context,
+// the tokens/s each row count gives, and why the extra rows ride along (its data: the run's step table,
+// result.steps).
+
+import { h, replace } from '../../shared/dom.js';
+import { stepsByRows } from '../../shared/steps.js';
+import { rowsCharts } from './render.js';
+import { TITLE, WAITING, announcement, explanation } from './words.js';
+
+export const name = 'rows';
+export const title = TITLE;
+
+export function mount(root, ctx) {
+  function clear() {
+    replace(root, h('p', { class: 'chapter-waiting' }, WAITING));
+  }
+
+  function show(steps) {
+    const byRows = stepsByRows(steps);
+    const { stepTime, throughput } = rowsCharts(byRows);
+    const first = byRows.points[0];
+    const lastPoint = byRows.points[byRows.points.length - 1];
+    replace(root, h('div', { class: 'chapter-split' },
+      h('div', { class: 'chapter-words' }, explanation(byRows, steps.model).map((text) => h('p', null, text))),
+      h('div', { class: 'chapter-picture two-figures' },
+        h('figure', { class: 'chapter-figure' }, stepTime, h('figcaption', null, `Time of one decode step, context ${byRows.context}`)),
+        h('figure', { class: 'chapter-figure' }, throughput,
+          h('figcaption', null, 'Tokens per second: ',
+            h('strong', { class: 'figure-value', dataset: { key: 'tokens_per_s_ratio', value: String(lastPoint.tokens_per_s / first.tokens_per_s) } },
+              `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`))))));
+    root.dataset.points = JSON.stringify(byRows.points);
+    ctx.announce(announcement(byRows));
+    ctx.figureLanded();
+  }
+
+  clear();
+  return { show, clear, destroy() {} };
+}
+

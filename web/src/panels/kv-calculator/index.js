@@ -1,0 +1,111 @@
+// The KV-memory calculator: bytes per token = 2 (keys and values) x layers x KV heads x head size x
+// bytes per number; times the length of one conversation; times the conversations held at once.
+
+import { $, h, replace } from '../../shared/dom.js';
+import { bytes, int } from '../../shared/format.js';
+
+// Real published shapes (from each model's released configuration).
+export const KV_PRESETS = [
+  { id: 'toy', label: 'This toy model (float32)', layers: 4, kv_heads: 4, head_dim: 32, bytes_per_number: 4 },
+  { id: 'published', label: 'The published example: 32 layers, 8 KV heads, 128, 16-bit', layers: 32, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
+  { id: 'llama2-7b', label: 'Llama 2 7B (no GQA: 32 KV heads), 16-bit', layers: 32, kv_heads: 32, head_dim: 128, bytes_per_number: 2 },
+  { id: 'llama31-8b', label: 'Llama 3.1 8B, 16-bit', layers: 32, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
+  { id: 'llama31-70b', label: 'Llama 3.1 70B, 16-bit', layers: 80, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
+  { id: 'mistral-7b', label: 'Mistral 7B, 16-bit', layers: 32, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
+  { id: 'qwen25-7b', label: 'Qwen2.5 7B, 16-bit', layers: 28, kv_heads: 4, head_dim: 128, bytes_per_number: 2 },
+];
+
+const LIMITS = {
+  layers: ['Layers', 1, 1000],
+  kv_heads: ['KV heads', 1, 1024],
+  head_dim: ['Head size', 1, 16384],
+  tokens: ['Conversation length', 1, 100000000],
+  conversations: ['Conversations at once', 1, 1000000],
+};
+
+export function kvBytesPerToken({ layers, kv_heads, head_dim, bytes_per_number }) {
+  return 2 * layers * kv_heads * head_dim * bytes_per_number;
+}
+
+export function setupKvCalculator(root) {
+  const form = $('#kv-form', root);
+  const presetSelect = $('#kv-preset', form);
+  const out = $('#kv-output', root);
+  const fields = ['layers', 'kv_heads', 'head_dim', 'bytes_per_number', 'tokens', 'conversations'];
+  const input = (name) => $(`#kv-${name}`, form);
+
+  replace(presetSelect, KV_PRESETS.map((p) => h('option', { value: p.id, text: p.label })),
+    h('option', { value: 'custom', text: 'Custom' }));
+
+  function apply(preset) {
+    for (const key of ['layers', 'kv_heads', 'head_dim', 'bytes_per_number']) input(key).value = String(preset[key]);
+    update();
+  }
+
+  function read() {
+    const values = {};
+    const errors = [];
+    for (const name of fields) {
+      const el = input(name);
+      const text = el.value.trim();
+      if (name === 'bytes_per_number') { values[name] = Number(text); continue; }
+      const [label, lo, hi] = LIMITS[name];
+      const v = Number(text);
+      const ok = text !== '' && /^\d+$/.test(text) && v >= lo && v <= hi;
+      el.setAttribute('aria-invalid', ok ? 'false' : 'true');
+      if (!ok) errors.push(`${label} must be a whole number from ${int(lo)} to ${int(hi)} (got ${JSON.stringify(text.slice(0, 20))}).`);
+      values[name] = v;
+    }
+    return { values, errors };
+  }
+
+  function update() {
+    const { values, errors } = read();
+    if (errors.length) {
+      replace(out, h('p', { class: 'field-error', role: 'alert' }, errors.join(' ')));
+      return;
+    }
+    const perToken = kvBytesPerToken(values);
+    const perConversation = perToken * values.tokens;
+    const all = perConversation * values.conversations;
+    replace(out,
+      h('p', { class: 'kv-formula' },
+        `2 × ${int(values.layers)} layers × ${int(values.kv_heads)} KV heads × ${int(values.head_dim)} × ${values.bytes_per_number} bytes = `,
+        h('strong', { id: 'kv-per-token', dataset: { bytes: String(perToken) } }, `${bytes(perToken)} per token`)),
+      h('p', null, `One conversation of ${int(values.tokens)} tokens: `, h('strong', { id: 'kv-per-conversation' }, bytes(perConversation)),
+        values.conversations > 1 ? [`; ${int(values.conversations)} of them at once: `, h('strong', { id: 'kv-all' }, bytes(all))] : null,
+        '.'));
+  }
+
+  presetSelect.addEventListener('change', () => {
+    const preset = KV_PRESETS.find((p) => p.id === presetSelect.value);
+    if (preset) apply(preset);
+  });
+  form.addEventListener('input', (event) => {
+    if (event.target !== presetSelect && ['kv-layers', 'kv-kv_heads', 'kv-head_dim', 'kv-bytes_per_number'].includes(event.target.id)) {
+      const match = KV_PRESETS.find((p) => ['layers', 'kv_heads', 'head_dim', 'bytes_per_number']
+        .every((k) => String(p[k]) === input(k).value.trim()));
+      presetSelect.value = match ? match.id : 'custom';
+    }
+    update();
+  });
+  form.addEventListener('submit', (event) => event.preventDefault());
+
+  apply(KV_PRESETS.find((p) => p.id === 'published'));
+  presetSelect.value = 'published';
+
+  return {
+    // The toy preset follows the model the lab measures.
+    setToyModel(info) {
+      const toy = KV_PRESETS[0];
+      toy.layers = info.n_layers;
+      toy.kv_heads = info.n_kv_heads;
+      toy.head_dim = info.head_dim;
+      toy.bytes_per_number = 4;
+      toy.label = `This toy model: ${info.preset}, ${info.n_layers} layers, ${info.n_kv_heads} KV heads, ${info.head_dim}, float32`;
+      const option = presetSelect.querySelector('option[value="toy"]');
+      if (option) option.textContent = toy.label;
+      if (presetSelect.value === 'toy') apply(toy);
+    },
+  };
+}

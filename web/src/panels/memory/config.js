@@ -1,0 +1,150 @@
+// The Memory section's settings: the KV budget (a device example or a number of tokens), block size,
+// arrival rate, shared system prompt, chunked prefill's token budget and the TTFT target; validation
+// with messages naming the field and its range; their part of the URL hash. No DOM here.
+//
+// The device examples, scaled honestly. The page's model is a toy (its KV cache takes a few KiB per
+// token), so a real GPU's gigabytes would hold every request of the queue many times over and the
+// memory would never bind. What a real device's memory decides is how many requests fit at once: a
+// device example takes (device memory − the real model's weights) / its KV bytes per token = the real
+// model's KV tokens, counts how many conversations of REAL_CONTEXT tokens that is, and gives this
+// queue room for as many of its longest requests (prompt + longest answer − 1 tokens, plus the shared
+// system prompt). Activations and the serving runtime's own memory are left out, so a real server
+// holds somewhat less.
+
+import { parseSpec, rangeText, show } from '../../shared/fields.js';
+
+export const REAL_CONTEXT = 4096;
+const GIB = 1024 ** 3;
+
+// KV bytes per token = 2 × layers × KV heads × head size × 2 bytes (16-bit), as the KV calculator.
+export const DEVICES = [
+  { id: '24gb-llama31-8b', gpu: '24 GB GPU (e.g. RTX 4090)', gib: 24, model: 'Llama 3.1 8B', weights: '16-bit weights', params: 8.03e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 8 * 128 * 2 },
+  { id: '24gb-llama2-7b', gpu: '24 GB GPU (e.g. RTX 4090)', gib: 24, model: 'Llama 2 7B', weights: '16-bit weights, no GQA', params: 6.74e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 32 * 128 * 2 },
+  { id: '80gb-llama31-8b', gpu: '80 GB GPU (e.g. A100, H100)', gib: 80, model: 'Llama 3.1 8B', weights: '16-bit weights', params: 8.03e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 8 * 128 * 2 },
+  { id: '80gb-llama31-70b-fp8', gpu: '80 GB GPU (e.g. H100)', gib: 80, model: 'Llama 3.1 70B', weights: '8-bit weights', params: 70.6e9, bytes_per_param: 1, kv_bytes_per_token: 2 * 80 * 8 * 128 * 2 },
+];
+for (const d of DEVICES) d.label = `${d.gpu} · ${d.model}, ${d.weights}`;
+
+export const DEVICE_IDS = DEVICES.map((d) => d.id);
+
+export const MEM_DEFAULTS = Object.freeze({
+  kv: '80gb-llama31-70b-fp8',   // a device id, or a number of tokens
+  block: 16,
+  mem_rate: 'auto',             // requests/s, or 'auto': AUTO_LOAD of what the server gets through
+  system_prompt: 0,
+  chunk: 256,
+  ttft_target: 1000,
+});
+
+export const MEM_HASH_KEYS = Object.keys(MEM_DEFAULTS);
+
+// The 'auto' arrival rate: this share of the requests per second continuous:B gets through with the
+// whole queue at once on this device's step table (device speeds differ tenfold, so no fixed rate
+// would load every device alike).
+export const AUTO_LOAD = 0.8;
+
+const MAX_KV_TOKENS = 1000000000;
+const MAX_CHUNK = 1000000;
+
+// Specs of the plain numeric fields; `kv` and `chunk` depend on the lab's queue and are checked below.
+export const MEM_FIELDS = {
+  kv: { label: 'KV budget (tokens)', kind: 'int', min: 1, max: MAX_KV_TOKENS },
+  block: { label: 'Block size (tokens)', kind: 'int', min: 1, max: 1024 },
+  mem_rate: { label: 'Memory arrival rate (requests/s, or auto)', kind: 'number', min: 0.001, max: 1000000 },
+  system_prompt: { label: 'Shared system prompt (tokens)', kind: 'int', min: 0, max: 4096 },
+  chunk: { label: 'Chunked prefill budget T (tokens per step)', kind: 'int', min: 1, max: MAX_CHUNK },
+  ttft_target: { label: 'TTFT target (ms)', kind: 'number', min: 0.001, max: 1e9 },
+};
+
+export const MEM_ORDER = Object.keys(MEM_FIELDS);
+
+// The positions the queue's longest request holds: its system prompt, its prompt, and every answer
+// token but the last (prompt + answer − 1). `lab`: the lab's settings (prompt_hi, answer_hi).
+export function longestRequest(mem, lab) {
+  return (mem.system_prompt || 0) + lab.prompt_hi + lab.answer_hi - 1;
+}
+
+// A device example, worked through: {free_bytes, real_tokens, conversations, tokens}.
+export function deviceBudget(device, mem, lab) {
+  const free = device.gib * GIB - device.params * device.bytes_per_param;
+  const realTokens = Math.max(0, Math.floor(free / device.kv_bytes_per_token));
+  const conversations = realTokens / REAL_CONTEXT;
+  const longest = longestRequest(mem, lab);
+  return { free_bytes: free, real_tokens: realTokens, conversations, longest, tokens: Math.floor(conversations * longest) };
+}
+
+// The budget in tokens that the settings give (a device's scaled budget, or the number itself).
+export function kvTokens(mem, lab) {
+  if (typeof mem.kv === 'number') return mem.kv;
+  const device = DEVICES.find((d) => d.id === mem.kv);
+  return device ? deviceBudget(device, mem, lab).tokens : null;
+}
+
+// The smallest budget that takes the queue's longest request: whole blocks.
+export function minimumTokens(mem, lab) {
+  const block = mem.block || MEM_DEFAULTS.block;
+  return Math.ceil(longestRequest(mem, lab) / block) * block;
+}
+
+// raw: strings by key (form or hash; a missing key keeps its default). lab: the lab's valid settings.
+// Returns {settings, errors: {key: message}}.
+export function validateMemory(raw, lab) {
+  const settings = { ...MEM_DEFAULTS };
+  const errors = {};
+  for (const key of MEM_ORDER) {
+    if (raw[key] === undefined) continue;
+    if (key === 'mem_rate' && String(raw.mem_rate).trim() === 'auto') { settings.mem_rate = 'auto'; continue; }
+    if (key === 'kv') {
+      const text = String(raw.kv).trim();
+      if (DEVICE_IDS.includes(text)) { settings.kv = text; continue; }
+      if (!/^[+]?\d/.test(text) && text !== '') {
+        errors.kv = `KV budget must be a whole number of tokens or one of ${DEVICE_IDS.join(', ')} (got ${show(text)}).`;
+        continue;
+      }
+    }
+    const r = parseSpec(MEM_FIELDS[key], raw[key]);
+    if (r.error) errors[key] = r.error;
+    else settings[key] = r.value;
+  }
+  // What depends on the lab's queue: the budget must take its longest request, T at least B rows.
+  if (!errors.kv && !errors.block && !errors.system_prompt) {
+    const need = minimumTokens(settings, lab);
+    const tokens = kvTokens(settings, lab);
+    const why = `the longest request of this queue (${settings.system_prompt ? `system prompt ${settings.system_prompt} + ` : ''}prompt up to ${lab.prompt_hi} + answer up to ${lab.answer_hi} − 1 = ${longestRequest(settings, lab)} positions) needs ${need / settings.block} blocks of ${settings.block} tokens`;
+    if (tokens < need) {
+      errors.kv = typeof settings.kv === 'number'
+        ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, MAX_KV_TOKENS)}: ${why} (got ${show(raw.kv)}).`
+        : `KV budget: the ${settings.kv} example gives only ${tokens} tokens, but ${why}; choose another device or a number of tokens.`;
+    }
+  }
+  if (!errors.chunk && settings.chunk < lab.slots) {
+    errors.chunk = `${MEM_FIELDS.chunk.label} must be from ${rangeText(lab.slots, MAX_CHUNK)}: a step holds a decode row for each of the ${lab.slots} slots (got ${show(raw.chunk)}).`;
+  }
+  return { settings, errors };
+}
+
+export function memoryToHash(mem) {
+  const p = new URLSearchParams();
+  for (const key of MEM_HASH_KEYS) if (mem[key] !== MEM_DEFAULTS[key]) p.set(key, String(mem[key]));
+  return p.toString();
+}
+
+export function memoryToRaw(mem) {
+  const raw = {};
+  for (const key of MEM_ORDER) raw[key] = String(mem[key]);
+  return raw;
+}
+
+// Which field a module error is about ("options.kv_tokens = 48 holds 3 blocks ...").
+export function memFieldOfModuleError(message) {
+  const map = [
+    [/\bkv_tokens\b|\bkv_bytes\b/, 'kv'],
+    [/\bblock_tokens\b/, 'block'],
+    [/\barrival\.rate_per_s\b/, 'mem_rate'],
+    [/\bsystem_prompt\b/, 'system_prompt'],
+    [/\bchunked\b/, 'chunk'],
+    [/\bttft_target_ms\b/, 'ttft_target'],
+  ];
+  for (const [re, key] of map) if (re.test(message)) return key;
+  return null;
+}

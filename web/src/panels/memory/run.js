@@ -1,0 +1,84 @@
+// The Memory section's run: a job worker (runs/jobs.js, plan.js) simulates the lab's queue under the
+// memory policies on the lab's step table; the result goes out as a `kvlab:memory-result` event on
+// document and stays in window.kvlabMemoryResult.
+
+import { $ } from '../../shared/dom.js';
+import { JobRunner } from '../../runs/jobs.js';
+import { jobPanel } from '../../runs/job-panel.js';
+import { int, sig } from '../../shared/format.js';
+import { kvTokens, memFieldOfModuleError } from './config.js';
+import { IDS } from './form.js';
+import { renderMemory } from './render.js';
+
+// form: form.js's memoryForm; hooks: see index.js.
+export function memoryRun(form, hooks) {
+  let pending = null;   // what the job in progress was started with
+
+  // Its Run button is enabled before the lab has run too: pressing it checks the settings and says
+  // what is missing.
+  const panel = jobPanel('mem', {
+    root: $('#memory'),
+    createJob: (handlers) => new JobRunner('memory', handlers),
+    onResult(raw, elapsedMs) {
+      const { settings, lab, kv_tokens: kvTokensUsed } = pending;
+      const result = { ...raw, settings, lab_settings: lab, kv_tokens: kvTokensUsed, block_tokens: settings.block, ttft_target_ms: settings.ttft_target, elapsed_ms: elapsedMs };
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`, renderMemory);
+    },
+    onError(error) {
+      const field = error.kind === 'input' ? memFieldOfModuleError(error.raw || '') : null;
+      if (field) {
+        panel.setProgress(0);
+        form.errors.showField(field, error.raw);
+        panel.setPhase('Not run: fix the highlighted setting.');
+        $(`#${IDS[field]}`).focus();
+        return;
+      }
+      panel.showError(error, 'Press “Run the memory policies” to try again.');
+    },
+    busy: hooks.busy,
+    onRunningChange: hooks.onRunningChange,
+    resultEvent: 'kvlab:memory-result',
+    resultGlobal: 'kvlabMemoryResult',
+    downloadName: 'kvlab-memory.json',
+  });
+
+  // Checks the settings and starts the job; false when nothing started (the reason is on the phase line).
+  function start() {
+    const lab = hooks.lab();
+    const { settings, errors, ok } = form.check();
+    form.errors.showAll(errors);
+    if (!ok) {
+      const first = $('[aria-invalid="true"]', form.element);
+      if (first) first.focus();
+      panel.setPhase('Not run: fix the highlighted settings.');
+      return false;
+    }
+    if (!lab) {
+      panel.setPhase('Run the lab first: this section replays its queue on the step times it measured.');
+      return false;
+    }
+    if (panel.running || hooks.busy()) {
+      panel.setPhase('Not run: another run is using the processor; wait for it or cancel it.');
+      return false;
+    }
+    form.remember(settings);
+    const s = lab.settings;
+    const workload = { count: s.requests, prompt: [s.prompt_lo, s.prompt_hi], answer: [s.answer_lo, s.answer_hi], seed: s.seed };
+    if (settings.system_prompt > 0) workload.system_prompt = settings.system_prompt;
+    const kv = kvTokens(settings, s);
+    pending = { settings, lab: s, kv_tokens: kv };
+    panel.run({
+      steps: lab.result.steps,
+      workload,
+      slots: s.slots,
+      chunk: settings.chunk,
+      kv_tokens: kv,
+      block_tokens: settings.block,
+      rate: settings.mem_rate,
+      ttft_target_ms: settings.ttft_target,
+    });
+    return true;
+  }
+
+  return { panel, start };
+}

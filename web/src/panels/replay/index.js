@@ -1,0 +1,60 @@
+// The "Simulated vs real" panel (issue 7): replay() in a job worker of its own measures the step table,
+// serves a queue for real with the engine (src/serve: real forward passes, real clock) under each
+// policy, simulates the same queue on the measured table, and reports the simulator's relative error.
+// The panel shows the real and the simulated table side by side with the errors, and the slot
+// timeline (Gantt) of the real run beside the simulated one for a chosen policy.
+//
+// The result goes out as a `kvlab:replay-result` event on document and stays in window.kvlabReplayResult.
+// Its parts: this file (the run) and render.js (the tables and timelines).
+
+import { $ } from '../../shared/dom.js';
+import { JobRunner } from '../../runs/jobs.js';
+import { jobPanel } from '../../runs/job-panel.js';
+import { policyLabel } from '../../shared/policies.js';
+import { sig } from '../../shared/format.js';
+import { standalone } from '../../runs/worker-client.js';
+import { orderPolicies, renderReplay, renderTimelines } from './render.js';
+
+// hooks: preset() -> the model preset of the settings form; busy() -> another run holds the processor;
+//        environment() -> the environment facts; onRunningChange().
+export function setupReplay(hooks) {
+  const policySelect = $('#replay-policy');
+  let lastOptions = null;
+
+  const panel = jobPanel('replay', {
+    root: $('#replay'),
+    createJob: (handlers) => new JobRunner('replay', handlers),
+    onResult(raw, elapsedMs) {
+      const order = orderPolicies(Object.keys(raw));
+      const result = { policies: raw, policy_order: order, options: lastOptions, elapsed_ms: elapsedMs, environment: hooks.environment(), page: { standalone } };
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (r) => renderReplay(r, policySelect));
+    },
+    busy: hooks.busy,
+    onRunningChange: hooks.onRunningChange,
+    describePhase,
+    retryHint: 'Press the button to try again (a fresh worker starts).',
+    resultEvent: 'kvlab:replay-result',
+    resultGlobal: 'kvlabReplayResult',
+    downloadName: 'kvlab-replay.json',
+    cancelledPhase: 'Cancelled: the worker was stopped; the next run starts a fresh one.',
+  });
+
+  function describePhase(phase) {
+    return phase
+      .replace(/^measuring again: /, 'Measuring the step table again (to see how far the machine drifted): ')
+      .replace(/^measuring: /, 'Measuring the step table: ')
+      .replace(/^serving (.+)$/, (_, name) => `Serving the queue for real: ${policyLabel(name)}`);
+  }
+
+  function start() {
+    if (panel.running || hooks.busy()) return;
+    lastOptions = { measure: { preset: hooks.preset() }, timeline_requests: 60 };
+    panel.run(lastOptions);
+  }
+
+  $('#replay-run').addEventListener('click', start);
+  policySelect.addEventListener('change', () => panel.result && renderTimelines(panel.result, policySelect.value));
+
+  panel.setState('ready');
+  return { get running() { return panel.running; }, sync: panel.sync, start };
+}

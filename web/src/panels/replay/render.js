@@ -1,0 +1,145 @@
+// Draws a replay: the real engine's table beside the simulator's with its error, the finding, the slot
+// timelines of one policy (real and simulated) and the step check.
+
+import { $, h, replace } from '../../shared/dom.js';
+import { policyLabel } from '../../shared/policies.js';
+import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
+import { duration, int, ms, sig } from '../../shared/format.js';
+
+const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous'];
+const kindOf = (name) => name.split(':')[0];
+const slotsOf = (name) => {
+  const size = Number(name.split(':')[1]);
+  return Number.isInteger(size) && size > 0 ? size : 1;
+};
+// The issue's target: median TTFT and makespan within 5% of the real run.
+export const ERROR_TARGET = 0.05;
+
+export function orderPolicies(names) {
+  const rank = (n) => {
+    const i = KIND_ORDER.indexOf(kindOf(n));
+    return i < 0 ? KIND_ORDER.length : i;
+  };
+  return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+function signedPct(fraction) {
+  if (!Number.isFinite(fraction)) return '–';
+  const v = fraction * 100;
+  const text = sig(Math.abs(v), Math.abs(v) >= 10 ? 3 : 2);
+  return `${v > 0 ? '+' : v < 0 ? '−' : ''}${text}%`;
+}
+
+function num(value, text, key, extra = {}) {
+  const ok = Number.isFinite(value);
+  return h('td', { class: `num${extra.class ? ` ${extra.class}` : ''}`, title: extra.title, dataset: { key, value: ok ? String(value) : '' } }, ok ? text : '–');
+}
+
+function errorCell(value, key) {
+  const high = Number.isFinite(value) && Math.abs(value) > ERROR_TARGET;
+  return num(value, signedPct(value), key, { class: high ? 'err-high' : 'err-ok' });
+}
+
+// Draws the result; policySelect: the control choosing whose slot timelines are shown.
+export function renderReplay(r, policySelect) {
+  const order = r.policy_order;
+  const counts = order.map((n) => r.policies[n].request_count);
+  const fewest = order[counts.indexOf(Math.min(...counts))];
+  const hasDrift = order.some((n) => r.policies[n].drift);
+  replace($('#replay-summary'),
+    `The ${r.options.measure.preset} model served the queue for real in this browser (one worker, WebAssembly SIMD), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
+    Math.min(...counts) < Math.max(...counts)
+      ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
+      : '');
+
+  replace($('#replay-real-box'), h('table', { id: 'replay-real-table', class: 'policy' },
+    h('caption', null, 'Real engine: times from the clock'),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
+      ['Requests', 'Median TTFT', 'p95 TTFT', 'All done'].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
+    h('tbody', null, order.map((name) => {
+      const p = r.policies[name];
+      return h('tr', { dataset: { policy: name } }, h('th', { scope: 'row', title: name }, policyLabel(name)),
+        num(p.request_count, int(p.request_count), 'request_count'),
+        num(p.real.median_ttft_ms, duration(p.real.median_ttft_ms), 'median_ttft_ms'),
+        num(p.real.p95_ttft_ms, duration(p.real.p95_ttft_ms), 'p95_ttft_ms'),
+        num(p.real.makespan_ms, duration(p.real.makespan_ms), 'makespan_ms'));
+    }))));
+
+  replace($('#replay-sim-box'), h('table', { id: 'replay-sim-table', class: 'policy' },
+    h('caption', null, 'Simulator on the measured step table, and its error'),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
+      ['Median TTFT', 'error', 'p95 TTFT', 'error', 'All done', 'error', ...(hasDrift ? ['Drift'] : [])].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
+    h('tbody', null, order.map((name) => {
+      const p = r.policies[name];
+      const drift = p.drift ? Math.max(...['median_ttft', 'p95_ttft', 'makespan'].map((k) => Math.abs(p.drift[k])).filter(Number.isFinite)) : null;
+      return h('tr', { dataset: { policy: name } }, h('th', { scope: 'row', title: name }, policyLabel(name)),
+        num(p.sim.median_ttft_ms, duration(p.sim.median_ttft_ms), 'median_ttft_ms'),
+        errorCell(p.error.median_ttft, 'error_median_ttft'),
+        num(p.sim.p95_ttft_ms, duration(p.sim.p95_ttft_ms), 'p95_ttft_ms'),
+        errorCell(p.error.p95_ttft, 'error_p95_ttft'),
+        num(p.sim.makespan_ms, duration(p.sim.makespan_ms), 'makespan_ms'),
+        errorCell(p.error.makespan, 'error_makespan'),
+        hasDrift ? num(drift, `±${sig(drift * 100, 2)}%`, 'drift') : null);
+    })),
+    h('tfoot', null, h('tr', null, h('td', { colspan: hasDrift ? '8' : '7' },
+      `Error = (simulated − real) / real: positive when the simulator predicts more time than the run took; beyond ±${ERROR_TARGET * 100}% it is marked.${hasDrift ? ' Drift: how far the same simulation moves between the step table measured just before a policy’s run and the one measured just after it (the largest of the three), i.e. how much this machine’s own speed changed meanwhile; errors within it cannot be read more finely.' : ''}`)))));
+
+  const drifts = order.flatMap((n) => (r.policies[n].drift ? Object.values(r.policies[n].drift).map(Math.abs) : [])).filter(Number.isFinite);
+  const maxDrift = drifts.length ? Math.max(...drifts) : 0;
+  const worst = (key) => order.reduce((best, n) => (Math.abs(r.policies[n].error[key]) > Math.abs(r.policies[best].error[key]) ? n : best), order[0]);
+  const wm = worst('median_ttft');
+  const wk = worst('makespan');
+  const within = order.filter((n) => Math.abs(r.policies[n].error.median_ttft) <= ERROR_TARGET && Math.abs(r.policies[n].error.makespan) <= ERROR_TARGET);
+  replace($('#replay-finding'),
+    `Median TTFT and “all done” within ±${ERROR_TARGET * 100}% of the real run for ${within.length} of ${order.length} policies. `,
+    `Largest error of median TTFT: ${signedPct(r.policies[wm].error.median_ttft)} (${policyLabel(wm)}); of “all done”: ${signedPct(r.policies[wk].error.makespan)} (${policyLabel(wk)}). `,
+    'Where the two differ, the step check below says which kind of forward pass the table misjudged, or how much time went outside forward passes.',
+    maxDrift > ERROR_TARGET
+      ? ` Meanwhile this device’s own speed moved by up to ${sig(maxDrift * 100, 2)}% (the drift column), more than the ±${ERROR_TARGET * 100}% target: other work was probably sharing the processor, so run it again when the device is quiet before reading much into the errors.`
+      : '');
+
+  const current = order.includes(policySelect.value) ? policySelect.value : (order.find((n) => kindOf(n) === 'continuous') || order[0]);
+  replace(policySelect, order.map((name) => h('option', { value: name, text: policyLabel(name) })));
+  policySelect.value = current;
+  $('#replay-results').hidden = false;
+  renderTimelines(r, current);
+}
+
+export function renderTimelines(r, name) {
+  const p = r.policies[name];
+  const real = p.real.timeline || [];
+  const simulated = p.sim.timeline || [];
+  const xMax = Math.max(1e-9, ...real.map((t) => t.end_ms), ...simulated.map((t) => t.end_ms));
+  const unit = timelineUnit(xMax);
+  const shown = new Set(real.map((t) => t.request)).size;
+  replace($('#replay-legend'), legendSwatches([
+    { label: 'prefill (or a no-cache pass)', color: PHASE_COLORS.prefill },
+    { label: 'decode', color: PHASE_COLORS.decode },
+  ]));
+  const lastEnd = (list) => Math.max(0, ...list.map((t) => t.end_ms));
+  replace($('#replay-gantt-real-caption'), `Real run: the first ${shown} requests done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}`);
+  replace($('#replay-gantt-sim-caption'), `Simulated: done at ${sig(lastEnd(simulated) / unit.scale, 3)} ${unit.name}`);
+  const hover = $('#replay-hover');
+  const onHover = (bar) => replace(hover, bar
+    ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
+    : 'Point at a bar to see its request.');
+  const slots = slotsOf(name);
+  gantt($('#chart-replay-real'), real, { slots, xMaxMs: xMax, onHover });
+  gantt($('#chart-replay-sim'), simulated, { slots, xMaxMs: xMax, onHover });
+
+  const check = p.step_check;
+  if (check) {
+    replace($('#replay-steps-box'), h('table', { id: 'replay-steps-table' },
+      h('caption', null, `${policyLabel(name)}: every forward pass of the real run, priced on the table`),
+      h('thead', null, h('tr', null, ['Kind', 'Rows', 'Passes', 'Real', 'Table', 'Table / real'].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
+      h('tbody', null, (check.kinds || []).map((k) => h('tr', { dataset: { kind: k.kind } },
+        h('th', { scope: 'row' }, k.kind),
+        num(k.rows, int(k.rows), 'rows'),
+        num(k.steps, int(k.steps), 'steps'),
+        num(k.real_ms, duration(k.real_ms), 'real_ms'),
+        num(k.table_ms, duration(k.table_ms), 'table_ms'),
+        num(k.table_ms / k.real_ms, sig(k.table_ms / k.real_ms, 3), 'ratio')))),
+      h('tfoot', null, h('tr', null, h('td', { colspan: '6' },
+        `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${ms(check.outside_steps_ms)}.`)))));
+  }
+}

@@ -1,0 +1,111 @@
+// The walkthrough: the page's first screen. One Run button, then the chapters in the order of the
+// argument, each a short explanation beside a live picture, each filled in as its measurement lands:
+// the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs), the step table (rows), the simulated queue (queue), the Memory section's
+// run (memory). Every chapter module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) },
+// and mount returns { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text),
+// figureLanded() }.
+//
+// When a chapter's figure lands, document gets a `kvlab:figure` event with detail {chapter, elapsed_ms}
+// (since Run was pressed); an embedded page posts {type: 'kvlab:figure', chapter, elapsed_ms} to its parent.
+
+import { $, h, replace } from '../shared/dom.js';
+import { CHAPTERS, dataFor } from './chapters.js';
+
+export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
+
+const reducedMotionQuery = () => window.matchMedia('(prefers-reduced-motion: reduce)');
+
+// root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab.
+export function setupWalkthrough({ root, only, onRun, onCancel }) {
+  const status = $('#story-status', root);
+  const announcer = $('#story-announce', root);
+  let startedAt = null;
+  const landed = new Set();
+  const parts = {};   // what has arrived of this run: answer, steps, result, memory
+
+  const announce = (text) => replace(announcer, text);
+
+  const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter) => {
+    const body = h('div', { class: 'chapter-body' });
+    const section = h('section', { class: 'story-chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
+      // A chapter alone is its page's main heading.
+      h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, `${CHAPTERS.indexOf(chapter) + 1}`), ' ', chapter.title),
+      body);
+    $('#story-chapters', root).append(section);
+    const ctx = {
+      get reducedMotion() { return reducedMotionQuery().matches; },
+      announce,
+      figureLanded: () => figureLanded(chapter.name, section),
+    };
+    return { chapter, section, view: chapter.mount(body, ctx) };
+  });
+
+  function figureLanded(name, section) {
+    section.dataset.state = 'landed';
+    if (landed.has(name) || startedAt === null) return;
+    landed.add(name);
+    const detail = { chapter: name, elapsed_ms: performance.now() - startedAt };
+    document.dispatchEvent(new CustomEvent('kvlab:figure', { detail }));
+    if (window.parent !== window) window.parent.postMessage({ type: 'kvlab:figure', ...detail }, '*');
+  }
+
+  // Shows every chapter whose data has arrived and that has not shown it yet.
+  function showArrived() {
+    for (const entry of mounted) {
+      const data = dataFor(entry.chapter.name, parts);
+      if (data && entry.shown !== data) {
+        entry.shown = data;
+        entry.section.dataset.state = 'shown';
+        entry.view.show(data);
+      }
+    }
+  }
+
+  $('#story-run', root).addEventListener('click', () => onRun());
+  $('#story-cancel', root).addEventListener('click', () => onCancel());
+
+  return {
+    // What the lab tells the walkthrough (bench/run.js's listeners).
+    listeners: {
+      started() {
+        startedAt = performance.now();
+        landed.clear();
+        for (const key of Object.keys(parts)) delete parts[key];
+        for (const entry of mounted) {
+          entry.shown = null;
+          entry.section.dataset.state = 'waiting';
+          entry.view.clear();
+        }
+        root.dataset.state = 'running';
+      },
+      status(text) {
+        replace(status, text);
+      },
+      part(name, value) {
+        parts[name] = name === 'first_answer' ? { ...value, provisional: true } : value;
+        showArrived();
+      },
+      result(full) {
+        parts.answer = parts.answer || full.answer;
+        parts.steps = parts.steps || full.steps;
+        parts.result = full;
+        root.dataset.state = 'done';
+        showArrived();
+      },
+      memoryResult(memory) {
+        parts.memory = memory;
+        showArrived();
+      },
+      stopped() {
+        root.dataset.state = 'stopped';
+      },
+      wantsMemory: () => !only || only === 'memory',
+    },
+    // A message about the link (an unknown chapter), or none.
+    setMessage(text) {
+      const box = $('#story-message', root);
+      replace(box, text || '');
+      box.hidden = !text;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// The Web Worker that owns the wasm module: every measurement and simulation runs here, so the page
+// stays responsive. The page cancels a run by terminating this worker and starting a new one.
+//
+// The same code runs in three roles (lab.js, compare.js, job.js here), told apart by the worker's name:
+//
+// The lab (any other name): loads the SIMD module at start.
+//   Messages in:  {type: 'run', id, options}
+//                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
+//   Messages out: {type: 'ready', version, presets, instruction_set, timer_resolution_ms, min_sample_ms}
+//                 {type: 'progress', id, fraction, phase}
+//                 {type: 'part', id, name: 'answer' | 'steps', value}   (as each is measured)
+//                 {type: 'result', id, result, elapsed_ms}
+//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
+//                 {type: 'heap', id, heap: {heap_bytes, in_use_bytes}}   (the page ignores it)
+//
+// The "SIMD vs scalar vs JavaScript" panel (name 'kvlab-compare'): started only when the panel runs,
+// loads nothing until asked; then times the same decode step in the SIMD module, in the scalar build
+// (kvlab-scalar.js + kvlab-scalar.wasm, loaded here on demand) and in plain JavaScript
+// (web/reference/model.js, bundled in) over the SIMD module's weights.
+//   Messages in:  {type: 'compare', id, options: {preset, simd, context, min_sample_ms, samples}}
+//   Messages out: {type: 'progress', id, fraction, phase, loading}
+//                 {type: 'result', id, result, elapsed_ms}
+//                 {type: 'error', id, stage, name, message, fatal}
+//
+// A job (name 'kvlab-job'): one Memory-section run (m.simulate() calls on the lab's step table, see
+// memplan.js) or one replay (m.replay(): measure, serve for real, simulate, compare); started for the
+// job and ended after it (jobs.js).
+//   Messages in:  {type: 'memory' | 'replay', id, options}
+//   Messages out: {type: 'progress', id, fraction, phase}
+//                 {type: 'result', id, result, elapsed_ms}
+//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
+//
+// Served: the glue kvlab.js sits next to this file and is loaded with importScripts; it finds
+// kvlab.wasm next to itself. Standalone: the single-file glue (wasm inlined), the scalar glue and its
+// wasm as base64 (kvlabScalarWasmBase64) are prepended to this code in one Blob, so `createKvlab` and
+// `createKvlabScalar` already exist.
+
+import { COMPARE_WORKER_NAME, JOB_WORKER_NAME } from '../runs/roles.js';
+import { startCompare } from './compare.js';
+import { startJob } from './job.js';
+import { startLab } from './lab.js';
+
+if (self.name === COMPARE_WORKER_NAME) startCompare();
+else if (self.name === JOB_WORKER_NAME) startJob();
+else startLab();

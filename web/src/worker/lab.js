@@ -1,0 +1,49 @@
+// The lab role: loads the SIMD module at start, then runs the whole lab per message, posting Part A and
+// the step table as each is measured.
+
+import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
+
+const PRESET_NAMES = ['small', 'lab', 'medium', 'tiny'];
+
+export function startLab() {
+  const modulePromise = loadSimd();
+  modulePromise.then(
+    (m) => {
+      const presets = {};
+      for (const name of PRESET_NAMES) {
+        try {
+          presets[name] = m.modelInfo({ preset: name });
+        } catch (error) {
+          // A preset this build does not know: leave it out.
+        }
+      }
+      const first = presets.small || Object.values(presets)[0] || {};
+      post({ type: 'ready', version: m.version(), presets, instruction_set: first.instruction_set || '', ...CLOCK });
+    },
+    (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) }),
+  );
+
+  self.onmessage = (event) => {
+    const message = event.data || {};
+    if (message.type === 'heap') {
+      modulePromise.then((m) => post({ type: 'heap', id: message.id, heap: m.memory() }), () => {});
+      return;
+    }
+    if (message.type !== 'run') return;
+    const { id, options } = message;
+    modulePromise.then(
+      (m) => {
+        const start = performance.now();
+        try {
+          const onPart = (name, value) => post({ type: 'part', id, name, value });
+          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, throttledProgress(id), onPart);
+          post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
+        } catch (error) {
+          postRunError(id, error);
+        }
+      },
+      (error) => post({ type: 'error', id, stage: 'load', fatal: true, ...describe(error) }),
+    );
+  };
+}
+

@@ -1,0 +1,84 @@
+// What every role of the worker shares: posting, describing errors, and loading the two builds of the
+// wasm module (see index.js for how the served and the standalone page provide them).
+/* global createKvlab, createKvlabScalar, kvlabScalarWasmBase64 */
+
+import { minSampleMs, timerResolutionMs } from '../env.js';
+
+// This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
+// the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
+// is shorter.
+export const CLOCK = { timer_resolution_ms: timerResolutionMs() };
+CLOCK.min_sample_ms = minSampleMs(CLOCK.timer_resolution_ms);
+export const withSampleFloor = (ms) => Math.max(Number.isFinite(ms) ? ms : 0, CLOCK.min_sample_ms);
+// (Options that are not an object are left for the module to refuse.)
+export const measureOnClock = (measure = {}) => (measure && typeof measure === 'object' && !Array.isArray(measure)
+  ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) } : measure);
+
+export function post(message) {
+  self.postMessage(message);
+}
+
+export function describe(error) {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}
+
+const moduleArgs = () => ({
+  // The glue prints aborts with console.warn; keep them, but the page reports the error itself.
+  printErr: (text) => console.warn('kvlab:', text),
+});
+
+// The SIMD module (a promise); importScripts('kvlab.js') when served.
+export function loadSimd() {
+  try {
+    const args = moduleArgs();
+    if (typeof createKvlab !== 'function') {
+      importScripts('kvlab.js');
+      args.locateFile = (path) => new URL(path, self.location.href).href;
+    }
+    return createKvlab(args);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+// The scalar build (KVLAB_SIMD=OFF) of the same C++: served as kvlab-scalar.js + kvlab-scalar.wasm,
+// fetched only now; in the standalone file its wasm is inlined as base64.
+export function loadScalar() {
+  try {
+    const args = moduleArgs();
+    if (typeof kvlabScalarWasmBase64 === 'string') {
+      const text = atob(kvlabScalarWasmBase64);
+      const bytes = new Uint8Array(text.length);
+      for (let i = 0; i < text.length; i += 1) bytes[i] = text.charCodeAt(i);
+      args.wasmBinary = bytes;
+    } else {
+      if (typeof createKvlabScalar !== 'function') importScripts('kvlab-scalar.js');
+      // The glue asks for the name it was built as (kvlab.wasm); the page ships it as kvlab-scalar.wasm.
+      args.locateFile = (path) => new URL(path.replace(/^kvlab\.wasm$/, 'kvlab-scalar.wasm'), self.location.href).href;
+    }
+    return createKvlabScalar(args);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+
+// A progress callback for the module that passes on changes only (progress comes often in the step grids).
+export function throttledProgress(id) {
+  let lastFraction = -1;
+  let lastPhase = '';
+  return (fraction, phase) => {
+    if (phase === lastPhase && fraction - lastFraction < 0.005 && fraction < 1) return;
+    lastFraction = fraction;
+    lastPhase = phase;
+    post({ type: 'progress', id, fraction, phase });
+  };
+}
+
+// RangeError/TypeError: bad options, the module is fine. Anything else (a wasm trap, an abort) may have
+// left the module unusable: the page starts a fresh worker.
+export function postRunError(id, error, stage = 'run') {
+  const fatal = !(error instanceof RangeError || error instanceof TypeError);
+  post({ type: 'error', id, stage, fatal, ...describe(error) });
+}
