@@ -74,9 +74,10 @@ size_t median_run(const std::vector<double>& totals_ms) {
 // the time (ms since the run's start) at which each token of each run was ready.
 struct PathRuns {
   std::vector<int> tokens;
-  std::vector<double> totals_ms;
-  std::vector<std::vector<double>> token_ms;  // [runs][answer_tokens]
-  bool identical = true;                      // every run gave the same tokens as `reference`
+  std::vector<double> totals_ms;               // [runs] one answer's time: the run's mean over its repeats
+  std::vector<std::vector<double>> token_ms;   // [runs][answer_tokens] each token's mean arrival time
+  std::vector<int> repeats;                    // [runs] answers generated to make the run last min_sample_ms
+  bool identical = true;                       // every answer gave the same tokens as the first no-cache one
 };
 
 // Part A's figures from the runs so far: each path's median, min and max, the ratio, the tokens, and
@@ -89,6 +90,8 @@ json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const 
           {"runs", static_cast<int>(nocache_runs.totals_ms.size())},
           {"nocache_ms", timing_json(nocache)},
           {"cache_ms", timing_json(cached)},
+          {"repeats_nocache", nocache_runs.repeats},
+          {"repeats_cache", cache_runs.repeats},
           {"ratio", nocache.median_ms / cached.median_ms},
           {"identical_tokens", nocache_runs.identical && cache_runs.identical},
           {"prompt", prompt},
@@ -98,10 +101,34 @@ json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const 
           {"token_ms_cache", cache_runs.token_ms[median_run(cache_runs.totals_ms)]}};
 }
 
+// One run of a path: the answer generated again until the run lasts at least min_sample_ms, so that a
+// coarse clock (a browser's ticks 0.1-1 ms apart) still times a small model's answer; a default-sized
+// answer lasts far longer and is generated once. `generate(on_token)` returns the tokens; every
+// repeat's tokens are checked against `reference` (the first no-cache answer once there is one).
+template <typename Generate>
+void time_run(PathRuns& runs, const std::vector<int>& reference, const MeasureOptions& o, Generate generate) {
+  std::vector<double> token_sum_ms(o.answer_tokens, 0.0);
+  int repeats = 0;
+  const double start = now_ms();
+  double elapsed = 0;
+  do {
+    const double answer_start = now_ms();
+    std::vector<int> tokens = generate(repeats, [&](int k) { token_sum_ms[k - 1] += now_ms() - answer_start; });
+    if (runs.tokens.empty()) runs.tokens = tokens;
+    runs.identical = runs.identical && tokens == (reference.empty() ? runs.tokens : reference);
+    ++repeats;
+    elapsed = now_ms() - start;
+  } while (elapsed < o.timing.min_sample_ms && repeats < (1 << 20));
+  for (double& t : token_sum_ms) t /= repeats;
+  runs.totals_ms.push_back(elapsed / repeats);
+  runs.token_ms.push_back(std::move(token_sum_ms));
+  runs.repeats.push_back(repeats);
+}
+
 // Part A: the same prompt answered without and with the cache, `runs` times each. The first run of
 // each path comes first, so that one answer's ratio is known early ("first_answer" to `on_part`, with
-// runs = 1); then the other runs of each path. Every run's tokens are checked against the first
-// no-cache run.
+// runs = 1); then the other runs of each path. Every answer's tokens are checked against the first
+// no-cache answer.
 json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress, const PartFn& on_part) {
   const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
   KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
@@ -109,28 +136,21 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
   double nocache_done = 0, cache_done = 0;
 
   auto run_nocache = [&] {
-    std::vector<double>& token_ms = nocache_runs.token_ms.emplace_back();
-    double start = now_ms();
-    auto on_token = [&](int k) {
-      token_ms.push_back(now_ms() - start);
-      // Reported every few tokens: this path is most of Part A.
-      if (k % 4 == 0) progress.answer("no-cache answers", nocache_done + static_cast<double>(k) / o.answer_tokens, cache_done);
-    };
-    std::vector<int> tokens = generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
-    nocache_runs.totals_ms.push_back(now_ms() - start);
-    if (nocache_runs.tokens.empty()) nocache_runs.tokens = tokens;
-    nocache_runs.identical = nocache_runs.identical && tokens == nocache_runs.tokens;
+    time_run(nocache_runs, nocache_runs.tokens, o, [&](int repeat, auto on_token) {
+      return generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int k) {
+        on_token(k);
+        // Reported every few tokens of the first repeat: this path is most of Part A.
+        if (repeat == 0 && k % 4 == 0)
+          progress.answer("no-cache answers", nocache_done + static_cast<double>(k) / o.answer_tokens, cache_done);
+      });
+    });
     nocache_done += 1;
   };
   auto run_cache = [&] {
     progress.answer("KV-cache answers", nocache_done, cache_done);
-    std::vector<double>& token_ms = cache_runs.token_ms.emplace_back();
-    double start = now_ms();
-    std::vector<int> tokens =
-        generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int) { token_ms.push_back(now_ms() - start); });
-    cache_runs.totals_ms.push_back(now_ms() - start);
-    if (cache_runs.tokens.empty()) cache_runs.tokens = tokens;
-    cache_runs.identical = cache_runs.identical && tokens == nocache_runs.tokens;
+    time_run(cache_runs, nocache_runs.tokens, o, [&](int, auto on_token) {
+      return generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
+    });
     cache_done += 1;
   };
 

@@ -83,6 +83,25 @@ TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
   EXPECT_LE(answer["token_ms_cache"].back().get<double>(), answer["cache_ms"]["max"].get<double>());
 }
 
+// A small model's cached answer can take less than a browser's clock tick (Firefox's is 1 ms): each run
+// repeats the answer until it lasts min_sample_ms, so neither path's time is 0 and the ratio is finite.
+TEST(Measure, EachRunLastsTheShortestSampleSoTheRatioIsFinite) {
+  json options = small_measure_options();
+  options["min_sample_ms"] = 20;
+  json answer = measure(read_measure_options(options))["answer"];
+  for (const char* path : {"nocache", "cache"}) {
+    const json& repeats = answer[std::string("repeats_") + path];
+    ASSERT_EQ(repeats.size(), 2u) << path;
+    for (const json& r : repeats) {
+      EXPECT_GE(r.get<int>(), 1) << path;
+      // A run's total is its mean answer time times its repeats: at least the shortest sample.
+      EXPECT_GE(r.get<int>() * answer[std::string(path) + "_ms"]["max"].get<double>(), 20.0) << path;
+    }
+  }
+  expect_positive_finite(answer["ratio"], "ratio");
+  EXPECT_TRUE(answer["identical_tokens"].get<bool>());
+}
+
 TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
   json options = {{"measure", small_measure_options()},
                   {"workload", {{"count", 5}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
