@@ -1,7 +1,8 @@
 // Not a test: opens the walkthrough at its DEFAULT settings in headless chromium, presses Run, and
 // prints when each chapter's figure landed (the kvlab:figure events, ms since Run) and how long the whole
 // lab took; then saves a screenshot of every chapter alone (embed.html#chapter=NAME, which runs the
-// default lab too) at 1280 px and 390 px (what docs/screenshots/chapter-*.png hold).
+// default lab too) at 1280 px and 390 px (what docs/screenshots/chapter-*.png hold); the queue and
+// memory chapters part way into their playback.
 //
 //   node tests/web/walkthrough-shots.mjs [OUT_DIR] [--runs N]   (default: build/screenshots/walkthrough; 1 run)
 //
@@ -61,6 +62,13 @@ try {
       await page.goto(`${server.url}embed.html#chapter=${name}&autorun`);
       await page.waitForFunction((n) => window.__figures.some((f) => f.chapter === n), name, { timeout: 180000, polling: 100 });
       await page.waitForTimeout(7000);
+      // A played chapter is shown a third of the way into its clock, or at 100 s if sooner: the queue's
+      // clock runs until the uncached server ends (about 9,000 s), the batched ones end near 200-300 s.
+      await page.$$eval('.pb-scrub', (inputs) => inputs.forEach((input) => {
+        input.value = String(Math.min(Number(input.max) / 3, 100000));
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }));
+      await page.waitForTimeout(500);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       await page.screenshot({ path: path.join(out, `chapter-${name}-${label}.png`), fullPage: true });
       console.log(`chapter ${name} at ${width} px: ${overflow > 0 ? `${overflow} px too wide` : 'fits'}${log.errors.length ? `; errors: ${log.errors.join('; ')}` : ''}`);

@@ -30,7 +30,3 @@ export function beginFrame(canvas, layout, dpr) {
   g.lineWidth = 1;
   return g;
 }
-
-export function seconds(ms) {
-  return `${(ms / 1000).toPrecision(3)} s`;
-}

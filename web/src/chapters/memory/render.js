@@ -2,7 +2,8 @@
 // empty, free) at time t, and under it the blocks held over time up to t, with the budget and a red
 // tick at every preemption. A preemption at t (or just before it) flashes the grid's border red.
 
-import { beginFrame, drawTimeAxis, seconds } from '../canvas.js';
+import { duration } from '../../shared/format.js';
+import { beginFrame, drawTimeAxis } from '../canvas.js';
 
 const PAD = 6;
 const HISTORY_H = 64;
@@ -98,7 +99,7 @@ function drawHistory(g, layout, m, t, endMs, color, dpr) {
     g.stroke();
     g.setLineDash([]);
   }
-  drawTimeAxis(g, { x0, x1: x0 + w, y: top + HISTORY_H, left: '0 s', right: seconds(endMs), middle: 'blocks held over time (line), filled with KV (area), budget (dashed)' });
+  drawTimeAxis(g, { x0, x1: x0 + w, y: top + HISTORY_H, left: '0 s', right: duration(endMs), middle: 'blocks held over time (line), filled with KV (area), budget (dashed)' });
 }
 
 export function drawMemoryPanel(canvas, layout, m, state, { t, endMs, color, flash, dpr }) {

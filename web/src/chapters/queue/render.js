@@ -3,7 +3,8 @@
 // prompt, then its answer token by token); bottom: the TTFT histogram of everyone served so far.
 
 import { ttftsUpTo } from '../../playback/seats.js';
-import { beginFrame, drawTimeAxis, seconds } from '../canvas.js';
+import { duration } from '../../shared/format.js';
+import { beginFrame, drawTimeAxis } from '../canvas.js';
 
 export const COLORS = {
   notArrived: '#eaecf0',
@@ -131,7 +132,7 @@ function drawHistogram(g, layout, q, t, scratch, peak) {
     const hgt = (counts[b] / peak) * HIST_H;
     if (hgt > 0) g.fillRect(x0 + b * w + 0.5, histTop + HIST_H - hgt, Math.max(1, w - 1), hgt);
   }
-  drawTimeAxis(g, { x0, x1: width - PAD, y: histTop + HIST_H, left: '0', right: seconds(span), middle: 'time to first token' });
+  drawTimeAxis(g, { x0, x1: width - PAD, y: histTop + HIST_H, left: '0', right: duration(span), middle: 'time to first token' });
   return n;
 }
 
