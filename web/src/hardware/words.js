@@ -22,7 +22,7 @@ export function modeledLabel(r) {
 
 export function checksSummary(r) {
   const held = r.checks.held_out;
-  return `The model was checked against published measurements (docs/gpu.md): on the ${int(held.count)} figures its two efficiency factors were not fitted on, its error is ${sig(held.median_abs_error_pct, 2)}% at the median and ${sig(held.max_abs_error_pct, 2)}% at worst.`;
+  return `The model was checked against published measurements (docs/gpu.md): on the ${int(held.count)} figures its two efficiency factors were not fitted on, its error is ${sig(held.median_abs_error_pct, 2)}% at the median and ${sig(held.max_abs_error_pct, 3)}% at worst (docs/gpu.md names the known gaps).`;
 }
 
 export function queueWords(r) {
