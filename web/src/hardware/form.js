@@ -22,6 +22,8 @@ function tpSizes(maxTp) {
   return sizes;
 }
 
+const modelName = (model) => model.description.replace(/ \(.*$/, '');
+
 export function hardwareSwitch(prefix) {
   const id = (part) => `${prefix}-${part}`;
   const gpu = h('select', { id: id('gpu'), 'aria-describedby': id('gpu-help') }, options([[MEASURED, 'This device (measured)']]));
@@ -49,7 +51,7 @@ export function hardwareSwitch(prefix) {
 
   function setPresets(presets) {
     replace(gpu, options([[MEASURED, 'This device (measured)'], ...presets.gpus.map((g) => [g.name, `${g.description} (modeled)`])]));
-    replace(model, options(presets.models.map((m) => [m.name, m.description])));
+    replace(model, options(presets.models.map((m) => [m.name, `${modelName(m)}, ${m.n_kv_heads} KV heads`])));
     replace(weights, options(presets.weights.map((w) => [w, `${w.toUpperCase()} weights`])));
     replace(kv, options(presets.kv.map((k) => [k, k.toUpperCase()])));
     replace(tp, options(tpSizes(presets.max_tp).map((n) => [String(n), n === 1 ? '1 GPU' : `${n} GPUs`])));
@@ -107,9 +109,14 @@ export function hardwareSwitch(prefix) {
   return { element, setPresets, read, show, setStatus, showError, onChoose };
 }
 
-// How a choice reads in a sentence: "1 × NVIDIA H100 80GB SXM5, Llama 3.1 8B, BF16 weights, BF16 KV, 256 slots".
-export function choiceText(choice, presets) {
+// The GPUs of a choice in words: "1 × NVIDIA H100 80GB SXM5".
+export function gpuText(choice, presets) {
   const gpu = presets.gpus.find((g) => g.name === choice.gpu);
+  return `${choice.tp} × ${gpu ? gpu.description : choice.gpu}`;
+}
+
+// How a choice reads in a sentence: "1 × NVIDIA H100 80GB SXM5, Llama 3.1 8B, BF16 weights, BF16 KV cache, 256 slots".
+export function choiceText(choice, presets) {
   const model = presets.models.find((m) => m.name === choice.model);
-  return `${choice.tp} × ${gpu ? gpu.description : choice.gpu}, ${model ? model.description.replace(/ \(.*$/, '') : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${int(choice.slots)} slots`;
+  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${int(choice.slots)} slots`;
 }

@@ -9,7 +9,7 @@ import { barChart, blocksChart } from '../shared/charts.js';
 import { duration, int, ms, ratio, sig } from '../shared/format.js';
 import { policyLabel, policyStyle } from '../shared/policies.js';
 import { MEMORY_SETTINGS } from './settings.js';
-import { budgetWords, checksSummary, gainWords, memoryWords, modeledLabel, queueWords } from './words.js';
+import { budgetWords, checksSummary, gainWords, memoryWords, modeledLabel, queueWords, shortPolicyLabel } from './words.js';
 
 const pct = (v) => (Number.isFinite(v) ? `${sig(v, 3)}%` : '–');
 const head = (labels) => h('thead', null, h('tr', null, labels.map((l, i) => h('th', { scope: 'col', class: i ? 'num' : undefined }, l))));
@@ -36,14 +36,14 @@ const QUEUE_COLUMNS = [
 function queueTable(r, id) {
   const { policies, results } = r.queue;
   return h('table', { id, class: 'policy' },
-    h('caption', null, `Modeled: ${r.label} — the lab’s queue`),
+    h('caption', null, `Modeled: ${r.gpu_label} — the lab’s queue`),
     head(['Policy', ...QUEUE_COLUMNS.map(([, label]) => label)]),
     h('tbody', null, policies.map((name) => policyRow(name, QUEUE_COLUMNS.map(([key, , fmt]) => num(results[name][key], fmt(results[name][key]), key))))));
 }
 
 function gainTable(r, id) {
   return h('table', { id },
-    h('caption', null, `Modeled: ${r.label} — one decode step at context ${int(r.gain.context)}`),
+    h('caption', null, `Modeled: ${r.gpu_label} — one decode step at context ${int(r.gain.context)}`),
     head(['Rows', 'Step', 'Tokens/s', 'Gain over 1 row']),
     h('tbody', null, r.gain.rows.map((g) => h('tr', { dataset: { rows: String(g.rows) } },
       h('th', { scope: 'row' }, int(g.rows)), num(g.step_ms, ms(g.step_ms), 'step_ms'),
@@ -71,14 +71,14 @@ export function queueView(r, prefix) {
     banner(r),
     paragraphs(queueWords(r)),
     box('Policy table, modeled GPU', queueTable(r, `${prefix}-table`)),
-    chartFigure(`${prefix}-chart-policies`, `Modeled: ${r.label} — tokens per second under each policy`, 'Tokens per second under each policy on the modeled GPU', draws,
+    chartFigure(`${prefix}-chart-policies`, `Modeled: ${r.gpu_label} — tokens per second under each policy`, 'Tokens per second under each policy on the modeled GPU', draws,
       (c) => barChart(c, {
-        bars: policies.map((name) => ({ label: policyLabel(name), value: r.queue.results[name].tokens_per_s, color: policyStyle(name).color })),
+        bars: policies.map((name) => ({ label: shortPolicyLabel(name), value: r.queue.results[name].tokens_per_s, color: policyStyle(name).color })),
         yLabel: 'tokens/s (modeled)', format: (v) => int(v),
       })),
     paragraphs([gainWords(r)]),
     box('Rows gain, modeled GPU', gainTable(r, `${prefix}-gain-table`)),
-    chartFigure(`${prefix}-chart-gain`, `Modeled: ${r.label} — tokens per second by rows in one decode step`, 'Tokens per second by rows on the modeled GPU', draws,
+    chartFigure(`${prefix}-chart-gain`, `Modeled: ${r.gpu_label} — tokens per second by rows in one decode step`, 'Tokens per second by rows on the modeled GPU', draws,
       (c) => barChart(c, {
         bars: r.gain.rows.map((g) => ({ label: `${int(g.rows)} ${g.rows === 1 ? 'row' : 'rows'}`, value: g.tokens_per_s, color: '#1d5fa8' })),
         yLabel: 'tokens/s (modeled)', format: (v) => int(v),
@@ -99,7 +99,7 @@ const MEMORY_COLUMNS = [
 function memoryTable(r, id) {
   const m = r.memory;
   return h('table', { id, class: 'policy' },
-    h('caption', null, `Modeled: ${r.label} — KV budget ${int(r.steps.model.kv_budget_tokens)} tokens, ${sig(m.rate, 3)} requests/s`),
+    h('caption', null, `Modeled: ${r.gpu_label} — KV budget ${int(r.steps.model.kv_budget_tokens)} tokens, ${sig(m.rate, 3)} requests/s`),
     head(['Policy', ...MEMORY_COLUMNS.map(([, label]) => label)]),
     h('tbody', null, m.policies.map((name) => {
       const p = m.results[name];
@@ -120,7 +120,7 @@ export function memoryView(r, prefix) {
     banner(r),
     paragraphs([budgetWords(r), ...memoryWords(r, MEMORY_SETTINGS.load)]),
     box('Memory policies, modeled GPU', memoryTable(r, `${prefix}-table`)),
-    chartFigure(`${prefix}-chart-blocks`, `Modeled: ${r.label} — KV blocks held over time, budget ${int(budget)} blocks`, 'KV blocks held over time on the modeled GPU', draws,
+    chartFigure(`${prefix}-chart-blocks`, `Modeled: ${r.gpu_label} — KV blocks held over time, budget ${int(budget)} blocks`, 'KV blocks held over time on the modeled GPU', draws,
       (c) => blocksChart(c, {
         budget,
         series: memoryNames.map((name) => ({ label: name, color: policyStyle(name).color, dash: policyStyle(name).dash, ...m.results[name].kv_blocks_in_use }))

@@ -7,7 +7,7 @@
 import { JobRunner } from '../runs/jobs.js';
 import { policyNames } from '../config.js';
 import { sig } from '../shared/format.js';
-import { choiceText } from './form.js';
+import { choiceText, gpuText } from './form.js';
 import { describeProgress } from './words.js';
 
 const sameServer = (a, b) => ['gpu', 'model', 'weights', 'kv', 'tp', 'slots'].every((key) => a[key] === b[key]);
@@ -26,7 +26,7 @@ export function hardwareModel() {
     onState: () => hooks.onRunningChange(),
     onProgress: (fraction, phase) => tell('status', describeProgress(fraction, phase)),
     onResult(raw, elapsedMs) {
-      result = { ...raw, choice: modeling, label: choiceText(modeling, presets), elapsed_ms: elapsedMs };
+      result = { ...raw, choice: modeling, label: choiceText(modeling, presets), gpu_label: gpuText(modeling, presets), elapsed_ms: elapsedMs };
       tell('status', `Modeled in ${sig(elapsedMs / 1000, 3)} s: step times from the roofline, not measured.`);
       tell('result', result);
       window.kvlabHardwareResult = result;

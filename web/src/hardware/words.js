@@ -14,6 +14,12 @@ export function describeProgress(fraction, phase) {
 const range = (pair) => `${int(pair[0])}–${int(pair[1])}`;
 const byFamily = (names, family) => names.find((name) => name.startsWith(`${family}:`) || name === family);
 
+// A policy in a word or two, under a bar.
+export function shortPolicyLabel(name) {
+  const kind = name.split(':')[0];
+  return { 'serial-nocache': 'no cache', 'serial-cache': 'cache', static: 'static', continuous: 'continuous' }[kind] || name;
+}
+
 // The line above every modeled view (r.label: the server in words, form.js's choiceText).
 export function modeledLabel(r) {
   const model = r.steps.model;
