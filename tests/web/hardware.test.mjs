@@ -146,6 +146,20 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     assert.equal(await page.$$eval('#chapter-memory .hw-modeled .played-panel', (list) => list.length), 0);
   });
 
+  test('a GPU chosen while this device runs waits for the lab and its memory run, which still land', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
+    await waitForPresets(page);
+    await page.selectOption('#queue-hw-gpu', 'l4');
+    if (await page.getAttribute('#lab', 'data-state') === 'running') {
+      assert.match(await page.textContent('#queue-hw-status'), /^Waiting for the run on this device to finish/);
+    }
+    await page.waitForFunction(() => window.kvlabHardwareResult && window.kvlabMemoryResult && window.kvlabResult, null, { timeout: 120000, polling: 100 });
+    const [hardwareAt, memoryAt] = await page.evaluate(() => [window.kvlabHardwareResult.choice.gpu, window.kvlabMemoryResult.policies.length]);
+    assert.equal(hardwareAt, 'l4');
+    assert.equal(memoryAt, 4, 'the memory run after the lab was not pushed out by the modeled server');
+    assert.equal(await page.getAttribute('#chapter-memory', 'data-state'), 'landed');
+  });
+
   test('works in a chapter embed (embed.html#chapter=memory) without running the lab', async () => {
     const { page } = await openPage(`${session.server.url}embed.html#chapter=memory&${SMALL_LAB}`);
     await waitForPresets(page);
@@ -179,5 +193,5 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     assert.deepEqual((await readTable(page, '#queue-hw-table')).map((row) => row.policy), ['serial-nocache', 'serial-cache', 'static:64', 'continuous:64']);
   });
 
-  test('no page logged an error', () => session.checkPages(4));
+  test('no page logged an error', () => session.checkPages(5));
 });

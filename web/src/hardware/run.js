@@ -95,9 +95,13 @@ export function hardwareModel() {
     choose,
     get presets() { return presets; },
     get running() { return job.running; },
-    // After any run starts or stops: a choice that was waiting starts now.
+    // After any run starts or stops: a choice that was waiting starts, a tick later, so that what the
+    // finished run starts itself (the Memory section's run after the lab's) goes first.
     sync() {
-      if (waiting && !job.running && !hooks.busy()) start();
+      if (!waiting) return;
+      setTimeout(() => {
+        if (waiting && !job.running && !hooks.busy()) start();
+      }, 0);
     },
   };
 }
