@@ -21,7 +21,7 @@ export function mountWithHardware(root, ctx, { part, measured, modeled }) {
   const modeledView = modeled(modeledBox);
 
   const remove = ctx.hardware.add({
-    presets: control.setPresets,
+    presets: (presets) => control.setPresets(presets, ctx.hardware.choice),
     choice(choice) {
       control.show(choice);
       root.dataset.hardware = choice.measured ? MEASURED : choice.gpu;

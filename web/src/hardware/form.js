@@ -24,38 +24,49 @@ function tpSizes(maxTp) {
 
 const modelName = (model) => model.description.replace(/ \(.*$/, '');
 
-export function hardwareSwitch(prefix) {
-  const id = (part) => `${prefix}-${part}`;
-  const gpu = h('select', { id: id('gpu'), 'aria-describedby': id('gpu-help') }, options([[MEASURED, 'This device (measured)']]));
-  const model = h('select', { id: id('model') });
-  const weights = h('select', { id: id('weights') });
-  const kv = h('select', { id: id('kv') });
-  const tp = h('select', { id: id('tp') });
-  const slots = h('input', { id: id('slots'), inputmode: 'numeric', autocomplete: 'off', value: String(DEFAULT.slots), 'aria-describedby': `${id('slots-help')} ${id('slots-error')}` });
-  const slotsError = h('p', { class: 'field-error', id: id('slots-error'), hidden: true });
-  const server = h('div', { class: 'hw-server', hidden: true },
-    field(id('model'), 'Model', model), field(id('weights'), 'Weights', weights), field(id('kv'), 'KV cache', kv),
-    field(id('tp'), 'GPUs (tensor parallel)', tp),
-    h('div', { class: 'field' }, h('label', { for: id('slots') }, SLOTS.label), slots,
-      h('p', { class: 'help', id: id('slots-help') }, `1–${MAX_SLOTS}: B of every batching policy.`), slotsError));
-  const status = h('p', { id: id('status'), class: 'hw-status', 'aria-live': 'polite' });
-  const errorMessage = h('p', { id: id('error-message') });
-  const errorDetail = h('p', { id: id('error-detail'), class: 'detail' });
-  const errorBox = h('div', { id: id('error'), class: 'notice error', role: 'alert', hidden: true }, errorMessage, errorDetail);
+// The switch's elements, ids from id(part).
+function switchElements(id) {
+  const controls = {
+    gpu: h('select', { id: id('gpu'), 'aria-describedby': id('gpu-help') }, options([[MEASURED, 'This device (measured)']])),
+    model: h('select', { id: id('model') }),
+    weights: h('select', { id: id('weights') }),
+    kv: h('select', { id: id('kv') }),
+    tp: h('select', { id: id('tp') }),
+    slots: h('input', { id: id('slots'), inputmode: 'numeric', autocomplete: 'off', value: String(DEFAULT.slots), 'aria-describedby': `${id('slots-help')} ${id('slots-error')}` }),
+  };
+  const parts = {
+    slotsError: h('p', { class: 'field-error', id: id('slots-error'), hidden: true }),
+    status: h('p', { id: id('status'), class: 'hw-status', 'aria-live': 'polite' }),
+    errorMessage: h('p', { id: id('error-message') }),
+    errorDetail: h('p', { id: id('error-detail'), class: 'detail' }),
+  };
+  parts.errorBox = h('div', { id: id('error'), class: 'notice error', role: 'alert', hidden: true }, parts.errorMessage, parts.errorDetail);
+  parts.server = h('div', { class: 'hw-server', hidden: true },
+    field(id('model'), 'Model', controls.model), field(id('weights'), 'Weights', controls.weights), field(id('kv'), 'KV cache', controls.kv),
+    field(id('tp'), 'GPUs (tensor parallel)', controls.tp),
+    h('div', { class: 'field' }, h('label', { for: id('slots') }, SLOTS.label), controls.slots,
+      h('p', { class: 'help', id: id('slots-help') }, `1–${MAX_SLOTS}: B of every batching policy.`), parts.slotsError));
   const element = h('div', { class: 'hw-switch' },
     h('fieldset', null, h('legend', null, 'Hardware'),
       h('div', { class: 'hw-fields' },
-        field(id('gpu'), 'Run on', gpu, 'This device is measured; a GPU is modeled from its published figures (docs/gpu.md).'),
-        server)),
-    status, errorBox);
+        field(id('gpu'), 'Run on', controls.gpu, 'This device is measured; a GPU is modeled from its published figures (docs/gpu.md).'),
+        parts.server)),
+    parts.status, parts.errorBox);
+  return { element, controls, ...parts };
+}
 
-  function setPresets(presets) {
+export function hardwareSwitch(prefix) {
+  const { element, controls, server, slotsError, status, errorMessage, errorDetail, errorBox } = switchElements((part) => `${prefix}-${part}`);
+  const { gpu, model, weights, kv, tp, slots } = controls;
+
+  // The module's presets (again after a restarted worker): current, the choice to keep showing.
+  function setPresets(presets, current) {
     replace(gpu, options([[MEASURED, 'This device (measured)'], ...presets.gpus.map((g) => [g.name, `${g.description} (modeled)`])]));
     replace(model, options(presets.models.map((m) => [m.name, `${modelName(m)}, ${m.n_kv_heads} KV heads`])));
     replace(weights, options(presets.weights.map((w) => [w, `${w.toUpperCase()} weights`])));
     replace(kv, options(presets.kv.map((k) => [k, k.toUpperCase()])));
     replace(tp, options(tpSizes(presets.max_tp).map((n) => [String(n), n === 1 ? '1 GPU' : `${n} GPUs`])));
-    show({ measured: true, ...DEFAULT });
+    show({ ...DEFAULT, ...current });
   }
 
   // The switch's values: {measured: true}, {error} (bad slots), or the modeled server's options.
@@ -66,10 +77,16 @@ export function hardwareSwitch(prefix) {
     return { gpu: gpu.value, model: model.value, weights: weights.value, kv: kv.value, tp: Number(tp.value), slots: parsed.value };
   }
 
-  // Shows a choice (made here or in another chapter's switch).
+  function showSlotsError(text) {
+    replace(slotsError, text || '');
+    slotsError.hidden = !text;
+    slots.setAttribute('aria-invalid', text ? 'true' : 'false');
+  }
+
+  // Shows a choice (made here or in another chapter's switch); this device keeps the server's fields.
   function show(choice) {
     gpu.value = choice.measured ? MEASURED : choice.gpu;
-    if (!choice.measured) {
+    if (choice.model) {
       model.value = choice.model;
       weights.value = choice.weights;
       kv.value = choice.kv;
@@ -78,16 +95,6 @@ export function hardwareSwitch(prefix) {
     }
     server.hidden = Boolean(choice.measured);
     showSlotsError(null);
-  }
-
-  function showSlotsError(text) {
-    replace(slotsError, text || '');
-    slotsError.hidden = !text;
-    slots.setAttribute('aria-invalid', text ? 'true' : 'false');
-  }
-
-  function setStatus(text) {
-    replace(status, text);
   }
 
   function showError(error) {
@@ -106,7 +113,7 @@ export function hardwareSwitch(prefix) {
     });
   }
 
-  return { element, setPresets, read, show, setStatus, showError, onChoose };
+  return { element, setPresets, read, show, setStatus: (text) => replace(status, text), showError, onChoose };
 }
 
 // The GPUs of a choice in words: "1 × NVIDIA H100 80GB SXM5".

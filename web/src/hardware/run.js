@@ -93,7 +93,7 @@ export function hardwareModel() {
       return () => views.delete(view);
     },
     choose,
-    get presets() { return presets; },
+    get choice() { return choice; },
     get running() { return job.running; },
     // After any run starts or stops: a choice that was waiting starts, a tick later, so that what the
     // finished run starts itself (the Memory section's run after the lab's) goes first.
