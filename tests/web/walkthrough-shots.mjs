@@ -2,9 +2,11 @@
 // prints when each chapter's figure landed (the kvlab:figure events, ms since Run) and how long the whole
 // lab took; then saves a screenshot of every chapter alone (embed.html#chapter=NAME, which runs the
 // default lab too) at 1280 px and 390 px (what docs/screenshots/chapter-*.png hold); the queue and
-// memory chapters part way into their playback.
+// memory chapters part way into their playback. Then the queue and memory chapters with the hardware
+// switch on a GPU preset (chapter-NAME-GPU-*.png: modeled, no lab run needed).
 //
-//   node tests/web/walkthrough-shots.mjs [OUT_DIR] [--runs N]   (default: build/screenshots/walkthrough; 1 run)
+//   node tests/web/walkthrough-shots.mjs [OUT_DIR] [--runs N] [--gpu NAME] [--modeled-only]
+//   (default: build/screenshots/walkthrough; 1 run; h100-sxm; --modeled-only: the GPU shots alone)
 //
 // Needs a built dist/ (scripts/build). A few minutes: one default lab per chapter and width.
 
