@@ -58,7 +58,7 @@ function checksTable(r, id) {
     head(['Figure', 'Conditions', 'Published', 'Modeled', 'Error']),
     h('tbody', null, figures.map((f) => h('tr', { dataset: { figure: f.id } },
       h('th', { scope: 'row', title: f.source }, `${f.id}${f.fit ? ' (fit)' : ''}`),
-      h('td', null, `${f.model}, ${f.weights}, TP ${f.tp}: ${f.conditions}`),
+      h('td', { class: 'hw-conditions' }, `${f.model}, ${f.weights}, TP ${f.tp}: ${f.conditions}`),
       num(f.published, `${sig(f.published, 4)} ${f.unit}`, 'published'), num(f.modeled, `${sig(f.modeled, 4)} ${f.unit}`, 'modeled'),
       num(f.error_pct, `${f.error_pct > 0 ? '+' : ''}${sig(f.error_pct, 2)}%`, 'error_pct')))));
 }
