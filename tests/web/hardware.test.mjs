@@ -31,7 +31,10 @@ function readTable(page, selector) {
 }
 
 async function waitForPresets(page) {
-  await page.waitForFunction(() => document.querySelectorAll('[id$="-hw-gpu"] option').length > 1, null, { timeout: 30000, polling: 100 });
+  await page.waitForFunction(() => {
+    const selects = Array.from(document.querySelectorAll('select[id$="-hw-gpu"]'));
+    return selects.length > 0 && selects.every((select) => select.options.length > 1);
+  }, null, { timeout: 30000, polling: 100 });
 }
 
 // Chooses a GPU in a chapter's switch and waits for the modeled result (or fails with the error shown).
