@@ -16,6 +16,9 @@ namespace kvlab::roofline {
 enum class WeightFormat { bf16, fp8, int4 };
 enum class KvFormat { bf16, fp8 };
 
+constexpr WeightFormat kWeightFormats[] = {WeightFormat::bf16, WeightFormat::fp8, WeightFormat::int4};
+constexpr KvFormat kKvFormats[] = {KvFormat::bf16, KvFormat::fp8};
+
 constexpr int kInt4GroupSize = 128;
 
 WeightFormat parse_weight_format(const std::string& text, const std::string& field);

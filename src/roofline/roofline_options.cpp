@@ -15,7 +15,7 @@ bool fits(const Deployment& d) { return kv_budget_tokens(d) >= kMinKvBudgetToken
 // "bf16 at tp = 8, fp8 at tp = 4, int4 at tp = 2": the smallest power-of-two TP at which each format fits.
 std::string what_fits(Deployment d) {
   std::string list;
-  for (WeightFormat format : {WeightFormat::bf16, WeightFormat::fp8, WeightFormat::int4}) {
+  for (WeightFormat format : kWeightFormats) {
     d.weights = format;
     for (int tp = 1; tp <= kMaxTensorParallel; tp *= 2) {
       d.tp = tp;

@@ -124,6 +124,12 @@ Module['rooflineChecks'] = function (options) {
   return kvlabUnwrap(Module['roofline_checks_json'](kvlabToJson(options, 'options')));
 };
 
+/** rooflinePresets() -> { gpus: [{name, description, memory_bytes, memory_bytes_per_s, link}], models: [{name,
+ *  description, parameters, n_kv_heads}], weights, kv, max_tp }: what roofline() takes (the page's hardware switch) */
+Module['rooflinePresets'] = function () {
+  return kvlabUnwrap(Module['roofline_presets_json']());
+};
+
 /** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
  *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
  *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured */

@@ -16,6 +16,7 @@
 #include "bench/measure.h"
 #include "common/input_error.h"
 #include "common/json_input.h"
+#include "roofline/preset_list.h"
 #include "roofline/published_report.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table_builder.h"
@@ -82,6 +83,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
 
 std::string roofline_json(const std::string& options) {
   return reply([&] { return roofline::roofline(json_input::parse(options, "options")); });
+}
+
+std::string roofline_presets_json() {
+  return reply([] { return roofline::roofline_presets_json(); });
 }
 
 std::string roofline_checks_json(const std::string& options) {
@@ -194,6 +199,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("simulate_json", &simulate_json);
   emscripten::function("roofline_json", &roofline_json);
   emscripten::function("roofline_checks_json", &roofline_checks_json);
+  emscripten::function("roofline_presets_json", &roofline_presets_json);
   emscripten::function("run_json", &run_json);
   emscripten::function("replay_json", &replay_json);
   emscripten::function("weights_value", &weights_value);

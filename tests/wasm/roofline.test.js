@@ -70,3 +70,26 @@ test('bad options are errors naming the field, from Embind and from both CLIs (s
   // The module still works after the errors.
   assert.equal(kvlab.roofline({ gpu: 'l4', model: 'llama-3.1-8b' }).model.gpu, 'l4');
 });
+
+test('rooflinePresets() lists what roofline() takes: the names its errors list, each one accepted', async () => {
+  const kvlab = await loadModule();
+  const presets = kvlab.rooflinePresets();
+  const listed = (options) => {
+    try {
+      kvlab.roofline(options);
+    } catch (error) {
+      return error.message.match(/must be (?:one of )?(.*) \(got/)[1].split(/, | or /);
+    }
+    return assert.fail(`${JSON.stringify(options)} was accepted`);
+  };
+  assert.deepEqual(presets.gpus.map((g) => g.name), listed({ gpu: 'none', model: 'llama-3.1-8b' }));
+  assert.deepEqual(presets.models.map((m) => m.name), listed({ gpu: 'h100-sxm', model: 'none' }));
+  assert.deepEqual(presets.weights, listed({ gpu: 'h100-sxm', model: 'llama-3.1-8b', weights: 'none' }));
+  assert.deepEqual(presets.kv, listed({ gpu: 'h100-sxm', model: 'llama-3.1-8b', kv: 'none' }));
+  for (const gpu of presets.gpus) {
+    const table = kvlab.roofline({ gpu: gpu.name, model: 'llama-3.1-8b', weights: 'int4' });
+    assert.equal(table.model.device_memory_bytes, gpu.memory_bytes, gpu.name);
+    assert.equal(table.model.gpu_description, gpu.description, gpu.name);
+  }
+  assert.equal(presets.max_tp, 8);
+});

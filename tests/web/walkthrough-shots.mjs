@@ -2,9 +2,11 @@
 // prints when each chapter's figure landed (the kvlab:figure events, ms since Run) and how long the whole
 // lab took; then saves a screenshot of every chapter alone (embed.html#chapter=NAME, which runs the
 // default lab too) at 1280 px and 390 px (what docs/screenshots/chapter-*.png hold); the queue and
-// memory chapters part way into their playback.
+// memory chapters part way into their playback. Then the queue and memory chapters with the hardware
+// switch on a GPU preset (chapter-NAME-GPU-*.png: modeled, no lab run needed).
 //
-//   node tests/web/walkthrough-shots.mjs [OUT_DIR] [--runs N]   (default: build/screenshots/walkthrough; 1 run)
+//   node tests/web/walkthrough-shots.mjs [OUT_DIR] [--runs N] [--gpu NAME] [--modeled-only]
+//   (default: build/screenshots/walkthrough; 1 run; h100-sxm; --modeled-only: the GPU shots alone)
 //
 // Needs a built dist/ (scripts/build). A few minutes: one default lab per chapter and width.
 
@@ -15,6 +17,10 @@ import { requireDist, root, startBrowser, startServer, waitForResult, watchedPag
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 1;
+const gpuAt = args.indexOf('--gpu');
+const gpu = gpuAt >= 0 ? args.splice(gpuAt, 2)[1] : 'h100-sxm';
+const modeledOnly = args.includes('--modeled-only');
+if (modeledOnly) args.splice(args.indexOf('--modeled-only'), 1);
 const out = path.resolve(args[0] || path.join(root, 'build', 'screenshots', 'walkthrough'));
 fs.mkdirSync(out, { recursive: true });
 requireDist();
@@ -25,9 +31,40 @@ const record = () => {
 };
 const chaptersOf = (page) => page.$$eval('section.story-chapter', (sections) => sections.map((s) => s.dataset.chapter));
 
+// The queue and memory chapters alone with the switch on `gpu`, at both widths.
+async function modeledShots(browser, server) {
+  for (const name of ['queue', 'memory']) {
+    for (const [label, width] of [['desktop', 1280], ['phone', 390]]) {
+      const { page, log } = await watchedPage(browser.context);
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto(`${server.url}embed.html#chapter=${name}`);
+      await page.waitForFunction((n) => document.querySelectorAll(`#${n}-hw-gpu option`).length > 1, name, { timeout: 60000, polling: 100 });
+      await page.selectOption(`#${name}-hw-gpu`, gpu);
+      await page.waitForFunction(() => window.kvlabHardwareResult !== undefined, null, { timeout: 120000, polling: 100 });
+      await page.waitForTimeout(4000);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await page.screenshot({ path: path.join(out, `chapter-${name}-${gpu}-${label}.png`), fullPage: true });
+      console.log(`chapter ${name} on ${gpu} (modeled) at ${width} px: ${overflow > 0 ? `${overflow} px too wide` : 'fits'}${log.errors.length ? `; errors: ${log.errors.join('; ')}` : ''}`);
+      await page.close();
+    }
+  }
+}
+
 const server = await startServer();
 const browser = await startBrowser();
 try {
+  if (modeledOnly) {
+    await modeledShots(browser, server);
+  } else {
+    await measuredShots(browser, server);
+    await modeledShots(browser, server);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+
+async function measuredShots(browser, server) {
   // Time to each figure, pressing Run once the module is ready (as a reader would).
   for (let run = 1; run <= runs; run += 1) {
     const { page, log } = await watchedPage(browser.context);
@@ -75,7 +112,4 @@ try {
       await page.close();
     }
   }
-} finally {
-  await browser.close();
-  await server.close();
 }

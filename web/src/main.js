@@ -10,6 +10,7 @@ import { $ } from './shared/dom.js';
 import { setupBench } from './bench/index.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
 import { CHAPTER_KEY, isCompactView, postHeightToParent, splitHash } from './walkthrough/page-view.js';
+import { hardwareModel } from './hardware/run.js';
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
@@ -21,16 +22,19 @@ if (chapter) {
 }
 
 let bench = null;
+const hardware = hardwareModel();   // the queue and memory chapters' hardware switch
 const walkthrough = setupWalkthrough({
   root: $('#walkthrough'),
   only: chapter,
   onRun: () => bench.start(),
   onCancel: () => bench.cancel(),
+  hardware,
 });
 bench = setupBench({
   embed: compact || Boolean(chapter),
   viewKeys: () => (chapter ? `${CHAPTER_KEY}=${chapter}` : ''),
   listeners: walkthrough.listeners,
+  hardware,
 });
 
 $('#to-bench').addEventListener('click', () => {

@@ -3,7 +3,7 @@
 // Simulated vs real, SIMD vs scalar vs JavaScript, the KV-memory calculator, this browser).
 
 import { $, $$, replace } from '../shared/dom.js';
-import { DEFAULTS, PRESETS } from '../config.js';
+import { DEFAULTS, PRESETS, toRunOptions } from '../config.js';
 import { standalone } from '../runs/worker-client.js';
 import { oneRunAtATime } from '../runs/one-at-a-time.js';
 import { watchResizes } from '../shared/charts.js';
@@ -19,8 +19,9 @@ import { labRun } from './run.js';
 import { renderEnvironment } from './environment.js';
 
 // embed: the compact view; viewKeys() -> the page's own hash keys; listeners: see bench/run.js, plus
-// memoryResult(result) for the Memory section's result.
-export function setupBench({ embed, viewKeys, listeners }) {
+// memoryResult(result) for the Memory section's result; hardware: the chapters' modeled GPU server
+// (hardware/run.js), which takes its presets from the module and the lab's queue from the form.
+export function setupBench({ embed, viewKeys, listeners, hardware }) {
   const presets = { ...PRESETS };
   const runs = oneRunAtATime();
   const env = environment();
@@ -34,6 +35,12 @@ export function setupBench({ embed, viewKeys, listeners }) {
   };
   // The settings form's model preset for the panels that measure one (the default if the form's is unknown).
   const formPreset = () => (PRESETS[$('#preset').value] ? $('#preset').value : DEFAULTS.preset);
+
+  // The lab's settings as the form has them (the last valid ones while the form has errors).
+  const labSettings = () => {
+    const { settings, errors } = form.peek();
+    return Object.keys(errors).length ? hash.written : settings;
+  };
 
   const hash = hashState({
     form,
@@ -62,6 +69,7 @@ export function setupBench({ embed, viewKeys, listeners }) {
       renderEnvironment(env, info, standalone);
       updateToyModel();
       if (memory) memory.labChanged();
+      if (info.roofline_presets) hardware.setPresets(info.roofline_presets);
     },
     onDone() {
       if (memory && listeners.wantsMemory()) memory.labDone();
@@ -82,10 +90,7 @@ export function setupBench({ embed, viewKeys, listeners }) {
   runs.add('simd', { running: () => comparison.running, sync: comparison.sync });
   memory = setupMemory({
     lab: () => (run.last ? { result: run.last.result, settings: run.last.settings } : null),
-    labSettings: () => {
-      const { settings, errors } = form.peek();
-      return Object.keys(errors).length ? hash.written : settings;
-    },
+    labSettings,
     kvBytesPerToken: () => {
       const model = run.last && run.last.result.steps && run.last.result.steps.model;
       if (model && model.kv_bytes_per_token) return { preset: model.preset, bytes: model.kv_bytes_per_token };
@@ -104,6 +109,12 @@ export function setupBench({ embed, viewKeys, listeners }) {
     onRunningChange: runs.sync,
   });
   runs.add('replay', { running: () => replayPanel.running, sync: replayPanel.sync });
+  hardware.connect({
+    busy: () => runs.busyFor('hardware'),
+    onRunningChange: runs.sync,
+    labQueue: () => toRunOptions(labSettings()).workload,
+  });
+  runs.add('hardware', { running: () => hardware.running, sync: hardware.sync });
 
   // ---- wiring -----------------------------------------------------------------------------------
 

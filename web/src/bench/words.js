@@ -12,6 +12,7 @@ export const PHASES = {
 export const BLOCKED_BY = {
   simd: 'Not run: the SIMD vs scalar vs JavaScript comparison is running; cancel it or wait for it.',
   replay: 'Not run: the simulated vs real replay is running; cancel it or wait for it.',
+  hardware: 'Not run: a GPU server is being modeled (a second or two); wait for it or choose “This device”.',
 };
 
 export function hint(error, env) {

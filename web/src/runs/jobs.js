@@ -1,10 +1,10 @@
-// One job in a worker of its own: the Memory section's simulations and the "Simulated vs real" replay
-// (worker.js in its 'kvlab-job' role), and the SIMD vs scalar vs JavaScript panel (its 'kvlab-compare'
-// role). The worker is started when the job starts and ended when it finishes, fails or is cancelled
-// (cancel = terminate mid-computation), so the memory its module took is given back and the lab's own
-// worker is never touched.
+// One job in a worker of its own: the Memory section's simulations, the "Simulated vs real" replay and
+// the hardware switch's modeled GPU server (worker.js in its 'kvlab-job' role), and the SIMD vs scalar
+// vs JavaScript panel (its 'kvlab-compare' role). The worker is started when the job starts and ended
+// when it finishes, fails or is cancelled (cancel = terminate mid-computation), so the memory its module
+// took is given back and the lab's own worker is never touched.
 //
-// Messages in the worker:  {type: 'memory' | 'replay' | 'compare', id, options}
+// Messages in the worker:  {type: 'memory' | 'replay' | 'hardware' | 'compare', id, options}
 // Messages back:           {type: 'progress', id, fraction, phase, loading}   (loading: a module is
 //                                                                              being loaded now)
 //                          {type: 'result', id, result, elapsed_ms}

@@ -3,7 +3,8 @@
 // the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs), the step table (rows), the simulated queue (queue), the Memory section's
 // run (memory). Every chapter module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) },
 // and mount returns { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text),
-// figureLanded() }.
+// figureLanded(), hardware } (hardware: the shared modeled GPU server of the queue and memory chapters'
+// hardware switch, hardware/run.js).
 //
 // When a chapter's figure lands, document gets a `kvlab:figure` event with detail {chapter, elapsed_ms}
 // (since Run was pressed); an embedded page posts {type: 'kvlab:figure', chapter, elapsed_ms} to its parent.
@@ -15,8 +16,9 @@ export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
 
 const reducedMotionQuery = () => window.matchMedia('(prefers-reduced-motion: reduce)');
 
-// root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab.
-export function setupWalkthrough({ root, only, onRun, onCancel }) {
+// root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab;
+// hardware: hardware/run.js's hardwareModel().
+export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   const status = $('#story-status', root);
   const announcer = $('#story-announce', root);
   let startedAt = null;
@@ -36,6 +38,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel }) {
       get reducedMotion() { return reducedMotionQuery().matches; },
       announce,
       figureLanded: () => figureLanded(chapter.name, section),
+      hardware,
     };
     return { chapter, section, view: chapter.mount(body, ctx) };
   });

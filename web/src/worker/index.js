@@ -6,7 +6,8 @@
 // The lab (any other name): loads the SIMD module at start.
 //   Messages in:  {type: 'run', id, options}
 //                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
-//   Messages out: {type: 'ready', version, presets, instruction_set, timer_resolution_ms, min_sample_ms}
+//   Messages out: {type: 'ready', version, presets, roofline_presets, instruction_set, timer_resolution_ms,
+//                  min_sample_ms}   (roofline_presets: m.rooflinePresets(), for the hardware switch)
 //                 {type: 'progress', id, fraction, phase}
 //                 {type: 'part', id, name: 'answer' | 'steps', value}   (as each is measured)
 //                 {type: 'result', id, result, elapsed_ms}
@@ -23,9 +24,10 @@
 //                 {type: 'error', id, stage, name, message, fatal}
 //
 // A job (name 'kvlab-job'): one Memory-section run (m.simulate() calls on the lab's step table, see
-// memplan.js) or one replay (m.replay(): measure, serve for real, simulate, compare); started for the
+// panels/memory/plan.js), one replay (m.replay(): measure, serve for real, simulate, compare) or one
+// modeled GPU server (hardware/plan.js: m.roofline(), then simulations on its table); started for the
 // job and ended after it (jobs.js).
-//   Messages in:  {type: 'memory' | 'replay', id, options}
+//   Messages in:  {type: 'memory' | 'replay' | 'hardware', id, options}
 //   Messages out: {type: 'progress', id, fraction, phase}
 //                 {type: 'result', id, result, elapsed_ms}
 //                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}

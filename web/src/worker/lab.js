@@ -18,7 +18,7 @@ export function startLab() {
         }
       }
       const first = presets.small || Object.values(presets)[0] || {};
-      post({ type: 'ready', version: m.version(), presets, instruction_set: first.instruction_set || '', ...CLOCK });
+      post({ type: 'ready', version: m.version(), presets, roofline_presets: m.rooflinePresets(), instruction_set: first.instruction_set || '', ...CLOCK });
     },
     (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) }),
   );

@@ -16,6 +16,8 @@ import { prepareQueue, stateAt } from '../../playback/seats.js';
 import { legendElement, mountPlayed, panelElement, setData, sizeCanvas } from '../played.js';
 import { drawMemoryPanel, layoutMemory } from './render.js';
 import { TITLE, countsText, describeStep, introParagraphs } from './words.js';
+import { modeledContext, mountWithHardware } from '../../hardware/chapter.js';
+import { memoryView, modeledView } from '../../hardware/render.js';
 
 export const name = 'memory';
 export const title = TITLE;
@@ -85,6 +87,14 @@ function build(plan, dpr) {
   };
 }
 
+// With the hardware switch: this device's memory run played back, or a GPU's, modeled at its real KV
+// budget, in tables and played back the same way (hardware/).
 export function mount(root, ctx) {
-  return mountPlayed(root, ctx, { className: 'chapter-memory', build });
+  const played = (element, context) => mountPlayed(element, context, { className: 'chapter-memory', build });
+  return mountWithHardware(root, ctx, {
+    part: name,
+    measured: (element) => played(element, ctx),
+    modeled: (element) => modeledView(element, (r) => memoryView(r, 'memory-hw'),
+      { mount: (box) => played(box, modeledContext(ctx)), data: (r) => r.memory }),
+  });
 }

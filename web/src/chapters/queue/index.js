@@ -17,6 +17,8 @@ import { prepareQueue, stateAt } from '../../playback/seats.js';
 import { legendElement, mountPlayed, panelElement, setData, sizeCanvas } from '../played.js';
 import { drawPanel, finalHistogramPeak, layoutPanel } from './render.js';
 import { TITLE, changesAt, countsText, describeStep, introParagraphs, panelLabel } from './words.js';
+import { mountWithHardware } from '../../hardware/chapter.js';
+import { modeledView, queueView } from '../../hardware/render.js';
 
 export const name = 'queue';
 export const title = TITLE;
@@ -96,6 +98,11 @@ function build(result, dpr) {
   };
 }
 
+// With the hardware switch: this device's queue played back, or a GPU's modeled tables (hardware/).
 export function mount(root, ctx) {
-  return mountPlayed(root, ctx, { className: 'chapter-queue', build });
+  return mountWithHardware(root, ctx, {
+    part: name,
+    measured: (element) => mountPlayed(element, ctx, { className: 'chapter-queue', build }),
+    modeled: (element) => modeledView(element, (r) => queueView(r, 'queue-hw')),
+  });
 }

@@ -2,6 +2,7 @@
 // implementations, the finding and the 16-row table.
 
 import { $, h, replace } from '../../shared/dom.js';
+import { numCell as num } from '../../shared/cells.js';
 import { int, ms, ratio, sig } from '../../shared/format.js';
 import { finding, gbs, mb } from './words.js';
 
@@ -11,10 +12,6 @@ const IMPLEMENTATIONS = [
   { key: 'js', label: 'Plain JavaScript', note: 'Float32Array loops, as the published lab was written' },
 ];
 
-function num(value, text, key) {
-  const ok = Number.isFinite(value);
-  return h('td', { class: 'num', dataset: { key, value: ok ? String(value) : '' } }, ok ? text : '–');
-}
 
 function card(id, label, value, note, dataValue) {
   return h('div', { class: 'card', id, dataset: { value: Number.isFinite(dataValue) ? String(dataValue) : '' } },

@@ -30,7 +30,8 @@ function slim(metrics) {
 }
 
 // options: {steps, workload: {count, prompt, answer, seed, system_prompt}, slots, chunk, kv_tokens,
-//           block_tokens, rate (requests/s or 'auto'), ttft_target_ms, fractions?}
+//           block_tokens, rate (requests/s or 'auto'), ttft_target_ms, fractions?, load? (the 'auto'
+//           rate's share of the capacity; AUTO_LOAD unless given)}
 export function runMemoryPlan(m, options, progress = () => {}) {
   const { steps, workload, slots, chunk } = options;
   const policies = memoryPolicies(slots, chunk);
@@ -45,7 +46,7 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   const continuous = `continuous:${slots}`;
   const saturated = m.simulate(steps, { ...workload, arrival: { kind: 'all-at-zero' } }, [continuous], { timeline_requests: 0 })[continuous];
   const capacity = saturated.makespan_ms > 0 ? workload.count / (saturated.makespan_ms / 1000) : null;
-  const rate = options.rate === 'auto' ? roundRate(AUTO_LOAD * (capacity || 1)) : options.rate;
+  const rate = options.rate === 'auto' ? roundRate((options.load ?? AUTO_LOAD) * (capacity || 1)) : options.rate;
   tick('simulating the memory policies');
 
   const main = m.simulate(steps, at(rate), policies, { ...budget, queue_timeline: true });

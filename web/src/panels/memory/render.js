@@ -2,6 +2,7 @@
 // where each policy crosses the target, the waste, the table, and the findings.
 
 import { $, h, replace } from '../../shared/dom.js';
+import { numCell as num } from '../../shared/cells.js';
 import { MEMORY_POLICY_NOTES, policyLabel, policyStyle } from '../../shared/policies.js';
 import { barChart, blocksChart, loadCurveChart } from '../../shared/charts.js';
 import { duration, int, sig } from '../../shared/format.js';
@@ -22,10 +23,6 @@ export function crossingRate(rates, values, target) {
   return null;
 }
 
-function num(value, text, key) {
-  const ok = Number.isFinite(value);
-  return h('td', { class: 'num', dataset: { key, value: ok ? String(value) : '' } }, ok ? text : '–');
-}
 
 const COLUMNS = [
   ['median_ttft_ms', 'Median TTFT', duration],

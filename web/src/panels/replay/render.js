@@ -2,6 +2,7 @@
 // timelines of one policy (real and simulated) and the step check.
 
 import { $, h, replace } from '../../shared/dom.js';
+import { numCell as num } from '../../shared/cells.js';
 import { policyLabel } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
 import { duration, int, ms, sig } from '../../shared/format.js';
@@ -30,10 +31,6 @@ function signedPct(fraction) {
   return `${v > 0 ? '+' : v < 0 ? '−' : ''}${text}%`;
 }
 
-function num(value, text, key, extra = {}) {
-  const ok = Number.isFinite(value);
-  return h('td', { class: `num${extra.class ? ` ${extra.class}` : ''}`, title: extra.title, dataset: { key, value: ok ? String(value) : '' } }, ok ? text : '–');
-}
 
 function errorCell(value, key) {
   const high = Number.isFinite(value) && Math.abs(value) > ERROR_TARGET;

@@ -1,0 +1,56 @@
+// A chapter with the hardware switch (queue, memory): the switch on top, then the chapter's measured view
+// (the default) or its modeled view for the GPU chosen. The walkthrough's show/clear reach the measured
+// view only; the modeled one follows the shared hardware model (ctx.hardware: run.js). Switching back to
+// "this device" shows the measured view as it was. The chapter's element carries data-hardware (the GPU's
+// name, or "measured").
+
+import './hardware.css';
+import { h } from '../shared/dom.js';
+import { hardwareSwitch } from './form.js';
+import { MEASURED } from './settings.js';
+
+// measured(element) -> the chapter's view ({show, clear, destroy}); modeled(element) -> {show(r), clear(),
+// destroy()}; part: the chapter's name (its switch's ids start with `${part}-hw`).
+export function mountWithHardware(root, ctx, { part, measured, modeled }) {
+  const control = hardwareSwitch(`${part}-hw`);
+  const measuredBox = h('div', { class: 'hw-measured' });
+  const modeledBox = h('div', { class: 'hw-modeled', hidden: true });
+  root.append(control.element, measuredBox, modeledBox);
+  root.dataset.hardware = MEASURED;
+  const measuredView = measured(measuredBox);
+  const modeledView = modeled(modeledBox);
+
+  const remove = ctx.hardware.add({
+    presets: (presets) => control.setPresets(presets, ctx.hardware.choice),
+    choice(choice) {
+      control.show(choice);
+      root.dataset.hardware = choice.measured ? MEASURED : choice.gpu;
+      measuredBox.hidden = !choice.measured;
+      modeledBox.hidden = true;
+      modeledView.clear();
+    },
+    status: control.setStatus,
+    error: control.showError,
+    result(r) {
+      modeledBox.hidden = false;
+      modeledView.show(r);
+    },
+  });
+  control.onChoose((choice) => ctx.hardware.choose(choice));
+
+  return {
+    show: measuredView.show,
+    clear: measuredView.clear,
+    destroy() {
+      remove();
+      measuredView.destroy();
+      modeledView.destroy();
+      root.replaceChildren();
+    },
+  };
+}
+
+// The chapter context for a modeled playback: no figure of the measured run lands with it.
+export function modeledContext(ctx) {
+  return { get reducedMotion() { return ctx.reducedMotion; }, announce: ctx.announce };
+}

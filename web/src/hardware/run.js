@@ -1,0 +1,107 @@
+// The hardware switch's one modeled server, shared by every chapter that shows a switch (queue, memory):
+// which hardware is chosen, the job that models it (a job worker: runs/jobs.js, hardware/plan.js) and
+// its result. Choosing in one chapter's switch sets the others. "This device (measured)" is the default
+// and stops any modeling. The result goes out as a `kvlab:hardware-result` event on document and stays
+// in window.kvlabHardwareResult.
+
+import { JobRunner } from '../runs/jobs.js';
+import { policyNames } from '../config.js';
+import { sig } from '../shared/format.js';
+import { choiceText, gpuText } from './form.js';
+import { describeProgress } from './words.js';
+
+const sameServer = (a, b) => ['gpu', 'model', 'weights', 'kv', 'tp', 'slots'].every((key) => a[key] === b[key]);
+
+export function hardwareModel() {
+  let presets = null;
+  let choice = { measured: true };
+  let result = null;
+  let modeling = null;   // the choice the job in progress models
+  let waiting = false;   // a preset was chosen while another run held the processor
+  let hooks = { busy: () => false, onRunningChange: () => {}, labQueue: () => null };
+  const views = new Set();   // {presets(p), choice(c), status(text), result(r), error(e)}
+  const tell = (what, ...args) => views.forEach((view) => view[what](...args));
+
+  const job = new JobRunner('hardware', {
+    onState: () => hooks.onRunningChange(),
+    onProgress: (fraction, phase) => tell('status', describeProgress(fraction, phase)),
+    onResult(raw, elapsedMs) {
+      result = { ...raw, choice: modeling, label: choiceText(modeling, presets), gpu_label: gpuText(modeling, presets), elapsed_ms: elapsedMs };
+      tell('status', `Modeled in ${sig(elapsedMs / 1000, 3)} s: step times from the roofline, not measured.`);
+      tell('result', result);
+      window.kvlabHardwareResult = result;
+      document.dispatchEvent(new CustomEvent('kvlab:hardware-result', { detail: result }));
+    },
+    onError(error) {
+      tell('status', 'Not modeled.');
+      tell('error', error);
+    },
+  });
+
+  function start() {
+    const queue = hooks.labQueue();
+    if (hooks.busy() || !queue) {
+      waiting = true;
+      tell('status', 'Waiting for the run on this device to finish…');
+      return;
+    }
+    waiting = false;
+    tell('error', null);
+    tell('status', 'Modeling the step table…');
+    modeling = choice;
+    job.run({
+      roofline: { gpu: choice.gpu, model: choice.model, weights: choice.weights, kv: choice.kv, tp: choice.tp },
+      slots: choice.slots,
+      workload: queue,
+      policies: policyNames({ slots: choice.slots }),
+    });
+  }
+
+  function choose(next) {
+    choice = next;
+    tell('choice', choice);
+    tell('error', null);
+    if (choice.measured) {
+      waiting = false;
+      if (job.running) job.cancel();
+      tell('status', '');
+      return;
+    }
+    if (result && sameServer(result.choice, choice) && !job.running) {
+      tell('status', 'Modeled: step times from the roofline, not measured.');
+      tell('result', result);
+      return;
+    }
+    start();
+  }
+
+  return {
+    // busy() -> another run holds the processor; onRunningChange(); labQueue() -> the lab's workload.
+    connect(given) {
+      hooks = { ...hooks, ...given };
+    },
+    setPresets(given) {
+      presets = given;
+      tell('presets', presets);
+    },
+    // A chapter's view; returns a function that removes it.
+    add(view) {
+      views.add(view);
+      if (presets) view.presets(presets);
+      view.choice(choice);
+      if (!choice.measured && result && sameServer(result.choice, choice)) view.result(result);
+      return () => views.delete(view);
+    },
+    choose,
+    get choice() { return choice; },
+    get running() { return job.running; },
+    // After any run starts or stops: a choice that was waiting starts, a tick later, so that what the
+    // finished run starts itself (the Memory section's run after the lab's) goes first.
+    sync() {
+      if (!waiting) return;
+      setTimeout(() => {
+        if (waiting && !job.running && !hooks.busy()) start();
+      }, 0);
+    },
+  };
+}

@@ -1,0 +1,18 @@
+// The modeled server's fixed choices (the hardware switch, issue 17; docs/page.md "Hardware"). The GPUs,
+// models and formats are the module's (rooflinePresets()), never listed here.
+
+export const MEASURED = 'measured';   // the switch's value for this device: the default, always
+
+export const MAX_SLOTS = 256;         // the modeled tables' largest row count (src/roofline)
+export const DEFAULT = { model: 'llama-3.1-8b', weights: 'bf16', kv: 'bf16', tp: 1, slots: MAX_SLOTS };
+
+// The rows at which the rows gain is shown, and the context it is read at (a column of the modeled table).
+export const GAIN_ROWS = [1, 16, 64, 256];
+export const GAIN_CONTEXT = 1024;
+
+// The memory comparison's queue: server-sized, so that a real KV budget binds (the lab's queue, prompts up
+// to 32 and answers up to 96 tokens, would never fill a GPU's memory). It arrives at `load` times what
+// continuous batching with unlimited memory gets through, so that a queue forms and memory decides how
+// many requests run at once.
+export const SERVER_QUEUE = { count: 1000, prompt: [128, 1024], answer: [32, 2048], seed: 1 };
+export const MEMORY_SETTINGS = { chunk: 2048, block_tokens: 16, ttft_target_ms: 1000, fractions: [0.5, 1, 1.5], load: 1.25 };
