@@ -102,7 +102,7 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
       } else if (state === 'ready') {
         if (main.dataset.state === 'loading') {
           setState('ready');
-          setPhase('Ready. Press “Run the lab” to measure this device.');
+          setPhase('Ready to measure this device: press Run.');
         }
       } else if (state === 'running') {
         setState('running');
@@ -155,7 +155,7 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
     listeners.stopped();
     setState('cancelled');
     setProgress(0);
-    setPhase('Cancelled: the work was stopped. Press “Run the lab” to start again.');
+    setPhase('Cancelled: the work was stopped. Press Run to start again.');
   }
 
   function retry() {
