@@ -10,7 +10,7 @@
 #include "common/json_fields.h"
 #include "sim/metrics.h"
 #include "sim/playback_log.h"
-#include "sim/server_state.h"
+#include "sim/priced_server.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
 
@@ -119,7 +119,7 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
 
   nlohmann::json result = nlohmann::json::object();
   for (size_t i = 0; i < policies.size(); ++i) {
-    ServerState server(table, requests);
+    PricedServer server(table, requests);
     std::optional<PlaybackLog> log;
     if (options.queue_timeline) server.record_playback(&log.emplace(requests.size()));
     try {
