@@ -1,22 +1,17 @@
 #include "serve/policies.h"
 
 #include "common/input_error.h"
-#include "serve/continuous_batching.h"
-#include "serve/serial.h"
-#include "serve/static_batching.h"
 #include "sim/policy_registry.h"
 
 namespace kvlab::serve {
 
-std::unique_ptr<Scheduler> make_scheduler(const std::string& policy, const std::string& path) {
-  const int batch_rows = sim::parse_policy_name(policy, path).batch_rows;
+std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path) {
+  const sim::PolicyName name = sim::parse_policy_name(policy, path);
   const std::string family = policy.substr(0, policy.find(':'));
-  if (family == "serial-nocache") return std::make_unique<SerialNoCache>();
-  if (family == "serial-cache") return std::make_unique<SerialCache>();
-  if (family == "static") return std::make_unique<StaticBatching>(batch_rows);
-  if (family == "continuous") return std::make_unique<ContinuousBatching>(batch_rows);
-  throw_range(path + " \"" + policy +
-              "\" is simulated only: the engine runs serial-nocache, serial-cache, static:B and continuous:B");
+  if (family != "serial-nocache" && family != "serial-cache" && family != "static" && family != "continuous")
+    throw_range(path + " \"" + policy +
+                "\" is simulated only: the engine runs serial-nocache, serial-cache, static:B and continuous:B");
+  return sim::make_scheduler(name);
 }
 
 }  // namespace kvlab::serve
