@@ -54,7 +54,7 @@ Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slot
   const int max_rows = std::max(slot_count, positions);
   rows_.reserve(static_cast<size_t>(max_rows));
   tokens_.reserve(static_cast<size_t>(max_rows));
-  contexts_.reserve(static_cast<size_t>(slot_count));
+  contexts_.reserve(3 * static_cast<size_t>(slot_count));  // a mixed step: a context or a chunk's span per slot
   step_requests_.reserve(static_cast<size_t>(slot_count));
   model_.reserve_rows(max_rows);
   // Steps: a prefill per request plus at most one step per further token (padding adds no steps, only
@@ -112,18 +112,28 @@ void Engine::accept_token(const sim::RequestState& request, Slot& slot, int toke
   if (!request.finished()) served_[index_of(request)].answer.push_back(token);
 }
 
-void Engine::run_prefill_rest(sim::RequestState& request) {
-  const double start_ms = now_ms();
-  const size_t finished_before = finished_count();
-  // The slot's previous keys and values are simply overwritten; there is no shared prefix to find.
+Engine::Slot& Engine::seat(const sim::RequestState& request) {
+  // The slot's previous keys and values are simply overwritten. A prefill starts at position 0: the
+  // engine has no prefix cache to find a request's first positions in.
   if (request.prefilled_tokens != 0) throw std::logic_error("the engine has no prefix cache to reuse");
   Slot& slot = slots_.at(static_cast<size_t>(request.slot));
   slot.request = index_of(request);
   slot.cache.length = 0;
-  const ServedRequest& served = served_[slot.request];
-  rows_.clear();
-  for (int i = 0; i < request.prefill_tokens; ++i)
+  return slot;
+}
+
+void Engine::add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to) {
+  const ServedRequest& served = served_[index_of(request)];
+  for (int i = from; i < to; ++i)
     rows_.push_back(Row{sequence_token(served, i), &slot.cache, i, i == request.prefill_tokens - 1});
+}
+
+void Engine::run_prefill_rest(sim::RequestState& request) {
+  const double start_ms = now_ms();
+  const size_t finished_before = finished_count();
+  Slot& slot = seat(request);
+  rows_.clear();
+  add_prefill_rows(request, slot, 0, request.prefill_tokens);
   forward();
   const double end_ms = now_ms();
   count_step(end_ms - start_ms, 1);
@@ -175,14 +185,42 @@ void Engine::nocache_step(sim::RequestState& request) {
   end_step(StepKind::nocache, start_ms, end_ms, finished_before);
 }
 
-void Engine::mixed_step(const std::vector<sim::RequestState*>& /*decode_rows*/,
-                        const std::vector<sim::PrefillChunk>& /*chunks*/) {
-  throw std::logic_error("the engine runs no mixed steps: chunked prefill is simulated only");
+void Engine::mixed_step(const std::vector<sim::RequestState*>& decode_rows, const std::vector<sim::PrefillChunk>& chunks) {
+  const double start_ms = now_ms();
+  const size_t finished_before = finished_count();
+  rows_.clear();
+  contexts_.clear();
+  step_requests_.clear();
+  for (const sim::RequestState* row : decode_rows) {
+    Slot& slot = slot_of(*row);
+    rows_.push_back(Row{slot.next_input, &slot.cache, slot.cache.length, true});
+    contexts_.push_back(slot.cache.length + 1);
+    step_requests_.push_back(row);
+  }
+  for (const sim::PrefillChunk& chunk : chunks) {
+    const sim::RequestState& request = *chunk.request;
+    Slot& slot = request.prefilled_tokens == 0 ? seat(request) : slot_of(request);
+    add_prefill_rows(request, slot, request.prefilled_tokens, request.prefilled_tokens + chunk.tokens);
+    contexts_.push_back(request.prefilled_tokens);
+    contexts_.push_back(request.prefilled_tokens + chunk.tokens);
+    step_requests_.push_back(&request);
+  }
+  forward();
+  const double end_ms = now_ms();
+  count_step(end_ms - start_ms, decode_rows.size() + chunks.size());
+  // Tokens come in row order: one per decode row, then one per chunk that completes its prefill.
+  size_t next_token = 0;
+  for (const sim::RequestState* row : decode_rows) accept_token(*row, slots_[static_cast<size_t>(row->slot)], tokens_[next_token++]);
+  for (const sim::PrefillChunk& chunk : chunks)
+    if (chunk.request->prefilled_tokens + chunk.tokens == chunk.request->prefill_tokens)
+      accept_token(*chunk.request, slots_[static_cast<size_t>(chunk.request->slot)], tokens_[next_token++]);
+  complete_step(end_ms, decode_rows, chunks);
+  end_step(StepKind::mixed, start_ms, end_ms, finished_before, static_cast<int>(chunks.size()));
 }
 
-void Engine::end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before) {
+void Engine::end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before, int chunks) {
   const long long step = steps_run() - 1;
-  step_log_.add(kind, start_ms, end_ms, contexts_.data(), static_cast<int>(contexts_.size()));
+  step_log_.add(kind, start_ms, end_ms, contexts_.data(), static_cast<int>(contexts_.size()) - 2 * chunks, chunks);
   for (const sim::RequestState* request : step_requests_) {
     ServedRequest& served = served_[index_of(*request)];
     if (served.prefill_step < 0) served.prefill_step = step;

@@ -18,6 +18,7 @@
 #include "serve/run_clock.h"
 #include "serve/served_request.h"
 #include "serve/step_log.h"
+#include "sim/kv_blocks.h"
 #include "sim/server_state.h"
 
 namespace kvlab::serve {
@@ -27,6 +28,9 @@ struct EngineOptions {
   uint64_t prompt_seed = 1;
   // Called with the count of finished requests, after the step that finished one, at most every 100 ms.
   std::function<void(size_t finished_requests)> progress;
+  // The KV memory of reserve, paged and chunked, as in the simulator (default: no limit). It is the
+  // policy's accounting: each slot's cache is real and holds the longest sequence.
+  sim::KvSettings kv;
 };
 
 // Positions a slot's cache needs for `workload`: the longest prompt + the longest answer - 1. A request
@@ -54,7 +58,8 @@ class Engine : public sim::ServerState {
   void decode_step(const std::vector<sim::RequestState*>& rows) override;
   // No cache: the whole sequence so far (prompt and answer) rerun into its slot's cleared cache.
   void nocache_step(sim::RequestState& request) override;
-  // Chunked prefill is simulated only for now: the engine's policies never ask for a mixed step.
+  // The decode rows, each at the next position of its cache, and each chunk's positions of its sequence,
+  // in one forward pass: the model writes every row's key and value before any row attends.
   void mixed_step(const std::vector<sim::RequestState*>& decode_rows, const std::vector<sim::PrefillChunk>& chunks) override;
 
   // The run: each request's tokens, steps and (copied from the server's bookkeeping) its times.
@@ -74,6 +79,11 @@ class Engine : public sim::ServerState {
 
   // The slot `request` occupies, checked against what the policy seated there.
   Slot& slot_of(const sim::RequestState& request);
+  // The slot the policy just seated `request` in, its cache emptied for the request's (re)prefill.
+  Slot& seat(const sim::RequestState& request);
+  // Rows for positions [from, to) of `request`'s sequence into `slot`'s cache; the last wants logits if
+  // it completes the prefill.
+  void add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to);
   // Token i of `served`'s sequence: the prompt, then the answer so far.
   static int sequence_token(const ServedRequest& served, int i);
   // Runs rows_ through the model; wanted rows' greedy tokens go to tokens_, in row order.
@@ -81,8 +91,9 @@ class Engine : public sim::ServerState {
   // The token a row of `request` produced: it joins the answer if the request was still generating, and
   // is the row's next decode input either way.
   void accept_token(const sim::RequestState& request, Slot& slot, int token);
-  // Logs the step, stamps the step index of admissions and finishes, and reports progress now and then.
-  void end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before);
+  // Logs the step (contexts_, its last 2 * `chunks` the chunks' spans), stamps the step index of
+  // admissions and finishes, and reports progress now and then.
+  void end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before, int chunks = 0);
   void warm_up();
 
   Model& model_;

@@ -4,13 +4,18 @@
 // the simulation.
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "sim/kv_blocks.h"
+#include "sim/request.h"
 #include "sim/scheduler.h"
 
 namespace kvlab::serve {
 
-// The scheduler for `policy`; `path` names where the name came from ("options.policies[2]"). Throws
-// InputError for a bad name, or for a policy the engine cannot run yet (the KV-memory ones).
-std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path);
+// The scheduler for `policy` serving `workload`, with the KV memory `kv` (reserve, paged, chunked); `path`
+// names where the name came from ("options.policies[2]"). Throws InputError for a bad name, or for what
+// the engine cannot run yet: prefix reuse (paged and chunked on a workload that shares prefixes).
+std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
+                                               const std::vector<sim::Request>& workload, const sim::KvSettings& kv = {});
 
 }  // namespace kvlab::serve

@@ -14,6 +14,9 @@ struct Request {
   // -1: a conversation of its own.
   int system_prompt_tokens = 0;
   int conversation = -1;
+
+  // Whether its prompt begins with text other requests share, which prefix reuse may find cached.
+  bool shares_prefix() const { return system_prompt_tokens > 0 || conversation >= 0; }
 };
 
 // What every policy tracks about a request: tokens so far and the times the metrics and the timeline
