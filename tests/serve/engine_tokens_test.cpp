@@ -93,6 +93,9 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
     if (policy != "reserve:4") {
       EXPECT_GT(run.policy_report["preemptions"].get<long long>(), 0);
     }
+    if (policy.rfind("chunked", 0) == 0) {
+      EXPECT_GT(run.policy_report["split_prefills"].get<long long>(), 0);
+    }
   }
 }
 
