@@ -19,6 +19,8 @@ struct ReplayFlags {
   int slots = 0;
   std::vector<std::string> policies;
   int timeline_requests = 0;
+  long long kv_tokens = 0;
+  int block_tokens = 0;
   bool as_json = false;
 };
 
@@ -31,7 +33,10 @@ Action add_replay_command(CLI::App& app) {
   command->add_option("--requests", flags->requests, "requests in the generated queue (default 64)");
   command->add_option("--nocache-requests", flags->nocache_requests, "serial-nocache replays only the first this many (default 16)");
   command->add_option("--slots", flags->slots, "B of static:B and continuous:B in the default policies (default 8)");
-  command->add_option("--policy", flags->policies, "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B");
+  command->add_option("--policy", flags->policies,
+                      "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, chunked:B,T");
+  command->add_option("--kv-tokens", flags->kv_tokens, "KV memory budget of reserve, paged and chunked, in tokens (default: no limit)");
+  command->add_option("--block-tokens", flags->block_tokens, "KV block size in tokens (default 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each slot timeline (default 60)");
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy (what Embind's replay returns)");
   return [command, measure_flags, flags]() -> int {
@@ -48,6 +53,8 @@ Action add_replay_command(CLI::App& app) {
     }
     if (command->count("--nocache-requests")) options["nocache_requests"] = flags->nocache_requests;
     if (command->count("--timeline")) options["timeline_requests"] = flags->timeline_requests;
+    if (command->count("--kv-tokens")) options["kv_tokens"] = flags->kv_tokens;
+    if (command->count("--block-tokens")) options["block_tokens"] = flags->block_tokens;
     if (!flags->policies.empty()) {
       options["policies"] = flags->policies;
     } else if (command->count("--slots")) {

@@ -1,7 +1,6 @@
 #include "serve/engine.h"
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 #include "common/input_error.h"
@@ -17,12 +16,9 @@ constexpr double kProgressEveryMs = 100;
 }  // namespace
 
 int cache_positions(const std::vector<sim::Request>& workload) {
-  int longest_prompt = 1, longest_answer = 1;
-  for (const sim::Request& request : workload) {
-    longest_prompt = std::max(longest_prompt, request.prompt_tokens);
-    longest_answer = std::max(longest_answer, request.answer_tokens);
-  }
-  return longest_prompt + longest_answer - 1;
+  int longest_prompt = 1;
+  for (const sim::Request& request : workload) longest_prompt = std::max(longest_prompt, request.prompt_tokens);
+  return longest_prompt + sim::longest_answer_tokens(workload) - 1;
 }
 
 void check_workload_fits(const ModelConfig& config, const std::vector<sim::Request>& workload, const std::string& path) {
@@ -34,42 +30,37 @@ void check_workload_fits(const ModelConfig& config, const std::vector<sim::Reque
 }
 
 Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slots, const EngineOptions& options)
-    : model_(model), options_(options), queue_(workload.size()) {
+    : sim::ServerState(workload), model_(model), options_(options), one_row_(1) {
   if (workload.empty()) throw_range("workload must hold at least one request");
   check_workload_fits(model.config(), workload, "workload");
   const ModelConfig& config = model.config();
 
-  requests_.reserve(workload.size());
+  served_.reserve(workload.size());
   size_t answer_tokens = 0;
-  int longest_answer = 1;
   for (size_t i = 0; i < workload.size(); ++i) {
     ServedRequest served;
-    served.state.request = workload[i];
     served.prompt = make_prompt(workload[i].prompt_tokens, config.vocab, options.prompt_seed + i);
     served.answer.reserve(static_cast<size_t>(workload[i].answer_tokens));
-    requests_.push_back(std::move(served));
+    served_.push_back(std::move(served));
     answer_tokens += static_cast<size_t>(workload[i].answer_tokens);
-    longest_answer = std::max(longest_answer, workload[i].answer_tokens);
   }
-  std::iota(queue_.begin(), queue_.end(), size_t{0});
-  std::stable_sort(queue_.begin(), queue_.end(), [&](size_t a, size_t b) {
-    return requests_[a].state.request.arrival_ms < requests_[b].state.request.arrival_ms;
-  });
 
   const int slot_count = std::clamp(slots, 1, static_cast<int>(workload.size()));
   const int positions = cache_positions(workload);
   slots_.reserve(static_cast<size_t>(slot_count));
-  for (int i = 0; i < slot_count; ++i) slots_.emplace_back(i, config, positions);
+  for (int i = 0; i < slot_count; ++i) slots_.push_back(Slot{KvCache(config, positions)});
 
   // A decode step has a row per slot; a prefill or a no-cache pass a row per token of its sequence.
   const int max_rows = std::max(slot_count, positions);
   rows_.reserve(static_cast<size_t>(max_rows));
   tokens_.reserve(static_cast<size_t>(max_rows));
-  contexts_.reserve(static_cast<size_t>(slot_count));
+  contexts_.reserve(3 * static_cast<size_t>(slot_count));  // a mixed step: a context or a chunk's span per slot
+  step_requests_.reserve(static_cast<size_t>(slot_count));
   model_.reserve_rows(max_rows);
   // Steps: a prefill per request plus at most one step per further token (padding adds no steps, only
   // rows); rows summed over steps: at most every request riding along to the longest answer.
-  step_log_.reserve(workload.size() + answer_tokens, workload.size() * (1 + static_cast<size_t>(longest_answer)));
+  step_log_.reserve(workload.size() + answer_tokens,
+                    workload.size() * (1 + static_cast<size_t>(sim::longest_answer_tokens(workload))));
 
   warm_up();
   clock_ = RunClock();
@@ -79,32 +70,33 @@ void Engine::warm_up() {
   // One prefill and one decode step over every slot, so that the first timed steps do not pay for cold
   // code and scratch pages: measure() warms up every cell it times the same way. Nothing is logged, and
   // the caches are left empty.
-  const ServedRequest& first = requests_[queue_[0]];
+  const std::vector<int>& prompt = served_[index_of(peek_next())].prompt;
   rows_.clear();
-  const int prompt_tokens = static_cast<int>(first.prompt.size());
-  for (int i = 0; i < prompt_tokens; ++i) rows_.push_back(Row{first.prompt[i], &slots_[0].cache(), i, i == prompt_tokens - 1});
+  const int prompt_tokens = static_cast<int>(prompt.size());
+  for (int i = 0; i < prompt_tokens; ++i) rows_.push_back(Row{prompt[i], &slots_[0].cache, i, i == prompt_tokens - 1});
   forward();
   rows_.clear();
   for (Slot& slot : slots_) {
-    slot.cache().length = 0;
-    rows_.push_back(Row{first.prompt[0], &slot.cache(), 0, true});
+    slot.cache.length = 0;
+    rows_.push_back(Row{prompt[0], &slot.cache, 0, true});
   }
   forward();
-  for (Slot& slot : slots_) slot.cache().length = 0;
+  for (Slot& slot : slots_) slot.cache.length = 0;
 }
 
-bool Engine::next_has_arrived() const {
-  return !queue_empty() && requests_[queue_[next_queued_]].state.request.arrival_ms <= clock_.now_ms();
+Engine::Slot& Engine::slot_of(const sim::RequestState& request) {
+  if (request.slot < 0 || request.slot >= static_cast<int>(slots_.size()))
+    throw std::logic_error("request seated in slot " + std::to_string(request.slot) + " of " +
+                           std::to_string(slots_.size()));
+  Slot& slot = slots_[static_cast<size_t>(request.slot)];
+  if (slot.request != index_of(request))
+    throw std::logic_error("slot " + std::to_string(request.slot) + " does not hold the request stepped in it");
+  return slot;
 }
 
-void Engine::wait_for_next_arrival() {
-  if (!queue_empty()) clock_.wait_until(requests_[queue_[next_queued_]].state.request.arrival_ms);
-}
-
-Slot* Engine::lowest_idle_slot() {
-  for (Slot& slot : slots_)
-    if (slot.state() == Slot::State::idle) return &slot;
-  return nullptr;
+int Engine::sequence_token(const ServedRequest& served, int i) {
+  const int prompt_tokens = static_cast<int>(served.prompt.size());
+  return i < prompt_tokens ? served.prompt[static_cast<size_t>(i)] : served.answer[static_cast<size_t>(i - prompt_tokens)];
 }
 
 void Engine::forward() {
@@ -115,66 +107,136 @@ void Engine::forward() {
     if (row.want_logits) tokens_.push_back(kernels::argmax(logits + tokens_.size() * static_cast<size_t>(vocab), vocab));
 }
 
-void Engine::prefill(Slot& slot, ServedRequest& request) {
-  const double start_ms = clock_.now_ms();
-  const long long step = steps_run();
-  slot.assign(request, start_ms, step);
-  const int prompt_tokens = static_cast<int>(request.prompt.size());
-  rows_.clear();
-  for (int i = 0; i < prompt_tokens; ++i) rows_.push_back(Row{request.prompt[i], &slot.cache(), i, i == prompt_tokens - 1});
-  forward();
-  const double end_ms = clock_.now_ms();
-  const int finished = slot.accept_token(tokens_[0], end_ms, step) ? 1 : 0;
-  contexts_.assign(1, prompt_tokens);
-  end_step(StepKind::prefill, start_ms, end_ms, finished);
+void Engine::accept_token(const sim::RequestState& request, Slot& slot, int token) {
+  slot.next_input = token;
+  if (!request.finished()) served_[index_of(request)].answer.push_back(token);
 }
 
-void Engine::decode_step(const std::vector<Slot*>& rows) {
-  const double start_ms = clock_.now_ms();
-  const long long step = steps_run();
+Engine::Slot& Engine::seat(const sim::RequestState& request) {
+  // The slot's previous keys and values are simply overwritten. A prefill starts at position 0: the
+  // engine has no prefix cache to find a request's first positions in.
+  if (request.prefilled_tokens != 0) throw std::logic_error("the engine has no prefix cache to reuse");
+  Slot& slot = slots_.at(static_cast<size_t>(request.slot));
+  slot.request = index_of(request);
+  slot.cache.length = 0;
+  return slot;
+}
+
+void Engine::add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to) {
+  const ServedRequest& served = served_[index_of(request)];
+  for (int i = from; i < to; ++i)
+    rows_.push_back(Row{sequence_token(served, i), &slot.cache, i, i == request.prefill_tokens - 1});
+}
+
+void Engine::run_prefill_rest(sim::RequestState& request) {
+  const double start_ms = now_ms();
+  const size_t finished_before = finished_count();
+  Slot& slot = seat(request);
+  rows_.clear();
+  add_prefill_rows(request, slot, 0, request.prefill_tokens);
+  forward();
+  const double end_ms = now_ms();
+  count_step(end_ms - start_ms, 1);
+  accept_token(request, slot, tokens_[0]);
+  complete_prefill(end_ms, request);
+  contexts_.assign(1, request.prefill_tokens);
+  step_requests_.assign(1, &request);
+  end_step(StepKind::prefill, start_ms, end_ms, finished_before);
+}
+
+void Engine::decode_step(const std::vector<sim::RequestState*>& rows) {
+  const double start_ms = now_ms();
+  const size_t finished_before = finished_count();
   rows_.clear();
   contexts_.clear();
-  for (Slot* slot : rows) {
-    if (slot->state() == Slot::State::idle) throw std::logic_error("decode step over idle slot " + std::to_string(slot->index()));
-    rows_.push_back(slot->decode_row());
-    if (rows_.back().position >= slot->cache().capacity)
-      throw std::logic_error("decode step past the end of slot " + std::to_string(slot->index()) + "'s cache");
-    contexts_.push_back(rows_.back().position + 1);
+  for (const sim::RequestState* row : rows) {
+    Slot& slot = slot_of(*row);
+    if (slot.cache.length >= slot.cache.capacity)
+      throw std::logic_error("decode step past the end of slot " + std::to_string(row->slot) + "'s cache");
+    rows_.push_back(Row{slot.next_input, &slot.cache, slot.cache.length, true});
+    contexts_.push_back(slot.cache.length + 1);
   }
   forward();
-  const double end_ms = clock_.now_ms();
-  int finished = 0;
-  for (size_t i = 0; i < rows.size(); ++i) finished += rows[i]->accept_token(tokens_[i], end_ms, step) ? 1 : 0;
-  end_step(StepKind::decode, start_ms, end_ms, finished);
+  const double end_ms = now_ms();
+  count_step(end_ms - start_ms, rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) accept_token(*rows[i], slots_[static_cast<size_t>(rows[i]->slot)], tokens_[i]);
+  complete_step(end_ms, rows, no_chunks_);
+  step_requests_.assign(rows.begin(), rows.end());
+  end_step(StepKind::decode, start_ms, end_ms, finished_before);
 }
 
-void Engine::nocache_step(Slot& slot) {
-  const double start_ms = clock_.now_ms();
-  const long long step = steps_run();
-  ServedRequest& request = slot.request();
-  const int prompt_tokens = static_cast<int>(request.prompt.size());
-  const int length = prompt_tokens + static_cast<int>(request.answer.size());
-  slot.cache().length = 0;  // nothing is kept from the previous token
+void Engine::nocache_step(sim::RequestState& request) {
+  const double start_ms = now_ms();
+  const size_t finished_before = finished_count();
+  Slot& slot = slot_of(request);
+  const ServedRequest& served = served_[slot.request];
+  const int length = request.next_context();
+  slot.cache.length = 0;  // nothing is kept from the previous token
   rows_.clear();
-  for (int i = 0; i < length; ++i) {
-    const int token = i < prompt_tokens ? request.prompt[i] : request.answer[i - prompt_tokens];
-    rows_.push_back(Row{token, &slot.cache(), i, i == length - 1});
-  }
+  for (int i = 0; i < length; ++i) rows_.push_back(Row{sequence_token(served, i), &slot.cache, i, i == length - 1});
   forward();
-  const double end_ms = clock_.now_ms();
-  const int finished = slot.accept_token(tokens_[0], end_ms, step) ? 1 : 0;
+  const double end_ms = now_ms();
+  count_step(end_ms - start_ms, 1);
+  accept_token(request, slot, tokens_[0]);
+  one_row_[0] = &request;
+  complete_step(end_ms, one_row_, no_chunks_);
   contexts_.assign(1, length);
-  end_step(StepKind::nocache, start_ms, end_ms, finished);
+  step_requests_.assign(1, &request);
+  end_step(StepKind::nocache, start_ms, end_ms, finished_before);
 }
 
-void Engine::end_step(StepKind kind, double start_ms, double end_ms, int finished) {
-  step_log_.add(kind, start_ms, end_ms, contexts_.data(), static_cast<int>(contexts_.size()));
-  if (finished == 0) return;
-  finished_count_ += static_cast<size_t>(finished);
-  if (options_.progress && (end_ms - last_progress_ms_ >= kProgressEveryMs || finished_count_ == requests_.size())) {
-    last_progress_ms_ = end_ms;
-    options_.progress(finished_count_);
+void Engine::mixed_step(const std::vector<sim::RequestState*>& decode_rows, const std::vector<sim::PrefillChunk>& chunks) {
+  const double start_ms = now_ms();
+  const size_t finished_before = finished_count();
+  rows_.clear();
+  contexts_.clear();
+  step_requests_.clear();
+  for (const sim::RequestState* row : decode_rows) {
+    Slot& slot = slot_of(*row);
+    rows_.push_back(Row{slot.next_input, &slot.cache, slot.cache.length, true});
+    contexts_.push_back(slot.cache.length + 1);
+    step_requests_.push_back(row);
   }
+  for (const sim::PrefillChunk& chunk : chunks) {
+    const sim::RequestState& request = *chunk.request;
+    Slot& slot = request.prefilled_tokens == 0 ? seat(request) : slot_of(request);
+    add_prefill_rows(request, slot, request.prefilled_tokens, request.prefilled_tokens + chunk.tokens);
+    contexts_.push_back(request.prefilled_tokens);
+    contexts_.push_back(request.prefilled_tokens + chunk.tokens);
+    step_requests_.push_back(&request);
+  }
+  forward();
+  const double end_ms = now_ms();
+  count_step(end_ms - start_ms, decode_rows.size() + chunks.size());
+  // Tokens come in row order: one per decode row, then one per chunk that completes its prefill.
+  size_t next_token = 0;
+  for (const sim::RequestState* row : decode_rows) accept_token(*row, slots_[static_cast<size_t>(row->slot)], tokens_[next_token++]);
+  for (const sim::PrefillChunk& chunk : chunks)
+    if (chunk.request->prefilled_tokens + chunk.tokens == chunk.request->prefill_tokens)
+      accept_token(*chunk.request, slots_[static_cast<size_t>(chunk.request->slot)], tokens_[next_token++]);
+  complete_step(end_ms, decode_rows, chunks);
+  end_step(StepKind::mixed, start_ms, end_ms, finished_before, static_cast<int>(chunks.size()));
+}
+
+void Engine::end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before, int chunks) {
+  const long long step = steps_run() - 1;
+  step_log_.add(kind, start_ms, end_ms, contexts_.data(), static_cast<int>(contexts_.size()) - 2 * chunks, chunks);
+  for (const sim::RequestState* request : step_requests_) {
+    ServedRequest& served = served_[index_of(*request)];
+    if (served.prefill_step < 0) served.prefill_step = step;
+    if (request->finished() && served.finish_step < 0) served.finish_step = step;
+  }
+  if (finished_count() == finished_before) return;
+  if (options_.progress && (end_ms - last_progress_ms_ >= kProgressEveryMs || finished_count() == requests().size())) {
+    last_progress_ms_ = end_ms;
+    options_.progress(finished_count());
+  }
+}
+
+std::vector<ServedRequest> Engine::served_requests() const {
+  std::vector<ServedRequest> run = served_;
+  for (size_t i = 0; i < run.size(); ++i) run[i].state = requests()[i];
+  return run;
 }
 
 }  // namespace kvlab::serve

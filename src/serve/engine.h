@@ -1,22 +1,25 @@
 #pragma once
-// The real server: a queue of requests, slots with their own KV caches, and the real model's forward
-// passes, on the real clock. Like the simulator's ServerState it is the bookkeeping every policy shares,
-// and a policy (serve/scheduler.h) moves tokens only through its primitives; unlike it, time is never
-// computed: it is read from the clock when each forward pass is done.
+// The real backend: the policies of src/sim (sim/scheduler.h) run on the real model and the real clock.
+// It implements the forward passes of sim::ServerState, the interface the simulator's priced backend
+// implements too, so a policy is one class for both; unlike the priced backend, time is never computed:
+// it is read from the clock when each forward pass is done, and the tokens are the model's.
 //
-// Everything a run needs (caches, prompts, answers, scratch rows, the step log) is allocated before the
-// clock starts; a forward pass allocates nothing.
+// Each slot has its own KV cache, allocated once for the whole run and reused by the next request the
+// policy seats there, in the manner of llama.cpp's server slots. Everything a run needs (caches, prompts,
+// answers, scratch rows, the step log) is allocated before the clock starts; a forward pass allocates
+// nothing.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "model/kv_cache.h"
 #include "model/model.h"
 #include "serve/run_clock.h"
 #include "serve/served_request.h"
-#include "serve/slot.h"
 #include "serve/step_log.h"
-#include "sim/request.h"
+#include "sim/kv_blocks.h"
+#include "sim/server_state.h"
 
 namespace kvlab::serve {
 
@@ -25,6 +28,9 @@ struct EngineOptions {
   uint64_t prompt_seed = 1;
   // Called with the count of finished requests, after the step that finished one, at most every 100 ms.
   std::function<void(size_t finished_requests)> progress;
+  // The KV memory of reserve, paged and chunked, as in the simulator (default: no limit). It is the
+  // policy's accounting: each slot's cache is real and holds the longest sequence.
+  sim::KvSettings kv;
 };
 
 // Positions a slot's cache needs for `workload`: the longest prompt + the longest answer - 1. A request
@@ -35,58 +41,72 @@ int cache_positions(const std::vector<sim::Request>& workload);
 // Throws InputError naming `path` when cache_positions(workload) exceeds the model's max_seq.
 void check_workload_fits(const ModelConfig& config, const std::vector<sim::Request>& workload, const std::string& path);
 
-class Engine {
+class Engine : public sim::ServerState {
  public:
   // `slots` slots (at most one per request: more could never be busy at once). The clock starts at 0 at
   // the end of construction, after a warm-up forward pass that is not logged.
   Engine(Model& model, const std::vector<sim::Request>& workload, int slots, const EngineOptions& options);
 
-  // The queue: requests not yet taken, in arrival order (ties keep workload order).
-  bool queue_empty() const { return next_queued_ == queue_.size(); }
-  // Whether the next queued request has arrived by the clock now (false when the queue is empty).
-  bool next_has_arrived() const;
-  // Waits, without running anything, until the next queued request has arrived.
-  void wait_for_next_arrival();
-  ServedRequest& take_next() { return requests_[queue_[next_queued_++]]; }
-
-  int slot_count() const { return static_cast<int>(slots_.size()); }
-  Slot& slot(int index) { return slots_[static_cast<size_t>(index)]; }
-  // The idle slot of lowest index, or nullptr: a freed slot is reused lowest index first.
-  Slot* lowest_idle_slot();
+  double now_ms() const override { return clock_.now_ms(); }
 
   // The forward passes. Each reads the clock when its tokens are ready, and that is the time of every
   // first token and finish it produces.
-  // Prefill of `request`'s prompt alone into idle `slot`, which gives its first token.
-  void prefill(Slot& slot, ServedRequest& request);
-  // One decode step over `rows` (generating or padding slots), each at its own context.
-  void decode_step(const std::vector<Slot*>& rows);
-  // No cache: the whole sequence so far (prompt and answer) rerun into `slot`'s cleared cache.
-  void nocache_step(Slot& slot);
+  // `request`'s begun prefill, from position 0 of its slot's cache: its prompt and, after a preemption,
+  // the tokens it had already given (recomputed). No prefix is found cached: each slot has its own cache.
+  void run_prefill_rest(sim::RequestState& request) override;
+  // One decode step over `rows` (generating or padding), each its last token at the next position of its cache.
+  void decode_step(const std::vector<sim::RequestState*>& rows) override;
+  // No cache: the whole sequence so far (prompt and answer) rerun into its slot's cleared cache.
+  void nocache_step(sim::RequestState& request) override;
+  // The decode rows, each at the next position of its cache, and each chunk's positions of its sequence,
+  // in one forward pass: the model writes every row's key and value before any row attends.
+  void mixed_step(const std::vector<sim::RequestState*>& decode_rows, const std::vector<sim::PrefillChunk>& chunks) override;
 
-  double now_ms() const { return clock_.now_ms(); }
-  long long steps_run() const { return static_cast<long long>(step_log_.records().size()); }
-  size_t finished_count() const { return finished_count_; }
-  std::vector<ServedRequest>& requests() { return requests_; }
+  // The run: each request's tokens, steps and (copied from the server's bookkeeping) its times.
+  std::vector<ServedRequest> served_requests() const;
   const StepLog& step_log() const { return step_log_; }
 
+ protected:
+  void wait_until(double ms) override { clock_.wait_until(ms); }
+
  private:
+  // One slot: its KV cache and the request last seated in it.
+  struct Slot {
+    KvCache cache;
+    size_t request = SIZE_MAX;  // workload index
+    int next_input = 0;         // the token its row feeds back in the next decode step
+  };
+
+  // The slot `request` occupies, checked against what the policy seated there.
+  Slot& slot_of(const sim::RequestState& request);
+  // The slot the policy just seated `request` in, its cache emptied for the request's (re)prefill.
+  Slot& seat(const sim::RequestState& request);
+  // Rows for positions [from, to) of `request`'s sequence into `slot`'s cache; the last wants logits if
+  // it completes the prefill.
+  void add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to);
+  // Token i of `served`'s sequence: the prompt, then the answer so far.
+  static int sequence_token(const ServedRequest& served, int i);
   // Runs rows_ through the model; wanted rows' greedy tokens go to tokens_, in row order.
   void forward();
-  // Logs the step and counts the requests it finished; reports progress now and then.
-  void end_step(StepKind kind, double start_ms, double end_ms, int finished);
+  // The token a row of `request` produced: it joins the answer if the request was still generating, and
+  // is the row's next decode input either way.
+  void accept_token(const sim::RequestState& request, Slot& slot, int token);
+  // Logs the step (contexts_, its last 2 * `chunks` the chunks' spans), stamps the step index of
+  // admissions and finishes, and reports progress now and then.
+  void end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before, int chunks = 0);
   void warm_up();
 
   Model& model_;
   EngineOptions options_;
-  std::vector<ServedRequest> requests_;  // workload order; never resized, so slots may keep pointers
-  std::vector<size_t> queue_;            // indices into requests_, in arrival order
-  size_t next_queued_ = 0;
+  std::vector<ServedRequest> served_;  // workload order: prompts, answers, step indices
   std::vector<Slot> slots_;
   std::vector<Row> rows_;         // the forward pass being built
   std::vector<int> tokens_;       // its greedy tokens, one per row that wants logits
   std::vector<int> contexts_;     // its sequences' contexts, for the step log
+  std::vector<const sim::RequestState*> step_requests_;  // its requests, to stamp admissions and finishes
+  std::vector<sim::RequestState*> one_row_;
+  std::vector<sim::PrefillChunk> no_chunks_;
   StepLog step_log_;
-  size_t finished_count_ = 0;
   double last_progress_ms_ = 0;
   RunClock clock_;
 };

@@ -1,22 +1,23 @@
 #include "serve/policies.h"
 
+#include <algorithm>
+
 #include "common/input_error.h"
-#include "serve/continuous_batching.h"
-#include "serve/serial.h"
-#include "serve/static_batching.h"
 #include "sim/policy_registry.h"
 
 namespace kvlab::serve {
 
-std::unique_ptr<Scheduler> make_scheduler(const std::string& policy, const std::string& path) {
-  const int batch_rows = sim::parse_policy_name(policy, path).batch_rows;
+std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
+                                               const std::vector<sim::Request>& workload, const sim::KvSettings& kv) {
+  const sim::PolicyName name = sim::parse_policy_name(policy, path);
   const std::string family = policy.substr(0, policy.find(':'));
-  if (family == "serial-nocache") return std::make_unique<SerialNoCache>();
-  if (family == "serial-cache") return std::make_unique<SerialCache>();
-  if (family == "static") return std::make_unique<StaticBatching>(batch_rows);
-  if (family == "continuous") return std::make_unique<ContinuousBatching>(batch_rows);
-  throw_range(path + " \"" + policy +
-              "\" is simulated only: the engine runs serial-nocache, serial-cache, static:B and continuous:B");
+  const bool shares_prefixes =
+      std::any_of(workload.begin(), workload.end(), [](const sim::Request& request) { return request.shares_prefix(); });
+  if ((family == "paged" || family == "chunked") && shares_prefixes)
+    throw_range(path + " \"" + policy +
+                "\": this workload shares prompt prefixes, and prefix reuse is simulated only: the engine gives "
+                "each slot its own KV cache (serve it without a system prompt or chat)");
+  return sim::make_scheduler(name, kv);
 }
 
 }  // namespace kvlab::serve

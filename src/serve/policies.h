@@ -1,15 +1,21 @@
 #pragma once
-// Policy names for the engine. They are the simulator's names, parsed by sim::parse_policy_name (same
-// spelling, same B range, same errors), so a name means one thing in the real run and in the simulation.
+// The policies the engine runs: the simulator's own classes (sim/policy_registry.h), parsed from the same
+// names with the same B range and errors, so that a name means one decision loop in the real run and in
+// the simulation.
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "serve/scheduler.h"
+#include "sim/kv_blocks.h"
+#include "sim/request.h"
+#include "sim/scheduler.h"
 
 namespace kvlab::serve {
 
-// The engine's scheduler for `policy`; `path` names where the name came from ("options.policies[2]").
-// Throws InputError for a bad name, or for a policy the simulator knows but the engine cannot run.
-std::unique_ptr<Scheduler> make_scheduler(const std::string& policy, const std::string& path);
+// The scheduler for `policy` serving `workload`, with the KV memory `kv` (reserve, paged, chunked); `path`
+// names where the name came from ("options.policies[2]"). Throws InputError for a bad name, or for what
+// the engine cannot run yet: prefix reuse (paged and chunked on a workload that shares prefixes).
+std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
+                                               const std::vector<sim::Request>& workload, const sim::KvSettings& kv = {});
 
 }  // namespace kvlab::serve

@@ -7,6 +7,7 @@
 
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
+#include "sim/mixed_step.h"
 #include "sim/simulate.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
@@ -54,14 +55,13 @@ json real_metrics(const EngineRun& run, int timeline_requests) {
   states.reserve(run.requests.size());
   for (const ServedRequest& request : run.requests) states.push_back(request.state);
   json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  metrics.update(run.policy_report);
   metrics["timeline"] = sim::timeline(states, timeline_requests);
   return metrics;
 }
 
 json simulate_policy(const json& steps, const ReplayOptions& o, const std::string& policy) {
-  sim::SimulateOptions options;
-  options.timeline_requests = o.timeline_requests;
-  return sim::simulate(steps, explicit_requests(o.workload, requests_for(o, policy).size()), {policy}, options)[policy];
+  return sim::simulate(steps, explicit_requests(o.workload, requests_for(o, policy).size()), {policy}, simulate_options(o))[policy];
 }
 
 // (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
@@ -85,9 +85,15 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
   double real_steps_ms = 0, table_steps_ms = 0;
   for (const StepRecord& record : log.records()) {
     const int* contexts = log.contexts(record);
-    const double table_ms = record.kind == StepKind::decode
-                                ? table.decode_step_ms(record.sequences, [&](int row) { return contexts[row]; })
-                                : table.prefill_ms(contexts[0]);
+    double table_ms = 0;
+    if (record.kind == StepKind::decode)
+      table_ms = table.decode_step_ms(record.sequences, [&](int row) { return contexts[row]; });
+    else if (record.kind == StepKind::mixed)
+      table_ms = sim::mixed_step_ms(table, record.sequences, [&](int row) { return contexts[row]; }, record.chunks, [&](int i) {
+        return std::pair<int, int>(contexts[record.sequences + 2 * i], contexts[record.sequences + 2 * i + 1]);
+      });
+    else
+      table_ms = table.prefill_ms(contexts[0]);
     Totals& totals = by_kind[{record.kind, record.sequences}];
     ++totals.steps;
     totals.real_ms += record.end_ms - record.start_ms;
@@ -144,6 +150,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
                                                                          : 1.0 / static_cast<double>(o.policies.size()));
     EngineOptions engine_options;
     engine_options.prompt_seed = o.prompt_seed;
+    engine_options.kv = sim::kv_settings(simulate_options(o), before);
     const std::string phase = "serving " + policy;
     if (progress) {
       progress(progress_done, phase);

@@ -14,22 +14,27 @@ namespace kvlab::serve {
 
 using nlohmann::json;
 
-const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests";
+const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens, block_tokens";
 
 namespace {
 
 // Real serving takes real time: about 10 s natively for the default 64 requests, and twice that in wasm.
 constexpr size_t kMaxReplayRequests = 4096;
 
-// The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions.
+// The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions; and each
+// policy must be able to serve the workload in its KV memory.
 void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   const ModelSize size = model_size(o.measure.model);
   const int64_t positions = cache_positions(o.requests);
+  const sim::KvSettings kv = sim::kv_settings(simulate_options(o), nlohmann::json::object());
   for (size_t i = 0; i < o.policies.size(); ++i) {
-    const int64_t slots = std::min<int64_t>(make_scheduler(o.policies[i], "policy")->slots(), static_cast<int64_t>(o.requests.size()));
+    const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
+    const std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, o.requests, kv);
+    scheduler->check(requests_for(o, o.policies[i]));
+    const int64_t slots = std::min<int64_t>(scheduler->slots(), static_cast<int64_t>(o.requests.size()));
     const int64_t bytes = size.weight_bytes + slots * positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
-      throw_range(fields::join(path, "policies") + "[" + std::to_string(i) + "] \"" + o.policies[i] + "\" needs " +
+      throw_range(policy_path + " \"" + o.policies[i] + "\" needs " +
                   std::to_string(bytes >> 20) + " MiB for weights and KV caches (at most " +
                   std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller B, model or workload");
   }
@@ -45,7 +50,9 @@ std::vector<std::string> default_replay_policies() { return {"serial-nocache", "
 
 ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
-  fields::reject_unknown(object, path, {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests"});
+  fields::reject_unknown(object, path,
+                         {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests",
+                          "kv_tokens", "block_tokens"});
   ReplayOptions o;
   // Part A (one answer with and without the cache) is not run: replay times the grid alone
   // (measure_steps). Its fields are read as measure() reads them, and default to the smallest
@@ -57,7 +64,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   int largest_batch = 2;
   for (size_t i = 0; i < o.policies.size(); ++i)
     largest_batch = std::max(
-        largest_batch, make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]")->slots());
+        largest_batch, make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]", o.requests)->slots());
   // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
   // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
   // groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
@@ -78,8 +85,23 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
       fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));
   o.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", o.timeline_requests, 0, 1000));
+  // The simulator's own reading of the KV fields, so a budget means the same and fails the same way.
+  nlohmann::json kv_fields = nlohmann::json::object();
+  for (const char* key : {"kv_tokens", "block_tokens"})
+    if (object.contains(key)) kv_fields[key] = object[key];
+  const sim::SimulateOptions kv_options = sim::read_simulate_options(kv_fields, path);
+  o.kv_tokens = kv_options.kv_tokens;
+  o.block_tokens = kv_options.block_tokens;
   check_engine_memory(o, path);
   return o;
+}
+
+sim::SimulateOptions simulate_options(const ReplayOptions& options) {
+  sim::SimulateOptions simulate;
+  simulate.timeline_requests = options.timeline_requests;
+  simulate.kv_tokens = options.kv_tokens;
+  simulate.block_tokens = options.block_tokens;
+  return simulate;
 }
 
 std::vector<sim::Request> requests_for(const ReplayOptions& options, const std::string& policy) {

@@ -3,6 +3,7 @@
 // many requests the slow serial-nocache replays. Read from a JSON object (the Embind options object, or
 // built from CLI flags) and checked in full before anything is measured.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "bench/measure_options.h"
 #include "sim/request.h"
+#include "sim/simulate.h"
 
 namespace kvlab::serve {
 
@@ -24,15 +26,22 @@ struct ReplayOptions {
   int nocache_requests = 16;
   uint64_t prompt_seed = 1;           // request i's prompt is make_prompt(p_i, vocab, prompt_seed + i)
   int timeline_requests = 60;         // requests in each slot timeline, real and simulated
+  // The KV memory of reserve, paged and chunked, real and simulated alike (the simulator's options):
+  // a budget in tokens (none: no limit) and the block size.
+  std::optional<long long> kv_tokens;
+  int block_tokens = 16;
 };
+
+// The simulator's options for replaying `options`: its timeline and KV memory.
+sim::SimulateOptions simulate_options(const ReplayOptions& options);
 
 // 64 requests at t = 0, prompts 8-32, answers 16-48 (seed 1): about 10 s of real serving natively.
 nlohmann::json default_replay_workload();
 // serial-nocache, serial-cache, static:8, continuous:8.
 std::vector<std::string> default_replay_policies();
 
-// { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests" }, every
-// field optional. Throws InputError naming the field.
+// { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests", "kv_tokens",
+// "block_tokens" }, every field optional. Throws InputError naming the field.
 ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options");
 
 // The requests `policy` replays: the first nocache_requests for serial-nocache, else all.

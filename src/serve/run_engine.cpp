@@ -8,14 +8,17 @@ namespace kvlab::serve {
 
 EngineRun run_engine(Model& model, const std::vector<sim::Request>& workload, const std::string& policy,
                      const EngineOptions& options) {
-  std::unique_ptr<Scheduler> scheduler = make_scheduler(policy, "policy");
+  std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(policy, "policy", workload, options.kv);
+  scheduler->check(workload);
   Engine engine(model, workload, scheduler->slots(), options);
   scheduler->serve(engine);
   // A policy that leaves a request unserved is a bug in it, not bad input.
   if (engine.finished_count() != workload.size())
     throw std::logic_error("engine policy " + policy + " finished " + std::to_string(engine.finished_count()) + " of " +
                            std::to_string(workload.size()) + " requests");
-  return {std::move(engine.requests()), engine.step_log()};
+  nlohmann::json policy_report = nlohmann::json::object();
+  scheduler->report(policy_report);
+  return {engine.served_requests(), engine.step_log(), std::move(policy_report)};
 }
 
 }  // namespace kvlab::serve

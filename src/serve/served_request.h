@@ -1,7 +1,8 @@
 #pragma once
 // One request of a replayed workload as the engine serves it: its prompt's token ids, the answer it
-// generates, and its times. The times live in the simulator's own RequestState, so that the real run's
-// metrics and timeline come from the very code that computes the simulated ones (sim/metrics.h).
+// generates, and its times. The times are the server's bookkeeping (sim::ServerState, shared with the
+// simulator), copied in at the end of the run, so that the real run's metrics and timeline come from the
+// very code that computes the simulated ones (sim/metrics.h).
 #include <vector>
 
 #include "sim/request.h"
@@ -14,9 +15,6 @@ struct ServedRequest {
   std::vector<int> answer;  // greedy tokens so far; capacity n is reserved before the run starts
   long long prefill_step = -1;  // index of the forward pass that prefilled it (its admission)
   long long finish_step = -1;   // index of the forward pass that gave its last token
-
-  int answer_tokens() const { return state.request.answer_tokens; }
-  bool finished() const { return static_cast<int>(answer.size()) == answer_tokens(); }
 };
 
 }  // namespace kvlab::serve

@@ -7,6 +7,7 @@ const char* step_kind_name(StepKind kind) {
     case StepKind::prefill: return "prefill";
     case StepKind::decode: return "decode";
     case StepKind::nocache: return "nocache";
+    case StepKind::mixed: return "mixed";
   }
   return "?";
 }
@@ -16,9 +17,9 @@ void StepLog::reserve(size_t steps, size_t contexts) {
   contexts_.reserve(contexts);
 }
 
-void StepLog::add(StepKind kind, double start_ms, double end_ms, const int* contexts, int sequences) {
-  records_.push_back(StepRecord{kind, sequences, contexts_.size(), start_ms, end_ms});
-  contexts_.insert(contexts_.end(), contexts, contexts + sequences);
+void StepLog::add(StepKind kind, double start_ms, double end_ms, const int* contexts, int sequences, int chunks) {
+  records_.push_back(StepRecord{kind, sequences, chunks, contexts_.size(), start_ms, end_ms});
+  contexts_.insert(contexts_.end(), contexts, contexts + sequences + 2 * chunks);
 }
 
 }  // namespace kvlab::serve

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/mixed_step.h"
 #include "sim/slot_pool.h"
 
 namespace kvlab::sim {
@@ -57,7 +56,7 @@ void ChunkedPrefill::serve(ServerState& server) {
       server.wait_for_next_arrival();
       continue;
     }
-    server.run_step(mixed_step_ms(server.steps(), decode_rows, chunks), decode_rows, chunks);
+    server.mixed_step(decode_rows, chunks);
     for (const RequestState* request : decode_rows) memory.note_computed(*request);
     for (const PrefillChunk& chunk : chunks) memory.note_computed(*chunk.request);
     memory.record_step();

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/mixed_step.h"
-
 namespace kvlab::sim {
 
 void ContinuousBatching::serve(ServerState& server) {
@@ -27,7 +25,7 @@ void ContinuousBatching::serve(ServerState& server) {
     if (!active.empty()) make_room(active, free_slots);
     if (!active.empty()) {
       // (2) One decode step over all active rows, each at its own context.
-      server.run_token_step(mixed_step_ms(server.steps(), active, {}), active);
+      server.decode_step(active);
       after_decode_step(active);
       for (const RequestState* row : active) {
         if (!row->finished()) continue;

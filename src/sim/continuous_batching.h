@@ -15,13 +15,14 @@ namespace kvlab::sim {
 class ContinuousBatching : public Scheduler {
  public:
   explicit ContinuousBatching(int slots) : slots_(slots) {}
+  int slots() const override { return slots_; }
   void serve(ServerState& server) override;
 
  protected:
   // Whether memory admits `next` now; if it does, the memory is taken for it and it is admitted at once.
   virtual bool take_memory(const RequestState& /*next*/) { return true; }
   // The admitted request's prefill, alone.
-  virtual void prefill(ServerState& server, RequestState& request, int slot) { server.run_prefill(request, slot); }
+  virtual void prefill(ServerState& server, RequestState& request, int slot) { server.prefill(request, slot); }
   // Before a decode step over `active` (admission order): may preempt rows, taking them out of `active`
   // and giving their slots back.
   virtual void make_room(std::vector<RequestState*>& /*active*/, SlotPool& /*slots*/) {}

@@ -1,24 +1,9 @@
 #include "sim/kv_batching.h"
 
-#include <algorithm>
-
-#include "sim/mixed_step.h"
-
 namespace kvlab::sim {
-
-namespace {
-
-int longest_answer_tokens(const std::vector<Request>& workload) {
-  int longest = 1;
-  for (const Request& request : workload) longest = std::max(longest, request.answer_tokens);
-  return longest;
-}
-
-}  // namespace
 
 void KvBatching::serve(ServerState& server) {
   memory_.emplace(settings_, server, reuses_prefixes());
-  prefill_chunk_.assign(1, PrefillChunk{nullptr, 0});
   ContinuousBatching::serve(server);
 }
 
@@ -28,11 +13,7 @@ bool KvBatching::take_memory(const RequestState& next) {
 }
 
 void KvBatching::prefill(ServerState& server, RequestState& request, int slot) {
-  server.begin_prefill(request, slot, admitted_cached_tokens_);
-  // Priced as a step of one chunk: the whole prompt costs prefill(p) as under continuous:B; after a
-  // prefix hit, only the positions past the cached ones are computed.
-  prefill_chunk_[0] = {&request, request.prefill_tokens - admitted_cached_tokens_};
-  server.run_prefill_rest(request, mixed_step_ms(server.steps(), no_decode_rows_, prefill_chunk_));
+  server.prefill(request, slot, admitted_cached_tokens_);
   memory_->note_computed(request);
   memory_->record_step();
 }
@@ -50,9 +31,7 @@ void ReserveBatching::check(const std::vector<Request>& workload) const {
 }
 
 void ReserveBatching::serve(ServerState& server) {
-  longest_answer_tokens_ = 1;
-  for (const RequestState& state : server.requests())
-    longest_answer_tokens_ = std::max(longest_answer_tokens_, state.request.answer_tokens);
+  longest_answer_tokens_ = longest_answer_tokens(server.requests());
   KvBatching::serve(server);
 }
 

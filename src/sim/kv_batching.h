@@ -31,9 +31,7 @@ class KvBatching : public ContinuousBatching {
   std::optional<KvMemory> memory_;  // made for each serve()
 
  private:
-  int admitted_cached_tokens_ = 0;           // from take_memory() to prefill()
-  std::vector<RequestState*> no_decode_rows_;
-  std::vector<PrefillChunk> prefill_chunk_;  // the one chunk of an admission's prefill
+  int admitted_cached_tokens_ = 0;  // from take_memory() to prefill()
 };
 
 // `reserve:B` (Orca / FasterTransformer style): admits a request only if blocks for its prompt plus the

@@ -10,7 +10,7 @@ namespace {
 // Whether any request shares a prompt prefix (a system prompt, or turns of a conversation).
 bool shares_prefixes(const std::vector<RequestState>& requests) {
   return std::any_of(requests.begin(), requests.end(), [](const RequestState& state) {
-    return state.request.system_prompt_tokens > 0 || state.request.conversation >= 0;
+    return state.request.shares_prefix();
   });
 }
 

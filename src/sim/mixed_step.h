@@ -11,6 +11,7 @@
 // starts a prompt is charged its whole prefill(to), which is F + (prefill(to) - prefill(0)), so that a
 // whole prompt alone costs exactly the contract's prefill(p); with no such chunk, prefill(0) (the table's
 // prefill line extrapolated to 0 tokens, floored at 0) stands for F.
+#include <utility>
 #include <vector>
 
 #include "sim/server_state.h"
@@ -18,7 +19,27 @@
 
 namespace kvlab::sim {
 
-// `chunks` are priced from their requests' progress before the step (prefilled_tokens).
+// The step's price from its shape: `decode_rows` rows at contexts context_of(0 .. decode_rows - 1), and
+// `chunks` chunks, chunk i computing positions [from, to) = span_of(i) of its sequence.
+template <class ContextOf, class SpanOf>
+double mixed_step_ms(const StepTable& steps, int decode_rows, ContextOf context_of, int chunks, SpanOf span_of) {
+  bool fixed_part_paid = decode_rows > 0;
+  double cost_ms = fixed_part_paid ? steps.decode_step_ms(decode_rows, context_of) : 0.0;
+  for (int i = 0; i < chunks; ++i) {
+    const auto [from_tokens, to_tokens] = span_of(i);
+    if (!fixed_part_paid && from_tokens == 0) {
+      cost_ms += steps.prefill_ms(to_tokens);
+      fixed_part_paid = true;
+    } else {
+      cost_ms += steps.prefill_span_ms(from_tokens, to_tokens);
+    }
+  }
+  if (!fixed_part_paid) cost_ms += steps.prefill_ms(0);
+  return cost_ms;
+}
+
+// The price of a policy's step; `chunks` are priced from their requests' progress before the step
+// (prefilled_tokens).
 double mixed_step_ms(const StepTable& steps, const std::vector<RequestState*>& decode_rows,
                      const std::vector<PrefillChunk>& chunks);
 

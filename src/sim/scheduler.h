@@ -1,7 +1,8 @@
 #pragma once
-// A serving policy: decides, step after step, which queued and running requests the server works on.
-// Each policy is one class behind this interface; ServerState holds the shared bookkeeping, so a new
-// policy is a new class plus a registry entry.
+// A serving policy: the loop that decides, step after step, what the server runs next (admit, prefill a
+// prompt or a chunk, decode these rows, preempt). Each policy is one class behind this interface, written
+// once against the backend of server_state.h, so the same class is priced by the simulator (PricedServer)
+// and run for real by the engine (serve::Engine). A new policy is a new class plus a registry entry.
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,9 @@ namespace kvlab::sim {
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
+  // Slots the policy seats requests in (0 .. slots() - 1): 1 for the serial policies, B for the batching
+  // ones. The real backend gives each its own KV cache.
+  virtual int slots() const = 0;
   // Throws an InputError if the policy cannot serve `workload` at all (a KV memory too small for one of
   // its requests), before anything runs.
   virtual void check(const std::vector<Request>& /*workload*/) const {}

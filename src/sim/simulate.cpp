@@ -10,7 +10,7 @@
 #include "common/json_fields.h"
 #include "sim/metrics.h"
 #include "sim/playback_log.h"
-#include "sim/server_state.h"
+#include "sim/priced_server.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
 
@@ -30,7 +30,13 @@ std::string number_text(double x) {
   return text;
 }
 
-// The KV memory the options give, checked; bytes become tokens at the table's bytes per token.
+GoodputTargets goodput_targets(const SimulateOptions& options) {
+  return {fields::as_number(options.ttft_target_ms, "options.ttft_target_ms", 0, kMaxTargetMs),
+          fields::as_number(options.tpot_target_ms, "options.tpot_target_ms", 0, kMaxTargetMs)};
+}
+
+}  // namespace
+
 KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps) {
   KvSettings settings;
   settings.block_tokens = static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
@@ -60,13 +66,6 @@ KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& ste
                 std::to_string(settings.block_tokens) + " tokens");
   return settings;
 }
-
-GoodputTargets goodput_targets(const SimulateOptions& options) {
-  return {fields::as_number(options.ttft_target_ms, "options.ttft_target_ms", 0, kMaxTargetMs),
-          fields::as_number(options.tpot_target_ms, "options.tpot_target_ms", 0, kMaxTargetMs)};
-}
-
-}  // namespace
 
 SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path) {
   fields::require_object(options, path);
@@ -119,7 +118,7 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
 
   nlohmann::json result = nlohmann::json::object();
   for (size_t i = 0; i < policies.size(); ++i) {
-    ServerState server(table, requests);
+    PricedServer server(table, requests);
     std::optional<PlaybackLog> log;
     if (options.queue_timeline) server.record_playback(&log.emplace(requests.size()));
     try {

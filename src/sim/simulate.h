@@ -32,6 +32,10 @@ struct SimulateOptions {
 // ttft_target_ms, tpot_target_ms, each optional; errors name the field under `path`.
 SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path = "options");
 
+// The KV memory `options` give (kv_tokens or kv_bytes, block_tokens), checked, errors naming the field;
+// bytes become tokens at steps.model.kv_bytes_per_token. Neither: no limit.
+KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps);
+
 // steps: the contract's section 1 object; workload: section 2. Throws kvlab::InputError naming the field.
 // Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()
 // (metrics.h), the "timeline" of timeline() (timeline.h), for the KV-memory policies the memory keys of

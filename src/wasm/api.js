@@ -137,7 +137,8 @@ Module['run'] = function (options, onProgress, onPart) {
   return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart)));
 };
 
-/** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests}?, onProgress?)
+/** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens,
+ *  block_tokens}?, onProgress?)
  *  -> { [policy]: { request_count, real, sim, error: {median_ttft, p95_ttft, makespan}, step_check } } :
  *  measure, serve the workload for real under each policy, simulate it, and compare (docs/replay.md) */
 Module['replay'] = function (options, onProgress) {

@@ -1,6 +1,10 @@
 // Under every policy, each request's answer from the engine equals generating that request alone: batch
 // rows, padding rows, slot reuse and cache reuse change nothing about a request's tokens.
+#include <algorithm>
+
 #include <gtest/gtest.h>
+
+#include "common/input_error.h"
 
 #include "model/generate.h"
 #include "model/model.h"
@@ -29,6 +33,21 @@ std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<sim:
   return answers;
 }
 
+// Each request's answer in `run` equals `expected`, and its times are in order.
+void expect_answers(const EngineRun& run, const std::vector<sim::Request>& workload,
+                    const std::vector<std::vector<int>>& expected) {
+  ASSERT_EQ(run.requests.size(), workload.size());
+  for (size_t i = 0; i < workload.size(); ++i) {
+    SCOPED_TRACE(i);
+    const ServedRequest& served = run.requests[i];
+    EXPECT_EQ(served.answer, expected[i]);
+    EXPECT_EQ(served.state.answer_tokens_out, workload[i].answer_tokens);
+    EXPECT_LE(served.state.request.arrival_ms, served.state.prefill_start_ms);
+    EXPECT_LE(served.state.prefill_start_ms, served.state.first_token_ms);
+    EXPECT_LE(served.state.first_token_ms, served.state.finish_ms);
+  }
+}
+
 TEST(EngineTokens, EveryPolicyAnswersAsEachRequestAlone) {
   Model model(tiny_model());
   std::vector<sim::Request> workload = mixed_workload();
@@ -39,22 +58,60 @@ TEST(EngineTokens, EveryPolicyAnswersAsEachRequestAlone) {
   const auto without_cache = answers_alone(model, workload, false);
   ASSERT_EQ(with_cache, without_cache);  // the two paths agree, so either is the reference
 
-  for (const std::string& policy : test_policies()) {
+  std::vector<std::string> policies = test_policies();
+  for (const char* memory_policy : {"reserve:4", "paged:4", "chunked:4,4", "chunked:4,16"}) policies.push_back(memory_policy);
+  for (const std::string& policy : policies) {
     SCOPED_TRACE(policy);
     EngineOptions options;
     options.prompt_seed = kPromptSeed;
-    EngineRun run = run_engine(model, workload, policy, options);
-    ASSERT_EQ(run.requests.size(), workload.size());
-    for (size_t i = 0; i < workload.size(); ++i) {
-      SCOPED_TRACE(i);
-      const ServedRequest& served = run.requests[i];
-      EXPECT_EQ(served.answer, with_cache[i]);
-      EXPECT_EQ(served.state.answer_tokens_out, workload[i].answer_tokens);
-      EXPECT_LE(served.state.request.arrival_ms, served.state.prefill_start_ms);
-      EXPECT_LE(served.state.prefill_start_ms, served.state.first_token_ms);
-      EXPECT_LE(served.state.first_token_ms, served.state.finish_ms);
+    expect_answers(run_engine(model, workload, policy, options), workload, with_cache);
+  }
+}
+
+TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
+  // A KV memory of 3 blocks of 4 tokens: paged and chunked preempt by recompute (a re-admitted request
+  // prefills its prompt and the tokens it already gave), chunked cuts prompts into chunks of at most 4
+  // tokens that run in one pass with the decode rows, and reserve admits one request at a time.
+  Model model(tiny_model());
+  std::vector<sim::Request> workload = mixed_workload();
+  for (sim::Request& request : workload) {
+    request.prompt_tokens = std::min(request.prompt_tokens, 6);
+    request.answer_tokens = std::min(request.answer_tokens, 6);
+  }
+  const auto expected = answers_alone(model, workload, true);
+  sim::KvSettings kv;
+  kv.block_tokens = 4;
+  kv.budget_blocks = 3;
+  kv.budget_source = "test";
+  for (const std::string policy : {"reserve:4", "paged:4", "paged:2", "chunked:4,4", "chunked:2,5"}) {
+    SCOPED_TRACE(policy);
+    EngineOptions options;
+    options.prompt_seed = kPromptSeed;
+    options.kv = kv;
+    const EngineRun run = run_engine(model, workload, policy, options);
+    expect_answers(run, workload, expected);
+    if (policy != "reserve:4") {
+      EXPECT_GT(run.policy_report["preemptions"].get<long long>(), 0);
+    }
+    if (policy.rfind("chunked", 0) == 0) {
+      EXPECT_GT(run.policy_report["split_prefills"].get<long long>(), 0);
     }
   }
+}
+
+TEST(EngineTokens, PagedAndChunkedRefuseAWorkloadThatSharesPrefixes) {
+  Model model(tiny_model());
+  std::vector<sim::Request> workload = mixed_workload();
+  for (sim::Request& request : workload) {
+    request.prompt_tokens += 2;
+    request.system_prompt_tokens = 2;
+  }
+  EngineOptions options;
+  options.prompt_seed = kPromptSeed;
+  EXPECT_THROW(run_engine(model, workload, "paged:4", options), InputError);
+  EXPECT_THROW(run_engine(model, workload, "chunked:4,8", options), InputError);
+  // reserve:B never reuses prefixes, so it serves the same workload.
+  expect_answers(run_engine(model, workload, "reserve:4", options), workload, answers_alone(model, workload, true));
 }
 
 TEST(EngineTokens, ProgressCountsFinishedRequestsUpToAll) {

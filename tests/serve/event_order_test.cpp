@@ -1,8 +1,10 @@
-// The engine makes the simulator's decisions. The simulator prices steps with a table measured on the
-// same model and machine, and each workload makes every decision independent of the exact step costs
-// (arrivals all at t = 0, or in groups far enough apart that each group is done before the next
-// arrives), so that the order of admissions, the grouping of finishes into steps, the slots and the
-// number of forward passes must agree exactly, while the times need not (and are not compared).
+// The two backends of one policy book the same decisions: the policy's loop is one code, and this checks
+// that the real backend (the engine) and the priced one (the simulator) agree on the passes and the
+// bookkeeping it drives. The simulator prices steps with a table measured on the same model and
+// machine, and each workload makes every decision independent of the exact step costs (arrivals all at
+// t = 0, or in groups far enough apart that each group is done before the next arrives), so that the
+// order of admissions, the grouping of finishes into steps, the slots and the number of forward passes
+// must agree exactly, while the times need not (and are not compared).
 #include <algorithm>
 #include <map>
 #include <vector>

@@ -86,6 +86,11 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
                        {"workload", {{"count", 4096}, {"prompt", {100, 100}}, {"answer", {100, 100}}}},
                        {"policies", {"static:4", "continuous:4096"}}},
                       "options.policies[1] \"continuous:4096\" needs");
+  expect_error_naming({{"kv_tokens", 0}}, "options.kv_tokens");
+  expect_error_naming({{"block_tokens", 0}}, "options.block_tokens");
+  expect_error_naming({{"policies", {"paged:4"}}, {"kv_tokens", 4}, {"block_tokens", 4}}, "options.kv_tokens = 4 holds 1 blocks");
+  expect_error_naming({{"policies", {"paged:4"}}, {"workload", {{"count", 4}, {"prompt", {8, 8}}, {"answer", {8, 8}}, {"system_prompt", 4}}}},
+                      "options.policies[0] \"paged:4\": this workload shares prompt prefixes");
 }
 
 TEST(ReplayOptions, TheEngineRefusesAWorkloadThatDoesNotFit) {
@@ -139,6 +144,30 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
   }
   const std::string text = format_replay_report(result);
   for (const char* policy : {"serial-nocache", "static:3", "continuous:3"}) EXPECT_NE(text.find(policy), std::string::npos);
+}
+
+TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
+  // All at t = 0, so memory alone decides admissions and preemptions: the real run must make exactly the
+  // simulator's decisions, in a budget (12 blocks of 4 tokens) that makes paged and chunked preempt.
+  json options = {{"measure", tiny_measure_options()},
+                  {"workload", {{"count", 10}, {"prompt", {2, 10}}, {"answer", {4, 12}}, {"seed", 3}}},
+                  {"policies", {"reserve:4", "paged:4", "chunked:4,6"}},
+                  {"kv_tokens", 48},
+                  {"block_tokens", 4},
+                  {"timeline_requests", 4}};
+  const json result = replay(read_replay_options(options));
+  for (const char* policy : {"reserve:4", "paged:4", "chunked:4,6"}) {
+    SCOPED_TRACE(policy);
+    const json& entry = result[policy];
+    EXPECT_EQ(entry["real"]["steps"], entry["sim"]["steps"]);
+    EXPECT_EQ(entry["real"]["preemptions"], entry["sim"]["preemptions"]);
+    EXPECT_EQ(entry["real"]["recomputed_tokens"], entry["sim"]["recomputed_tokens"]);
+    for (const char* key : {"median_ttft", "makespan"}) expect_finite(entry["error"][key], std::string("error.") + key);
+  }
+  EXPECT_GT(result["paged:4"]["real"]["preemptions"].get<long long>(), 0);
+  bool mixed_steps = false;
+  for (const json& kind : result["chunked:4,6"]["step_check"]["kinds"]) mixed_steps |= kind["kind"] == "mixed";
+  EXPECT_TRUE(mixed_steps);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/policy_registry.h"
-#include "sim/server_state.h"
+#include "sim/priced_server.h"
 #include "sim/step_table.h"
 #include "sim/workload.h"
 
@@ -60,7 +60,7 @@ nlohmann::json workload_json(const std::vector<Request>& requests) {
 Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy,
              const KvSettings& kv) {
   StepTable table = StepTable::from_json(steps);
-  ServerState server(table, requests);
+  PricedServer server(table, requests);
   auto scheduler = make_scheduler(parse_policy_name(policy, "policy"), kv);
   scheduler->check(requests);
   scheduler->serve(server);

@@ -54,3 +54,26 @@ test('replay reports bad options as RangeError or TypeError naming the field', a
     { name: 'RangeError', message: /options\.workload: the longest prompt/ });
   assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: NaN }), { name: 'RangeError', message: /options\.nocache_requests/ });
 });
+
+test('replay serves the memory policies for real in one KV budget, making the simulator\'s decisions', async () => {
+  // All at t = 0, so memory alone decides: the real run preempts and recomputes exactly as simulated.
+  const kvlab = await loadModule();
+  const memoryPolicies = ['reserve:4', 'paged:4', 'chunked:4,6'];
+  const result = kvlab.replay({
+    measure: smallMeasure,
+    workload: { count: 10, prompt: [2, 10], answer: [4, 12], seed: 3 },
+    policies: memoryPolicies,
+    kv_tokens: 48,
+    block_tokens: 4,
+    timeline_requests: 4,
+  });
+  for (const policy of memoryPolicies) {
+    const { real, sim } = result[policy];
+    for (const key of ['steps', 'preemptions', 'recomputed_tokens']) assert.equal(real[key], sim[key], `${policy}.${key}`);
+    assertFinite(result[policy].error.makespan, `${policy}.error.makespan`);
+  }
+  assert.ok(result['paged:4'].real.preemptions > 0, 'the budget binds: paged preempts for real');
+  assert.ok(result['chunked:4,6'].step_check.kinds.some((kind) => kind.kind === 'mixed'), 'chunked runs mixed passes');
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], kv_tokens: 4, block_tokens: 4 }),
+    { name: 'RangeError', message: /options\.kv_tokens = 4 holds/ });
+});

@@ -1,0 +1,43 @@
+#include "sim/priced_server.h"
+
+#include <algorithm>
+
+#include "sim/mixed_step.h"
+
+namespace kvlab::sim {
+
+PricedServer::PricedServer(const StepTable& steps, const std::vector<Request>& workload)
+    : ServerState(workload), steps_(steps), one_row_(1), prefill_chunk_(1, PrefillChunk{nullptr, 0}) {}
+
+void PricedServer::wait_until(double ms) { clock_ms_ = std::max(clock_ms_, ms); }
+
+void PricedServer::advance(double cost_ms, size_t rows) {
+  count_step(cost_ms, rows);
+  clock_ms_ += cost_ms;
+}
+
+void PricedServer::decode_step(const std::vector<RequestState*>& rows) {
+  advance(steps_.decode_step_ms(static_cast<int>(rows.size()),
+                                [&](int row) { return rows[static_cast<size_t>(row)]->decode_context(); }),
+          rows.size());
+  complete_step(clock_ms_, rows, no_chunks_);
+}
+
+void PricedServer::nocache_step(RequestState& request) {
+  advance(steps_.prefill_ms(request.next_context()), 1);
+  one_row_[0] = &request;
+  complete_step(clock_ms_, one_row_, no_chunks_);
+}
+
+void PricedServer::mixed_step(const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks) {
+  advance(mixed_step_ms(steps_, decode_rows, chunks), decode_rows.size() + chunks.size());
+  complete_step(clock_ms_, decode_rows, chunks);
+}
+
+void PricedServer::run_prefill_rest(RequestState& request) {
+  prefill_chunk_[0] = {&request, request.prefill_tokens - request.prefilled_tokens};
+  advance(mixed_step_ms(steps_, no_decode_rows_, prefill_chunk_), 1);
+  complete_prefill(clock_ms_, request);
+}
+
+}  // namespace kvlab::sim

@@ -1,0 +1,42 @@
+#pragma once
+// The priced backend: the simulator's server. Every forward pass a policy asks for is priced on the
+// measured step table (contract section 1; mixed steps as mixed_step.h defines) and moves a simulated
+// clock by that much; nothing is computed.
+#include <vector>
+
+#include "sim/server_state.h"
+#include "sim/step_table.h"
+
+namespace kvlab::sim {
+
+class PricedServer : public ServerState {
+ public:
+  PricedServer(const StepTable& steps, const std::vector<Request>& workload);
+
+  double now_ms() const override { return clock_ms_; }
+
+  // decode(r, c_i) summed over the rows' shares, each row at its decode_context().
+  void decode_step(const std::vector<RequestState*>& rows) override;
+  // prefill(p + k - 1) for token k: a full forward over the sequence so far.
+  void nocache_step(RequestState& request) override;
+  void mixed_step(const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks) override;
+  // A step of the one chunk: the whole prompt alone costs prefill(p); after a prefix hit, only the
+  // positions past the cached ones are computed.
+  void run_prefill_rest(RequestState& request) override;
+
+ protected:
+  void wait_until(double ms) override;
+
+ private:
+  // Moves the clock by a step of `rows` rows costing `cost_ms`.
+  void advance(double cost_ms, size_t rows);
+
+  const StepTable& steps_;
+  double clock_ms_ = 0;
+  // Scratch lists for the passes that are one row or one chunk, so that no step allocates.
+  std::vector<RequestState*> no_decode_rows_, one_row_;
+  std::vector<PrefillChunk> no_chunks_;
+  std::vector<PrefillChunk> prefill_chunk_;  // the one chunk of run_prefill_rest()
+};
+
+}  // namespace kvlab::sim
