@@ -1,7 +1,7 @@
 // The Embind surface. Every call takes and returns JSON text: the reply is {"ok": result} or
 // {"error": {"type", "message"}}, and the thin wrapper in api.js turns it into a plain JS object or
 // a thrown RangeError/TypeError. No exception ever crosses Embind, because each JS throw through an
-// Embind call leaks wasm stack (toolchain.md) and enough of them corrupt the module.
+// Embind call leaks wasm stack (docs/toolchain.md) and enough of them corrupt the module.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
