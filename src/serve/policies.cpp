@@ -15,8 +15,8 @@ std::unique_ptr<Scheduler> make_scheduler(const std::string& policy, const std::
   if (family == "serial-cache") return std::make_unique<SerialCache>();
   if (family == "static") return std::make_unique<StaticBatching>(batch_rows);
   if (family == "continuous") return std::make_unique<ContinuousBatching>(batch_rows);
-  throw_range(path + " \"" + policy +
-              "\" is simulated only: the engine runs serial-nocache, serial-cache, static:B and continuous:B");
+  throw_range({path, "\"" + policy + "\"", one_of({"serial-nocache", "serial-cache", "static:B", "continuous:B"})},
+              "\"" + policy + "\" is simulated only: the engine runs serial-nocache, serial-cache, static:B and continuous:B");
 }
 
 }  // namespace kvlab::serve

@@ -82,7 +82,7 @@ void ServerState::run_step(double cost_ms, const std::vector<RequestState*>& dec
 void ServerState::advance(double cost_ms, size_t rows) {
   row_steps_ += static_cast<long long>(rows);
   if (row_steps_ > kMaxRowSteps)
-    throw_range("workload: this policy would run more than " + std::to_string(kMaxRowSteps) +
+    throw_range({"workload", "", {}}, ": this policy would run more than " + std::to_string(kMaxRowSteps) +
                 " row-steps (rows summed over steps); simulate fewer or shorter requests or a smaller batch");
   clock_ms_ += cost_ms;
   last_step_ms_ = cost_ms;
