@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/kernel_bench.h"
-#include "bench/lab.h"
+#include "lab/kernel_bench.h"
+#include "lab/lab.h"
 #include "model/weights.h"
 #include "bench/measure.h"
 #include "common/input_error.h"

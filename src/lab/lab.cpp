@@ -1,4 +1,4 @@
-#include "bench/lab.h"
+#include "lab/lab.h"
 
 #include "bench/measure_report.h"
 #include "common/input_error.h"
