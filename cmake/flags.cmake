@@ -11,8 +11,10 @@ include(CheckCXXCompilerFlag)
 set(KVLAB_ARCH "native" CACHE STRING "native instruction set: native, portable or avx2")
 set_property(CACHE KVLAB_ARCH PROPERTY STRINGS native portable avx2)
 
+# The optimisation level is the build type's (Release, the default: -O3 -DNDEBUG; Debug: -g), so that a
+# Debug build is one.
 add_library(kvlab_flags INTERFACE)
-target_compile_options(kvlab_flags INTERFACE -Wall -Wextra -Wpedantic -O3)
+target_compile_options(kvlab_flags INTERFACE -Wall -Wextra -Wpedantic)
 if(EMSCRIPTEN)
   set(KVLAB_ARCH_USED "wasm")
   # Native wasm exceptions cost nothing on the hot path (JS-based -fexceptions wraps calls in trampolines).

@@ -1,5 +1,5 @@
 #pragma once
-// The lab's Part A and the step-time table of the simulator contract (shared/design/simulator.md §1):
+// The lab's Part A and the step-time table of the simulator contract (docs/contract.md §1):
 //   answer: one prompt answered `runs` times without and with a KV cache, timings and tokens;
 //   steps:  decode steps over rows x contexts and prefills over token counts, in milliseconds.
 #include <functional>

@@ -67,13 +67,15 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
 
   // The defaults of the grids assume the default max_seq; a smaller model must say its own grids.
   if (o.decode_contexts.back() > max_seq)
-    throw_range(fields::join(path, "decode_contexts") + " must not exceed model.max_seq = " + std::to_string(max_seq));
+    throw_range({fields::join(path, "decode_contexts"), std::to_string(o.decode_contexts.back()), integers_from(1, max_seq)},
+                "must not exceed model.max_seq = " + std::to_string(max_seq));
   if (o.prefill_tokens.back() > max_seq)
-    throw_range(fields::join(path, "prefill_tokens") + " must not exceed model.max_seq = " + std::to_string(max_seq));
+    throw_range({fields::join(path, "prefill_tokens"), std::to_string(o.prefill_tokens.back()), integers_from(1, max_seq)},
+                "must not exceed model.max_seq = " + std::to_string(max_seq));
 
   const int64_t bytes = measure_memory_bytes(o);
   if (bytes > kMaxMeasureBytes)
-    throw_range(path + " needs " + std::to_string(bytes >> 20) + " MiB for weights, KV caches and activations (at most " +
+    throw_range({path, "", {}}, "needs " + std::to_string(bytes >> 20) + " MiB for weights, KV caches and activations (at most " +
                 std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller model or fewer decode_rows");
   return o;
 }

@@ -1,7 +1,6 @@
 #include "bench/step_timer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -36,11 +35,6 @@ double sample_ms(const std::function<void()>& step, int repeats) {
 }
 
 }  // namespace
-
-double now_ms() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
 
 StepTiming summarise(std::vector<double> times_ms) {
   std::sort(times_ms.begin(), times_ms.end());

@@ -5,6 +5,8 @@
 #include <functional>
 #include <vector>
 
+#include "common/clock.h"
+
 namespace kvlab {
 
 struct StepTiming {
@@ -20,9 +22,6 @@ struct TimingPolicy {
   double min_sample_ms = 5.0;
   int samples = 5;
 };
-
-// Milliseconds on a monotonic clock.
-double now_ms();
 
 // Per-step time of `step`, which must be repeatable (leave its state as it found it).
 StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy);

@@ -1,9 +1,10 @@
 #include <iostream>
 #include <memory>
 
-#include "bench/kernel_bench.h"
+#include "lab/kernel_bench.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/input_sources.h"
 
 namespace kvlab::cli {
 
@@ -22,12 +23,17 @@ Action add_bench_command(CLI::App& app) {
   command->add_flag("--json", flags->as_json, "print the result as JSON");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
-    nlohmann::json given = {{"measure", measure_flags->to_json()}, {"simulator", !flags->no_simulator}};
-    if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
-    BenchOptions options = read_bench_options(given);
-    nlohmann::json result = run_kernel_bench(options, terminal_progress());
-    std::cout << (flags->as_json ? result.dump(2) + "\n" : format_kernel_bench(result));
-    return 0;
+    InputSources sources;
+    sources.add_flags("options.measure", *measure_flags);
+    sources.add_flag("options.answer_runs", "--answer-runs");
+    return run_reporting(sources, [&] {
+      nlohmann::json given = {{"measure", measure_flags->to_json()}, {"simulator", !flags->no_simulator}};
+      if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
+      BenchOptions options = read_bench_options(given);
+      nlohmann::json result = run_kernel_bench(options, terminal_progress());
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : format_kernel_bench(result));
+      return 0;
+    });
   };
 }
 

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <vector>
 
@@ -62,6 +61,14 @@ json JsonFlags::to_json() const {
   return object;
 }
 
+std::string JsonFlags::flag_for(const std::string& path) const {
+  for (const auto& flag : flags_) {
+    const std::string field = flag->object_path.empty() ? flag->field : flag->object_path + "." + flag->field;
+    if (path == field || path.rfind(field + "[", 0) == 0) return "--" + dashed(flag->field);
+  }
+  return "";
+}
+
 JsonFlags add_measure_flags(CLI::App& command) {
   JsonFlags flags;
   flags.add(command, "preset", "", "model preset: small (default), lab, medium, tiny", false, true);
@@ -79,17 +86,6 @@ JsonFlags add_measure_flags(CLI::App& command) {
   return flags;
 }
 
-int report_input_error(const std::exception& error) {
-  // Messages start with the field's path ("options.model.n_heads must ..."); its last part names the flag.
-  std::string message = error.what();
-  std::string path = message.substr(0, message.find(' '));
-  path = path.substr(0, path.find('['));
-  std::string field = path.substr(path.rfind('.') + 1);
-  const bool names_a_field = path.find('.') != std::string::npos && field.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos;
-  std::cerr << "kvlab: " << (names_a_field ? "--" + dashed(field) + ": " : "") << message << "\n";
-  return 2;
-}
-
 std::string read_file(const std::string& path, const std::string& flag) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
@@ -103,6 +99,10 @@ std::string read_file(const std::string& path, const std::string& flag) {
   }
   if (in.bad()) throw_range(flag + ": cannot read file \"" + path + "\"");
   return text;
+}
+
+nlohmann::json read_json_file(const std::string& path, const std::string& flag) {
+  return json_input::parse(read_file(path, flag), flag + " " + path);
 }
 
 namespace {

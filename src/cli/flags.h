@@ -1,7 +1,6 @@
 #pragma once
 // Flags that fill a JSON options object, so that the command line goes through the very validation
-// the Embind interface uses. A flag is named after its field (`--prompt-tokens` fills `prompt_tokens`);
-// an error about a field is reported with the flag that set it.
+// the Embind interface uses. A flag is named after its field (`--prompt-tokens` fills `prompt_tokens`).
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,12 +15,17 @@ namespace kvlab::cli {
 class JsonFlags {
  public:
   // Adds `--field-name` (underscores become dashes) for `field` of the object at `object_path`
-  // ("" for the top level, "model" for options.model). Lists are given comma-separated.
+  // ("" for the top level, "model" for options.model). Lists are given comma-separated. An error about
+  // the field is reported with its flag (input_sources.h).
   void add(CLI::App& command, const std::string& field, const std::string& object_path, const std::string& help,
            bool is_list = false, bool is_string = false);
 
   // The given flags as a JSON object (absent flags are absent fields, so they take defaults).
   nlohmann::json to_json() const;
+
+  // The flag that fills the field at `path` in that object ("model.d_model" or "decode_rows[2]"), or ""
+  // if none does.
+  std::string flag_for(const std::string& path) const;
 
  private:
   struct Flag {
@@ -38,12 +42,11 @@ nlohmann::json flag_value(const std::string& text, bool is_string = false);
 // Adds the flags of MeasureOptions (and its model fields) to a command.
 JsonFlags add_measure_flags(CLI::App& command);
 
-// Prints an InputError as "kvlab: --flag: message" (the flag guessed from the field the message names) and
-// returns exit status 2.
-int report_input_error(const std::exception& error);
-
 // Reads a whole file; throws InputError naming `flag` if it cannot be read.
 std::string read_file(const std::string& path, const std::string& flag);
+
+// Reads and parses a JSON file given with `flag`; an error names both ("--steps bad.json is not valid JSON").
+nlohmann::json read_json_file(const std::string& path, const std::string& flag);
 
 // A progress callback that draws a one-line bar on stderr when stderr is a terminal, else nothing.
 ProgressFn terminal_progress();

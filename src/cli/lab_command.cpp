@@ -1,10 +1,10 @@
 #include <iostream>
 #include <memory>
 
-#include "bench/lab.h"
+#include "lab/lab.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "common/json_input.h"
+#include "cli/input_sources.h"
 
 namespace kvlab::cli {
 
@@ -26,17 +26,24 @@ Action add_lab_command(CLI::App& app) {
   command->add_flag("--json", flags->as_json, "print the whole result as JSON (what Embind's run returns)");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
-    nlohmann::json options = {{"measure", measure_flags->to_json()}};
-    options["workload"] = flags->workload_file.empty()
-                              ? default_workload()
-                              : json_input::parse(read_file(flags->workload_file, "--workload"), "--workload file");
-    if (command->count("--requests")) options["workload"]["count"] = flags->requests;
-    if (command->count("--slots"))
-      options["policies"] = {"serial-nocache", "serial-cache", "static:" + std::to_string(flags->slots),
-                             "continuous:" + std::to_string(flags->slots)};
-    nlohmann::json result = run_lab(read_lab_options(options), terminal_progress());
-    std::cout << (flags->as_json ? result.dump(2) + "\n" : format_lab_report(result));
-    return 0;
+    InputSources sources;
+    sources.add_flags("options.measure", *measure_flags);
+    if (!flags->workload_file.empty()) sources.add_file("options.workload", "--workload", flags->workload_file);
+    sources.add_flag("options.workload.count", "--requests");
+    sources.add_flag("options.policies", "--slots");
+    return run_reporting(sources, [&] {
+      nlohmann::json options = {{"measure", measure_flags->to_json()}};
+      options["workload"] = flags->workload_file.empty()
+                                ? default_workload()
+                                : read_json_file(flags->workload_file, "--workload");
+      if (command->count("--requests")) options["workload"]["count"] = flags->requests;
+      if (command->count("--slots"))
+        options["policies"] = {"serial-nocache", "serial-cache", "static:" + std::to_string(flags->slots),
+                               "continuous:" + std::to_string(flags->slots)};
+      nlohmann::json result = run_lab(read_lab_options(options), terminal_progress());
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : format_lab_report(result));
+      return 0;
+    });
   };
 }
 

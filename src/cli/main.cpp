@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/flags.h"
 #include "common/input_error.h"
 
 int main(int argc, char** argv) {
@@ -24,8 +23,9 @@ int main(int argc, char** argv) {
       int status = action();
       if (status >= 0) return status;
     }
-  } catch (const kvlab::InputError& e) {
-    return kvlab::cli::report_input_error(e);
+  } catch (const kvlab::InputError& e) {  // one thrown before a command knew its sources
+    std::cerr << "kvlab: " << e.what() << "\n";
+    return 2;
   }
   return 2;
 }

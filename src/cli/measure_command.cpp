@@ -5,6 +5,7 @@
 #include "bench/measure_report.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/input_sources.h"
 
 namespace kvlab::cli {
 
@@ -15,10 +16,14 @@ Action add_measure_command(CLI::App& app) {
   command->add_flag("--json", *as_json, "print the result as JSON (the object Embind's measure returns)");
   return [command, flags, as_json]() -> int {
     if (!command->parsed()) return -1;
-    MeasureOptions options = read_measure_options(flags->to_json());
-    nlohmann::json result = measure(options, terminal_progress());
-    std::cout << (*as_json ? result.dump(2) + "\n" : format_measure_report(result));
-    return 0;
+    InputSources sources;
+    sources.add_flags("options", *flags);
+    return run_reporting(sources, [&] {
+      MeasureOptions options = read_measure_options(flags->to_json());
+      nlohmann::json result = measure(options, terminal_progress());
+      std::cout << (*as_json ? result.dump(2) + "\n" : format_measure_report(result));
+      return 0;
+    });
   };
 }
 
@@ -27,8 +32,12 @@ Action add_info_command(CLI::App& app) {
   auto flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
   return [command, flags]() -> int {
     if (!command->parsed()) return -1;
-    std::cout << model_info(read_measure_options(flags->to_json())).dump(2) << "\n";
-    return 0;
+    InputSources sources;
+    sources.add_flags("options", *flags);
+    return run_reporting(sources, [&] {
+      std::cout << model_info(read_measure_options(flags->to_json())).dump(2) << "\n";
+      return 0;
+    });
   };
 }
 

@@ -5,8 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/input_sources.h"
 #include "common/input_error.h"
-#include "common/json_input.h"
 #include "serve/replay.h"
 #include "serve/replay_report.h"
 
@@ -41,29 +41,40 @@ Action add_replay_command(CLI::App& app) {
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy (what Embind's replay returns)");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
-    nlohmann::json options = {{"measure", measure_flags->to_json()}};
-    if (!flags->workload_file.empty())
-      options["workload"] = json_input::parse(read_file(flags->workload_file, "--workload"), "--workload file");
-    if (command->count("--requests")) {
-      nlohmann::json workload = options.value("workload", serve::default_replay_workload());
-      if (!workload.is_object() || !workload.contains("count"))
-        throw_range("--requests sets the count of a generated workload; this workload lists its requests");
-      workload["count"] = flags->requests;
-      options["workload"] = workload;
-    }
-    if (command->count("--nocache-requests")) options["nocache_requests"] = flags->nocache_requests;
-    if (command->count("--timeline")) options["timeline_requests"] = flags->timeline_requests;
-    if (command->count("--kv-tokens")) options["kv_tokens"] = flags->kv_tokens;
-    if (command->count("--block-tokens")) options["block_tokens"] = flags->block_tokens;
-    if (!flags->policies.empty()) {
-      options["policies"] = flags->policies;
-    } else if (command->count("--slots")) {
-      const std::string b = std::to_string(flags->slots);
-      options["policies"] = {"serial-nocache", "serial-cache", "static:" + b, "continuous:" + b};
-    }
-    nlohmann::json result = serve::replay(serve::read_replay_options(options), terminal_progress());
-    std::cout << (flags->as_json ? result.dump(2) + "\n" : serve::format_replay_report(result));
-    return 0;
+    InputSources sources;
+    sources.add_flags("options.measure", *measure_flags);
+    if (!flags->workload_file.empty()) sources.add_file("options.workload", "--workload", flags->workload_file);
+    sources.add_flag("options.workload.count", "--requests");
+    sources.add_flag("options.policies", flags->policies.empty() ? "--slots" : "--policy");
+    sources.add_flag("options.nocache_requests", "--nocache-requests");
+    sources.add_flag("options.timeline_requests", "--timeline");
+    sources.add_flag("options.kv_tokens", "--kv-tokens");
+    sources.add_flag("options.block_tokens", "--block-tokens");
+    return run_reporting(sources, [&] {
+      nlohmann::json options = {{"measure", measure_flags->to_json()}};
+      if (!flags->workload_file.empty())
+        options["workload"] = read_json_file(flags->workload_file, "--workload");
+      if (command->count("--requests")) {
+        nlohmann::json workload = options.value("workload", serve::default_replay_workload());
+        if (!workload.is_object() || !workload.contains("count"))
+          throw_range("--requests sets the count of a generated workload; this workload lists its requests");
+        workload["count"] = flags->requests;
+        options["workload"] = workload;
+      }
+      if (command->count("--nocache-requests")) options["nocache_requests"] = flags->nocache_requests;
+      if (command->count("--timeline")) options["timeline_requests"] = flags->timeline_requests;
+      if (command->count("--kv-tokens")) options["kv_tokens"] = flags->kv_tokens;
+      if (command->count("--block-tokens")) options["block_tokens"] = flags->block_tokens;
+      if (!flags->policies.empty()) {
+        options["policies"] = flags->policies;
+      } else if (command->count("--slots")) {
+        const std::string b = std::to_string(flags->slots);
+        options["policies"] = {"serial-nocache", "serial-cache", "static:" + b, "continuous:" + b};
+      }
+      nlohmann::json result = serve::replay(serve::read_replay_options(options), terminal_progress());
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : serve::format_replay_report(result));
+      return 0;
+    });
   };
 }
 

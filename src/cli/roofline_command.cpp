@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/input_sources.h"
 #include "roofline/published_report.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table_builder.h"
@@ -29,14 +30,18 @@ Action add_roofline_command(CLI::App& app) {
                     "instead of a table, print the published measurements against the model (the efficiency flags apply)");
   return [command, flags, as_json, checks]() -> int {
     if (!command->parsed()) return -1;
-    if (*checks) {
-      nlohmann::json result = roofline::published_checks_json(roofline::read_efficiencies(flags->to_json()));
-      std::cout << (*as_json ? result.dump(2) + "\n" : roofline::format_published_checks(result));
+    InputSources sources;
+    sources.add_flags("options", *flags);
+    return run_reporting(sources, [&] {
+      if (*checks) {
+        nlohmann::json result = roofline::published_checks_json(roofline::read_efficiencies(flags->to_json()));
+        std::cout << (*as_json ? result.dump(2) + "\n" : roofline::format_published_checks(result));
+        return 0;
+      }
+      nlohmann::json table = roofline::roofline(flags->to_json());
+      std::cout << (*as_json ? table.dump(2) + "\n" : roofline::format_roofline_report(table));
       return 0;
-    }
-    nlohmann::json table = roofline::roofline(flags->to_json());
-    std::cout << (*as_json ? table.dump(2) + "\n" : roofline::format_roofline_report(table));
-    return 0;
+    });
   };
 }
 

@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "common/json_input.h"
+#include "cli/input_sources.h"
 #include "sim/simulate.h"
 
 namespace kvlab::cli {
@@ -40,17 +40,26 @@ Action add_simulate_command(CLI::App& app) {
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy");
   return [command, flags]() -> int {
     if (!command->parsed()) return -1;
-    nlohmann::json steps = json_input::parse(read_file(flags->steps_file, "--steps"), "--steps file");
-    nlohmann::json workload = json_input::parse(read_file(flags->workload_file, "--workload"), "--workload file");
-    // A whole `measure --json` result is accepted too: its table is under "steps".
-    if (steps.is_object() && steps.contains("steps") && !steps.contains("decode")) steps = steps["steps"];
-    std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;
-    nlohmann::json options = flags->options.to_json();
-    options["timeline_requests"] = flags->timeline_requests;
-    options["queue_timeline"] = flags->queue_timeline;
-    nlohmann::json result = sim::simulate(steps, workload, policies, sim::read_simulate_options(options));
-    std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
-    return 0;
+    InputSources sources;
+    sources.add_file("workload", "--workload", flags->workload_file);
+    sources.add_flags("options", flags->options);
+    sources.add_flag("options.timeline_requests", "--timeline");
+    sources.add_flag("policies", "--policy");
+    return run_reporting(sources, [&] {
+      nlohmann::json steps = read_json_file(flags->steps_file, "--steps");
+      nlohmann::json workload = read_json_file(flags->workload_file, "--workload");
+      // A whole `measure --json` result is accepted too: its table is under "steps".
+      const bool measure_result = steps.is_object() && steps.contains("steps") && !steps.contains("decode");
+      if (measure_result) steps = steps["steps"];
+      sources.add_file("steps", "--steps", flags->steps_file, measure_result ? "steps" : "");
+      std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;
+      nlohmann::json options = flags->options.to_json();
+      options["timeline_requests"] = flags->timeline_requests;
+      options["queue_timeline"] = flags->queue_timeline;
+      nlohmann::json result = sim::simulate(steps, workload, policies, sim::read_simulate_options(options));
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
+      return 0;
+    });
   };
 }
 

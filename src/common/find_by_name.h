@@ -11,11 +11,13 @@ namespace kvlab {
 template <class Item>
 const Item& find_by_name(const std::vector<Item>& items, const std::string& name, const std::string& field) {
   std::string known;
+  std::vector<std::string> names;
   for (const Item& item : items) {
     if (item.name == name) return item;
     known += (known.empty() ? "" : ", ") + item.name;
+    names.push_back(item.name);
   }
-  throw_range(field + " must be one of " + known + " (got \"" + name + "\")");
+  throw_range({field, "\"" + name + "\"", one_of(names)}, "must be one of " + known + " (got \"" + name + "\")");
 }
 
 }  // namespace kvlab

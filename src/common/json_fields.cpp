@@ -33,7 +33,7 @@ bool is_non_finite_marker(const json& value) {
 }  // namespace
 
 const json& require_object(const json& value, const std::string& path) {
-  if (!value.is_object()) throw_type(path + " must be an object (got " + describe(value) + ")");
+  if (!value.is_object()) throw_type({path, describe(value), {}}, "must be an object (got " + describe(value) + ")");
   return value;
 }
 
@@ -43,7 +43,8 @@ void reject_unknown(const json& object, const std::string& path, std::initialize
     if (!found) {
       std::string list;
       for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw_range(join(path, item.key()) + " is not a known field (known: " + list + ")");
+      throw_range({join(path, item.key()), "", one_of(std::vector<std::string>(known.begin(), known.end()))},
+                  "is not a known field (known: " + list + ")");
     }
   }
 }
@@ -51,23 +52,25 @@ void reject_unknown(const json& object, const std::string& path, std::initialize
 std::string join(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
 
 long long as_int(const json& value, const std::string& path, long long lo, long long hi) {
-  std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-  if (is_non_finite_marker(value)) throw_range(path + " must be " + range + " (got " + value.get<std::string>() + ")");
-  if (!value.is_number()) throw_type(path + " must be " + range + " (got " + describe(value) + ")");
+  const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : describe(value);
+  const FieldError field{path, given, integers_from(lo, hi)};
+  const std::string problem = "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " + given + ")";
+  if (is_non_finite_marker(value)) throw_range(field, problem);
+  if (!value.is_number()) throw_type(field, problem);
   double x = value.get<double>();
-  if (value.is_number_float() && (std::floor(x) != x || !std::isfinite(x)))
-    throw_range(path + " must be " + range + " (got " + describe(value) + ")");
-  if (x < static_cast<double>(lo) || x > static_cast<double>(hi))
-    throw_range(path + " must be " + range + " (got " + describe(value) + ")");
+  if (value.is_number_float() && (std::floor(x) != x || !std::isfinite(x))) throw_range(field, problem);
+  if (x < static_cast<double>(lo) || x > static_cast<double>(hi)) throw_range(field, problem);
   return value.is_number_float() ? static_cast<long long>(x) : value.get<long long>();
 }
 
 double as_number(const json& value, const std::string& path, double lo, double hi) {
-  std::string range = "a number from " + number_text(lo) + " to " + number_text(hi);
-  if (is_non_finite_marker(value)) throw_range(path + " must be " + range + " (got " + value.get<std::string>() + ")");
-  if (!value.is_number()) throw_type(path + " must be " + range + " (got " + describe(value) + ")");
+  const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : describe(value);
+  const FieldError field{path, given, numbers_from(lo, hi)};
+  const std::string problem = "must be a number from " + number_text(lo) + " to " + number_text(hi) + " (got " + given + ")";
+  if (is_non_finite_marker(value)) throw_range(field, problem);
+  if (!value.is_number()) throw_type(field, problem);
   double x = value.get<double>();
-  if (!std::isfinite(x) || x < lo || x > hi) throw_range(path + " must be " + range + " (got " + describe(value) + ")");
+  if (!std::isfinite(x) || x < lo || x > hi) throw_range(field, problem);
   return x;
 }
 
@@ -86,14 +89,14 @@ double read_number(const json& object, const std::string& path, const char* name
 bool read_bool(const json& object, const std::string& path, const char* name, bool fallback) {
   auto it = object.find(name);
   if (it == object.end()) return fallback;
-  if (!it->is_boolean()) throw_type(join(path, name) + " must be true or false (got " + describe(*it) + ")");
+  if (!it->is_boolean()) throw_type({join(path, name), describe(*it), one_of({"true", "false"})}, "must be true or false (got " + describe(*it) + ")");
   return it->get<bool>();
 }
 
 std::string read_string(const json& object, const std::string& path, const char* name, const std::string& fallback) {
   auto it = object.find(name);
   if (it == object.end()) return fallback;
-  if (!it->is_string()) throw_type(join(path, name) + " must be a string (got " + describe(*it) + ")");
+  if (!it->is_string()) throw_type({join(path, name), describe(*it), {}}, "must be a string (got " + describe(*it) + ")");
   return it->get<std::string>();
 }
 
@@ -104,8 +107,8 @@ std::vector<int> read_int_list(const json& object, const std::string& path, cons
   if (it == object.end()) return fallback;
   std::string field = join(path, name);
   if (!it->is_array() || it->empty() || it->size() > max_count)
-    throw_type(field + " must be a list of 1 to " + std::to_string(max_count) + " integers (got " + describe(*it) +
-               ")");
+    throw_type({field, describe(*it), integers_from(lo, hi)},
+               "must be a list of 1 to " + std::to_string(max_count) + " integers (got " + describe(*it) + ")");
   std::vector<int> values;
   std::vector<double> as_doubles;
   for (size_t i = 0; i < it->size(); ++i) {
@@ -119,7 +122,7 @@ std::vector<int> read_int_list(const json& object, const std::string& path, cons
 void require_increasing(const std::vector<double>& values, const std::string& path) {
   for (size_t i = 1; i < values.size(); ++i)
     if (!(values[i] > values[i - 1]))
-      throw_range(path + " must be strictly increasing (" + path + "[" + std::to_string(i) + "] = " +
+      throw_range({path, number_text(values[i]), {}}, "must be strictly increasing (" + path + "[" + std::to_string(i) + "] = " +
                   number_text(values[i]) + " is not above " + number_text(values[i - 1]) + ")");
 }
 

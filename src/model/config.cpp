@@ -51,8 +51,9 @@ ModelSize model_size(const ModelConfig& c) {
 void validate(const ModelConfig& c, const std::string& path) {
   auto check = [&](const char* name, int value, int lo, int hi) {
     if (value < lo || value > hi)
-      throw_range(path + "." + name + " must be an integer from " + std::to_string(lo) + " to " +
-                  std::to_string(hi) + " (got " + std::to_string(value) + ")");
+      throw_range({path + "." + name, std::to_string(value), integers_from(lo, hi)},
+                  "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
+                      std::to_string(value) + ")");
   };
   check("vocab", c.vocab, 2, 65536);
   check("d_model", c.d_model, 4, 4096);
@@ -62,16 +63,17 @@ void validate(const ModelConfig& c, const std::string& path) {
   check("d_ff", c.d_ff, 1, 16384);
   check("max_seq", c.max_seq, 2, 8192);
   if (c.d_model % c.n_heads != 0)
-    throw_range(path + ".n_heads must divide " + path + ".d_model (" + std::to_string(c.d_model) + " is not a multiple of " +
-                std::to_string(c.n_heads) + ")");
+    throw_range({path + ".n_heads", std::to_string(c.n_heads), {}}, "must divide " + path + ".d_model (" +
+                std::to_string(c.d_model) + " is not a multiple of " + std::to_string(c.n_heads) + ")");
   if (c.n_heads % c.n_kv_heads != 0)
-    throw_range(path + ".n_kv_heads must divide " + path + ".n_heads (" + std::to_string(c.n_heads) +
-                " is not a multiple of " + std::to_string(c.n_kv_heads) + ")");
+    throw_range({path + ".n_kv_heads", std::to_string(c.n_kv_heads), {}}, "must divide " + path + ".n_heads (" +
+                std::to_string(c.n_heads) + " is not a multiple of " + std::to_string(c.n_kv_heads) + ")");
   if (c.head_dim() % 2 != 0)
-    throw_range(path + ".d_model / n_heads must be even for rotary embeddings (got " + std::to_string(c.head_dim()) + ")");
+    throw_range({path + ".d_model", std::to_string(c.d_model), {}},
+                "/ n_heads must be even for rotary embeddings (got " + std::to_string(c.head_dim()) + ")");
   const int64_t max_weight_bytes = int64_t{512} << 20;  // half of what a wasm page can reasonably get
   if (model_size(c).weight_bytes > max_weight_bytes)
-    throw_range(path + " is too large: " + std::to_string(model_size(c).weight_bytes >> 20) +
+    throw_range({path, "", {}}, "is too large: " + std::to_string(model_size(c).weight_bytes >> 20) +
                 " MiB of weights (at most 512 MiB)");
 }
 

@@ -8,13 +8,13 @@ WeightFormat parse_weight_format(const std::string& text, const std::string& fie
   if (text == "bf16") return WeightFormat::bf16;
   if (text == "fp8") return WeightFormat::fp8;
   if (text == "int4") return WeightFormat::int4;
-  throw_range(field + " must be bf16, fp8 or int4 (got \"" + text + "\")");
+  throw_range({field, "\"" + text + "\"", one_of({"bf16", "fp8", "int4"})}, "must be bf16, fp8 or int4 (got \"" + text + "\")");
 }
 
 KvFormat parse_kv_format(const std::string& text, const std::string& field) {
   if (text == "bf16") return KvFormat::bf16;
   if (text == "fp8") return KvFormat::fp8;
-  throw_range(field + " must be bf16 or fp8 (got \"" + text + "\")");
+  throw_range({field, "\"" + text + "\"", one_of({"bf16", "fp8"})}, "must be bf16 or fp8 (got \"" + text + "\")");
 }
 
 const char* format_name(WeightFormat format) {

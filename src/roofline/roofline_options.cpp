@@ -28,9 +28,10 @@ std::string what_fits(Deployment d) {
 }
 
 void check_tp(const Deployment& d, const std::string& field) {
-  if (d.tp != 1 && d.tp != 2 && d.tp != 4 && d.tp != 8) throw_range(field + " must be 1, 2, 4 or 8 (got " + std::to_string(d.tp) + ")");
+  const FieldError tp_field{field, std::to_string(d.tp), one_of({"1", "2", "4", "8"})};
+  if (d.tp != 1 && d.tp != 2 && d.tp != 4 && d.tp != 8) throw_range(tp_field, "must be 1, 2, 4 or 8 (got " + std::to_string(d.tp) + ")");
   if (d.model.n_heads % d.tp != 0 || d.model.n_kv_heads % d.tp != 0)
-    throw_range(field + " = " + std::to_string(d.tp) + " does not split " + d.model.name + "'s " +
+    throw_range(tp_field, "= " + std::to_string(d.tp) + " does not split " + d.model.name + "'s " +
                 std::to_string(d.model.n_kv_heads) + " KV heads evenly");
 }
 
@@ -39,9 +40,10 @@ void check_tp(const Deployment& d, const std::string& field) {
 void check_fits(const Deployment& d, const std::string& path) {
   if (fits(d)) return;
   const std::string field = fields::join(path, "tp");
-  throw_range(format("%s = %d: %s with %s weights needs %.1f GB of weights and %.1f GB for %lld KV tokens (%s KV), "
+  throw_range({field, std::to_string(d.tp), {}},
+              format("= %d: %s with %s weights needs %.1f GB of weights and %.1f GB for %lld KV tokens (%s KV), "
                      "but %d x %s gives %.1f GB (%.0f GB each, less the %.0f%% reserve). What fits on %s: %s",
-                     field.c_str(), d.tp, d.model.name.c_str(), format_name(d.weights), weight_bytes(d) / 1e9,
+                     d.tp, d.model.name.c_str(), format_name(d.weights), weight_bytes(d) / 1e9,
                      kMinKvBudgetTokens * kv_bytes_per_token(d) / 1e9, kMinKvBudgetTokens, format_name(d.kv), d.tp,
                      d.gpu.name.c_str(), usable_memory_bytes(d) / 1e9, d.gpu.memory_bytes / 1e9,
                      kMemoryReserveFraction * 100, d.gpu.name.c_str(), what_fits(d).c_str()));
@@ -60,7 +62,7 @@ Deployment read_roofline_options(const json& options, const std::string& path) {
                          {"gpu", "model", "weights", "kv", "tp", "bw_efficiency", "compute_efficiency", "step_overhead_ms"});
   for (const char* required : {"gpu", "model"})
     if (!options.contains(required))
-      throw_range(fields::join(path, required) + " is missing (a required field)");
+      throw_range({fields::join(path, required), "", {}}, "is missing (a required field)");
   Deployment d;
   d.gpu = find_gpu(fields::read_string(options, path, "gpu", ""), fields::join(path, "gpu"));
   d.model = find_model(fields::read_string(options, path, "model", ""), fields::join(path, "model"));

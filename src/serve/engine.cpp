@@ -24,14 +24,14 @@ int cache_positions(const std::vector<sim::Request>& workload) {
 void check_workload_fits(const ModelConfig& config, const std::vector<sim::Request>& workload, const std::string& path) {
   const int positions = cache_positions(workload);
   if (positions > config.max_seq)
-    throw_range(path + ": the longest prompt + the longest answer - 1 = " + std::to_string(positions) +
+    throw_range({path, "", {}}, ": the longest prompt + the longest answer - 1 = " + std::to_string(positions) +
                 " positions, more than the model's max_seq = " + std::to_string(config.max_seq) +
                 " (a static batch's finished rows run on to the batch's longest answer)");
 }
 
 Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slots, const EngineOptions& options)
     : sim::ServerState(workload), model_(model), options_(options), one_row_(1) {
-  if (workload.empty()) throw_range("workload must hold at least one request");
+  if (workload.empty()) throw_range({"workload", "", {}}, "must hold at least one request");
   check_workload_fits(model.config(), workload, "workload");
   const ModelConfig& config = model.config();
 

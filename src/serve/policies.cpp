@@ -14,9 +14,9 @@ std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const 
   const bool shares_prefixes =
       std::any_of(workload.begin(), workload.end(), [](const sim::Request& request) { return request.shares_prefix(); });
   if ((family == "paged" || family == "chunked") && shares_prefixes)
-    throw_range(path + " \"" + policy +
-                "\": this workload shares prompt prefixes, and prefix reuse is simulated only: the engine gives "
-                "each slot its own KV cache (serve it without a system prompt or chat)");
+    throw_range({path, "\"" + policy + "\"", {}},
+                "\"" + policy + "\": this workload shares prompt prefixes, and prefix reuse is simulated only: the engine "
+                "gives each slot its own KV cache (serve it without a system prompt or chat)");
   return sim::make_scheduler(name, kv);
 }
 

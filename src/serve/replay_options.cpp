@@ -34,7 +34,8 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
     const int64_t slots = std::min<int64_t>(scheduler->slots(), static_cast<int64_t>(o.requests.size()));
     const int64_t bytes = size.weight_bytes + slots * positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
-      throw_range(policy_path + " \"" + o.policies[i] + "\" needs " +
+      throw_range({policy_path, "\"" + o.policies[i] + "\"", {}},
+                  "\"" + o.policies[i] + "\" needs " +
                   std::to_string(bytes >> 20) + " MiB for weights and KV caches (at most " +
                   std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller B, model or workload");
   }
@@ -78,8 +79,9 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   o.workload = object.value("workload", default_replay_workload());
   o.requests = sim::read_workload(o.workload, workload_path);
   if (o.requests.size() > kMaxReplayRequests)
-    throw_range(workload_path + " has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
-                std::to_string(kMaxReplayRequests) + " (each takes real time)");
+    throw_range({workload_path, std::to_string(o.requests.size()), {}},
+                "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
+                    std::to_string(kMaxReplayRequests) + " (each takes real time)");
   check_workload_fits(o.measure.model, o.requests, workload_path);
   o.nocache_requests = static_cast<int>(
       fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));

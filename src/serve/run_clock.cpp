@@ -5,7 +5,7 @@
 #include <thread>
 #endif
 
-#include "bench/step_timer.h"
+#include "common/clock.h"
 
 namespace kvlab::serve {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The engine's clock: milliseconds since the run started, on the monotonic clock that measure() times
-// its steps with (bench/step_timer.h), so that the real run and the step table share one time base.
+// its steps with (common/clock.h), so that the real run and the step table share one time base.
 namespace kvlab::serve {
 
 class RunClock {

@@ -18,7 +18,8 @@ namespace kvlab::sim {
 struct KvSettings {
   int block_tokens = 16;
   std::optional<long long> budget_blocks;  // none: no memory limit
-  std::string budget_source;               // how the budget was given, for errors ("options.kv_tokens = 1024")
+  std::string budget_path;                 // the field that gave it, for errors ("options.kv_tokens")
+  std::string budget_given;                // what it gave ("1024")
 
   long long blocks_for(long long positions) const { return (positions + block_tokens - 1) / block_tokens; }
 };

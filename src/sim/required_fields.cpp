@@ -7,7 +7,7 @@ namespace kvlab::sim {
 
 const nlohmann::json& require_field(const nlohmann::json& object, const std::string& path, const char* name) {
   auto it = object.find(name);
-  if (it == object.end()) throw_type(fields::join(path, name) + " is missing (a required field)");
+  if (it == object.end()) throw_type({fields::join(path, name), "", {}}, "is missing (a required field)");
   return *it;
 }
 
@@ -23,9 +23,10 @@ std::vector<int> require_int_list(const nlohmann::json& object, const std::strin
 
 void require_list_of(const nlohmann::json& value, const std::string& path, size_t count,
                      const std::string& count_reason) {
-  std::string expected = path + " must be a list of " + std::to_string(count) + " entries, " + count_reason;
-  if (!value.is_array()) throw_type(expected + " (got " + std::string(value.type_name()) + ")");
-  if (value.size() != count) throw_range(expected + " (got " + std::to_string(value.size()) + " entries)");
+  std::string expected = "must be a list of " + std::to_string(count) + " entries, " + count_reason;
+  if (!value.is_array()) throw_type({path, value.type_name(), {}}, expected + " (got " + std::string(value.type_name()) + ")");
+  if (value.size() != count)
+    throw_range({path, std::to_string(value.size()) + " entries", {}}, expected + " (got " + std::to_string(value.size()) + " entries)");
 }
 
 std::vector<double> require_number_list(const nlohmann::json& value, const std::string& path, size_t count,

@@ -41,29 +41,31 @@ KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& ste
   KvSettings settings;
   settings.block_tokens = static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
   if (options.kv_tokens && options.kv_bytes)
-    throw_range("options.kv_tokens and options.kv_bytes both give the KV budget: give one");
+    throw_range({"options.kv_tokens", "", {}}, "and options.kv_bytes both give the KV budget: give one");
   long long budget_tokens = 0;
   if (options.kv_tokens) {
     budget_tokens = fields::as_int(*options.kv_tokens, "options.kv_tokens", 1, kMaxKvTokens);
-    settings.budget_source = "options.kv_tokens = " + std::to_string(budget_tokens);
+    settings.budget_path = "options.kv_tokens";
+    settings.budget_given = std::to_string(budget_tokens);
   } else if (options.kv_bytes) {
     double bytes = fields::as_number(*options.kv_bytes, "options.kv_bytes", 1, kMaxKvBytes);
     const auto model = steps.find("model");
     if (model == steps.end() || !model->is_object() || !model->contains("kv_bytes_per_token"))
-      throw_range("options.kv_bytes needs steps.model.kv_bytes_per_token (measure's table has it); or give "
-                  "options.kv_tokens");
+      throw_range({"options.kv_bytes", number_text(bytes), {}},
+                  "needs steps.model.kv_bytes_per_token (measure's table has it); or give options.kv_tokens");
     double bytes_per_token =
         fields::as_number((*model)["kv_bytes_per_token"], "steps.model.kv_bytes_per_token", 1, kMaxKvBytes);
     budget_tokens = static_cast<long long>(std::floor(bytes / bytes_per_token));
-    settings.budget_source = "options.kv_bytes = " + number_text(bytes) + " (" + std::to_string(budget_tokens) +
-                             " tokens at " + number_text(bytes_per_token) + " bytes a token)";
+    settings.budget_path = "options.kv_bytes";
+    settings.budget_given = number_text(bytes) + " (" + std::to_string(budget_tokens) + " tokens at " +
+                            number_text(bytes_per_token) + " bytes a token)";
   } else {
     return settings;
   }
   settings.budget_blocks = budget_tokens / settings.block_tokens;
   if (*settings.budget_blocks == 0)
-    throw_range(settings.budget_source + " is less than one block of options.block_tokens = " +
-                std::to_string(settings.block_tokens) + " tokens");
+    throw_range({settings.budget_path, settings.budget_given, {}}, "= " + settings.budget_given +
+                " is less than one block of options.block_tokens = " + std::to_string(settings.block_tokens) + " tokens");
   return settings;
 }
 
@@ -91,11 +93,11 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
   fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
   const KvSettings kv = kv_settings(options, steps);
   const GoodputTargets targets = goodput_targets(options);
-  if (policies.empty()) throw_range("policies must name at least one policy");
+  if (policies.empty()) throw_range({"policies", "", {}}, "must name at least one policy");
   // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
   // that a call fits a wasm heap.
   if (requests.size() * policies.size() > kMaxRequestResults)
-    throw_range("workload has " + std::to_string(requests.size()) + " requests and " + std::to_string(policies.size()) +
+    throw_range({"workload", std::to_string(requests.size()), {}}, "has " + std::to_string(requests.size()) + " requests and " + std::to_string(policies.size()) +
                 " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
                 " per-request results (requests x policies) per call");
   std::vector<std::unique_ptr<Scheduler>> schedulers;
@@ -103,10 +105,11 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
     std::string path = "policies[" + std::to_string(i) + "]";
     schedulers.push_back(make_scheduler(parse_policy_name(policies[i], path), kv));
     for (size_t earlier = 0; earlier < i; ++earlier)
-      if (policies[earlier] == policies[i]) throw_range(path + " \"" + policies[i] + "\" is given twice");
+      if (policies[earlier] == policies[i])
+        throw_range({path, "\"" + policies[i] + "\"", {}}, "\"" + policies[i] + "\" is given twice");
   }
   auto as_policy_error = [&](size_t i, const InputError& error) {
-    return InputError(error.kind(), "policy " + policies[i] + ": " + error.what());
+    return error.in_context("policy " + policies[i] + ": ");
   };
   for (size_t i = 0; i < policies.size(); ++i) {
     try {

@@ -30,10 +30,10 @@ constexpr long long kMaxConversation = kMaxRequests - 1;
 // An inclusive [lo, hi] token range such as [8, 32], at `field`.
 std::pair<int, int> read_range(const nlohmann::json& value, const std::string& field) {
   if (!value.is_array() || value.size() != 2)
-    throw_type(field + " must be a range [lo, hi] of two integers (got " + value.dump() + ")");
+    throw_type({field, value.dump(), integers_from(1, kMaxTokens)}, "must be a range [lo, hi] of two integers (got " + value.dump() + ")");
   int lo = static_cast<int>(fields::as_int(value[0], field + "[0]", 1, kMaxTokens));
   int hi = static_cast<int>(fields::as_int(value[1], field + "[1]", 1, kMaxTokens));
-  if (lo > hi) throw_range(field + " must be a range [lo, hi] with lo <= hi (got " + value.dump() + ")");
+  if (lo > hi) throw_range({field, value.dump(), integers_from(1, kMaxTokens)}, "must be a range [lo, hi] with lo <= hi (got " + value.dump() + ")");
   return {lo, hi};
 }
 
@@ -49,7 +49,9 @@ std::tuple<int, int, double> read_lengths(const nlohmann::json& object, const st
   fields::reject_unknown(value, field, {"kind", "range", "alpha"});
   require_field(value, field, "kind");
   std::string kind = fields::read_string(value, field, "kind", "");
-  if (kind != "pareto") throw_range(field + ".kind must be \"pareto\" (or give a range [lo, hi] for uniform lengths)");
+  if (kind != "pareto")
+    throw_range({fields::join(field, "kind"), "\"" + kind + "\"", one_of({"pareto"})},
+                "must be \"pareto\" (or give a range [lo, hi] for uniform lengths)");
   auto [lo, hi] = read_range(require_field(value, field, "range"), fields::join(field, "range"));
   require_field(value, field, "alpha");
   return {lo, hi, fields::read_number(value, field, "alpha", 0, kMinParetoAlpha, kMaxParetoAlpha)};
@@ -75,7 +77,8 @@ void read_arrival(const nlohmann::json& workload, const std::string& path, Gener
     require_field(arrival, arrival_path, "cv");
     generated.arrival_cv = fields::read_number(arrival, arrival_path, "cv", 1, kMinArrivalCv, kMaxArrivalCv);
   } else {
-    throw_range(arrival_path + ".kind must be \"all-at-zero\", \"poisson\" or \"gamma\" (got \"" + kind + "\")");
+    throw_range({fields::join(arrival_path, "kind"), "\"" + kind + "\"", one_of({"all-at-zero", "poisson", "gamma"})},
+                "must be \"all-at-zero\", \"poisson\" or \"gamma\" (got \"" + kind + "\")");
   }
   require_field(arrival, arrival_path, "rate_per_s");
   generated.rate_per_s = fields::read_number(arrival, arrival_path, "rate_per_s", 0, kMinRatePerS, kMaxRatePerS);
@@ -111,7 +114,7 @@ std::vector<Request> read_explicit(const nlohmann::json& workload, const std::st
   std::string list_path = fields::join(path, "requests");
   const auto& list = workload.at("requests");
   if (!list.is_array() || list.empty() || list.size() > static_cast<size_t>(kMaxRequests))
-    throw_type(list_path + " must be a list of 1 to " + std::to_string(kMaxRequests) + " requests");
+    throw_type({list_path, "", {}}, "must be a list of 1 to " + std::to_string(kMaxRequests) + " requests");
   std::vector<Request> requests;
   requests.reserve(list.size());
   for (size_t i = 0; i < list.size(); ++i) {
@@ -127,7 +130,8 @@ std::vector<Request> read_explicit(const nlohmann::json& workload, const std::st
         fields::as_int(require_field(item, item_path, "answer"), fields::join(item_path, "answer"), 1, kMaxTokens));
     request.conversation = static_cast<int>(fields::read_int(item, item_path, "conversation", -1, 0, kMaxConversation));
     if (request.prompt_tokens < system_prompt_tokens)
-      throw_range(fields::join(item_path, "prompt") + " must be at least " + fields::join(path, "system_prompt") + " = " +
+      throw_range({fields::join(item_path, "prompt"), std::to_string(request.prompt_tokens), integers_from(system_prompt_tokens, kMaxTokens)},
+                  "must be at least " + fields::join(path, "system_prompt") + " = " +
                   std::to_string(system_prompt_tokens) + " tokens, which it begins with (got " +
                   std::to_string(request.prompt_tokens) + ")");
     request.system_prompt_tokens = system_prompt_tokens;
@@ -171,7 +175,7 @@ std::vector<Request> generate_requests(const GeneratedWorkload& workload) {
       history = prompt_tokens + request.answer_tokens;
     }
     if (prompt_tokens > kMaxTokens)
-      throw_range("workload: request " + std::to_string(i) + " would have a prompt of " + std::to_string(prompt_tokens) +
+      throw_range({"workload", "", {}}, ": request " + std::to_string(i) + " would have a prompt of " + std::to_string(prompt_tokens) +
                   " tokens (system prompt, chat history and new tokens); at most " + std::to_string(kMaxTokens));
     request.prompt_tokens = static_cast<int>(prompt_tokens);
   }
@@ -185,7 +189,7 @@ std::vector<Request> read_workload(const nlohmann::json& workload, const std::st
   long long total_answer_tokens = 0;
   for (const Request& request : requests) total_answer_tokens += request.answer_tokens;
   if (total_answer_tokens > kMaxTotalAnswerTokens)
-    throw_range(path + " asks for " + std::to_string(total_answer_tokens) + " answer tokens in all; at most " +
+    throw_range({path, std::to_string(total_answer_tokens), {}}, "asks for " + std::to_string(total_answer_tokens) + " answer tokens in all; at most " +
                 std::to_string(kMaxTotalAnswerTokens) + " are simulated");
   return requests;
 }

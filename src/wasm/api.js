@@ -1,6 +1,6 @@
 // Appended to the Emscripten glue (--post-js): the JS face of the module. Options go in as plain
 // objects, results come out as plain objects, bad input comes out as a thrown RangeError/TypeError
-// whose message names the field. The C++ side never throws across Embind (see bindings.cpp).
+// whose message names the field, and which carries the field as data (kvlabResultOf). The C++ side never throws across Embind (see bindings.cpp).
 
 // The structural limits of every input (json_input.h), read from the module once.
 var kvlabLimits = null;
@@ -36,10 +36,17 @@ function kvlabUnwrap(replyText) {
   return kvlabResultOf(JSON.parse(replyText));
 }
 
+// Bad input throws with the field as data besides the message: error.path ("options.workload.count"),
+// error.given (what was there, as the message shows it) and error.allowed ({min, max, integer} or
+// {choices}), each present when the module knows it.
 function kvlabResultOf(reply) {
   if (reply.error) {
     var ErrorClass = reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
-    throw new ErrorClass(reply.error.message);
+    var error = new ErrorClass(reply.error.message);
+    ['path', 'given', 'allowed'].forEach(function (key) {
+      if (key in reply.error) error[key] = reply.error[key];
+    });
+    throw error;
   }
   return 'ok' in reply ? reply.ok : reply;
 }

@@ -1,7 +1,7 @@
 // The Embind surface. Every call takes and returns JSON text: the reply is {"ok": result} or
-// {"error": {"type", "message"}}, and the thin wrapper in api.js turns it into a plain JS object or
-// a thrown RangeError/TypeError. No exception ever crosses Embind, because each JS throw through an
-// Embind call leaks wasm stack (toolchain.md) and enough of them corrupt the module.
+// {"error": {"type", "message"}} (for bad input also "path", "given" and "allowed": the field as data),
+// and the thin wrapper in api.js turns it into a plain JS object or a thrown RangeError/TypeError. No exception ever crosses Embind, because each JS throw through an
+// Embind call leaks wasm stack (docs/toolchain.md) and enough of them corrupt the module.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/kernel_bench.h"
-#include "bench/lab.h"
+#include "lab/kernel_bench.h"
+#include "lab/lab.h"
 #include "model/weights.h"
 #include "bench/measure.h"
 #include "common/input_error.h"
@@ -34,13 +34,16 @@ std::string error_reply(const char* type, const std::string& message) {
   return json{{"error", {{"type", type}, {"message", message}}}}.dump();
 }
 
+// An InputError's reply carries its field as data: path, given, allowed (input_error.h).
+std::string error_reply(const InputError& e) { return json{{"error", e.to_json()}}.dump(); }
+
 // Runs `body`, which returns the result, and wraps it as a reply.
 template <typename Body>
 std::string reply(Body body) {
   try {
     return json{{"ok", body()}}.dump();
   } catch (const InputError& e) {
-    return error_reply(e.js_class(), e.what());
+    return error_reply(e);
   } catch (const std::bad_alloc&) {
     return error_reply("RangeError", "out of memory: try a smaller model, grid or workload");
   } catch (const std::exception& e) {
@@ -144,7 +147,7 @@ val weights_value(const std::string& options) {
     result.set("rope_cos", float_array(w.rope_cos));
     result.set("rope_sin", float_array(w.rope_sin));
   } catch (const InputError& e) {
-    return error_value(e.js_class(), e.what());
+    return val::global("JSON").call<val>("parse", error_reply(e));
   } catch (const std::bad_alloc&) {
     return error_value("RangeError", "out of memory: try a smaller model");
   }

@@ -1,7 +1,7 @@
 // Option validation: every bad field is refused with its path and allowed range, before allocation.
 #include <gtest/gtest.h>
 
-#include "bench/lab.h"
+#include "lab/lab.h"
 #include "bench/measure_options.h"
 #include "common/input_error.h"
 

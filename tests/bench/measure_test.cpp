@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/lab.h"
+#include "lab/lab.h"
 #include "bench/measure.h"
 #include "bench/measure_report.h"
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "bench/kernel_bench.h"
+#include "lab/kernel_bench.h"
 #include "bench/measure_options.h"
 #include "common/input_error.h"
 #include "common/json_input.h"

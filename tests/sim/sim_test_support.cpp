@@ -76,7 +76,8 @@ KvSettings kv_blocks(long long budget_blocks, int block_tokens) {
   KvSettings settings;
   settings.block_tokens = block_tokens;
   settings.budget_blocks = budget_blocks;
-  settings.budget_source = "the test's budget";
+  settings.budget_path = "options.kv_tokens";
+  settings.budget_given = std::to_string(budget_blocks * block_tokens);
   return settings;
 }
 

@@ -62,10 +62,10 @@ test('bad options are errors naming the field, from Embind and from both CLIs (s
   for (const prefix of [[], ['--wasm']]) {
     const run = spawnSync(kvlabScript, [...prefix, 'roofline', '--gpu', 'rtx-4090', '--model', 'llama-3.1-70b'], { encoding: 'utf8' });
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /^kvlab: --tp: options\.tp = 1: llama-3\.1-70b with bf16 weights needs 141\.1 GB/);
+    assert.match(run.stderr, /^kvlab: --tp = 1: llama-3\.1-70b with bf16 weights needs 141\.1 GB/);
     const bad = spawnSync(kvlabScript, [...prefix, 'roofline', '--gpu', 'h100-sxm', '--model', 'llama-3.1-8b', '--weights', 'int8'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /--weights: options\.weights must be bf16, fp8 or int4 \(got "int8"\)/);
+    assert.equal(bad.stderr, 'kvlab: --weights must be bf16, fp8 or int4 (got "int8")\n');
   }
   // The module still works after the errors.
   assert.equal(kvlab.roofline({ gpu: 'l4', model: 'llama-3.1-8b' }).model.gpu, 'l4');

@@ -4,7 +4,7 @@
 // Nothing here touches the DOM; the form (main.js) and the tests use the same rules. The Memory
 // section's settings (memconfig.js) share the hash: its keys are known here too.
 
-import { parseSpec, show } from './shared/fields.js';
+import { fieldOfErrorPath, parseSpec, show } from './shared/fields.js';
 import { MEM_HASH_KEYS } from './panels/memory/config.js';
 
 // Model presets of the wasm module (src/model/config.cpp). max_seq bounds Part A's prompt + answer;
@@ -229,21 +229,25 @@ export function toRunOptions(settings) {
   };
 }
 
-// Which form control a module error message is about ("options.workload.count must be ...").
-export function fieldOfModuleError(message) {
-  const map = [
-    [/\bmeasure\.preset\b/, 'preset'],
-    [/\bmeasure\.runs\b/, 'runs'],
-    [/\bmeasure\.prompt_tokens\b/, 'prompt_tokens'],
-    [/\bmeasure\.answer_tokens\b/, 'answer_tokens'],
-    [/\bworkload\.count\b/, 'requests'],
-    [/\bworkload\.prompt\b/, 'prompt_lo'],
-    [/\bworkload\.answer\b/, 'answer_lo'],
-    [/\bworkload\.arrival\.rate_per_s\b/, 'rate'],
-    [/\bworkload\.arrival\b/, 'arrival'],
-    [/\bworkload\.seed\b/, 'seed'],
-    [/\bpolicies\b/, 'slots'],
-  ];
-  for (const [re, key] of map) if (re.test(message)) return key;
-  return null;
+// The form control of each field of run()'s options (toRunOptions), by the path the module names in
+// an error about it.
+const FIELD_OF_PATH = {
+  'options.measure.preset': 'preset',
+  'options.measure.runs': 'runs',
+  'options.measure.prompt_tokens': 'prompt_tokens',
+  'options.measure.answer_tokens': 'answer_tokens',
+  'options.workload.count': 'requests',
+  'options.workload.prompt': 'prompt_lo',
+  'options.workload.prompt[1]': 'prompt_hi',
+  'options.workload.answer': 'answer_lo',
+  'options.workload.answer[1]': 'answer_hi',
+  'options.workload.arrival': 'arrival',
+  'options.workload.arrival.rate_per_s': 'rate',
+  'options.workload.seed': 'seed',
+  'options.policies': 'slots',
+};
+
+// Which form control a module error is about, from its path (error.path): a key of FIELDS, or null.
+export function fieldOfModuleError(path) {
+  return fieldOfErrorPath(path, FIELD_OF_PATH);
 }

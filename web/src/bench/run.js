@@ -42,7 +42,7 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
   }
 
   function showError(error) {
-    const field = error.kind === 'input' ? fieldOfModuleError(error.detail) : null;
+    const field = error.kind === 'input' ? fieldOfModuleError(error.path) : null;
     listeners.stopped();
     if (field) {
       form.errors.showField(field, error.detail);

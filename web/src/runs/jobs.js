@@ -76,7 +76,7 @@ export class JobRunner {
         crash: 'The run stopped with an internal error.',
         input: 'The module refused these settings.',
       }[kind];
-      this.fail({ kind, message: text, detail: `${message.name}: ${message.message}`, raw: message.message });
+      this.fail({ kind, message: text, detail: `${message.name}: ${message.message}`, raw: message.message, path: message.path });
     }
   }
 

@@ -147,6 +147,7 @@ export class Lab {
             kind: oom ? 'memory' : 'input',
             message: oom ? 'The lab ran out of memory.' : 'The lab refused these settings.',
             detail: message.message,
+            path: message.path,
             wasRunning: true,
           });
         }

@@ -1,6 +1,7 @@
 // Parsing one form or hash value against a field's spec ({label, kind: 'int' | 'number' | 'choice',
-// min, max, choices}), with a message that names the field and its range. Used by the lab's settings
-// (config.js) and the Memory section's (memconfig.js).
+// min, max, choices}), with a message that names the field and its range, and finding the field that
+// an error from the module is about. Used by the lab's settings (config.js) and the Memory section's
+// (panels/memory/config.js).
 
 export function show(text) {
   const t = String(text);
@@ -37,4 +38,17 @@ export function parseSpec(f, raw, limits = {}) {
     return { error: `${f.label} must be from ${rangeText(f.min, max)}${why} (got ${show(text)}).` };
   }
   return { value };
+}
+
+// The form field that an error from the module is about, by the field's path that the module reports
+// with it (error.path, e.g. "options.workload.prompt[1]"): the entry of `fieldOfPath` ({path: key}) for
+// that path or the nearest one above it ("options.workload.prompt", "options.workload"); null if none.
+export function fieldOfErrorPath(path, fieldOfPath) {
+  let p = typeof path === 'string' ? path : '';
+  while (p) {
+    if (Object.hasOwn(fieldOfPath, p)) return fieldOfPath[p];
+    const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+    p = cut > 0 ? p.slice(0, cut) : '';
+  }
+  return null;
 }

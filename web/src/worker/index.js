@@ -11,7 +11,7 @@
 //                 {type: 'progress', id, fraction, phase}
 //                 {type: 'part', id, name: 'answer' | 'steps', value}   (as each is measured)
 //                 {type: 'result', id, result, elapsed_ms}
-//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
+//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal, path?, given?, allowed?}
 //                 {type: 'heap', id, heap: {heap_bytes, in_use_bytes}}   (the page ignores it)
 //
 // The "SIMD vs scalar vs JavaScript" panel (name 'kvlab-compare'): started only when the panel runs,
@@ -30,7 +30,7 @@
 //   Messages in:  {type: 'memory' | 'replay' | 'hardware', id, options}
 //   Messages out: {type: 'progress', id, fraction, phase}
 //                 {type: 'result', id, result, elapsed_ms}
-//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal}
+//                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal, path?, given?, allowed?}
 //
 // Served: the glue kvlab.js sits next to this file and is loaded with importScripts; it finds
 // kvlab.wasm next to itself. Standalone: the single-file glue (wasm inlined), the scalar glue and its

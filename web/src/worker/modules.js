@@ -18,9 +18,13 @@ export function post(message) {
   self.postMessage(message);
 }
 
+// An error as a message can carry it: name and message, and for bad input the field as data (path,
+// given, allowed; src/wasm/api.js), by which the page finds the form field it is about.
 export function describe(error) {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const described = { name: error.name, message: error.message };
+  for (const key of ['path', 'given', 'allowed']) if (error[key] !== undefined) described[key] = error[key];
+  return described;
 }
 
 const moduleArgs = () => ({

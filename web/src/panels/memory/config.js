@@ -11,7 +11,7 @@
 // system prompt). Activations and the serving runtime's own memory are left out, so a real server
 // holds somewhat less.
 
-import { parseSpec, rangeText, show } from '../../shared/fields.js';
+import { fieldOfErrorPath, parseSpec, rangeText, show } from '../../shared/fields.js';
 
 export const REAL_CONTEXT = 4096;
 const GIB = 1024 ** 3;
@@ -135,16 +135,20 @@ export function memoryToRaw(mem) {
   return raw;
 }
 
-// Which field a module error is about ("options.kv_tokens = 48 holds 3 blocks ...").
-export function memFieldOfModuleError(message) {
-  const map = [
-    [/\bkv_tokens\b|\bkv_bytes\b/, 'kv'],
-    [/\bblock_tokens\b/, 'block'],
-    [/\barrival\.rate_per_s\b/, 'mem_rate'],
-    [/\bsystem_prompt\b/, 'system_prompt'],
-    [/\bchunked\b/, 'chunk'],
-    [/\bttft_target_ms\b/, 'ttft_target'],
-  ];
-  for (const [re, key] of map) if (re.test(message)) return key;
-  return null;
+// The Memory section's control of each field of its simulate() calls (plan.js), by the path the module
+// names in an error about it. Of the policy names only chunked's T comes from this form (B is the lab's
+// slots, which its own form checks).
+const MEM_FIELD_OF_PATH = {
+  'options.kv_tokens': 'kv',
+  'options.kv_bytes': 'kv',
+  'options.block_tokens': 'block',
+  'options.ttft_target_ms': 'ttft_target',
+  'workload.arrival.rate_per_s': 'mem_rate',
+  'workload.system_prompt': 'system_prompt',
+  policies: 'chunk',
+};
+
+// Which field a module error is about, from its path (error.path): a key of MEM_FIELDS, or null.
+export function memFieldOfModuleError(path) {
+  return fieldOfErrorPath(path, MEM_FIELD_OF_PATH);
 }

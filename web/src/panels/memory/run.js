@@ -25,7 +25,7 @@ export function memoryRun(form, hooks) {
       panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`, renderMemory);
     },
     onError(error) {
-      const field = error.kind === 'input' ? memFieldOfModuleError(error.raw || '') : null;
+      const field = error.kind === 'input' ? memFieldOfModuleError(error.path) : null;
       if (field) {
         panel.setProgress(0);
         form.errors.showField(field, error.raw);

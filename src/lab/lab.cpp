@@ -1,9 +1,11 @@
-#include "bench/lab.h"
+#include "lab/lab.h"
 
 #include "bench/measure_report.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "sim/policy_registry.h"
 #include "sim/simulate.h"
+#include "sim/workload.h"
 
 namespace kvlab {
 
@@ -38,12 +40,17 @@ LabOptions read_lab_options(const json& object, const std::string& path) {
   o.simulate = sim::read_simulate_options(object.value("simulate", json::object()), fields::join(path, "simulate"));
   if (object.contains("timeline_requests")) {  // the shorthand the page uses; once only
     if (object.value("simulate", json::object()).contains("timeline_requests"))
-      throw_range(fields::join(path, "timeline_requests") + " and " + fields::join(path, "simulate.timeline_requests") +
-                  " are the same setting: give it once");
+      throw_range({fields::join(path, "timeline_requests"), "", {}},
+                  "and " + fields::join(path, "simulate.timeline_requests") + " are the same setting: give it once");
     o.simulate.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", 60, 0, 1000));
   }
-  // Simulating on unit costs validates the workload, the policies and the memory settings in full, at a
-  // small cost next to a measurement, so that a typo fails at once rather than after it.
+  // The workload and the policy names read where the caller put them, so that an error names the field
+  // as options.workload... and options.policies[i]; then simulating on unit costs validates the rest
+  // (memory settings, what each policy needs) at a small cost next to a measurement, so that a typo fails
+  // at once rather than after it.
+  sim::read_workload(o.workload, fields::join(path, "workload"));
+  for (size_t i = 0; i < o.policies.size(); ++i)
+    sim::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
   check.queue_timeline = false;

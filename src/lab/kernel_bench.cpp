@@ -1,4 +1,4 @@
-#include "bench/kernel_bench.h"
+#include "lab/kernel_bench.h"
 
 #include <vector>
 

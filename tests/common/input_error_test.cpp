@@ -1,0 +1,110 @@
+// InputError carries the field as data (path, what was given, what is allowed) besides the message, from
+// every kind of reader: a number out of range, a choice not in the list, a field inside a list, an error
+// a policy raises about the options, and its JSON form for Embind.
+#include <gtest/gtest.h>
+
+#include "bench/measure_options.h"
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "sim/simulate.h"
+
+namespace kvlab {
+namespace {
+
+using nlohmann::json;
+
+template <typename Body>
+InputError caught(Body body) {
+  try {
+    body();
+  } catch (const InputError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no InputError";
+  return InputError(ErrorKind::range, "none");
+}
+
+json tiny_steps() {
+  return {{"decode", {{"rows", {1, 4}}, {"contexts", {8, 64}}, {"ms", {{1, 2}, {3, 4}}}}},
+          {"prefill", {{"tokens", {1, 64}}, {"ms", {1, 8}}}}};
+}
+
+TEST(InputError, AnIntegerOutOfRangeCarriesItsPathWhatWasGivenAndTheRange) {
+  const InputError e = caught([] { fields::read_int(json{{"runs", 0}}, "options", "runs", 5, 1, 100); });
+  EXPECT_STREQ(e.what(), "options.runs must be an integer from 1 to 100 (got 0)");
+  EXPECT_EQ(e.field().path, "options.runs");
+  EXPECT_EQ(e.field().given, "0");
+  EXPECT_EQ(e.field().allowed.min, 1);
+  EXPECT_EQ(e.field().allowed.max, 100);
+  EXPECT_TRUE(e.field().allowed.integer);
+  EXPECT_EQ(e.problem(), "must be an integer from 1 to 100 (got 0)");
+  EXPECT_EQ(e.kind(), ErrorKind::range);
+}
+
+TEST(InputError, AFieldInsideAWorkloadListIsNamedByItsFullPath) {
+  const json workload = {{"requests", {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
+                                       {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
+                                       {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
+                                       {{"arrival_ms", 0}, {"prompt", 0}, {"answer", 2}}}}};
+  const InputError e = caught([&] { sim::simulate(tiny_steps(), workload, {"continuous:2"}); });
+  EXPECT_EQ(e.field().path, "workload.requests[3].prompt");
+  EXPECT_EQ(e.field().given, "0");
+  EXPECT_EQ(e.field().allowed.min, 1);
+  EXPECT_EQ(e.field().allowed.max, 1000000);
+}
+
+TEST(InputError, AChoiceNotInTheListCarriesTheChoices) {
+  const InputError e = caught([] { read_measure_options(json{{"preset", "huge"}}); });
+  EXPECT_EQ(e.field().path, "options.preset");
+  EXPECT_EQ(e.field().given, "\"huge\"");
+  EXPECT_EQ(e.field().allowed.choices, (std::vector<std::string>{"small", "lab", "medium", "tiny"}));
+  EXPECT_FALSE(e.field().allowed.min.has_value());
+
+  const InputError unknown = caught([] { read_measure_options(json{{"rums", 3}}); });
+  EXPECT_EQ(unknown.field().path, "options.rums");
+  EXPECT_EQ(unknown.problem().rfind("is not a known field", 0), 0u) << unknown.problem();
+  EXPECT_FALSE(unknown.field().allowed.choices.empty());
+}
+
+TEST(InputError, APolicyNameIsNamedByItsPlaceInTheList) {
+  const json workload = {{"count", 4}, {"prompt", {2, 4}}, {"answer", {1, 3}}};
+  const InputError e = caught([&] { sim::simulate(tiny_steps(), workload, {"serial-cache", "static:0"}); });
+  EXPECT_STREQ(e.what(), "policies[1] \"static:0\": B must be an integer from 1 to 4096 (got 0)");
+  EXPECT_EQ(e.field().path, "policies[1]");
+  EXPECT_EQ(e.field().given, "\"static:0\"");
+  EXPECT_EQ(e.field().allowed.max, 4096);
+
+  const InputError unknown = caught([&] { sim::simulate(tiny_steps(), workload, {"fastest"}); });
+  EXPECT_EQ(unknown.field().path, "policies[0]");
+  EXPECT_EQ(unknown.field().allowed.choices.front(), "serial-nocache");
+}
+
+TEST(InputError, AnErrorRaisedWhileAPolicyRunsKeepsItsFieldUnderTheContext) {
+  const json workload = {{"requests", {{{"arrival_ms", 0}, {"prompt", 40}, {"answer", 30}}}}};
+  sim::SimulateOptions options;
+  options.kv_tokens = 32;
+  const InputError e = caught([&] { sim::simulate(tiny_steps(), workload, {"paged:2"}, options); });
+  EXPECT_EQ(e.context(), "policy paged:2: ");
+  EXPECT_EQ(e.field().path, "options.kv_tokens");
+  EXPECT_EQ(e.field().given, "32");
+  EXPECT_EQ(std::string(e.what()), "policy paged:2: options.kv_tokens " + e.problem());
+  EXPECT_EQ(e.problem().rfind("= 32 holds 2 blocks of 16 tokens, but request 0 alone needs", 0), 0u) << e.problem();
+}
+
+TEST(InputError, ItsJsonCarriesTheFieldAndLeavesOutWhatIsUnknown) {
+  const InputError e = caught([] { fields::as_number(json(-1), "steps.decode.ms[0][0]", 0, 1e12); });
+  EXPECT_EQ(e.to_json(), json::parse(R"j({"type": "RangeError", "path": "steps.decode.ms[0][0]", "given": "-1",
+      "message": "steps.decode.ms[0][0] must be a number from 0 to 1e+12 (got -1)", "allowed": {"min": 0, "max": 1e12}})j"));
+  const InputError whole(ErrorKind::type, "--steps file is not valid JSON (at line 1, column 2)");
+  EXPECT_EQ(whole.to_json(), json::parse(R"j({"type": "TypeError", "message": "--steps file is not valid JSON (at line 1, column 2)"})j"));
+  EXPECT_EQ(whole.problem(), whole.what());
+  EXPECT_TRUE(whole.field().path.empty());
+}
+
+TEST(InputError, AProblemThatStartsWithAColonFollowsThePathDirectly) {
+  const InputError e(ErrorKind::range, FieldError{"workload", "", {}}, ": this policy would run too long");
+  EXPECT_STREQ(e.what(), "workload: this policy would run too long");
+}
+
+}  // namespace
+}  // namespace kvlab
