@@ -32,19 +32,12 @@ void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_p
   Batch acc[R][NP * V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NP * V; ++v) acc[r][v] = Batch(0.0f);
-  // One pointer per panel, each advanced by one input's weights: in wasm, where a load's address is a
-  // base plus a constant, this is one add per panel an input; indexing from i made clang recompute
-  // every address (a shift and two adds per panel, 24 integer ops against 16 float ops an input in
-  // the one-row loop, 14 now: wasm-objdump, docs/benchmarks.md).
+  const float* panel = w.panels.data() + static_cast<size_t>(first_panel) * n_in * kPanelWidth;
   const size_t panel_stride = static_cast<size_t>(n_in) * kPanelWidth;
-  const float* weights[NP];
-  for (int p = 0; p < NP; ++p) weights[p] = w.panels.data() + static_cast<size_t>(first_panel + p) * panel_stride;
   for (int i = 0; i < n_in; ++i) {
     Batch wv[NP * V];
-    for (int p = 0; p < NP; ++p) {
-      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(weights[p] + v * kLanes);
-      weights[p] += kPanelWidth;
-    }
+    for (int p = 0; p < NP; ++p)
+      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel + p * panel_stride + i * kPanelWidth + v * kLanes);
     for (int r = 0; r < R; ++r) {
       const Batch xv(x[static_cast<size_t>(r) * n_in + i]);
       for (int v = 0; v < NP * V; ++v) acc[r][v] = xsimd::fma(xv, wv[v], acc[r][v]);
