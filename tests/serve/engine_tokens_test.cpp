@@ -82,7 +82,8 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
   sim::KvSettings kv;
   kv.block_tokens = 4;
   kv.budget_blocks = 3;
-  kv.budget_source = "test";
+  kv.budget_path = "test";
+  kv.budget_given = "12";
   for (const std::string policy : {"reserve:4", "paged:4", "paged:2", "chunked:4,4", "chunked:2,5"}) {
     SCOPED_TRACE(policy);
     EngineOptions options;
