@@ -89,8 +89,9 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"kv_tokens", 0}}, "options.kv_tokens");
   expect_error_naming({{"block_tokens", 0}}, "options.block_tokens");
   expect_error_naming({{"policies", {"paged:4"}}, {"kv_tokens", 4}, {"block_tokens", 4}}, "options.kv_tokens = 4 holds 1 blocks");
-  expect_error_naming({{"policies", {"paged:4"}}, {"workload", {{"count", 4}, {"prompt", {8, 8}}, {"answer", {8, 8}}, {"system_prompt", 4}}}},
-                      "options.policies[0] \"paged:4\": this workload shares prompt prefixes");
+  expect_error_naming({{"policies", {"paged:4"}}, {"workload", {{"count", 4}, {"prompt", {8, 8}}, {"answer", {8, 8}}, {"chat", {{"conversations", 2}}}}}},
+                      "options.policies[0] \"paged:4\": this workload is a chat");
+  expect_error_naming({{"policies", {"paged:4"}}, {"block_tokens", 0}}, "options.block_tokens");
 }
 
 TEST(ReplayOptions, TheEngineRefusesAWorkloadThatDoesNotFit) {
