@@ -171,5 +171,25 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
   EXPECT_TRUE(mixed_steps);
 }
 
+TEST(Replay, PrefixReuseServesForRealAsSimulated) {
+  // A 12-token system prompt (three blocks of 4) before every prompt, in 10 blocks: the real run shares the
+  // cached blocks of the system prompt and makes the simulator's steps, preemptions and prefix hits.
+  json options = {{"measure", tiny_measure_options()},
+                  {"workload", {{"count", 10}, {"prompt", {2, 10}}, {"answer", {4, 12}}, {"seed", 3}, {"system_prompt", 12}}},
+                  {"policies", {"paged:4", "chunked:4,8"}},
+                  {"kv_tokens", 40},
+                  {"block_tokens", 4},
+                  {"timeline_requests", 4}};
+  const json result = replay(read_replay_options(options));
+  for (const char* policy : {"paged:4", "chunked:4,8"}) {
+    SCOPED_TRACE(policy);
+    const json& entry = result[policy];
+    for (const char* key : {"steps", "preemptions", "recomputed_tokens", "prefix_hit_rate", "peak_kv_blocks"})
+      EXPECT_EQ(entry["real"][key], entry["sim"][key]) << key;
+    EXPECT_GT(entry["real"]["preemptions"].get<long long>(), 0);
+    EXPECT_GT(entry["real"]["prefix_hit_rate"].get<double>(), 0);
+  }
+}
+
 }  // namespace
 }  // namespace kvlab::serve
