@@ -71,9 +71,9 @@ void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* 
   }
 }
 
-void attention(float* out, const float* q, const float* keys, const float* values, int context, int n_heads,
-               int n_kv_heads, int head_dim, float* scores) {
-  attention_over<ScalarOps>(out, q, keys, values, context, n_heads, n_kv_heads, head_dim, scores);
+void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads, int head_dim,
+               float* scores) {
+  attention_over<ScalarOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, scores);
 }
 
 }  // namespace kvlab::kernels::scalar

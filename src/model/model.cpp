@@ -49,15 +49,12 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
     kernels::rope(&s.q[r * d], c.n_heads, c.head_dim(), cos, sin);
     kernels::rope(&s.k[r * kv_dim], c.n_kv_heads, c.head_dim(), cos, sin);
     KvCache& cache = *rows[r].cache;
-    const size_t slot = static_cast<size_t>(rows[r].position) * kv_dim;
-    std::memcpy(cache.layer_keys(layer_index) + slot, &s.k[r * kv_dim], sizeof(float) * kv_dim);
-    std::memcpy(cache.layer_values(layer_index) + slot, &s.v[r * kv_dim], sizeof(float) * kv_dim);
+    std::memcpy(cache.key_slot(layer_index, rows[r].position), &s.k[r * kv_dim], sizeof(float) * kv_dim);
+    std::memcpy(cache.value_slot(layer_index, rows[r].position), &s.v[r * kv_dim], sizeof(float) * kv_dim);
   }
-  for (int r = 0; r < n_rows; ++r) {
-    KvCache& cache = *rows[r].cache;
-    kernels::attention(&s.attn[r * d], &s.q[r * d], cache.layer_keys(layer_index), cache.layer_values(layer_index),
-                       rows[r].position + 1, c.n_heads, c.n_kv_heads, c.head_dim(), s.scores.data());
-  }
+  for (int r = 0; r < n_rows; ++r)
+    kernels::attention(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index), rows[r].position + 1,
+                       c.n_heads, c.n_kv_heads, c.head_dim(), s.scores.data());
   kernels::matmul(s.proj.data(), s.attn.data(), layer.wo, n_rows);
   kernels::add(s.x.data(), s.proj.data(), n_rows * d);
 }

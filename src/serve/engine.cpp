@@ -6,6 +6,7 @@
 #include "common/input_error.h"
 #include "model/generate.h"
 #include "model/kernels.h"
+#include "sim/kv_blocks.h"
 
 namespace kvlab::serve {
 
@@ -14,6 +15,21 @@ namespace {
 constexpr double kProgressEveryMs = 100;
 
 }  // namespace
+
+std::vector<int> request_prompt(const sim::Request& request, size_t index, int vocab, uint64_t prompt_seed) {
+  std::vector<int> prompt = make_prompt(request.system_prompt_tokens, vocab, prompt_seed - 1);
+  const std::vector<int> own = make_prompt(request.prompt_tokens - request.system_prompt_tokens, vocab, prompt_seed + index);
+  prompt.insert(prompt.end(), own.begin(), own.end());
+  return prompt;
+}
+
+long long kv_pool_blocks(const std::vector<sim::Request>& workload, int slots, const sim::KvSettings& kv) {
+  const int slot_count = std::clamp(slots, 1, static_cast<int>(workload.size()));
+  long long blocks = slot_count * kv.blocks_for(cache_positions(workload));
+  for (const sim::Request& request : workload)
+    if (request.shares_prefix()) blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
+  return kv.budget_blocks ? std::min(*kv.budget_blocks, blocks) : blocks;
+}
 
 int cache_positions(const std::vector<sim::Request>& workload) {
   int longest_prompt = 1;
@@ -39,7 +55,7 @@ Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slot
   size_t answer_tokens = 0;
   for (size_t i = 0; i < workload.size(); ++i) {
     ServedRequest served;
-    served.prompt = make_prompt(workload[i].prompt_tokens, config.vocab, options.prompt_seed + i);
+    served.prompt = request_prompt(workload[i], i, config.vocab, options.prompt_seed);
     served.answer.reserve(static_cast<size_t>(workload[i].answer_tokens));
     served_.push_back(std::move(served));
     answer_tokens += static_cast<size_t>(workload[i].answer_tokens);
@@ -48,7 +64,13 @@ Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slot
   const int slot_count = std::clamp(slots, 1, static_cast<int>(workload.size()));
   const int positions = cache_positions(workload);
   slots_.reserve(static_cast<size_t>(slot_count));
-  for (int i = 0; i < slot_count; ++i) slots_.push_back(Slot{KvCache(config, positions)});
+  if (options.paged_kv)
+    kv_pool_ = std::make_unique<KvBlockPool>(config, static_cast<int>(kv_pool_blocks(workload, slot_count, options.kv)),
+                                             options.kv.block_tokens);
+  for (int i = 0; i < slot_count; ++i) {
+    slots_.push_back(Slot{kv_pool_ ? KvCache(*kv_pool_) : KvCache(config, positions)});
+    if (kv_pool_) slots_.back().cache.block_table.reserve(static_cast<size_t>(options.kv.blocks_for(positions)));
+  }
 
   // A decode step has a row per slot; a prefill or a no-cache pass a row per token of its sequence.
   const int max_rows = std::max(slot_count, positions);
@@ -73,6 +95,14 @@ void Engine::warm_up() {
   const std::vector<int>& prompt = served_[index_of(peek_next())].prompt;
   rows_.clear();
   const int prompt_tokens = static_cast<int>(prompt.size());
+  if (kv_pool_) {
+    // Every slot writes the first blocks of the pool (the prompt fits the memory alone); what they hold
+    // is never read, and the tables are emptied after.
+    for (Slot& slot : slots_) {
+      slot.cache.block_table.resize(static_cast<size_t>(options_.kv.blocks_for(prompt_tokens)));
+      for (size_t b = 0; b < slot.cache.block_table.size(); ++b) slot.cache.block_table[b] = static_cast<int>(b);
+    }
+  }
   for (int i = 0; i < prompt_tokens; ++i) rows_.push_back(Row{prompt[i], &slots_[0].cache, i, i == prompt_tokens - 1});
   forward();
   rows_.clear();
@@ -81,7 +111,10 @@ void Engine::warm_up() {
     rows_.push_back(Row{prompt[0], &slot.cache, 0, true});
   }
   forward();
-  for (Slot& slot : slots_) slot.cache.length = 0;
+  for (Slot& slot : slots_) {
+    slot.cache.length = 0;
+    if (kv_pool_) slot.cache.block_table.clear();
+  }
 }
 
 Engine::Slot& Engine::slot_of(const sim::RequestState& request) {
@@ -113,13 +146,38 @@ void Engine::accept_token(const sim::RequestState& request, Slot& slot, int toke
 }
 
 Engine::Slot& Engine::seat(const sim::RequestState& request) {
-  // The slot's previous keys and values are simply overwritten. A prefill starts at position 0: the
-  // engine has no prefix cache to find a request's first positions in.
-  if (request.prefilled_tokens != 0) throw std::logic_error("the engine has no prefix cache to reuse");
+  // A slot's own cache is simply overwritten; a paged one is pointed at the request's blocks before each
+  // pass, and its first prefilled_tokens positions are the cached prefix's blocks, computed before.
+  if (!kv_pool_ && request.prefilled_tokens != 0) throw std::logic_error("a slot's own cache holds no cached prefix");
   Slot& slot = slots_.at(static_cast<size_t>(request.slot));
   slot.request = index_of(request);
-  slot.cache.length = 0;
+  slot.admission = request.admissions;
+  slot.cache.length = request.prefilled_tokens;
   return slot;
+}
+
+Engine::Slot& Engine::prefill_slot(const sim::RequestState& request) {
+  const Slot& slot = slots_.at(static_cast<size_t>(request.slot));
+  return slot.request == index_of(request) && slot.admission == request.admissions ? slot_of(request) : seat(request);
+}
+
+void Engine::follow_block_table(const sim::RequestState& request, Slot& slot, int first_written, int end_position) {
+  if (!kv_pool_) return;
+  const sim::KvBlockManager* blocks = kv_blocks();
+  if (blocks == nullptr) throw std::logic_error("paged KV under a policy without a block manager");
+  const std::vector<int>& table = blocks->block_table(request);
+  slot.cache.block_table.assign(table.begin(), table.end());
+  if (slot.cache.capacity() < end_position)
+    throw std::logic_error("request " + std::to_string(index_of(request)) + " holds blocks for " +
+                           std::to_string(slot.cache.capacity()) + " positions, not " + std::to_string(end_position));
+  for (size_t b = 0; b < table.size(); ++b) {
+    if (table[b] >= kv_pool_->n_blocks())
+      throw std::logic_error("block " + std::to_string(table[b]) + " is outside the pool of " + std::to_string(kv_pool_->n_blocks()));
+    // A block another request reads too holds a shared prefix: it is never written again.
+    const int first = static_cast<int>(b) * kv_pool_->block_tokens();
+    if (first + kv_pool_->block_tokens() > first_written && first < end_position && blocks->holders(table[b]) != 1)
+      throw std::logic_error("request " + std::to_string(index_of(request)) + " would write shared block " + std::to_string(table[b]));
+  }
 }
 
 void Engine::add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to) {
@@ -132,16 +190,24 @@ void Engine::run_prefill_rest(sim::RequestState& request) {
   const double start_ms = now_ms();
   const size_t finished_before = finished_count();
   Slot& slot = seat(request);
+  const int from = request.prefilled_tokens;
   rows_.clear();
-  add_prefill_rows(request, slot, 0, request.prefill_tokens);
+  follow_block_table(request, slot, from, request.prefill_tokens);
+  add_prefill_rows(request, slot, from, request.prefill_tokens);
   forward();
   const double end_ms = now_ms();
   count_step(end_ms - start_ms, 1);
   accept_token(request, slot, tokens_[0]);
   complete_prefill(end_ms, request);
-  contexts_.assign(1, request.prefill_tokens);
   step_requests_.assign(1, &request);
-  end_step(StepKind::prefill, start_ms, end_ms, finished_before);
+  // After a cached prefix it is priced as the simulator prices it: a chunk of positions [from, p).
+  if (from == 0) {
+    contexts_.assign(1, request.prefill_tokens);
+    end_step(StepKind::prefill, start_ms, end_ms, finished_before);
+  } else {
+    contexts_.assign({from, request.prefill_tokens});
+    end_step(StepKind::mixed, start_ms, end_ms, finished_before, 1);
+  }
 }
 
 void Engine::decode_step(const std::vector<sim::RequestState*>& rows) {
@@ -151,7 +217,8 @@ void Engine::decode_step(const std::vector<sim::RequestState*>& rows) {
   contexts_.clear();
   for (const sim::RequestState* row : rows) {
     Slot& slot = slot_of(*row);
-    if (slot.cache.length >= slot.cache.capacity)
+    follow_block_table(*row, slot, slot.cache.length, slot.cache.length + 1);
+    if (slot.cache.length >= slot.cache.capacity())
       throw std::logic_error("decode step past the end of slot " + std::to_string(row->slot) + "'s cache");
     rows_.push_back(Row{slot.next_input, &slot.cache, slot.cache.length, true});
     contexts_.push_back(slot.cache.length + 1);
@@ -193,13 +260,15 @@ void Engine::mixed_step(const std::vector<sim::RequestState*>& decode_rows, cons
   step_requests_.clear();
   for (const sim::RequestState* row : decode_rows) {
     Slot& slot = slot_of(*row);
+    follow_block_table(*row, slot, slot.cache.length, slot.cache.length + 1);
     rows_.push_back(Row{slot.next_input, &slot.cache, slot.cache.length, true});
     contexts_.push_back(slot.cache.length + 1);
     step_requests_.push_back(row);
   }
   for (const sim::PrefillChunk& chunk : chunks) {
     const sim::RequestState& request = *chunk.request;
-    Slot& slot = request.prefilled_tokens == 0 ? seat(request) : slot_of(request);
+    Slot& slot = prefill_slot(request);
+    follow_block_table(request, slot, request.prefilled_tokens, request.prefilled_tokens + chunk.tokens);
     add_prefill_rows(request, slot, request.prefilled_tokens, request.prefilled_tokens + chunk.tokens);
     contexts_.push_back(request.prefilled_tokens);
     contexts_.push_back(request.prefilled_tokens + chunk.tokens);

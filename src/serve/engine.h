@@ -4,12 +4,18 @@
 // implements too, so a policy is one class for both; unlike the priced backend, time is never computed:
 // it is read from the clock when each forward pass is done, and the tokens are the model's.
 //
-// Each slot has its own KV cache, allocated once for the whole run and reused by the next request the
-// policy seats there, in the manner of llama.cpp's server slots. Everything a run needs (caches, prompts,
+// Without paged KV, each slot has its own contiguous KV cache, allocated once for the whole run and reused
+// by the next request the policy seats there, in the manner of llama.cpp's server slots (reserve:B too: a
+// slot's cache is its reservation). With paged KV (paged, chunked), keys and values live in one pool of
+// blocks (model/kv_cache.h), and each request's cache reads and writes the very blocks the policy's
+// block manager (sim/kv_blocks.h) gives it: a preempted request's blocks are freed and its tokens
+// recomputed into the blocks it is given next, and a request whose prompt prefix is cached reads the
+// blocks another request computed and prefills only the rest. Everything a run needs (caches, prompts,
 // answers, scratch rows, the step log) is allocated before the clock starts; a forward pass allocates
 // nothing.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,15 +34,27 @@ struct EngineOptions {
   uint64_t prompt_seed = 1;
   // Called with the count of finished requests, after the step that finished one, at most every 100 ms.
   std::function<void(size_t finished_requests)> progress;
-  // The KV memory of reserve, paged and chunked, as in the simulator (default: no limit). It is the
-  // policy's accounting: each slot's cache is real and holds the longest sequence.
+  // The KV memory of reserve, paged and chunked, as in the simulator (default: no limit).
   sim::KvSettings kv;
+  // Keys and values in one pool of kv.block_tokens-token blocks, as the policy's block manager assigns
+  // them (paged and chunked; run_engine sets it); otherwise a contiguous cache per slot.
+  bool paged_kv = false;
 };
+
+// Request `index`'s prompt of request.prompt_tokens tokens: make_prompt(p, vocab, prompt_seed + index),
+// except that a request with a system prompt begins with the workload's, make_prompt(s, vocab,
+// prompt_seed - 1), the same tokens in every request, followed by make_prompt(p - s, vocab, prompt_seed + index).
+std::vector<int> request_prompt(const sim::Request& request, size_t index, int vocab, uint64_t prompt_seed);
 
 // Positions a slot's cache needs for `workload`: the longest prompt + the longest answer - 1. A request
 // alone needs p + n - 1 (its last token is never fed back), but a padding row of a static batch runs on
 // to its batch's longest answer, so a long prompt may share a batch with a long answer.
 int cache_positions(const std::vector<sim::Request>& workload);
+
+// The blocks of the paged pool for `slots` slots serving `workload`: at most the budget, and no more than
+// the block manager can hand out ids for: every slot holding the longest sequence, plus (prefix reuse)
+// every block of every request kept cached.
+long long kv_pool_blocks(const std::vector<sim::Request>& workload, int slots, const sim::KvSettings& kv);
 
 // Throws InputError naming `path` when cache_positions(workload) exceeds the model's max_seq.
 void check_workload_fits(const ModelConfig& config, const std::vector<sim::Request>& workload, const std::string& path);
@@ -51,8 +69,8 @@ class Engine : public sim::ServerState {
 
   // The forward passes. Each reads the clock when its tokens are ready, and that is the time of every
   // first token and finish it produces.
-  // `request`'s begun prefill, from position 0 of its slot's cache: its prompt and, after a preemption,
-  // the tokens it had already given (recomputed). No prefix is found cached: each slot has its own cache.
+  // The rest of `request`'s begun prefill: its prompt and, after a preemption, the tokens it had already
+  // given (recomputed), after the prefilled_tokens found in the KV cache (prefix reuse: other blocks').
   void run_prefill_rest(sim::RequestState& request) override;
   // One decode step over `rows` (generating or padding), each its last token at the next position of its cache.
   void decode_step(const std::vector<sim::RequestState*>& rows) override;
@@ -74,13 +92,20 @@ class Engine : public sim::ServerState {
   struct Slot {
     KvCache cache;
     size_t request = SIZE_MAX;  // workload index
+    int admission = 0;          // that request's admissions when it was seated: a new one means a reseat
     int next_input = 0;         // the token its row feeds back in the next decode step
   };
 
   // The slot `request` occupies, checked against what the policy seated there.
   Slot& slot_of(const sim::RequestState& request);
-  // The slot the policy just seated `request` in, its cache emptied for the request's (re)prefill.
+  // The slot the policy just seated `request` in, its cache holding the prefix found cached (paged) or
+  // emptied, for the request's (re)prefill.
   Slot& seat(const sim::RequestState& request);
+  // The slot of `request`'s begun (re)prefill: seat() for its first chunk, slot_of() for the others.
+  Slot& prefill_slot(const sim::RequestState& request);
+  // Paged KV: points the slot's block table at the blocks the block manager gives `request`, checked to
+  // cover positions up to `end_position` (exclusive), those from `first_written` on held by it alone.
+  void follow_block_table(const sim::RequestState& request, Slot& slot, int first_written, int end_position);
   // Rows for positions [from, to) of `request`'s sequence into `slot`'s cache; the last wants logits if
   // it completes the prefill.
   void add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to);
@@ -98,6 +123,7 @@ class Engine : public sim::ServerState {
 
   Model& model_;
   EngineOptions options_;
+  std::unique_ptr<KvBlockPool> kv_pool_;  // paged KV only
   std::vector<ServedRequest> served_;  // workload order: prompts, answers, step indices
   std::vector<Slot> slots_;
   std::vector<Row> rows_;         // the forward pass being built

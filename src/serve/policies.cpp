@@ -10,14 +10,18 @@ namespace kvlab::serve {
 std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
                                                const std::vector<sim::Request>& workload, const sim::KvSettings& kv) {
   const sim::PolicyName name = sim::parse_policy_name(policy, path);
-  const std::string family = policy.substr(0, policy.find(':'));
-  const bool shares_prefixes =
-      std::any_of(workload.begin(), workload.end(), [](const sim::Request& request) { return request.shares_prefix(); });
-  if ((family == "paged" || family == "chunked") && shares_prefixes)
+  const bool chat =
+      std::any_of(workload.begin(), workload.end(), [](const sim::Request& request) { return request.conversation >= 0; });
+  if (keeps_kv_in_blocks(policy) && chat)
     throw_range({path, "\"" + policy + "\"", {}},
-                "\"" + policy + "\": this workload shares prompt prefixes, and prefix reuse is simulated only: the engine "
-                "gives each slot its own KV cache (serve it without a system prompt or chat)");
+                "\"" + policy + "\": this workload is a chat, and a turn reuses the previous turn's answer, which the engine "
+                "does not know before it is served: chat prefix reuse is simulated only (a system prompt is served for real)");
   return sim::make_scheduler(name, kv);
+}
+
+bool keeps_kv_in_blocks(const std::string& policy) {
+  const std::string family = policy.substr(0, policy.find(':'));
+  return family == "paged" || family == "chunked";
 }
 
 }  // namespace kvlab::serve

@@ -32,9 +32,10 @@ ProgressFn part_of(const ProgressFn& progress, double start, double share, const
 
 // The explicit workload of the first `count` requests, as the simulator reads it.
 json explicit_requests(const json& workload, size_t count) {
-  json requests = sim::explicit_workload(workload)["requests"];
+  json listed = sim::explicit_workload(workload);  // its requests, and its system prompt if it has one
+  json& requests = listed["requests"];
   requests.erase(requests.begin() + static_cast<std::ptrdiff_t>(count), requests.end());
-  return {{"requests", std::move(requests)}};
+  return listed;
 }
 
 // The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.

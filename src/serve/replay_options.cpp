@@ -32,7 +32,10 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
     const std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, o.requests, kv);
     scheduler->check(requests_for(o, o.policies[i]));
     const int64_t slots = std::min<int64_t>(scheduler->slots(), static_cast<int64_t>(o.requests.size()));
-    const int64_t bytes = size.weight_bytes + slots * positions * size.kv_bytes_per_token;
+    const int64_t kv_positions = keeps_kv_in_blocks(o.policies[i])
+                                     ? kv_pool_blocks(o.requests, static_cast<int>(slots), kv) * kv.block_tokens
+                                     : slots * positions;
+    const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
       throw_range({policy_path, "\"" + o.policies[i] + "\"", {}},
                   "\"" + o.policies[i] + "\" needs " +

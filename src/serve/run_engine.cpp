@@ -10,7 +10,9 @@ EngineRun run_engine(Model& model, const std::vector<sim::Request>& workload, co
                      const EngineOptions& options) {
   std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(policy, "policy", workload, options.kv);
   scheduler->check(workload);
-  Engine engine(model, workload, scheduler->slots(), options);
+  EngineOptions engine_options = options;
+  engine_options.paged_kv = keeps_kv_in_blocks(policy);
+  Engine engine(model, workload, scheduler->slots(), engine_options);
   scheduler->serve(engine);
   // A policy that leaves a request unserved is a bug in it, not bad input.
   if (engine.finished_count() != workload.size())

@@ -19,6 +19,8 @@ constexpr size_t kMaxKeyedBlocks = 10'000'000;
 // Content streams: 0 is the system prompt; a conversation c is 1 + c (c < 2^31 - 1); a request i that is
 // in no conversation has a stream of its own, 2^31 + i.
 constexpr uint64_t kOwnStreams = 1ull << 31;
+// The key of a block that has none (no stream reaches 2^32 - 1).
+constexpr uint64_t kPlain = ~0ull;
 
 }  // namespace
 
@@ -45,7 +47,7 @@ int KvBlockManager::cached_prefix_tokens(const RequestState& request, int prefil
   if (!reuse_prefixes_) return 0;
   int blocks = 0;
   const int most_blocks = (prefill_tokens - 1) / settings_.block_tokens;
-  while (blocks < most_blocks && entry_of_key_.count(content_key(request, blocks))) ++blocks;
+  while (blocks < most_blocks && block_of_key_.count(content_key(request, blocks))) ++blocks;
   count_block_work(blocks + 1);
   return blocks * settings_.block_tokens;
 }
@@ -57,22 +59,21 @@ bool KvBlockManager::admit(const RequestState& request, int cached_tokens, int h
   // Hits that sit in the cache are claimed, not evicted: they are not available for the new blocks.
   long long hits_in_cache = 0;
   for (int block = 0; block < hit_blocks; ++block)
-    hits_in_cache += entry_refs_[static_cast<size_t>(entry_of_key_.at(content_key(request, block)))] == 0;
+    hits_in_cache += block_refs_[static_cast<size_t>(block_of_key_.at(content_key(request, block)))] == 0;
   if (new_blocks > free_blocks_ + cached_blocks_ - hits_in_cache) return false;
 
   for (int block = 0; block < hit_blocks; ++block) {
-    int entry = entry_of_key_.at(content_key(request, block));
-    if (entry_refs_[static_cast<size_t>(entry)]++ == 0) {
-      lru_remove(entry);
+    int id = block_of_key_.at(content_key(request, block));
+    if (block_refs_[static_cast<size_t>(id)]++ == 0) {
+      lru_remove(id);
       --cached_blocks_;
       ++held_blocks_;
       used_slots_ += settings_.block_tokens;
     }
-    h.keyed.push_back(entry);
+    h.blocks.push_back(id);
   }
   count_block_work(hit_blocks);
-  take_free_blocks(new_blocks);
-  h.plain_blocks = new_blocks;
+  take_free_blocks(h, new_blocks);
   h.positions = cached_tokens;
   h.next_block_to_key = hit_blocks;
   looked_up_tokens_ += prefill_tokens;
@@ -82,11 +83,10 @@ bool KvBlockManager::admit(const RequestState& request, int cached_tokens, int h
 
 bool KvBlockManager::grow(const RequestState& request, int positions) {
   Holding& h = holding(request);
-  long long new_blocks = settings_.blocks_for(positions) - static_cast<long long>(h.keyed.size()) - h.plain_blocks;
+  long long new_blocks = settings_.blocks_for(positions) - static_cast<long long>(h.blocks.size());
   if (new_blocks <= 0) return true;
   if (new_blocks > free_blocks_ + cached_blocks_) return false;
-  take_free_blocks(new_blocks);
-  h.plain_blocks += new_blocks;
+  take_free_blocks(h, new_blocks);
   return true;
 }
 
@@ -101,29 +101,35 @@ void KvBlockManager::note_computed(const RequestState& request) {
     uint64_t key = content_key(request, h.next_block_to_key);
     // An equal block already cached (computed by another request at the same time) stays the one found;
     // this copy stays plain and is freed with the request.
-    if (entry_of_key_.count(key)) continue;
-    h.keyed.push_back(new_entry(key));
-    --h.plain_blocks;
+    if (block_of_key_.count(key)) continue;
+    give_key(h.blocks[static_cast<size_t>(h.next_block_to_key)], key);
   }
 }
 
 void KvBlockManager::release(const RequestState& request) {
   Holding& h = holding(request);
-  // Every keyed block is full, so the plain blocks hold the rest of its positions.
-  used_slots_ -= h.positions - static_cast<long long>(h.keyed.size()) * settings_.block_tokens;
-  free_blocks_ += h.plain_blocks;
-  held_blocks_ -= h.plain_blocks;
   // Last block first, so that it is evicted before the blocks a later request is likelier to share.
-  for (auto it = h.keyed.rbegin(); it != h.keyed.rend(); ++it) {
-    if (--entry_refs_[static_cast<size_t>(*it)] > 0) continue;
+  long long keyed_blocks = 0;
+  for (auto it = h.blocks.rbegin(); it != h.blocks.rend(); ++it) {
+    const size_t id = static_cast<size_t>(*it);
+    --block_refs_[id];
+    if (block_key_[id] == kPlain) {  // held by this request alone
+      free_ids_.push_back(*it);
+      ++free_blocks_;
+      --held_blocks_;
+      continue;
+    }
+    ++keyed_blocks;
+    if (block_refs_[id] > 0) continue;
     lru_append(*it);
     ++cached_blocks_;
     --held_blocks_;
     used_slots_ -= settings_.block_tokens;
   }
-  count_block_work(static_cast<long long>(h.keyed.size()));
-  h.keyed.clear();  // keeps its capacity for the request's next admission
-  h.plain_blocks = 0;
+  // Every keyed block is full, so the plain blocks hold the rest of its positions.
+  used_slots_ -= h.positions - keyed_blocks * settings_.block_tokens;
+  count_block_work(keyed_blocks);
+  h.blocks.clear();  // keeps its capacity for the request's next admission
   h.positions = 0;
   h.next_block_to_key = 0;
 }
@@ -150,51 +156,54 @@ void KvBlockManager::report(nlohmann::json& metrics) const {
   metrics["kv_blocks_in_use"] = blocks_in_use_.to_json("blocks");
 }
 
-void KvBlockManager::take_free_blocks(long long count) {
+void KvBlockManager::take_free_blocks(Holding& h, long long count) {
   while (free_blocks_ < count) evict_least_recently_used();
   free_blocks_ -= count;
   held_blocks_ += count;
+  for (long long i = 0; i < count; ++i) {
+    int id = 0;
+    if (!free_ids_.empty()) {
+      id = free_ids_.back();
+      free_ids_.pop_back();
+    } else {
+      id = static_cast<int>(block_refs_.size());
+      block_refs_.push_back(0);
+      block_key_.push_back(kPlain);
+      lru_prev_.push_back(-1);
+      lru_next_.push_back(-1);
+    }
+    block_refs_[static_cast<size_t>(id)] = 1;
+    h.blocks.push_back(id);
+  }
 }
 
 void KvBlockManager::evict_least_recently_used() {
-  int entry = lru_head_;
-  lru_remove(entry);
-  entry_of_key_.erase(entry_key_[static_cast<size_t>(entry)]);
-  spare_entries_.push_back(entry);
+  int block = lru_head_;
+  lru_remove(block);
+  block_of_key_.erase(block_key_[static_cast<size_t>(block)]);
+  block_key_[static_cast<size_t>(block)] = kPlain;
+  free_ids_.push_back(block);
   --cached_blocks_;
   ++free_blocks_;
 }
 
-int KvBlockManager::new_entry(uint64_t key) {
-  int entry = 0;
-  if (!spare_entries_.empty()) {
-    entry = spare_entries_.back();
-    spare_entries_.pop_back();
-  } else {
-    if (entry_key_.size() == kMaxKeyedBlocks)
-      throw_range("prefix reuse would keep more than " + std::to_string(kMaxKeyedBlocks) +
-                  " KV blocks cached; give a memory limit (kv_tokens or kv_bytes) or larger blocks");
-    entry = static_cast<int>(entry_key_.size());
-    entry_key_.push_back(0);
-    entry_refs_.push_back(0);
-    lru_prev_.push_back(-1);
-    lru_next_.push_back(-1);
-  }
-  entry_key_[static_cast<size_t>(entry)] = key;
-  entry_refs_[static_cast<size_t>(entry)] = 1;
-  entry_of_key_.emplace(key, entry);
-  return entry;
+void KvBlockManager::give_key(int block, uint64_t key) {
+  if (block_of_key_.size() == kMaxKeyedBlocks)
+    throw_range("prefix reuse would keep more than " + std::to_string(kMaxKeyedBlocks) +
+                " KV blocks cached; give a memory limit (kv_tokens or kv_bytes) or larger blocks");
+  block_key_[static_cast<size_t>(block)] = key;
+  block_of_key_.emplace(key, block);
 }
 
-void KvBlockManager::lru_append(int entry) {
-  lru_prev_[static_cast<size_t>(entry)] = lru_tail_;
-  lru_next_[static_cast<size_t>(entry)] = -1;
-  (lru_tail_ >= 0 ? lru_next_[static_cast<size_t>(lru_tail_)] : lru_head_) = entry;
-  lru_tail_ = entry;
+void KvBlockManager::lru_append(int block) {
+  lru_prev_[static_cast<size_t>(block)] = lru_tail_;
+  lru_next_[static_cast<size_t>(block)] = -1;
+  (lru_tail_ >= 0 ? lru_next_[static_cast<size_t>(lru_tail_)] : lru_head_) = block;
+  lru_tail_ = block;
 }
 
-void KvBlockManager::lru_remove(int entry) {
-  int prev = lru_prev_[static_cast<size_t>(entry)], next = lru_next_[static_cast<size_t>(entry)];
+void KvBlockManager::lru_remove(int block) {
+  int prev = lru_prev_[static_cast<size_t>(block)], next = lru_next_[static_cast<size_t>(block)];
   (prev >= 0 ? lru_next_[static_cast<size_t>(prev)] : lru_head_) = next;
   (next >= 0 ? lru_prev_[static_cast<size_t>(next)] : lru_tail_) = prev;
 }

@@ -26,8 +26,10 @@ struct KvSettings {
 
 // A block is in one of three states: held by one or more requests; cached (prefix reuse: it holds the KV
 // of a known content and nobody holds it, so it is found by a later request with the same prefix, or
-// evicted when a block is needed); or free. Blocks are interchangeable until they carry a content key, so
-// only keyed blocks have an identity here: a request holds a count of plain blocks and a list of keyed ones.
+// evicted when a block is needed); or free. Every block has an id (0, 1, ... below the budget, handed out
+// as needed and reused once free), and a request holds its blocks as a block table, in the order of its
+// positions: the real backend stores the model's keys and values in those very blocks (serve/engine.h),
+// so the blocks the simulator prices are the blocks the model reads.
 class KvBlockManager {
  public:
   // `requests`: the server's (workload order), which the request arguments below belong to.
@@ -56,6 +58,15 @@ class KvBlockManager {
   // Frees all of `request`'s blocks. With prefix reuse, its keyed blocks stay cached, its last block ahead
   // of its first in the eviction order.
   void release(const RequestState& request);
+  // `request`'s block table: the ids of the blocks of its positions 0 .. block_tokens-1, block_tokens ..
+  const std::vector<int>& block_table(const RequestState& request) const {
+    return holdings_[static_cast<size_t>(&request - first_request_)].blocks;
+  }
+  // Requests holding block `block` (0: cached or free).
+  int holders(int block) const { return block_refs_[static_cast<size_t>(block)]; }
+  // Block ids handed out so far (one more than the largest; at most the budget).
+  int block_ids() const { return static_cast<int>(block_refs_.size()); }
+
   // Accounts a step of `step_ms` that ended at `end_ms` with the blocks held now: the peak, the
   // time-weighted allocated and unused slots (waste), and the sampled series of blocks in use.
   void record_step(double step_ms, double end_ms);
@@ -66,20 +77,19 @@ class KvBlockManager {
 
  private:
   struct Holding {
-    std::vector<int> keyed;    // entries of its keyed blocks, first to last
-    long long plain_blocks = 0;
+    std::vector<int> blocks;   // its block table: block ids, first position's first
     int positions = 0;         // KV positions it holds (counted as used)
     int next_block_to_key = 0; // its first block not yet offered a content key
   };
 
   Holding& holding(const RequestState& request) { return holdings_[static_cast<size_t>(&request - first_request_)]; }
   uint64_t content_key(const RequestState& request, int block) const;
-  // Takes `count` free blocks, evicting cached ones when there are too few.
-  void take_free_blocks(long long count);
+  // Appends `count` free blocks to `h`'s table, evicting cached ones when there are too few.
+  void take_free_blocks(Holding& h, long long count);
   void evict_least_recently_used();
-  int new_entry(uint64_t key);
-  void lru_append(int entry);
-  void lru_remove(int entry);
+  void give_key(int block, uint64_t key);
+  void lru_append(int block);
+  void lru_remove(int block);
   // Counts work on keyed blocks against the bound that keeps a simulation from running on for minutes.
   void count_block_work(long long blocks) const;
 
@@ -88,17 +98,18 @@ class KvBlockManager {
   const RequestState* first_request_;
   std::vector<Holding> holdings_;  // per request, workload order
 
-  long long free_blocks_;              // neither held nor cached
+  long long free_blocks_;              // neither held nor cached (free ids, and ids never handed out)
   long long held_blocks_ = 0;          // held by at least one request
   long long cached_blocks_ = 0;        // keyed, held by none
   long long used_slots_ = 0;           // token slots of held blocks that hold KV
 
-  // Keyed blocks ("entries"), by entry id; cached ones are also in a doubly linked list, least recently
-  // used at the head.
-  std::vector<uint64_t> entry_key_;
-  std::vector<int> entry_refs_, lru_prev_, lru_next_, spare_entries_;
+  // Per block id: its holders, its content key (kPlain if none) and, for cached blocks, its neighbours in
+  // a doubly linked list, least recently used at the head.
+  std::vector<int> block_refs_, lru_prev_, lru_next_;
+  std::vector<uint64_t> block_key_;
+  std::vector<int> free_ids_;  // ids of freed blocks, handed out again before new ones
   int lru_head_ = -1, lru_tail_ = -1;
-  std::unordered_map<uint64_t, int> entry_of_key_;
+  std::unordered_map<uint64_t, int> block_of_key_;
   mutable long long block_work_ = 0;
 
   long long peak_held_blocks_ = 0;

@@ -27,6 +27,7 @@ KvMemory::KvMemory(const KvSettings& settings, ServerState& server, bool reuse_s
     : server_(server),
       blocks_(settings, server.requests(), reuse_shared_prefixes && shares_prefixes(server.requests())),
       discarded_positions_(server.requests().size(), 0) {
+  server.attach_kv_blocks(&blocks_);
   if (PlaybackLog* log = server.playback_log()) log->memory_budget(settings.budget_blocks, settings.block_tokens);
 }
 

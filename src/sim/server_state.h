@@ -14,6 +14,8 @@
 
 namespace kvlab::sim {
 
+class KvBlockManager;
+
 // Part of a (re)prefill run in one step: the next `tokens` tokens of `request`'s prefill.
 struct PrefillChunk {
   RequestState* request;
@@ -74,6 +76,10 @@ class ServerState {
   // Records seats (and, through KvMemory, memory) into `log` from now on; nullptr (the default) records nothing.
   void record_playback(PlaybackLog* log) { log_ = log; }
   PlaybackLog* playback_log() const { return log_; }
+  // The KV blocks of the policy's memory (paged and chunked: KvMemory attaches its block manager): which
+  // blocks each request holds, the ones a real backend stores its keys and values in. nullptr without.
+  void attach_kv_blocks(const KvBlockManager* blocks) { kv_blocks_ = blocks; }
+  const KvBlockManager* kv_blocks() const { return kv_blocks_; }
 
   long long steps_run() const { return steps_run_; }
   size_t finished_count() const { return finished_count_; }
@@ -103,6 +109,7 @@ class ServerState {
   long long row_steps_ = 0;  // rows summed over steps, finished rows included: the work done so far
   size_t finished_count_ = 0;
   PlaybackLog* log_ = nullptr;
+  const KvBlockManager* kv_blocks_ = nullptr;
 };
 
 }  // namespace kvlab::sim

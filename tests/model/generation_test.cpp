@@ -120,7 +120,39 @@ TEST(Generation, GroupedQueryShapesFollowTheConfig) {
   EXPECT_EQ(model.weights().layers[0].wk.n_in, c.d_model);
   EXPECT_EQ(model.weights().layers[0].wq.n_out, c.d_model);
   KvCache cache(c, 10);
-  EXPECT_EQ(cache.keys.size(), static_cast<size_t>(c.n_layers * 10 * c.kv_dim()));
+  EXPECT_EQ(cache.pool().floats(), static_cast<size_t>(c.n_layers * 10 * c.kv_dim()));
+  EXPECT_EQ(cache.block_table, std::vector<int>{0});
+}
+
+// Sequences in blocks of 4 positions of one pool, in scattered blocks, give the logits of the same sequence
+// in its own contiguous cache bit for bit; a second sequence reads the first one's two blocks of a prompt
+// prefix they share (computed once) and prefills only the rest.
+TEST(Generation, BlockTableAddressingEqualsContiguousBitForBit) {
+  const ModelConfig config = preset("tiny");
+  Model model(config);
+  const int prompt_tokens = 10, answer_tokens = 8;
+  const std::vector<int> prompt_a = make_prompt(prompt_tokens, config.vocab, 31);
+  std::vector<int> prompt_b = make_prompt(prompt_tokens + 3, config.vocab, 32);
+  std::copy_n(prompt_a.begin(), 8, prompt_b.begin());
+
+  auto contiguous_logits = [&](const std::vector<int>& prompt) {
+    KvCache cache(config, 32);
+    std::vector<float> logits;
+    generate_with_cache(model, cache, prompt, answer_tokens, &logits);
+    return logits;
+  };
+  KvBlockPool pool(config, 12, 4);
+  KvCache a(pool), b(pool);
+  a.block_table = {7, 2, 9, 0, 5};
+  b.block_table = {7, 2, 11, 3, 6, 1};  // the first two blocks are a's
+  std::vector<float> logits_a, logits_b;
+  generate_with_cache(model, a, prompt_a, answer_tokens, &logits_a);
+  EXPECT_EQ(logits_a, contiguous_logits(prompt_a));
+
+  b.length = 8;
+  std::vector<DecodeSlot> slot{{&b, prefill(model, b, prompt_b.data() + 8, static_cast<int>(prompt_b.size()) - 8, 8, &logits_b)}};
+  for (int k = 1; k < answer_tokens; ++k) decode_batch(model, slot, &logits_b);
+  EXPECT_EQ(logits_b, contiguous_logits(prompt_b));
 }
 
 }  // namespace

@@ -132,10 +132,10 @@ TEST(Kernels, AttentionMatchesScalarWithGroupedHeads) {
       auto keys = random_vector(static_cast<size_t>(context) * n_kv_heads * head_dim, 11);
       auto values = random_vector(keys.size(), 12);
       std::vector<float> got(q.size()), want(q.size()), scores(context);
-      kernels::attention(got.data(), q.data(), keys.data(), values.data(), context, n_heads, n_kv_heads, head_dim,
-                         scores.data());
-      kernels::scalar::attention(want.data(), q.data(), keys.data(), values.data(), context, n_heads, n_kv_heads,
-                                 head_dim, scores.data());
+      const int one_block = 0;
+      const KvLayerView kv{keys.data(), values.data(), &one_block, context};
+      kernels::attention(got.data(), q.data(), kv, context, n_heads, n_kv_heads, head_dim, scores.data());
+      kernels::scalar::attention(want.data(), q.data(), kv, context, n_heads, n_kv_heads, head_dim, scores.data());
       expect_close(got, want, 1e-5f);
     }
   }
@@ -143,9 +143,37 @@ TEST(Kernels, AttentionMatchesScalarWithGroupedHeads) {
 
 TEST(Kernels, AttentionOverOnePositionReturnsItsValue) {
   std::vector<float> q = {0.3f, -1.0f}, key = {2.0f, 5.0f}, value = {7.0f, -3.0f}, out(2), scores(1);
-  kernels::attention(out.data(), q.data(), key.data(), value.data(), 1, 1, 1, 2, scores.data());
+  const int one_block = 0;
+  kernels::attention(out.data(), q.data(), KvLayerView{key.data(), value.data(), &one_block, 1}, 1, 1, 1, 2, scores.data());
   EXPECT_FLOAT_EQ(out[0], 7.0f);
   EXPECT_FLOAT_EQ(out[1], -3.0f);
+}
+
+// The same positions stored in blocks of 4 in shuffled order, read through a block table, give the same
+// output bit for bit as read from one contiguous block, for both kernel sets.
+TEST(Kernels, AttentionThroughABlockTableEqualsContiguous) {
+  const int n_heads = 4, n_kv_heads = 2, head_dim = 12, kv_dim = n_kv_heads * head_dim, block_tokens = 4;
+  const int context = 15;
+  const std::vector<int> table = {3, 0, 2, 1};  // position t is in block table[t / 4]
+  auto q = random_vector(static_cast<size_t>(n_heads) * head_dim, 20);
+  auto keys = random_vector(static_cast<size_t>(context) * kv_dim, 21);
+  auto values = random_vector(keys.size(), 22);
+  std::vector<float> paged_keys(table.size() * block_tokens * kv_dim), paged_values(paged_keys.size());
+  for (int t = 0; t < context; ++t) {
+    const size_t at = (static_cast<size_t>(table[t / block_tokens]) * block_tokens + t % block_tokens) * kv_dim;
+    std::copy_n(&keys[static_cast<size_t>(t) * kv_dim], kv_dim, &paged_keys[at]);
+    std::copy_n(&values[static_cast<size_t>(t) * kv_dim], kv_dim, &paged_values[at]);
+  }
+  const int one_block = 0;
+  const KvLayerView contiguous{keys.data(), values.data(), &one_block, context};
+  const KvLayerView paged{paged_keys.data(), paged_values.data(), table.data(), block_tokens};
+  std::vector<float> want(q.size()), got(q.size()), scores(context);
+  kernels::attention(want.data(), q.data(), contiguous, context, n_heads, n_kv_heads, head_dim, scores.data());
+  kernels::attention(got.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
+  EXPECT_EQ(got, want);
+  kernels::scalar::attention(want.data(), q.data(), contiguous, context, n_heads, n_kv_heads, head_dim, scores.data());
+  kernels::scalar::attention(got.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
+  EXPECT_EQ(got, want);
 }
 
 TEST(Kernels, ArgmaxTakesFirstOfTies) {

@@ -1,5 +1,6 @@
 // Under every policy, each request's answer from the engine equals generating that request alone: batch
-// rows, padding rows, slot reuse and cache reuse change nothing about a request's tokens.
+// rows, padding rows, slot reuse, cache reuse, paged blocks, preemption and shared prefix blocks change
+// nothing about a request's tokens.
 #include <algorithm>
 
 #include <gtest/gtest.h>
@@ -8,8 +9,10 @@
 
 #include "model/generate.h"
 #include "model/model.h"
+#include "serve/policies.h"
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
+#include "sim/kv_blocks.h"
 
 namespace kvlab::serve {
 namespace {
@@ -25,7 +28,7 @@ std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<sim:
   std::vector<std::vector<int>> answers;
   for (size_t i = 0; i < workload.size(); ++i) {
     const sim::Request& request = workload[i];
-    std::vector<int> prompt = make_prompt(request.prompt_tokens, model.config().vocab, kPromptSeed + i);
+    std::vector<int> prompt = request_prompt(request, i, model.config().vocab, kPromptSeed);
     KvCache cache(model.config(), request.prompt_tokens + request.answer_tokens);
     answers.push_back(with_cache ? generate_with_cache(model, cache, prompt, request.answer_tokens)
                                  : generate_without_cache(model, cache, prompt, request.answer_tokens));
@@ -100,19 +103,62 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
   }
 }
 
-TEST(EngineTokens, PagedAndChunkedRefuseAWorkloadThatSharesPrefixes) {
-  Model model(tiny_model());
+// A system prompt of 8 tokens (two blocks of 4) before every prompt.
+std::vector<sim::Request> system_prompt_workload() {
   std::vector<sim::Request> workload = mixed_workload();
   for (sim::Request& request : workload) {
-    request.prompt_tokens += 2;
-    request.system_prompt_tokens = 2;
+    request.prompt_tokens = 8 + std::min(request.prompt_tokens, 6);
+    request.answer_tokens = std::min(request.answer_tokens, 6);
+    request.system_prompt_tokens = 8;
   }
+  return workload;
+}
+
+TEST(EngineTokens, SharedPrefixBlocksAreComputedOnceAndAnswerAsEachRequestAlone) {
+  // 6 blocks of 4 tokens: requests find the system prompt's two blocks cached (a prefill computes only
+  // the rest), and memory runs out, so paged and chunked preempt and recompute into fresh blocks.
+  Model model(tiny_model());
+  const std::vector<sim::Request> workload = system_prompt_workload();
+  const auto expected = answers_alone(model, workload, true);
+  sim::KvSettings kv;
+  kv.block_tokens = 4;
+  kv.budget_blocks = 6;
+  for (const std::string policy : {"paged:4", "paged:2", "chunked:4,4", "chunked:4,6", "reserve:4"}) {
+    SCOPED_TRACE(policy);
+    std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(policy, "policy", workload, kv);
+    scheduler->check(workload);
+    EngineOptions options;
+    options.prompt_seed = kPromptSeed;
+    options.kv = kv;
+    options.paged_kv = keeps_kv_in_blocks(policy);
+    Engine engine(model, workload, scheduler->slots(), options);
+    scheduler->serve(engine);
+    EngineRun run{engine.served_requests(), engine.step_log(), nlohmann::json::object()};
+    scheduler->report(run.policy_report);
+    expect_answers(run, workload, expected);
+    if (policy == "reserve:4") continue;  // per-slot reservations: no blocks shared
+    EXPECT_GT(run.policy_report["preemptions"].get<long long>(), 0);
+    EXPECT_GT(run.policy_report["prefix_hit_rate"].get<double>(), 0);
+    // Prefills after a cached prefix start past it.
+    bool prefill_after_prefix = false;
+    for (const StepRecord& record : run.step_log.records())
+      prefill_after_prefix |= record.chunks > 0 && run.step_log.contexts(record)[record.sequences] >= 8;
+    EXPECT_TRUE(prefill_after_prefix);
+    // Every block is back: none held, the system prompt's still cached for the next request.
+    ASSERT_NE(engine.kv_blocks(), nullptr);
+    EXPECT_EQ(engine.kv_blocks()->held_blocks(), 0);
+    EXPECT_LE(engine.kv_blocks()->block_ids(), 6);
+  }
+}
+
+TEST(EngineTokens, PagedAndChunkedRefuseAChat) {
+  Model model(tiny_model());
+  std::vector<sim::Request> workload = mixed_workload();
+  for (size_t i = 0; i < workload.size(); ++i) workload[i].conversation = static_cast<int>(i % 2);
   EngineOptions options;
   options.prompt_seed = kPromptSeed;
   EXPECT_THROW(run_engine(model, workload, "paged:4", options), InputError);
   EXPECT_THROW(run_engine(model, workload, "chunked:4,8", options), InputError);
-  // reserve:B never reuses prefixes, so it serves the same workload.
-  expect_answers(run_engine(model, workload, "reserve:4", options), workload, answers_alone(model, workload, true));
 }
 
 TEST(EngineTokens, ProgressCountsFinishedRequestsUpToAll) {

@@ -89,8 +89,9 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"kv_tokens", 0}}, "options.kv_tokens");
   expect_error_naming({{"block_tokens", 0}}, "options.block_tokens");
   expect_error_naming({{"policies", {"paged:4"}}, {"kv_tokens", 4}, {"block_tokens", 4}}, "options.kv_tokens = 4 holds 1 blocks");
-  expect_error_naming({{"policies", {"paged:4"}}, {"workload", {{"count", 4}, {"prompt", {8, 8}}, {"answer", {8, 8}}, {"system_prompt", 4}}}},
-                      "options.policies[0] \"paged:4\": this workload shares prompt prefixes");
+  expect_error_naming({{"policies", {"paged:4"}}, {"workload", {{"count", 4}, {"prompt", {8, 8}}, {"answer", {8, 8}}, {"chat", {{"conversations", 2}}}}}},
+                      "options.policies[0] \"paged:4\": this workload is a chat");
+  expect_error_naming({{"policies", {"paged:4"}}, {"block_tokens", 0}}, "options.block_tokens");
 }
 
 TEST(ReplayOptions, TheEngineRefusesAWorkloadThatDoesNotFit) {
@@ -168,6 +169,26 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
   bool mixed_steps = false;
   for (const json& kind : result["chunked:4,6"]["step_check"]["kinds"]) mixed_steps |= kind["kind"] == "mixed";
   EXPECT_TRUE(mixed_steps);
+}
+
+TEST(Replay, PrefixReuseServesForRealAsSimulated) {
+  // A 12-token system prompt (three blocks of 4) before every prompt, in 10 blocks: the real run shares the
+  // cached blocks of the system prompt and makes the simulator's steps, preemptions and prefix hits.
+  json options = {{"measure", tiny_measure_options()},
+                  {"workload", {{"count", 10}, {"prompt", {2, 10}}, {"answer", {4, 12}}, {"seed", 3}, {"system_prompt", 12}}},
+                  {"policies", {"paged:4", "chunked:4,8"}},
+                  {"kv_tokens", 40},
+                  {"block_tokens", 4},
+                  {"timeline_requests", 4}};
+  const json result = replay(read_replay_options(options));
+  for (const char* policy : {"paged:4", "chunked:4,8"}) {
+    SCOPED_TRACE(policy);
+    const json& entry = result[policy];
+    for (const char* key : {"steps", "preemptions", "recomputed_tokens", "prefix_hit_rate", "peak_kv_blocks"})
+      EXPECT_EQ(entry["real"][key], entry["sim"][key]) << key;
+    EXPECT_GT(entry["real"]["preemptions"].get<long long>(), 0);
+    EXPECT_GT(entry["real"]["prefix_hit_rate"].get<double>(), 0);
+  }
 }
 
 }  // namespace

@@ -77,3 +77,24 @@ test('replay serves the memory policies for real in one KV budget, making the si
   assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], kv_tokens: 4, block_tokens: 4 }),
     { name: 'RangeError', message: /options\.kv_tokens = 4 holds/ });
 });
+
+test('replay shares a system prompt\'s KV blocks for real, making the simulator\'s prefix hits', async () => {
+  const kvlab = await loadModule();
+  const policies = ['paged:4', 'chunked:4,8'];
+  const result = kvlab.replay({
+    measure: smallMeasure,
+    workload: { count: 10, prompt: [2, 10], answer: [4, 12], seed: 3, system_prompt: 12 },
+    policies,
+    kv_tokens: 40,
+    block_tokens: 4,
+    timeline_requests: 4,
+  });
+  for (const policy of policies) {
+    const { real, sim } = result[policy];
+    for (const key of ['steps', 'preemptions', 'recomputed_tokens', 'prefix_hit_rate']) assert.equal(real[key], sim[key], `${policy}.${key}`);
+    assert.ok(real.prefix_hit_rate > 0, `${policy}: prefixes found cached`);
+    assert.ok(real.preemptions > 0, `${policy}: preempts`);
+  }
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], workload: { count: 4, prompt: [4, 4], answer: [4, 4], chat: { conversations: 2 } } }),
+    { name: 'RangeError', message: /options\.policies\[0\] "paged:4": this workload is a chat/ });
+});
