@@ -12,6 +12,7 @@
 // holds somewhat less.
 
 import { fieldOfErrorPath, parseSpec, rangeText, show } from '../../shared/fields.js';
+import { CATALOG } from '../../generated/catalog.js';
 
 export const REAL_CONTEXT = 4096;
 const GIB = 1024 ** 3;
@@ -43,16 +44,15 @@ export const MEM_HASH_KEYS = Object.keys(MEM_DEFAULTS);
 // would load every device alike).
 export const AUTO_LOAD = 0.8;
 
-const MAX_KV_TOKENS = 1000000000;
-const MAX_CHUNK = 1000000;
+const LIMITS = CATALOG.limits;
 
 // Specs of the plain numeric fields; `kv` and `chunk` depend on the lab's queue and are checked below.
 export const MEM_FIELDS = {
-  kv: { label: 'KV budget (tokens)', kind: 'int', min: 1, max: MAX_KV_TOKENS },
-  block: { label: 'Block size (tokens)', kind: 'int', min: 1, max: 1024 },
-  mem_rate: { label: 'Memory arrival rate (requests/s, or auto)', kind: 'number', min: 0.001, max: 1000000 },
-  system_prompt: { label: 'Shared system prompt (tokens)', kind: 'int', min: 0, max: 4096 },
-  chunk: { label: 'Chunked prefill budget T (tokens per step)', kind: 'int', min: 1, max: MAX_CHUNK },
+  kv: { label: 'KV budget (tokens)', kind: 'int', ...LIMITS.kv_tokens },
+  block: { label: 'Block size (tokens)', kind: 'int', ...LIMITS.block_tokens },
+  mem_rate: { label: 'Memory arrival rate (requests/s, or auto)', kind: 'number', ...LIMITS.rate_per_s },
+  system_prompt: { label: 'Shared system prompt (tokens)', kind: 'int', min: 0, max: LIMITS.tokens.max },
+  chunk: { label: 'Chunked prefill budget T (tokens per step)', kind: 'int', ...LIMITS.step_tokens },
   ttft_target: { label: 'TTFT target (ms)', kind: 'number', min: 0.001, max: 1e9 },
 };
 
@@ -113,12 +113,14 @@ export function validateMemory(raw, lab) {
     const why = `the longest request of this queue (${settings.system_prompt ? `system prompt ${settings.system_prompt} + ` : ''}prompt up to ${lab.prompt_hi} + answer up to ${lab.answer_hi} − 1 = ${longestRequest(settings, lab)} positions) needs ${need / settings.block} blocks of ${settings.block} tokens`;
     if (tokens < need) {
       errors.kv = typeof settings.kv === 'number'
-        ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, MAX_KV_TOKENS)}: ${why} (got ${show(raw.kv)}).`
+        ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, LIMITS.kv_tokens.max)}: ${why} (got ${show(raw.kv)}).`
         : `KV budget: the ${settings.kv} example gives only ${tokens} tokens, but ${why}; choose another device or a number of tokens.`;
     }
   }
+  // T left at its default grows to the slot count, the least a step can hold.
+  if (raw.chunk === undefined) settings.chunk = Math.max(settings.chunk, lab.slots);
   if (!errors.chunk && settings.chunk < lab.slots) {
-    errors.chunk = `${MEM_FIELDS.chunk.label} must be from ${rangeText(lab.slots, MAX_CHUNK)}: a step holds a decode row for each of the ${lab.slots} slots (got ${show(raw.chunk)}).`;
+    errors.chunk = `${MEM_FIELDS.chunk.label} must be from ${rangeText(lab.slots, LIMITS.step_tokens.max)}: a step holds a decode row for each of the ${lab.slots} slots (got ${show(raw.chunk)}).`;
   }
   return { settings, errors };
 }
