@@ -3,6 +3,7 @@
 #include "bench/measure_options.h"
 #include "lab/lab.h"
 #include "model/config.h"
+#include "roofline/preset_list.h"
 #include "roofline/table_builder.h"
 #include "serve/replay_options.h"
 #include "sim/policy_registry.h"
@@ -26,7 +27,8 @@ json model_presets_json() {
   json list = json::array();
   for (const ModelPreset& preset : model_presets())
     list.push_back({{"name", preset.name}, {"label", preset.label}, {"description", preset.description},
-                    {"max_seq", preset.config.max_seq}});
+                    {"max_seq", preset.config.max_seq}, {"n_layers", preset.config.n_layers},
+                    {"n_kv_heads", preset.config.n_kv_heads}, {"head_dim", preset.config.head_dim()}});
   return list;
 }
 
@@ -71,6 +73,8 @@ json page_catalog() {
           {"lab", {{"defaults", lab_defaults_json()}, {"policies", sim::default_policies()}}},
           {"replay", {{"policies", serve::default_replay_policies()}, {"block_tokens", serve::ReplayOptions{}.block_tokens}}},
           {"policy_forms", sim::policy_name_forms()},
+          // The real models of the GPU model (src/roofline): the KV calculator's shapes.
+          {"real_models", roofline::roofline_presets_json()["models"]},
           {"limits", limits_json()}};
 }
 

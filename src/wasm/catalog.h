@@ -7,10 +7,11 @@
 namespace kvlab::wasm {
 
 // {
-//   "model_presets": [{name, label, description, max_seq}],   the first is the default
+//   "model_presets": [{name, label, description, max_seq, n_layers, n_kv_heads, head_dim}],   the first is the default
 //   "lab": {"defaults": {preset, runs, prompt_tokens, answer_tokens, requests, prompt: [lo, hi],
 //           answer: [lo, hi], arrival, seed, slots}, "policies": [...]},
 //   "replay": {"policies": [...], "block_tokens": 16},
+//   "real_models": [{name, description, parameters, n_layers, n_kv_heads, head_dim}],
 //   "policy_forms": ["serial-nocache", "static:B", ..., "chunked:B,T"],
 //   "limits": {name: {min, max}, ..., "page_answer_work": {max}}
 // }

@@ -17,14 +17,21 @@ import { CATALOG } from '../../generated/catalog.js';
 export const REAL_CONTEXT = 4096;
 const GIB = 1024 ** 3;
 
-// KV bytes per token = 2 × layers × KV heads × head size × 2 bytes (16-bit), as the KV calculator.
+// The models are the GPU model's (the module's catalog): their parameters, and KV bytes per token =
+// 2 × layers × KV heads × head size × 2 bytes (16-bit), as the KV calculator.
+function device(id, gpu, gib, modelName, weights, bytesPerParam) {
+  const m = CATALOG.real_models.find((x) => x.name === modelName);
+  const model = m.description.replace(/ \(.*\)$/, '');
+  return { id, gpu, gib, model, weights, params: m.parameters, bytes_per_param: bytesPerParam,
+    kv_bytes_per_token: 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2, label: `${gpu} · ${model}, ${weights}` };
+}
+
 export const DEVICES = [
-  { id: '24gb-llama31-8b', gpu: '24 GB GPU (e.g. RTX 4090)', gib: 24, model: 'Llama 3.1 8B', weights: '16-bit weights', params: 8.03e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 8 * 128 * 2 },
-  { id: '24gb-llama2-7b', gpu: '24 GB GPU (e.g. RTX 4090)', gib: 24, model: 'Llama 2 7B', weights: '16-bit weights, no GQA', params: 6.74e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 32 * 128 * 2 },
-  { id: '80gb-llama31-8b', gpu: '80 GB GPU (e.g. A100, H100)', gib: 80, model: 'Llama 3.1 8B', weights: '16-bit weights', params: 8.03e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 8 * 128 * 2 },
-  { id: '80gb-llama31-70b-fp8', gpu: '80 GB GPU (e.g. H100)', gib: 80, model: 'Llama 3.1 70B', weights: '8-bit weights', params: 70.6e9, bytes_per_param: 1, kv_bytes_per_token: 2 * 80 * 8 * 128 * 2 },
+  device('24gb-llama31-8b', '24 GB GPU (e.g. RTX 4090)', 24, 'llama-3.1-8b', '16-bit weights', 2),
+  device('24gb-llama2-7b', '24 GB GPU (e.g. RTX 4090)', 24, 'llama-2-7b', '16-bit weights, no GQA', 2),
+  device('80gb-llama31-8b', '80 GB GPU (e.g. A100, H100)', 80, 'llama-3.1-8b', '16-bit weights', 2),
+  device('80gb-llama31-70b-fp8', '80 GB GPU (e.g. H100)', 80, 'llama-3.1-70b', '8-bit weights', 1),
 ];
-for (const d of DEVICES) d.label = `${d.gpu} · ${d.model}, ${d.weights}`;
 
 export const DEVICE_IDS = DEVICES.map((d) => d.id);
 
