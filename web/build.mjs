@@ -10,12 +10,16 @@
 //                                scalar build is inlined too (its wasm as base64, compiled only when the
 //                                panel runs)
 //
+// First it asks the wasm module for its catalog (presets, defaults, policy lists and limits: what the
+// forms offer) and writes it to web/src/generated/catalog.js, which the page's modules import.
+//
 // Every page carries a Content-Security-Policy meta tag without 'unsafe-eval' or 'unsafe-inline'; the
 // standalone file allows its one inline script and one inline style by their SHA-256 hashes.
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,6 +50,22 @@ const scalarGlue = fs.readFileSync(path.join(scalarDir, 'kvlab.js'), 'utf8');
 if (!/\bvar createKvlabScalar\b/.test(scalarGlue)) {
   die(`${path.relative(root, path.join(scalarDir, 'kvlab.js'))} does not define createKvlabScalar (an older build?): run scripts/build.`);
 }
+
+// What the page's forms offer (presets, defaults, policy lists, limits) comes from the module itself
+// (src/wasm/catalog.h), written where the page's modules and the Node tests import it.
+async function writeCatalog() {
+  const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
+  const catalog = (await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) })).catalog();
+  fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
+  fs.writeFileSync(path.join(src, 'generated', 'catalog.js'),
+    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`);
+  return catalog;
+}
+const catalog = await writeCatalog();
+
+const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+const presetOptions = catalog.model_presets
+  .map((p) => `<option value="${escapeHtml(p.name)}">${escapeHtml(`${p.name} (${p.label})`)}</option>`).join('\n              ');
 
 const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
 
@@ -93,7 +113,8 @@ function page(template, { csp, title, head, bodyAttrs = '', scripts }) {
     .replace('{{TITLE}}', () => title)
     .replace('{{HEAD}}', () => head)
     .replace('{{BODY_ATTRS}}', () => bodyAttrs)
-    .replace('{{SCRIPTS}}', () => scripts);
+    .replace('{{SCRIPTS}}', () => scripts)
+    .replace('{{PRESET_OPTIONS}}', () => presetOptions);
 }
 
 // Inline text must not end its own element early: refuse rather than ship a broken page.

@@ -57,7 +57,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
   o.prompt_tokens = static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));
   o.answer_tokens = static_cast<int>(
       fields::read_int(object, path, "answer_tokens", o.answer_tokens, 1, max_seq - o.prompt_tokens + 1));
-  o.runs = static_cast<int>(fields::read_int(object, path, "runs", o.runs, 1, 100));
+  o.runs = static_cast<int>(fields::read_int(object, path, "runs", o.runs, 1, kMaxRuns));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 7, 0, 1LL << 53));
   o.decode_rows = fields::read_int_list(object, path, "decode_rows", o.decode_rows, 1, 256, 16, true);
   o.decode_contexts = fields::read_int_list(object, path, "decode_contexts", o.decode_contexts, 1, max_seq, 32, true);

@@ -29,6 +29,9 @@ struct MeasureOptions {
 // that cannot fit in a browser tab's wasm memory is refused up front instead of failing midway.
 constexpr int64_t kMaxMeasureBytes = int64_t{1} << 30;
 
+// The largest Part A run count.
+constexpr int kMaxRuns = 100;
+
 // Bytes that measuring with these options allocates (weights + KV caches + activations).
 int64_t measure_memory_bytes(const MeasureOptions& options);
 

@@ -26,12 +26,12 @@ const std::vector<ModelPreset>& model_presets() {
       // 32 MB L3 of the machine it was chosen on, so a one-row decode step streams its weights from
       // memory and extra rows ride along, as on a real server. The whole default lab takes about 5 s
       // natively there, and one decode step about 1.5 ms, long enough to time at 0.1 ms resolution.
-      {"small", "default: 11.1 M parameters, 44.5 MB of weights (more than a typical L3 cache)", ModelConfig{}},
-      {"lab", "the size of the published lab's toy model: 2 layers of width 64",
+      {"small", "default", "default: 11.1 M parameters, 44.5 MB of weights (more than a typical L3 cache)", ModelConfig{}},
+      {"lab", "the published toy size", "the size of the published lab's toy model: 2 layers of width 64",
        make_config(256, 64, 2, 4, 4, 192, 256)},
-      {"medium", "26 M parameters (105 MB), for machines with time to spare",
+      {"medium", "slow", "26 M parameters (105 MB), for machines with time to spare",
        make_config(2048, 512, 8, 8, 2, 1536, 256)},
-      {"tiny", "for tests: 2 layers of width 32, grouped-query attention 4:2",
+      {"tiny", "for tests", "for tests: 2 layers of width 32, grouped-query attention 4:2",
        make_config(64, 32, 2, 4, 2, 64, 160)},
   };
   return presets;

@@ -23,6 +23,7 @@ struct ModelConfig {
 
 struct ModelPreset {
   std::string name;
+  std::string label;        // a few words for a menu: "the published toy size"
   std::string description;
   ModelConfig config;
 };

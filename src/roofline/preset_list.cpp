@@ -22,7 +22,9 @@ json roofline_presets_json() {
     models.push_back({{"name", model.name},
                       {"description", model.description},
                       {"parameters", model.parameters()},
-                      {"n_kv_heads", model.n_kv_heads}});
+                      {"n_layers", model.n_layers},
+                      {"n_kv_heads", model.n_kv_heads},
+                      {"head_dim", model.head_dim()}});
   json weights = json::array();
   for (WeightFormat format : kWeightFormats) weights.push_back(format_name(format));
   json kv = json::array();

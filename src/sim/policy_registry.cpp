@@ -60,8 +60,7 @@ const char* parameters_text(Parameters parameters) {
 
 std::string known_names() {
   std::string list;
-  for (const PolicyFamily& family : kFamilies)
-    list += (list.empty() ? "" : ", ") + std::string(family.name) + parameters_text(family.parameters);
+  for (const std::string& form : policy_name_forms()) list += (list.empty() ? "" : ", ") + form;
   return list;
 }
 
@@ -76,14 +75,13 @@ int parse_count(const std::string& digits, const FieldError& where, const std::s
   return count;
 }
 
-// The family names with their parameters, as choices.
-std::vector<std::string> known_choices() {
-  std::vector<std::string> choices;
-  for (const PolicyFamily& family : kFamilies) choices.push_back(std::string(family.name) + parameters_text(family.parameters));
-  return choices;
-}
-
 }  // namespace
+
+std::vector<std::string> policy_name_forms() {
+  std::vector<std::string> forms;
+  for (const PolicyFamily& family : kFamilies) forms.push_back(std::string(family.name) + parameters_text(family.parameters));
+  return forms;
+}
 
 PolicyName parse_policy_name(const std::string& name, const std::string& path) {
   const FieldError where{path, "\"" + name + "\"", {}};
@@ -109,7 +107,7 @@ PolicyName parse_policy_name(const std::string& name, const std::string& path) {
     int step_tokens = parse_count(parameters.substr(comma + 1), where, "T", batch_rows, kMaxStepTokens);
     return {i, batch_rows, step_tokens};
   }
-  throw_range({path, where.given, one_of(known_choices())}, where.given + " is not a known policy (known: " + known_names() + ")");
+  throw_range({path, where.given, one_of(policy_name_forms())}, where.given + " is not a known policy (known: " + known_names() + ")");
 }
 
 std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSettings& kv) {
@@ -123,7 +121,7 @@ std::vector<std::string> read_policy_names(const nlohmann::json& list, const std
   std::vector<std::string> names;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";
-    if (!list[i].is_string()) throw_type({item, list[i].dump(), one_of(known_choices())}, "must be a policy name string");
+    if (!list[i].is_string()) throw_type({item, list[i].dump(), one_of(policy_name_forms())}, "must be a policy name string");
     names.push_back(list[i].get<std::string>());
     if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
       throw_range({item, "\"" + names.back() + "\"", {}}, "\"" + names.back() + "\" is given twice");

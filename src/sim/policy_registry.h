@@ -33,6 +33,9 @@ std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSett
 // names the list in errors ("options.policies").
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path);
 
+// Each family's name with its parameters, in the table's row order: "serial-nocache", "static:B", ..., "chunked:B,T".
+std::vector<std::string> policy_name_forms();
+
 // The published lab's four: {"serial-nocache", "serial-cache", "static:16", "continuous:16"}.
 std::vector<std::string> default_policies();
 

@@ -18,10 +18,7 @@ namespace kvlab::sim {
 
 namespace {
 
-constexpr size_t kMaxRequestResults = 1'000'000;
-constexpr long long kMaxKvTokens = 1'000'000'000'000;
 constexpr double kMaxKvBytes = 1e15;
-constexpr int kMaxBlockTokens = 65536;
 constexpr double kMaxTargetMs = 1e12;
 
 std::string number_text(double x) {

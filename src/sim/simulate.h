@@ -13,6 +13,12 @@
 
 namespace kvlab::sim {
 
+// The range of the KV memory options (the page's form reads them through src/wasm/catalog.h).
+constexpr long long kMaxKvTokens = 1'000'000'000'000;
+constexpr int kMaxBlockTokens = 65536;
+// Requests x policies of one simulate() call: bounds the memory of its per-request results.
+constexpr size_t kMaxRequestResults = 1'000'000;
+
 struct SimulateOptions {
   int timeline_requests = 60;  // the timeline covers the first this many requests (0 to 1,000,000)
   // Adds the whole queue's playback (playback_log.h): "queue_timeline" for every policy and, for the

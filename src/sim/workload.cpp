@@ -14,17 +14,11 @@ namespace kvlab::sim {
 
 namespace {
 
-constexpr long long kMaxRequests = 1'000'000;
-constexpr long long kMaxTokens = 1'000'000;  // per prompt, per answer
-// Every answer token is at least one simulated row-step, so this bounds the work of a simulation.
-constexpr long long kMaxTotalAnswerTokens = 100'000'000;
 constexpr double kMaxArrivalMs = 1e12;
-constexpr double kMinRatePerS = 1e-6, kMaxRatePerS = 1e9;
 // Gamma gaps with a coefficient of variation from 0.1 (nearly even) to 10 (a few huge bursts): shapes
 // 1 / cv^2 from 100 down to 0.01.
 constexpr double kMinArrivalCv = 0.1, kMaxArrivalCv = 10;
 constexpr double kMinParetoAlpha = 0.1, kMaxParetoAlpha = 10;
-constexpr long long kMaxSeed = (1ll << 53) - 1;  // exact in a JS number
 constexpr long long kMaxConversation = kMaxRequests - 1;
 
 // An inclusive [lo, hi] token range such as [8, 32], at `field`.

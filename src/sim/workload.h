@@ -12,6 +12,14 @@
 
 namespace kvlab::sim {
 
+// The limits of a workload's fields (the page's form reads them through the catalog, src/wasm/catalog.h).
+constexpr long long kMaxRequests = 1'000'000;
+constexpr long long kMaxTokens = 1'000'000;  // per prompt, per answer
+// Every answer token is at least one simulated row-step, so this bounds the work of a simulation.
+constexpr long long kMaxTotalAnswerTokens = 100'000'000;
+constexpr double kMinRatePerS = 1e-6, kMaxRatePerS = 1e9;
+constexpr long long kMaxSeed = (1ll << 53) - 1;  // exact in a JS number
+
 enum class ArrivalKind { all_at_zero, poisson, gamma };
 
 // The defaults are the published lab's workload: 1,000 requests at t = 0, prompts 8-32, answers 16-96.

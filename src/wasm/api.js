@@ -106,6 +106,12 @@ Module['memory'] = function () {
   return kvlabUnwrap(Module['memory_json']());
 };
 
+/** catalog() -> { model_presets, lab: {defaults, policies}, replay: {policies, block_tokens}, policy_forms, limits }:
+ *  what the page's forms offer, from the C++ that defines it (src/wasm/catalog.h) */
+Module['catalog'] = function () {
+  return kvlabUnwrap(Module['catalog_json']());
+};
+
 /** presets() -> [{ preset, description, vocab, d_model, ..., parameters, weight_bytes, kv_bytes_per_token }] */
 Module['presets'] = function () {
   return kvlabUnwrap(Module['presets_json']());

@@ -22,6 +22,7 @@
 #include "roofline/table_builder.h"
 #include "serve/replay.h"
 #include "sim/simulate.h"
+#include "wasm/catalog.h"
 
 namespace kvlab::wasm {
 
@@ -194,6 +195,10 @@ std::string input_limits_json() {
   });
 }
 
+std::string catalog_json() {
+  return reply([] { return page_catalog(); });
+}
+
 std::string version() { return KVLAB_VERSION; }
 
 EMSCRIPTEN_BINDINGS(kvlab) {
@@ -210,6 +215,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("bench_json", &bench_json);
   emscripten::function("memory_json", &memory_json);
   emscripten::function("input_limits_json", &input_limits_json);
+  emscripten::function("catalog_json", &catalog_json);
   emscripten::function("version", &version);
 }
 

@@ -48,7 +48,7 @@ TEST(RooflineOptions, BadNamesAndRangesNameTheField) {
   EXPECT_EQ(error_of({{"gpu", "h100-sxm"}}), "options.model is missing (a required field)");
   EXPECT_EQ(with("gpu", "b200"), "options.gpu must be one of a100-sxm, a100-40gb-sxm, h100-sxm, h200, l4, rtx-4090 (got \"b200\")");
   EXPECT_EQ(with("model", "gpt-4"),
-            "options.model must be one of llama-3.1-8b, llama-3.1-70b, llama-2-7b, llama-2-70b (got \"gpt-4\")");
+            "options.model must be one of llama-3.1-8b, llama-3.1-70b, llama-2-7b, llama-2-70b, mistral-7b, qwen-2-7b (got \"gpt-4\")");
   EXPECT_EQ(with("weights", "int8"), "options.weights must be bf16, fp8 or int4 (got \"int8\")");
   EXPECT_EQ(with("kv", "int4"), "options.kv must be bf16 or fp8 (got \"int4\")");
   EXPECT_EQ(with("tp", 3), "options.tp must be 1, 2, 4 or 8 (got 3)");

@@ -7,23 +7,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { loadModule, kvlabScript, smallMeasure } = require('./helpers');
+const { loadModule, kvlabScript, smallMeasure, thrown } = require('./helpers');
 
 const steps = { decode: { rows: [1, 4], contexts: [8, 64], ms: [[1, 1.5], [2, 3]] }, prefill: { tokens: [1, 64], ms: [1, 8] } };
 const workload = { count: 5, prompt: [8, 16], answer: [4, 8], seed: 1 };
 
 let kvlab;
 test.before(async () => { kvlab = await loadModule(); });
-
-// The error `call` throws, which must be one.
-function thrown(call) {
-  try {
-    call();
-  } catch (error) {
-    return error;
-  }
-  assert.fail('no error');
-}
 
 test('an error names its field by path, with what was given and the allowed range, as data', () => {
   const explicit = { requests: [0, 1, 2, 3].map((i) => ({ arrival_ms: 0, prompt: i === 3 ? 0 : 4, answer: 2 })) };

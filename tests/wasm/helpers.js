@@ -1,4 +1,5 @@
 // Shared by the wasm tests: paths of the builds and a loader for the Embind module.
+const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -19,4 +20,14 @@ const smallMeasure = {
   prefill_tokens: [1, 5, 20], min_sample_ms: 0.2, samples: 2,
 };
 
-module.exports = { root, wasmDir, nativeCli, kvlabScript, loadModule, smallMeasure };
+// The error `call` throws, which must be one.
+function thrown(call) {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  assert.fail('no error');
+}
+
+module.exports = { root, wasmDir, nativeCli, kvlabScript, loadModule, smallMeasure, thrown };

@@ -129,14 +129,14 @@ describe('the Memory section', { timeout: 120000 }, () => {
     await page.fill('#mem-kv', '100');
     await page.fill('#mem-block', '0');
     await page.fill('#mem-rate', 'fast');
-    await page.fill('#mem-system', '5000');
+    await page.fill('#mem-system', '1000001');
     await page.fill('#mem-chunk', '8');
     await page.fill('#mem-target', '-1');
     await page.click('#mem-run');
     const message = (id) => page.textContent(`#${id}-error`);
-    assert.match(await message('mem-block'), /Block size \(tokens\) must be from 1 to 1,024 \(got "0"\)/);
+    assert.match(await message('mem-block'), /Block size \(tokens\) must be from 1 to 65,536 \(got "0"\)/);
     assert.match(await message('mem-rate'), /Memory arrival rate \(requests\/s, or auto\) must be a number \(got "fast"\)/);
-    assert.match(await message('mem-system'), /Shared system prompt \(tokens\) must be from 0 to 4,096 \(got "5000"\)/);
+    assert.match(await message('mem-system'), /Shared system prompt \(tokens\) must be from 0 to 1,000,000 \(got "1000001"\)/);
     assert.match(await message('mem-chunk'), /tokens per step\) must be from 16 to 1,000,000: a step holds a decode row for each of the 16 slots \(got "8"\)/);
     assert.match(await message('mem-target'), /TTFT target \(ms\) must be a number \(got "-1"\)/);
     assert.equal(await page.isVisible('#mem-form-error'), true);
@@ -147,7 +147,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
     await page.fill('#mem-block', '16');
     await page.fill('#mem-system', '0');
     await page.click('#mem-run');
-    assert.match(await message('mem-kv'), /KV budget \(tokens\) must be from 128 to 1,000,000,000: the longest request of this queue \(prompt up to 32 \+ answer up to 96 − 1 = 127 positions\) needs 8 blocks of 16 tokens \(got "100"\)/);
+    assert.match(await message('mem-kv'), /KV budget \(tokens\) must be from 128 to 1,000,000,000,000: the longest request of this queue \(prompt up to 32 \+ answer up to 96 − 1 = 127 positions\) needs 8 blocks of 16 tokens \(got "100"\)/);
     assert.equal(await page.isVisible('#mem-block-error'), false);
 
     // Fixed values clear their messages; before the lab has run, the section says so.
@@ -175,10 +175,10 @@ describe('the Memory section', { timeout: 120000 }, () => {
     // The device example is worked through: 5.72 conversations of 4,096 tokens, scaled to this queue.
     const help = await page.textContent('#mem-kv-help');
     assert.match(help, /Llama 2 7B/);
-    assert.match(help, /23,440 tokens at 512 KiB each, 5\.72 conversations of 4,096 tokens/);
-    // The longest request: system prompt 32 + prompt 32 + answer 96 - 1 = 159 positions; 5.72 x 159 = 909.9.
-    assert.match(help, /159 positions each\) is 909 tokens/);
-    assert.equal(await page.inputValue('#mem-kv'), '909');
+    assert.match(help, /23,448 tokens at 512 KiB each, 5\.72 conversations of 4,096 tokens/);
+    // The longest request: system prompt 32 + prompt 32 + answer 96 - 1 = 159 positions; 5.724 x 159 = 910.2.
+    assert.match(help, /159 positions each\) is 910 tokens/);
+    assert.equal(await page.inputValue('#mem-kv'), '910');
     // The page writes back exactly what it read.
     assert.equal(decodeURIComponent(await page.evaluate(() => location.hash.slice(1))), hash);
 
@@ -193,7 +193,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
     await page.waitForSelector('#hash-message:not([hidden])');
     const message = await page.textContent('#hash-message');
     assert.match(message, /KV budget must be a whole number of tokens or one of 24gb-llama31-8b, .* \(got "<b>x<\/b>"\)/);
-    assert.match(message, /Block size \(tokens\) must be from 1 to 1,024 \(got "0"\)/);
+    assert.match(message, /Block size \(tokens\) must be from 1 to 65,536 \(got "0"\)/);
     assert.match(message, /Memory arrival rate .* must be a number \(got "-3"\)/);
     assert.equal(await page.$$eval('#hash-message b', (b) => b.length), 0);
     assert.equal(await page.inputValue('#mem-device'), '80gb-llama31-70b-fp8');

@@ -83,7 +83,7 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.equal(result.steps.model.timing.min_sample_ms, environment.min_sample_ms);
     console.log(`# ${ENGINE}: ${environment.browser}, clock ${environment.timer_resolution_ms} ms on the page, ${environment.worker_timer_resolution_ms} ms in the worker, samples of at least ${environment.min_sample_ms} ms`);
     assert.equal(await page.getAttribute('#kv-per-token', 'data-bytes'), String(128 * 1024));
-    await page.selectOption('#kv-preset', 'llama2-7b');
+    await page.selectOption('#kv-preset', 'llama-2-7b');
     assert.match(await page.textContent('#kv-per-token'), /512 KiB per token/);
 
     // Downloads: JSON holds the result, the policy CSV has a header and four rows.

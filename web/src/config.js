@@ -6,30 +6,29 @@
 
 import { fieldOfErrorPath, parseSpec, show } from './shared/fields.js';
 import { MEM_HASH_KEYS } from './panels/memory/config.js';
+import { CATALOG } from './generated/catalog.js';
 
-// Model presets of the wasm module (src/model/config.cpp). max_seq bounds Part A's prompt + answer;
-// the worker refreshes these from modelInfo() when the module has loaded.
-export const PRESETS = {
-  small: { label: 'small (default)', max_seq: 256 },
-  lab: { label: 'lab (the published toy size)', max_seq: 256 },
-  medium: { label: 'medium (slow)', max_seq: 256 },
-  tiny: { label: 'tiny (for tests)', max_seq: 160 },
-};
+// The model presets, the lab's defaults and the fields' limits come from the module's catalog
+// (src/wasm/catalog.h), written at build time. max_seq bounds Part A's prompt + answer.
+const LAB_DEFAULTS = CATALOG.lab.defaults;
+const LIMITS = CATALOG.limits;
+
+export const PRESETS = Object.fromEntries(CATALOG.model_presets.map((p) => [p.name, { label: `${p.name} (${p.label})`, max_seq: p.max_seq }]));
 
 export const DEFAULTS = Object.freeze({
-  preset: 'small',
-  runs: 5,
-  prompt_tokens: 16,
-  answer_tokens: 48,
-  requests: 1000,
-  prompt_lo: 8,
-  prompt_hi: 32,
-  answer_lo: 16,
-  answer_hi: 96,
-  slots: 16,
-  arrival: 'all-at-zero',
-  rate: 50,
-  seed: 1,
+  preset: LAB_DEFAULTS.preset,
+  runs: LAB_DEFAULTS.runs,
+  prompt_tokens: LAB_DEFAULTS.prompt_tokens,
+  answer_tokens: LAB_DEFAULTS.answer_tokens,
+  requests: LAB_DEFAULTS.requests,
+  prompt_lo: LAB_DEFAULTS.prompt[0],
+  prompt_hi: LAB_DEFAULTS.prompt[1],
+  answer_lo: LAB_DEFAULTS.answer[0],
+  answer_hi: LAB_DEFAULTS.answer[1],
+  slots: LAB_DEFAULTS.slots,
+  arrival: LAB_DEFAULTS.arrival,
+  rate: 50,  // the page's own: the module's default of 1 request/s would leave 16 slots idle
+  seed: LAB_DEFAULTS.seed,
 });
 
 // The published lab's queue: the comparison table only matches this one.
@@ -38,26 +37,24 @@ export function isPublishedQueue(s) {
     s.answer_hi === 96 && s.slots === 16 && s.arrival === 'all-at-zero';
 }
 
-const MAX_TOKENS = 4096;           // per prompt or answer in the queue
-const MAX_REQUESTS = 100000;
-const MAX_ANSWER_WORK = 10000000;  // requests x longest answer: bounds the simulation's time and memory
-const MAX_SEED = 2147483647;
+const MAX_TOKENS = LIMITS.tokens.max;                   // per prompt or answer in the queue
+const MAX_ANSWER_WORK = LIMITS.page_answer_work.max;    // requests x longest answer: keeps one run quick
 
 // One entry per form control: the id of the control is the key.
 export const FIELDS = {
   preset: { label: 'Model preset', kind: 'choice', choices: Object.keys(PRESETS) },
-  runs: { label: 'Runs per path', kind: 'int', min: 1, max: 100 },
+  runs: { label: 'Runs per path', kind: 'int', ...LIMITS.runs },
   prompt_tokens: { label: 'Part A prompt length', kind: 'int', min: 1 },   // max depends on the preset
   answer_tokens: { label: 'Part A answer length', kind: 'int', min: 1 },
-  requests: { label: 'Requests', kind: 'int', min: 1, max: MAX_REQUESTS },
+  requests: { label: 'Requests', kind: 'int', ...LIMITS.requests },
   prompt_lo: { label: 'Prompt length, from', kind: 'int', min: 1, max: MAX_TOKENS },
   prompt_hi: { label: 'Prompt length, to', kind: 'int', min: 1, max: MAX_TOKENS },
   answer_lo: { label: 'Answer length, from', kind: 'int', min: 1, max: MAX_TOKENS },
   answer_hi: { label: 'Answer length, to', kind: 'int', min: 1, max: MAX_TOKENS },
-  slots: { label: 'Batch size / slots', kind: 'int', min: 1, max: 256 },
+  slots: { label: 'Batch size / slots', kind: 'int', ...LIMITS.batch_rows },
   arrival: { label: 'Arrivals', kind: 'choice', choices: ['all-at-zero', 'poisson'] },
-  rate: { label: 'Arrival rate (requests/s)', kind: 'number', min: 0.001, max: 1000000 },
-  seed: { label: 'Queue seed', kind: 'int', min: 0, max: MAX_SEED },
+  rate: { label: 'Arrival rate (requests/s)', kind: 'number', ...LIMITS.rate_per_s },
+  seed: { label: 'Queue seed', kind: 'int', ...LIMITS.seed },
 };
 
 export const FIELD_ORDER = Object.keys(FIELDS);
@@ -74,9 +71,9 @@ export function validate(raw, presets = PRESETS) {
   const errors = {};
   const settings = { ...DEFAULTS };
   // The preset first: Part A's lengths are bounded by its cache (max_seq positions).
-  let maxSeq = 256;
+  let maxSeq = PRESETS[DEFAULTS.preset].max_seq;
   for (const key of FIELD_ORDER) {
-    if (key === 'prompt_tokens') maxSeq = (presets[settings.preset] || PRESETS[settings.preset] || { max_seq: 256 }).max_seq;
+    if (key === 'prompt_tokens') maxSeq = (presets[settings.preset] || PRESETS[settings.preset]).max_seq;
     if (raw[key] === undefined) continue;
     const why = ` for the ${settings.preset} model, whose cache holds ${maxSeq} positions`;
     const limits = key === 'prompt_tokens' ? { max: maxSeq - 1, why } : key === 'answer_tokens' ? { max: maxSeq, why } : {};
@@ -200,8 +197,9 @@ export function settingsToRaw(settings) {
 
 // ---- the module's options ---------------------------------------------------------------------
 
+// The module's default policies, with the form's batch size for the batching ones.
 export function policyNames(settings) {
-  return ['serial-nocache', 'serial-cache', `static:${settings.slots}`, `continuous:${settings.slots}`];
+  return CATALOG.lab.policies.map((name) => name.replace(/:\d+$/, `:${settings.slots}`));
 }
 
 export function toRunOptions(settings) {

@@ -1,9 +1,11 @@
 // The modeled server's fixed choices (the hardware switch, issue 17; docs/page.md "Hardware"). The GPUs,
 // models and formats are the module's (rooflinePresets()), never listed here.
 
+import { CATALOG } from '../generated/catalog.js';
+
 export const MEASURED = 'measured';   // the switch's value for this device: the default, always
 
-export const MAX_SLOTS = 256;         // the modeled tables' largest row count (src/roofline)
+export const MAX_SLOTS = CATALOG.limits.modeled_batch_rows.max;  // the modeled tables' largest row count
 export const DEFAULT = { model: 'llama-3.1-8b', weights: 'bf16', kv: 'bf16', tp: 1, slots: MAX_SLOTS };
 
 // The rows at which the rows gain is shown, and the context it is read at (a column of the modeled table).

@@ -1,23 +1,16 @@
 // The lab role: loads the SIMD module at start, then runs the whole lab per message, posting Part A and
 // the step table as each is measured.
 
+import { CATALOG } from '../generated/catalog.js';
 import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
-
-const PRESET_NAMES = ['small', 'lab', 'medium', 'tiny'];
 
 export function startLab() {
   const modulePromise = loadSimd();
   modulePromise.then(
     (m) => {
       const presets = {};
-      for (const name of PRESET_NAMES) {
-        try {
-          presets[name] = m.modelInfo({ preset: name });
-        } catch (error) {
-          // A preset this build does not know: leave it out.
-        }
-      }
-      const first = presets.small || Object.values(presets)[0] || {};
+      for (const { name } of CATALOG.model_presets) presets[name] = m.modelInfo({ preset: name });
+      const first = presets[CATALOG.model_presets[0].name];
       post({ type: 'ready', version: m.version(), presets, roofline_presets: m.rooflinePresets(), instruction_set: first.instruction_set || '', ...CLOCK });
     },
     (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) }),

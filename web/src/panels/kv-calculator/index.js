@@ -3,16 +3,19 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { bytes, int } from '../../shared/format.js';
+import { CATALOG } from '../../generated/catalog.js';
 
-// Real published shapes (from each model's released configuration).
+// The toy model the lab measures (float32), the published example, and the real models the GPU model
+// knows (16-bit), all from the module's catalog (src/wasm/catalog.h).
+function toyPreset(name, { n_layers, n_kv_heads, head_dim }) {
+  return { id: 'toy', label: `This toy model: ${name}, ${n_layers} layers, ${n_kv_heads} KV heads, ${head_dim}, float32`,
+    layers: n_layers, kv_heads: n_kv_heads, head_dim, bytes_per_number: 4 };
+}
+
 export const KV_PRESETS = [
-  { id: 'toy', label: 'This toy model (float32)', layers: 4, kv_heads: 4, head_dim: 32, bytes_per_number: 4 },
+  toyPreset(CATALOG.model_presets[0].name, CATALOG.model_presets[0]),
   { id: 'published', label: 'The published example: 32 layers, 8 KV heads, 128, 16-bit', layers: 32, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
-  { id: 'llama2-7b', label: 'Llama 2 7B (no GQA: 32 KV heads), 16-bit', layers: 32, kv_heads: 32, head_dim: 128, bytes_per_number: 2 },
-  { id: 'llama31-8b', label: 'Llama 3.1 8B, 16-bit', layers: 32, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
-  { id: 'llama31-70b', label: 'Llama 3.1 70B, 16-bit', layers: 80, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
-  { id: 'mistral-7b', label: 'Mistral 7B, 16-bit', layers: 32, kv_heads: 8, head_dim: 128, bytes_per_number: 2 },
-  { id: 'qwen25-7b', label: 'Qwen2.5 7B, 16-bit', layers: 28, kv_heads: 4, head_dim: 128, bytes_per_number: 2 },
+  ...CATALOG.real_models.map((m) => ({ id: m.name, label: `${m.description}, 16-bit`, layers: m.n_layers, kv_heads: m.n_kv_heads, head_dim: m.head_dim, bytes_per_number: 2 })),
 ];
 
 const LIMITS = {
@@ -97,12 +100,7 @@ export function setupKvCalculator(root) {
   return {
     // The toy preset follows the model the lab measures.
     setToyModel(info) {
-      const toy = KV_PRESETS[0];
-      toy.layers = info.n_layers;
-      toy.kv_heads = info.n_kv_heads;
-      toy.head_dim = info.head_dim;
-      toy.bytes_per_number = 4;
-      toy.label = `This toy model: ${info.preset}, ${info.n_layers} layers, ${info.n_kv_heads} KV heads, ${info.head_dim}, float32`;
+      const toy = Object.assign(KV_PRESETS[0], toyPreset(info.preset, info));
       const option = presetSelect.querySelector('option[value="toy"]');
       if (option) option.textContent = toy.label;
       if (presetSelect.value === 'toy') apply(toy);

@@ -12,18 +12,26 @@
 // holds somewhat less.
 
 import { fieldOfErrorPath, parseSpec, rangeText, show } from '../../shared/fields.js';
+import { CATALOG } from '../../generated/catalog.js';
 
 export const REAL_CONTEXT = 4096;
 const GIB = 1024 ** 3;
 
-// KV bytes per token = 2 × layers × KV heads × head size × 2 bytes (16-bit), as the KV calculator.
+// The models are the GPU model's (the module's catalog): their parameters, and KV bytes per token =
+// 2 × layers × KV heads × head size × 2 bytes (16-bit), as the KV calculator.
+function device(id, gpu, gib, modelName, weights, bytesPerParam) {
+  const m = CATALOG.real_models.find((x) => x.name === modelName);
+  const model = m.description.replace(/ \(.*\)$/, '');
+  return { id, gpu, gib, model, weights, params: m.parameters, bytes_per_param: bytesPerParam,
+    kv_bytes_per_token: 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2, label: `${gpu} · ${model}, ${weights}` };
+}
+
 export const DEVICES = [
-  { id: '24gb-llama31-8b', gpu: '24 GB GPU (e.g. RTX 4090)', gib: 24, model: 'Llama 3.1 8B', weights: '16-bit weights', params: 8.03e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 8 * 128 * 2 },
-  { id: '24gb-llama2-7b', gpu: '24 GB GPU (e.g. RTX 4090)', gib: 24, model: 'Llama 2 7B', weights: '16-bit weights, no GQA', params: 6.74e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 32 * 128 * 2 },
-  { id: '80gb-llama31-8b', gpu: '80 GB GPU (e.g. A100, H100)', gib: 80, model: 'Llama 3.1 8B', weights: '16-bit weights', params: 8.03e9, bytes_per_param: 2, kv_bytes_per_token: 2 * 32 * 8 * 128 * 2 },
-  { id: '80gb-llama31-70b-fp8', gpu: '80 GB GPU (e.g. H100)', gib: 80, model: 'Llama 3.1 70B', weights: '8-bit weights', params: 70.6e9, bytes_per_param: 1, kv_bytes_per_token: 2 * 80 * 8 * 128 * 2 },
+  device('24gb-llama31-8b', '24 GB GPU (e.g. RTX 4090)', 24, 'llama-3.1-8b', '16-bit weights', 2),
+  device('24gb-llama2-7b', '24 GB GPU (e.g. RTX 4090)', 24, 'llama-2-7b', '16-bit weights, no GQA', 2),
+  device('80gb-llama31-8b', '80 GB GPU (e.g. A100, H100)', 80, 'llama-3.1-8b', '16-bit weights', 2),
+  device('80gb-llama31-70b-fp8', '80 GB GPU (e.g. H100)', 80, 'llama-3.1-70b', '8-bit weights', 1),
 ];
-for (const d of DEVICES) d.label = `${d.gpu} · ${d.model}, ${d.weights}`;
 
 export const DEVICE_IDS = DEVICES.map((d) => d.id);
 
@@ -43,16 +51,15 @@ export const MEM_HASH_KEYS = Object.keys(MEM_DEFAULTS);
 // would load every device alike).
 export const AUTO_LOAD = 0.8;
 
-const MAX_KV_TOKENS = 1000000000;
-const MAX_CHUNK = 1000000;
+const LIMITS = CATALOG.limits;
 
 // Specs of the plain numeric fields; `kv` and `chunk` depend on the lab's queue and are checked below.
 export const MEM_FIELDS = {
-  kv: { label: 'KV budget (tokens)', kind: 'int', min: 1, max: MAX_KV_TOKENS },
-  block: { label: 'Block size (tokens)', kind: 'int', min: 1, max: 1024 },
-  mem_rate: { label: 'Memory arrival rate (requests/s, or auto)', kind: 'number', min: 0.001, max: 1000000 },
-  system_prompt: { label: 'Shared system prompt (tokens)', kind: 'int', min: 0, max: 4096 },
-  chunk: { label: 'Chunked prefill budget T (tokens per step)', kind: 'int', min: 1, max: MAX_CHUNK },
+  kv: { label: 'KV budget (tokens)', kind: 'int', ...LIMITS.kv_tokens },
+  block: { label: 'Block size (tokens)', kind: 'int', ...LIMITS.block_tokens },
+  mem_rate: { label: 'Memory arrival rate (requests/s, or auto)', kind: 'number', ...LIMITS.rate_per_s },
+  system_prompt: { label: 'Shared system prompt (tokens)', kind: 'int', min: 0, max: LIMITS.tokens.max },
+  chunk: { label: 'Chunked prefill budget T (tokens per step)', kind: 'int', ...LIMITS.step_tokens },
   ttft_target: { label: 'TTFT target (ms)', kind: 'number', min: 0.001, max: 1e9 },
 };
 
@@ -113,12 +120,14 @@ export function validateMemory(raw, lab) {
     const why = `the longest request of this queue (${settings.system_prompt ? `system prompt ${settings.system_prompt} + ` : ''}prompt up to ${lab.prompt_hi} + answer up to ${lab.answer_hi} − 1 = ${longestRequest(settings, lab)} positions) needs ${need / settings.block} blocks of ${settings.block} tokens`;
     if (tokens < need) {
       errors.kv = typeof settings.kv === 'number'
-        ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, MAX_KV_TOKENS)}: ${why} (got ${show(raw.kv)}).`
+        ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, LIMITS.kv_tokens.max)}: ${why} (got ${show(raw.kv)}).`
         : `KV budget: the ${settings.kv} example gives only ${tokens} tokens, but ${why}; choose another device or a number of tokens.`;
     }
   }
+  // T left at its default grows to the slot count, the least a step can hold.
+  if (raw.chunk === undefined) settings.chunk = Math.max(settings.chunk, lab.slots);
   if (!errors.chunk && settings.chunk < lab.slots) {
-    errors.chunk = `${MEM_FIELDS.chunk.label} must be from ${rangeText(lab.slots, MAX_CHUNK)}: a step holds a decode row for each of the ${lab.slots} slots (got ${show(raw.chunk)}).`;
+    errors.chunk = `${MEM_FIELDS.chunk.label} must be from ${rangeText(lab.slots, LIMITS.step_tokens.max)}: a step holds a decode row for each of the ${lab.slots} slots (got ${show(raw.chunk)}).`;
   }
   return { settings, errors };
 }

@@ -1,0 +1,81 @@
+#include "wasm/catalog.h"
+
+#include "bench/measure_options.h"
+#include "lab/lab.h"
+#include "model/config.h"
+#include "roofline/preset_list.h"
+#include "roofline/table_builder.h"
+#include "serve/replay_options.h"
+#include "sim/policy_registry.h"
+#include "sim/simulate.h"
+#include "sim/workload.h"
+
+namespace kvlab::wasm {
+
+using nlohmann::json;
+
+namespace {
+
+// The page's own bound on one run of the lab: requests x longest answer. The simulator allows far more
+// (sim::kMaxTotalAnswerTokens), but the page simulates every policy in a browser tab, and at this bound
+// one run stays within about a minute on a laptop.
+constexpr long long kPageMaxAnswerWork = 10'000'000;
+
+json range(double lo, double hi) { return json{{"min", lo}, {"max", hi}}; }
+
+json model_presets_json() {
+  json list = json::array();
+  for (const ModelPreset& preset : model_presets())
+    list.push_back({{"name", preset.name}, {"label", preset.label}, {"description", preset.description},
+                    {"max_seq", preset.config.max_seq}, {"n_layers", preset.config.n_layers},
+                    {"n_kv_heads", preset.config.n_kv_heads}, {"head_dim", preset.config.head_dim()}});
+  return list;
+}
+
+// What run() uses for each field it is not given.
+json lab_defaults_json() {
+  const MeasureOptions measure;
+  const json workload = default_workload();
+  const std::vector<std::string> policies = sim::default_policies();
+  return {{"preset", measure.preset},
+          {"runs", measure.runs},
+          {"prompt_tokens", measure.prompt_tokens},
+          {"answer_tokens", measure.answer_tokens},
+          {"requests", workload["count"]},
+          {"prompt", workload["prompt"]},
+          {"answer", workload["answer"]},
+          {"arrival", workload["arrival"]["kind"]},
+          {"seed", workload["seed"]},
+          // The batch size of the default list's batching policies ("continuous:16").
+          {"slots", sim::parse_policy_name(policies.back(), "default_policies").batch_rows}};
+}
+
+json limits_json() {
+  return {{"runs", range(1, kMaxRuns)},
+          {"tokens", range(1, static_cast<double>(sim::kMaxTokens))},
+          // Every lab run simulates each of the default policies on the whole queue.
+          {"requests", range(1, static_cast<double>(sim::kMaxRequestResults / sim::default_policies().size()))},
+          {"batch_rows", range(1, sim::kMaxBatchRows)},
+          // A modeled GPU's step table has rows up to this batch (the hardware switch's slots).
+          {"modeled_batch_rows", range(1, roofline::table_decode_rows().back())},
+          {"step_tokens", range(1, sim::kMaxStepTokens)},
+          {"rate_per_s", range(sim::kMinRatePerS, sim::kMaxRatePerS)},
+          {"seed", range(0, static_cast<double>(sim::kMaxSeed))},
+          {"kv_tokens", range(1, static_cast<double>(sim::kMaxKvTokens))},
+          {"block_tokens", range(1, sim::kMaxBlockTokens)},
+          {"page_answer_work", {{"max", kPageMaxAnswerWork}}}};
+}
+
+}  // namespace
+
+json page_catalog() {
+  return {{"model_presets", model_presets_json()},
+          {"lab", {{"defaults", lab_defaults_json()}, {"policies", sim::default_policies()}}},
+          {"replay", {{"policies", serve::default_replay_policies()}, {"block_tokens", serve::ReplayOptions{}.block_tokens}}},
+          {"policy_forms", sim::policy_name_forms()},
+          // The real models of the GPU model (src/roofline): the KV calculator's shapes.
+          {"real_models", roofline::roofline_presets_json()["models"]},
+          {"limits", limits_json()}};
+}
+
+}  // namespace kvlab::wasm

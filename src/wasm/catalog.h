@@ -1,0 +1,20 @@
+#pragma once
+// What the page's forms offer, taken from the code that defines it: the model presets, the lab's
+// defaults and policy lists, and the range of every field. The page is built with this catalog
+// (web/build.mjs asks the module for it), so a preset, default or limit is written once, in C++.
+#include <nlohmann/json.hpp>
+
+namespace kvlab::wasm {
+
+// {
+//   "model_presets": [{name, label, description, max_seq, n_layers, n_kv_heads, head_dim}],   the first is the default
+//   "lab": {"defaults": {preset, runs, prompt_tokens, answer_tokens, requests, prompt: [lo, hi],
+//           answer: [lo, hi], arrival, seed, slots}, "policies": [...]},
+//   "replay": {"policies": [...], "block_tokens": 16},
+//   "real_models": [{name, description, parameters, n_layers, n_kv_heads, head_dim}],
+//   "policy_forms": ["serial-nocache", "static:B", ..., "chunked:B,T"],
+//   "limits": {name: {min, max}, ..., "page_answer_work": {max}}
+// }
+nlohmann::json page_catalog();
+
+}  // namespace kvlab::wasm
