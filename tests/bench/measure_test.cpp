@@ -51,6 +51,20 @@ TEST(Measure, ResultHasTheContractShape) {
   }
   EXPECT_EQ(steps["prefill"]["tokens"], json({1, 5, 20}));
   for (const auto& ms : steps["prefill"]["ms"]) expect_positive_finite(ms, "prefill.ms");
+  // The mixed-step grid, by default 2 chunk sizes x 2 row counts x 2 contexts.
+  const json& mixed = steps["mixed"];
+  EXPECT_EQ(mixed["chunk_tokens"], json({16, 64}));
+  EXPECT_EQ(mixed["rows"], json({1, 16}));
+  EXPECT_EQ(mixed["contexts"], json({16, 128}));
+  ASSERT_EQ(mixed["ms"].size(), 2u);
+  for (const auto& chunk : mixed["ms"]) {
+    ASSERT_EQ(chunk.size(), 2u);
+    for (const auto& row : chunk) {
+      ASSERT_EQ(row.size(), 2u);
+      for (const auto& ms : row) expect_positive_finite(ms, "mixed.ms");
+    }
+  }
+  EXPECT_EQ(steps["model"]["timing"]["mixed_repeats"].size(), 2u);
   EXPECT_EQ(steps["model"]["timing"]["samples"], 3);
   EXPECT_EQ(steps["model"]["preset"], "tiny");
 
