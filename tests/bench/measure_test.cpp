@@ -53,8 +53,8 @@ TEST(Measure, ResultHasTheContractShape) {
   for (const auto& ms : steps["prefill"]["ms"]) expect_positive_finite(ms, "prefill.ms");
   // The mixed-step grid, by default 2 chunk sizes x 2 row counts x 2 contexts.
   const json& mixed = steps["mixed"];
-  EXPECT_EQ(mixed["chunk_tokens"], json({16, 64}));
-  EXPECT_EQ(mixed["rows"], json({1, 16}));
+  EXPECT_EQ(mixed["chunk_tokens"], json({8, 32}));
+  EXPECT_EQ(mixed["rows"], json({1, 8}));
   EXPECT_EQ(mixed["contexts"], json({16, 128}));
   ASSERT_EQ(mixed["ms"].size(), 2u);
   for (const auto& chunk : mixed["ms"]) {
