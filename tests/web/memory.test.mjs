@@ -319,7 +319,7 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     assert.ok(kinds.includes('mixed'), `chunked ran mixed passes: ${kinds}`);
     const formulaRatio = await page.$eval('#replay-steps-table tbody tr[data-kind="mixed"] td[data-key="formula_ratio"]', (td) => Number(td.dataset.value));
     assert.ok(formulaRatio > 0, `the formula priced the mixed passes too: ${formulaRatio}`);
-    assert.match(await page.textContent('#replay-steps-table tfoot'), /misses the measured grid’s 8 cells by [\d.]+% on average/);
+    assert.match(await page.textContent('#replay-steps-table tfoot'), /misses the measured grid’s 4 cells by [\d.]+% on average/);
 
     await page.click('#replay-steps-box >> xpath=..');   // open the step check
     assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with memory policies');
