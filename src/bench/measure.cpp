@@ -27,7 +27,8 @@ class ProgressTracker {
     nocache_run_ = o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
     cache_run_ = o.answer_tokens + o.prompt_tokens / 4.0;
     const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
-    grid_ = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size());
+    grid_ = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
+                        o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size());
     answer_ = o.runs * (nocache_run_ + cache_run_);
   }
 
@@ -103,26 +104,23 @@ json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const 
 
 // One run of a path: the answer generated again until the run lasts at least min_sample_ms, so that a
 // coarse clock (a browser's ticks 0.1-1 ms apart) still times a small model's answer; a default-sized
-// answer lasts far longer and is generated once. `generate(on_token)` returns the tokens; every
-// repeat's tokens are checked against `reference` (the first no-cache answer once there is one).
+// answer lasts far longer and is generated once. `generate(repeat, on_token)` returns the tokens; every
+// repeat's tokens are compared with `first_answer`, the first answer of Part A (a no-cache one), which
+// the very first repeat sets.
 template <typename Generate>
-void time_run(PathRuns& runs, const std::vector<int>& reference, const MeasureOptions& o, Generate generate) {
+void time_run(PathRuns& runs, std::vector<int>& first_answer, const MeasureOptions& o, Generate generate) {
   std::vector<double> token_sum_ms(o.answer_tokens, 0.0);
-  int repeats = 0;
-  const double start = now_ms();
-  double elapsed = 0;
-  do {
+  const RepeatedRuns repeated = repeat_until(o.timing.min_sample_ms, [&](int repeat) {
     const double answer_start = now_ms();
-    std::vector<int> tokens = generate(repeats, [&](int k) { token_sum_ms[k - 1] += now_ms() - answer_start; });
+    std::vector<int> tokens = generate(repeat, [&](int k) { token_sum_ms[k - 1] += now_ms() - answer_start; });
+    if (first_answer.empty()) first_answer = tokens;
     if (runs.tokens.empty()) runs.tokens = tokens;
-    runs.identical = runs.identical && tokens == (reference.empty() ? runs.tokens : reference);
-    ++repeats;
-    elapsed = now_ms() - start;
-  } while (elapsed < o.timing.min_sample_ms && repeats < (1 << 20));
-  for (double& t : token_sum_ms) t /= repeats;
-  runs.totals_ms.push_back(elapsed / repeats);
+    runs.identical = runs.identical && tokens == first_answer;
+  });
+  for (double& t : token_sum_ms) t /= repeated.runs;
+  runs.totals_ms.push_back(repeated.elapsed_ms / repeated.runs);
   runs.token_ms.push_back(std::move(token_sum_ms));
-  runs.repeats.push_back(repeats);
+  runs.repeats.push_back(repeated.runs);
 }
 
 // Part A: the same prompt answered without and with the cache, `runs` times each. The first run of
@@ -133,10 +131,11 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
   const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
   KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
   PathRuns nocache_runs, cache_runs;
+  std::vector<int> first_answer;
   double nocache_done = 0, cache_done = 0;
 
   auto run_nocache = [&] {
-    time_run(nocache_runs, nocache_runs.tokens, o, [&](int repeat, auto on_token) {
+    time_run(nocache_runs, first_answer, o, [&](int repeat, auto on_token) {
       return generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int k) {
         on_token(k);
         // Reported every few tokens of the first repeat: this path is most of Part A.
@@ -148,7 +147,7 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
   };
   auto run_cache = [&] {
     progress.answer("KV-cache answers", nocache_done, cache_done);
-    time_run(cache_runs, nocache_runs.tokens, o, [&](int, auto on_token) {
+    time_run(cache_runs, first_answer, o, [&](int, auto on_token) {
       return generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
     });
     cache_done += 1;
@@ -166,65 +165,95 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
 
 json model_info(const MeasureOptions& options) { return model_json(options); }
 
-// The step-time grid: decode steps of r rows, every row at context c, for each (r, c), and a prefill of
-// L tokens from an empty cache for each L, timed together (time_steps_interleaved) so that every cell
-// spans the same seconds of the machine's drift. Each decode row has its own cache, filled once with a
-// real prefill; a timed step rewrites position c-1, so it can be repeated, in any order.
-// Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the slow
-// steps as well as the fast ones.
+namespace {
+
+// One grid's figures in the table's layout: ms[i0][i1]... over `shape` (outermost first), the cells'
+// means taken in order from `timings` starting at `cell`; the repeat counts alike.
+std::pair<json, json> grid_json(const std::vector<StepTiming>& timings, size_t& cell, const std::vector<size_t>& shape,
+                                size_t level = 0) {
+  if (level == shape.size()) {
+    const StepTiming& timing = timings[cell++];
+    return {timing.mean_ms, timing.repeats};
+  }
+  json ms = json::array(), repeats = json::array();
+  for (size_t i = 0; i < shape[level]; ++i) {
+    auto [ms_entry, repeats_entry] = grid_json(timings, cell, shape, level + 1);
+    ms.push_back(std::move(ms_entry));
+    repeats.push_back(std::move(repeats_entry));
+  }
+  return {std::move(ms), std::move(repeats)};
+}
+
+}  // namespace
+
+// The step-time grids, timed together (time_steps_interleaved) so that every cell spans the same seconds
+// of the machine's drift: decode steps of r rows, every row at context c, for each (r, c); a prefill of
+// L tokens from an empty cache for each L; and mixed steps, shaped as the engine's mixed_step: r decode
+// rows at context c, then a prompt chunk of k tokens from position 0 (the chunk's last row gives a token),
+// for each (k, r, c). Each decode row has its own cache, filled once with a real prefill; a timed step
+// rewrites position c-1 (and the chunk positions [0, k) of its own cache), so it can be repeated, in any
+// order. Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the
+// slow steps as well as the fast ones.
 json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
-  const int max_rows = o.decode_rows.back(), max_context = o.decode_contexts.back();
-  const int max_tokens = o.prefill_tokens.back();
+  const int max_rows = std::max(o.decode_rows.back(), o.mixed_rows.back());
+  const int max_context = std::max(o.decode_contexts.back(), o.mixed_contexts.back());
+  const int max_tokens = std::max(o.prefill_tokens.back(), o.mixed_chunk_tokens.back());
   std::vector<KvCache> caches(static_cast<size_t>(max_rows), KvCache(o.model, max_context));
   const std::vector<int> history = make_prompt(max_context, o.model.vocab, o.prompt_seed + 1);
   if (max_context > 1) prefill(model, caches[0], history.data(), max_context - 1, 0);
   for (KvCache& cache : caches) cache = caches[0];
   KvCache prefill_cache(o.model, max_tokens);
   const std::vector<int> prefill_ids = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
-  model.reserve_rows(std::max(max_rows, max_tokens));
+  model.reserve_rows(std::max({max_rows, max_tokens, o.mixed_rows.back() + o.mixed_chunk_tokens.back()}));
 
-  // Shape: [decode_rows.size() * decode_contexts.size()] row lists, row-major over (rows, context).
-  std::vector<std::vector<Row>> decode_batches;
-  std::vector<std::function<void()>> steps;
+  auto decode_rows = [&](int n_rows, int context) {
+    std::vector<Row> rows;
+    for (int r = 0; r < n_rows; ++r) rows.push_back(Row{history[context - 1], &caches[r], context - 1, true});
+    return rows;
+  };
+  // Shape: [decode_rows.size() * decode_contexts.size()] row lists, row-major over (rows, context), then
+  // [mixed_chunk_tokens.size() * mixed_rows.size() * mixed_contexts.size()] over (chunk, rows, context).
+  std::vector<std::vector<Row>> batches;
   for (int n_rows : o.decode_rows)
-    for (int context : o.decode_contexts) {
-      std::vector<Row> rows;
-      for (int r = 0; r < n_rows; ++r) rows.push_back(Row{history[context - 1], &caches[r], context - 1, true});
-      decode_batches.push_back(std::move(rows));
-    }
-  for (std::vector<Row>& rows : decode_batches) steps.push_back([&model, &rows] { model.forward(rows); });
+    for (int context : o.decode_contexts) batches.push_back(decode_rows(n_rows, context));
+  const size_t decode_cells = batches.size();
+  for (int chunk_tokens : o.mixed_chunk_tokens)
+    for (int n_rows : o.mixed_rows)
+      for (int context : o.mixed_contexts) {
+        std::vector<Row> rows = decode_rows(n_rows, context);
+        for (int i = 0; i < chunk_tokens; ++i) rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
+        batches.push_back(std::move(rows));
+      }
+  std::vector<std::function<void()>> steps;
+  for (size_t b = 0; b < decode_cells; ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
   for (int n : o.prefill_tokens)
     steps.push_back([&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
+  for (size_t b = decode_cells; b < batches.size(); ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
 
   const std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
     if (progress) progress(fraction, "step grid");
   });
 
-  json decode_ms = json::array(), decode_repeats = json::array();
   size_t cell = 0;
-  for (size_t i = 0; i < o.decode_rows.size(); ++i) {
-    json ms_row = json::array(), repeats_row = json::array();
-    for (size_t j = 0; j < o.decode_contexts.size(); ++j, ++cell) {
-      ms_row.push_back(timings[cell].mean_ms);
-      repeats_row.push_back(timings[cell].repeats);
-    }
-    decode_ms.push_back(std::move(ms_row));
-    decode_repeats.push_back(std::move(repeats_row));
-  }
-  json prefill_ms = json::array(), prefill_repeats = json::array();
-  for (; cell < timings.size(); ++cell) {
-    prefill_ms.push_back(timings[cell].mean_ms);
-    prefill_repeats.push_back(timings[cell].repeats);
-  }
+  auto [decode_ms, decode_repeats] = grid_json(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()});
+  auto [prefill_ms, prefill_repeats] = grid_json(timings, cell, {o.prefill_tokens.size()});
+  auto [mixed_ms, mixed_repeats] =
+      grid_json(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
   json model_description = model_json(o);
   model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
                                  {"samples", o.timing.samples},
                                  {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
                                  {"decode_repeats", std::move(decode_repeats)},
-                                 {"prefill_repeats", std::move(prefill_repeats)}};
+                                 {"prefill_repeats", std::move(prefill_repeats)},
+                                 {"mixed_repeats", std::move(mixed_repeats)}};
   return {{"model", std::move(model_description)},
           {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
-          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
+          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}},
+          {"mixed",
+           {{"chunk_tokens", o.mixed_chunk_tokens},
+            {"rows", o.mixed_rows},
+            {"contexts", o.mixed_contexts},
+            {"ms", std::move(mixed_ms)}}}};
 }
 
 json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {

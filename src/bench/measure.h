@@ -1,7 +1,8 @@
 #pragma once
 // The lab's Part A and the step-time table of the simulator contract (docs/contract.md §1):
 //   answer: one prompt answered `runs` times without and with a KV cache, timings and tokens;
-//   steps:  decode steps over rows x contexts and prefills over token counts, in milliseconds.
+//   steps:  decode steps over rows x contexts, prefills over token counts and mixed steps over prompt
+//           chunk x decode rows x contexts, in milliseconds.
 #include <functional>
 #include <string>
 

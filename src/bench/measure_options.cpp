@@ -1,6 +1,7 @@
 #include "bench/measure_options.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
@@ -11,7 +12,7 @@ using nlohmann::json;
 
 const char* const kMeasureOptionFields =
     "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, prompt_tokens, "
-    "answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, min_sample_ms, samples";
+    "answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples";
 
 namespace {
 
@@ -37,8 +38,9 @@ ModelConfig read_model(const json& object, const std::string& path, ModelConfig 
 int64_t measure_memory_bytes(const MeasureOptions& o) {
   const ModelConfig& c = o.model;
   const int64_t max_rows = std::max({o.decode_rows.back(), o.decode_contexts.back(), o.prefill_tokens.back(),
-                                     o.prompt_tokens + o.answer_tokens});
-  const int64_t kv_positions = int64_t{o.decode_rows.back()} * c.max_seq + 2 * c.max_seq;
+                                     o.prompt_tokens + o.answer_tokens, o.mixed_chunk_tokens.back() + o.mixed_rows.back()});
+  const int64_t caches = std::max(o.decode_rows.back(), o.mixed_rows.back());
+  const int64_t kv_positions = caches * c.max_seq + 2 * c.max_seq;
   const int64_t activation_floats = max_rows * (6 * int64_t{c.d_model} + 2 * c.kv_dim() + 2 * c.d_ff + c.vocab);
   return model_size(c).weight_bytes + kv_positions * model_size(c).kv_bytes_per_token + activation_floats * 4;
 }
@@ -47,7 +49,8 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
                          {"preset", "model", "prompt_tokens", "answer_tokens", "runs", "prompt_seed", "decode_rows",
-                          "decode_contexts", "prefill_tokens", "min_sample_ms", "samples"});
+                          "decode_contexts", "prefill_tokens", "mixed_chunk_tokens", "mixed_rows", "mixed_contexts",
+                          "min_sample_ms", "samples"});
   MeasureOptions o;
   o.preset = fields::read_string(object, path, "preset", o.preset);
   o.model = find_preset(o.preset, fields::join(path, "preset")).config;
@@ -62,16 +65,20 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
   o.decode_rows = fields::read_int_list(object, path, "decode_rows", o.decode_rows, 1, 256, 16, true);
   o.decode_contexts = fields::read_int_list(object, path, "decode_contexts", o.decode_contexts, 1, max_seq, 32, true);
   o.prefill_tokens = fields::read_int_list(object, path, "prefill_tokens", o.prefill_tokens, 1, max_seq, 32, true);
+  o.mixed_chunk_tokens = fields::read_int_list(object, path, "mixed_chunk_tokens", o.mixed_chunk_tokens, 1, max_seq, 8, true);
+  o.mixed_rows = fields::read_int_list(object, path, "mixed_rows", o.mixed_rows, 1, 256, 8, true);
+  o.mixed_contexts = fields::read_int_list(object, path, "mixed_contexts", o.mixed_contexts, 1, max_seq, 8, true);
   o.timing.min_sample_ms = fields::read_number(object, path, "min_sample_ms", o.timing.min_sample_ms, 0.1, 1000);
   o.timing.samples = static_cast<int>(fields::read_int(object, path, "samples", o.timing.samples, 1, 101));
 
   // The defaults of the grids assume the default max_seq; a smaller model must say its own grids.
-  if (o.decode_contexts.back() > max_seq)
-    throw_range({fields::join(path, "decode_contexts"), std::to_string(o.decode_contexts.back()), integers_from(1, max_seq)},
-                "must not exceed model.max_seq = " + std::to_string(max_seq));
-  if (o.prefill_tokens.back() > max_seq)
-    throw_range({fields::join(path, "prefill_tokens"), std::to_string(o.prefill_tokens.back()), integers_from(1, max_seq)},
-                "must not exceed model.max_seq = " + std::to_string(max_seq));
+  for (const auto& [name, grid] : {std::pair<const char*, const std::vector<int>*>{"decode_contexts", &o.decode_contexts},
+                                    {"prefill_tokens", &o.prefill_tokens},
+                                    {"mixed_chunk_tokens", &o.mixed_chunk_tokens},
+                                    {"mixed_contexts", &o.mixed_contexts}})
+    if (grid->back() > max_seq)
+      throw_range({fields::join(path, name), std::to_string(grid->back()), integers_from(1, max_seq)},
+                  "must not exceed model.max_seq = " + std::to_string(max_seq));
 
   const int64_t bytes = measure_memory_bytes(o);
   if (bytes > kMaxMeasureBytes)

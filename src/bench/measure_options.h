@@ -1,5 +1,5 @@
 #pragma once
-// What `measure` measures: the model, the one-answer comparison (Part A) and the step-time grid.
+// What `measure` measures: the model, the one-answer comparison (Part A) and the step-time grids.
 // Read from a JSON object (the Embind options object, or built from CLI flags) with every field
 // validated before anything is allocated.
 #include <string>
@@ -22,6 +22,14 @@ struct MeasureOptions {
   std::vector<int> decode_rows = {1, 2, 4, 8, 16};
   std::vector<int> decode_contexts = {8, 16, 32, 64, 128};
   std::vector<int> prefill_tokens = {1, 2, 4, 8, 16, 32, 64, 128};
+  // The mixed-step grid (chunked prefill's step): one prompt chunk of mixed_chunk_tokens tokens and
+  // mixed_rows decode rows, every row at mixed_contexts, in one forward pass. Four small cells by
+  // default (a cell costs about a prefill of chunk + rows tokens; about 6% more measuring time): the
+  // simulator interpolates between them, and beyond them, as it does on the decode grid. One context:
+  // the rows' attention is a small part of such a step on these models.
+  std::vector<int> mixed_chunk_tokens = {8, 32};
+  std::vector<int> mixed_rows = {1, 8};
+  std::vector<int> mixed_contexts = {64};
   TimingPolicy timing;
 };
 

@@ -1,7 +1,6 @@
 #include "bench/step_timer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -9,20 +8,11 @@ namespace kvlab {
 
 namespace {
 
-// Warms `step` up (caches, page faults, lazy scratch growth), then grows the repeat count until one
-// sample is long enough for the clock.
+// Warms `step` up (caches, page faults, lazy scratch growth), then counts the steps that last 20% more
+// than min_sample_ms, so that a sample of that many steps is long enough for the clock despite noise.
 int calibrate_repeats(const std::function<void()>& step, const TimingPolicy& policy) {
   step();
-  int repeats = 1;
-  for (;;) {
-    double start = now_ms();
-    for (int i = 0; i < repeats; ++i) step();
-    double elapsed = now_ms() - start;
-    if (elapsed >= policy.min_sample_ms || repeats >= (1 << 24)) return repeats;
-    // Aim 20% past the target; at most 10x per round, since a zero reading says little.
-    double scale = elapsed > 0 ? 1.2 * policy.min_sample_ms / elapsed : 10.0;
-    repeats = static_cast<int>(std::ceil(repeats * std::min(10.0, std::max(2.0, scale))));
-  }
+  return repeat_until(1.2 * policy.min_sample_ms, [&](int) { step(); }).runs;
 }
 
 // Per-step time of one sample of `repeats` steps, after one untimed step: in a round the step before

@@ -23,6 +23,29 @@ struct TimingPolicy {
   int samples = 5;
 };
 
+// Runs that together last at least a target time: how many ran, and how long they took in all.
+struct RepeatedRuns {
+  int runs = 0;
+  double elapsed_ms = 0;
+};
+
+// Most runs repeat_until makes: a step that the clock cannot see (it reads 0 for every run) stops here.
+constexpr int kMaxRepeats = 1 << 24;
+
+// Calls run(i) for i = 0, 1, ... until the runs together last at least target_ms (the clock is read
+// after each run), or kMaxRepeats ran. The one repeat loop of timing a step and timing an answer.
+template <class Run>
+RepeatedRuns repeat_until(double target_ms, Run run) {
+  RepeatedRuns repeated;
+  const double start_ms = now_ms();
+  do {
+    run(repeated.runs);
+    ++repeated.runs;
+    repeated.elapsed_ms = now_ms() - start_ms;
+  } while (repeated.elapsed_ms < target_ms && repeated.runs < kMaxRepeats);
+  return repeated;
+}
+
 // Per-step time of `step`, which must be repeatable (leave its state as it found it).
 StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy);
 

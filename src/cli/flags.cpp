@@ -81,6 +81,9 @@ JsonFlags add_measure_flags(CLI::App& command) {
   flags.add(command, "decode_rows", "", "decode grid rows, e.g. 1,2,4,8,16", true);
   flags.add(command, "decode_contexts", "", "decode grid contexts, e.g. 8,16,32,64,128", true);
   flags.add(command, "prefill_tokens", "", "prefill grid token counts, e.g. 1,2,4,...,128", true);
+  flags.add(command, "mixed_chunk_tokens", "", "mixed-step grid prompt-chunk sizes (default 8,32)", true);
+  flags.add(command, "mixed_rows", "", "mixed-step grid decode rows (default 1,8)", true);
+  flags.add(command, "mixed_contexts", "", "mixed-step grid decode contexts (default 64)", true);
   flags.add(command, "min_sample_ms", "", "shortest timed sample, ms (default 5)");
   flags.add(command, "samples", "", "samples per grid cell (default 5)");
   return flags;

@@ -1,6 +1,7 @@
 #include "serve/replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 #include <vector>
@@ -76,26 +77,45 @@ json relative_differences(const json& reference, const json& other) {
   return differences;
 }
 
-// Every forward pass of the run priced on the table, summed by kind and row count.
+// How far the derived mixed-step formula is from the table's measured mixed grid, over its cells.
+json formula_check(const sim::StepTable& table) {
+  const std::vector<double> errors = sim::derived_formula_errors(table);
+  double sum_abs = 0, max_abs = 0;
+  for (double error : errors) {
+    sum_abs += std::abs(error);
+    max_abs = std::max(max_abs, std::abs(error));
+  }
+  return {{"cells", errors.size()},
+          {"mean_abs_error", errors.empty() ? json() : json(sum_abs / static_cast<double>(errors.size()))},
+          {"max_abs_error", errors.empty() ? json() : json(max_abs)}};
+}
+
+// Every forward pass of the run priced on the table, summed by kind and row count. Where the table has
+// the measured mixed grid, mixed steps are also priced by the derived formula (derived_ms), and the
+// formula is compared with the grid's cells (mixed_formula).
 json step_check(const StepLog& log, const sim::StepTable& table, double real_makespan_ms) {
   struct Totals {
     long long steps = 0;
-    double real_ms = 0, table_ms = 0;
+    double real_ms = 0, table_ms = 0, derived_ms = 0;
   };
   std::map<std::pair<StepKind, int>, Totals> by_kind;
   double real_steps_ms = 0, table_steps_ms = 0;
   for (const StepRecord& record : log.records()) {
     const int* contexts = log.contexts(record);
-    double table_ms = 0;
-    if (record.kind == StepKind::decode)
-      table_ms = table.decode_step_ms(record.sequences, [&](int row) { return contexts[row]; });
-    else if (record.kind == StepKind::mixed)
-      table_ms = sim::mixed_step_ms(table, record.sequences, [&](int row) { return contexts[row]; }, record.chunks, [&](int i) {
-        return std::pair<int, int>(contexts[record.sequences + 2 * i], contexts[record.sequences + 2 * i + 1]);
-      });
-    else
-      table_ms = table.prefill_ms(contexts[0]);
+    auto context_of = [&](int row) { return contexts[row]; };
+    auto span_of = [&](int i) {
+      return std::pair<int, int>(contexts[record.sequences + 2 * i], contexts[record.sequences + 2 * i + 1]);
+    };
     Totals& totals = by_kind[{record.kind, record.sequences}];
+    double table_ms = 0;
+    if (record.kind == StepKind::decode) {
+      table_ms = table.decode_step_ms(record.sequences, context_of);
+    } else if (record.kind == StepKind::mixed) {
+      table_ms = sim::mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
+      totals.derived_ms += sim::derived_mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
+    } else {
+      table_ms = table.prefill_ms(contexts[0]);
+    }
     ++totals.steps;
     totals.real_ms += record.end_ms - record.start_ms;
     totals.table_ms += table_ms;
@@ -103,16 +123,21 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
     table_steps_ms += table_ms;
   }
   json kinds = json::array();
-  for (const auto& [key, totals] : by_kind)
-    kinds.push_back({{"kind", step_kind_name(key.first)},
-                     {"rows", key.second},
-                     {"steps", totals.steps},
-                     {"real_ms", totals.real_ms},
-                     {"table_ms", totals.table_ms}});
-  return {{"real_steps_ms", real_steps_ms},
-          {"table_steps_ms", table_steps_ms},
-          {"outside_steps_ms", real_makespan_ms - real_steps_ms},
-          {"kinds", std::move(kinds)}};
+  for (const auto& [key, totals] : by_kind) {
+    json kind = {{"kind", step_kind_name(key.first)},
+                 {"rows", key.second},
+                 {"steps", totals.steps},
+                 {"real_ms", totals.real_ms},
+                 {"table_ms", totals.table_ms}};
+    if (key.first == StepKind::mixed && table.has_mixed()) kind["derived_ms"] = totals.derived_ms;
+    kinds.push_back(std::move(kind));
+  }
+  json check = {{"real_steps_ms", real_steps_ms},
+                {"table_steps_ms", table_steps_ms},
+                {"outside_steps_ms", real_makespan_ms - real_steps_ms},
+                {"kinds", std::move(kinds)}};
+  if (table.has_mixed()) check["mixed_formula"] = formula_check(table);
+  return check;
 }
 
 }  // namespace

@@ -18,7 +18,10 @@ namespace kvlab::serve {
 //     "drift": { median_ttft, p95_ttft, makespan }   (sim on the table after the run - sim on the one
 //                                                      before) / the latter,
 //     "step_check": { real_steps_ms, table_steps_ms, outside_steps_ms,
-//                     kinds: [{ kind, rows, steps, real_ms, table_ms }] },
+//                     kinds: [{ kind, rows, steps, real_ms, table_ms, derived_ms (mixed steps, measured
+//                               mixed grid only: the derived formula's price) }],
+//                     mixed_formula: { cells, mean_abs_error, max_abs_error } (measured mixed grid only:
+//                               the derived formula against the grid's cells, |formula - measured| / measured) },
 //     "step_table": the table "sim" was computed on (the contract's steps.json) }
 // "real" and "sim" hold every key of the simulator's per-policy result (sim/metrics.h, sim/timeline.h).
 // "drift" is how far the machine's own speed moved while the policy ran: the error cannot be read more

@@ -58,23 +58,40 @@ std::string format_replay_report(const json& result) {
     drift.push_back({policy, percent(entry["median_ttft"]), percent(entry["p95_ttft"]), percent(entry["makespan"])});
   }
 
-  std::vector<std::vector<std::string>> steps = {{"policy", "forward pass", "rows", "steps", "real", "table", "error"}};
+  std::vector<std::vector<std::string>> steps = {
+      {"policy", "forward pass", "rows", "steps", "real", "table", "error", "formula", "error"}};
+  std::string formula_lines;
   for (const std::string& policy : policies) {
     const json& check = result[policy]["step_check"];
     for (const json& kind : check["kinds"]) {
       const double real_ms = kind["real_ms"].get<double>(), table_ms = kind["table_ms"].get<double>();
-      steps.push_back({policy, kind["kind"].get<std::string>(), std::to_string(kind["rows"].get<int>()),
-                       std::to_string(kind["steps"].get<long long>()), duration(real_ms), duration(table_ms),
-                       percent(real_ms > 0 ? json((table_ms - real_ms) / real_ms) : json())});
+      auto error = [&](double priced_ms) { return percent(real_ms > 0 ? json((priced_ms - real_ms) / real_ms) : json()); };
+      std::vector<std::string> row = {policy, kind["kind"].get<std::string>(), std::to_string(kind["rows"].get<int>()),
+                                      std::to_string(kind["steps"].get<long long>()), duration(real_ms),
+                                      duration(table_ms), error(table_ms), "", ""};
+      if (kind.contains("derived_ms")) {
+        row[7] = duration(kind["derived_ms"]);
+        row[8] = error(kind["derived_ms"].get<double>());
+      }
+      steps.push_back(std::move(row));
     }
-    steps.push_back({policy, "outside forward passes", "", "", duration(check["outside_steps_ms"]), "", ""});
+    steps.push_back({policy, "outside forward passes", "", "", duration(check["outside_steps_ms"]), "", "", "", ""});
+    if (check.contains("mixed_formula") && check["mixed_formula"]["cells"].get<int>() > 0) {
+      const json& formula = check["mixed_formula"];
+      formula_lines += format("%s: the derived formula against the table's %d measured mixed-step cells: mean |error| %.1f%%, max %.1f%%\n",
+                              policy.c_str(), formula["cells"].get<int>(), 100 * formula["mean_abs_error"].get<double>(),
+                              100 * formula["max_abs_error"].get<double>());
+    }
   }
 
   return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + aligned_table(metrics) +
          "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n"
          "\nThe machine's drift during each run: the simulation on the table measured right after it, against the one right before\n"
          "(the simulation above uses the mean of the two)\n\n" +
-         aligned_table(drift) + "\nWhere the real time went, each forward pass priced on the step table:\n\n" + aligned_table(steps);
+         aligned_table(drift) +
+         "\nWhere the real time went, each forward pass priced on the step table (formula: a mixed step priced by the\n"
+         "derived formula instead of the measured mixed grid, docs/memory.md section 1):\n\n" +
+         aligned_table(steps) + (formula_lines.empty() ? "" : "\n" + formula_lines);
 }
 
 }  // namespace kvlab::serve

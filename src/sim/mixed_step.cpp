@@ -13,4 +13,16 @@ double mixed_step_ms(const StepTable& steps, const std::vector<RequestState*>& d
       });
 }
 
+std::vector<double> derived_formula_errors(const StepTable& steps) {
+  std::vector<double> errors;
+  steps.for_each_mixed_cell([&](double chunk_tokens, double rows, double context, double measured_ms) {
+    if (measured_ms <= 0) return;
+    const double formula_ms = derived_mixed_step_ms(
+        steps, static_cast<int>(rows), [&](int) { return context; }, 1,
+        [&](int) { return std::pair<int, int>(0, static_cast<int>(chunk_tokens)); });
+    errors.push_back((formula_ms - measured_ms) / measured_ms);
+  });
+  return errors;
+}
+
 }  // namespace kvlab::sim

@@ -18,6 +18,8 @@ constexpr double kMaxStepMs = 1e12;
 
 std::vector<double> as_doubles(const std::vector<int>& values) { return {values.begin(), values.end()}; }
 
+std::string entry_path(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
 }  // namespace
 
 StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& path) {
@@ -35,7 +37,7 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   const auto& decode_ms = require_field(decode, decode_path, "ms");
   require_list_of(decode_ms, ms_path, table.decode_rows_.size(), "one per " + decode_path + ".rows entry");
   for (size_t i = 0; i < decode_ms.size(); ++i) {
-    auto row = require_number_list(decode_ms[i], ms_path + "[" + std::to_string(i) + "]",
+    auto row = require_number_list(decode_ms[i], entry_path(ms_path, i),
                                    table.decode_contexts_.size(), 0, kMaxStepMs,
                                    "one per " + decode_path + ".contexts entry");
     table.decode_ms_.insert(table.decode_ms_.end(), row.begin(), row.end());
@@ -49,7 +51,32 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   table.prefill_ms_ = require_number_list(require_field(prefill, prefill_path, "ms"), fields::join(prefill_path, "ms"),
                                           table.prefill_tokens_.size(), 0, kMaxStepMs,
                                           "one per " + prefill_path + ".tokens entry");
+
+  if (steps.contains("mixed")) table.read_mixed(steps["mixed"], fields::join(path, "mixed"));
   return table;
+}
+
+void StepTable::read_mixed(const nlohmann::json& mixed, const std::string& path) {
+  fields::require_object(mixed, path);
+  fields::reject_unknown(mixed, path, {"chunk_tokens", "rows", "contexts", "ms"});
+  std::vector<double> chunk_tokens =
+      as_doubles(require_int_list(mixed, path, "chunk_tokens", 1, kMaxGridTokens, kMaxGridPoints, true));
+  mixed_rows_ = as_doubles(require_int_list(mixed, path, "rows", 1, kMaxGridRows, kMaxGridPoints, true));
+  mixed_contexts_ = as_doubles(require_int_list(mixed, path, "contexts", 1, kMaxGridTokens, kMaxGridPoints, true));
+  // ms[k][i][j] for chunk_tokens[k], rows[i], contexts[j].
+  const std::string ms_path = fields::join(path, "ms");
+  const auto& ms = require_field(mixed, path, "ms");
+  require_list_of(ms, ms_path, chunk_tokens.size(), "one per " + path + ".chunk_tokens entry");
+  for (size_t k = 0; k < ms.size(); ++k) {
+    const std::string chunk_path = entry_path(ms_path, k);
+    require_list_of(ms[k], chunk_path, mixed_rows_.size(), "one per " + path + ".rows entry");
+    for (size_t i = 0; i < ms[k].size(); ++i) {
+      auto row = require_number_list(ms[k][i], entry_path(chunk_path, i), mixed_contexts_.size(), 0, kMaxStepMs,
+                                     "one per " + path + ".contexts entry");
+      mixed_ms_.insert(mixed_ms_.end(), row.begin(), row.end());
+    }
+  }
+  mixed_chunk_tokens_ = std::move(chunk_tokens);  // last: has_mixed() only for a grid read whole
 }
 
 double StepTable::prefill_ms(double tokens) const {
@@ -66,6 +93,17 @@ double StepTable::decode_at(const GridPosition& row_position, double context) co
   return row_position.interpolate([&](size_t row) {
     const double* row_ms = &decode_ms_[row * contexts];
     return context_position.interpolate([&](size_t j) { return row_ms[j]; });
+  });
+}
+
+double StepTable::mixed_at(const GridPosition& chunk_position, const GridPosition& row_position, double context) const {
+  GridPosition context_position = GridPosition::locate(mixed_contexts_, context);
+  const size_t rows = mixed_rows_.size(), contexts = mixed_contexts_.size();
+  return chunk_position.interpolate([&](size_t k) {
+    return row_position.interpolate([&](size_t i) {
+      const double* row_ms = &mixed_ms_[(k * rows + i) * contexts];
+      return context_position.interpolate([&](size_t j) { return row_ms[j]; });
+    });
   });
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The measured step times (contract section 1, `steps.json`) and the lookups that price every step a
-// policy runs: prefill of one sequence, and one decode step of a batch of rows at given contexts.
+// policy runs: prefill of one sequence, one decode step of a batch of rows at given contexts, and (where
+// the table carries the optional `mixed` grid, docs/memory.md section 1) one mixed step of a prompt chunk
+// and decode rows.
 #include <string>
 #include <vector>
 
@@ -38,15 +40,49 @@ class StepTable {
     return sum_ms / rows;
   }
 
+  // Whether the table carries the measured mixed-step grid; a table without it (measured before the grid
+  // existed, or built by hand) prices mixed steps by the derived formula of mixed_step.h.
+  bool has_mixed() const { return !mixed_chunk_tokens_.empty(); }
+
+  // One measured mixed step: a prompt chunk of `chunk_tokens` tokens from position 0 and `rows` decode rows
+  // whose contexts are context_of(0 .. rows - 1), priced as decode_step_ms prices a decode step: the sum
+  // of each row's share of the equal-context cell, sum_i mixed(chunk_tokens, rows, c_i) / rows, each cell
+  // linear in context, then in rows, then in chunk tokens between the bracketing measured ones.
+  // Only for a table that has_mixed().
+  template <class ContextOf>
+  double mixed_grid_step_ms(int chunk_tokens, int rows, ContextOf context_of) const {
+    GridPosition chunk_position = GridPosition::locate(mixed_chunk_tokens_, chunk_tokens);
+    GridPosition row_position = GridPosition::locate(mixed_rows_, rows);
+    double sum_ms = 0;
+    for (int row = 0; row < rows; ++row) sum_ms += mixed_at(chunk_position, row_position, context_of(row));
+    return sum_ms / rows;
+  }
+
+  // The measured grid's points, for comparing it with the formula: the callback gets each cell's chunk
+  // tokens, rows, context and ms.
+  template <class Visit>
+  void for_each_mixed_cell(Visit visit) const {
+    size_t cell = 0;
+    for (double chunk_tokens : mixed_chunk_tokens_)
+      for (double rows : mixed_rows_)
+        for (double context : mixed_contexts_) visit(chunk_tokens, rows, context, mixed_ms_[cell++]);
+  }
+
  private:
   GridPosition locate_rows(double rows) const { return GridPosition::locate(decode_rows_, rows); }
   double decode_at(const GridPosition& row_position, double context) const;
+  double mixed_at(const GridPosition& chunk_position, const GridPosition& row_position, double context) const;
+  void read_mixed(const nlohmann::json& mixed, const std::string& path);
 
   std::vector<double> decode_rows_;
   std::vector<double> decode_contexts_;
   std::vector<double> decode_ms_;  // row-major: decode_ms_[i * contexts + j] for rows[i], contexts[j]
   std::vector<double> prefill_tokens_;
   std::vector<double> prefill_ms_;
+  std::vector<double> mixed_chunk_tokens_;  // empty: no measured mixed grid
+  std::vector<double> mixed_rows_;
+  std::vector<double> mixed_contexts_;
+  std::vector<double> mixed_ms_;  // [chunk_tokens][rows][contexts], row-major
 };
 
 }  // namespace kvlab::sim

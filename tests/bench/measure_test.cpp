@@ -51,6 +51,20 @@ TEST(Measure, ResultHasTheContractShape) {
   }
   EXPECT_EQ(steps["prefill"]["tokens"], json({1, 5, 20}));
   for (const auto& ms : steps["prefill"]["ms"]) expect_positive_finite(ms, "prefill.ms");
+  // The mixed-step grid, by default 2 chunk sizes x 2 row counts x 1 context.
+  const json& mixed = steps["mixed"];
+  EXPECT_EQ(mixed["chunk_tokens"], json({8, 32}));
+  EXPECT_EQ(mixed["rows"], json({1, 8}));
+  EXPECT_EQ(mixed["contexts"], json({64}));
+  ASSERT_EQ(mixed["ms"].size(), 2u);
+  for (const auto& chunk : mixed["ms"]) {
+    ASSERT_EQ(chunk.size(), 2u);
+    for (const auto& row : chunk) {
+      ASSERT_EQ(row.size(), 1u);
+      for (const auto& ms : row) expect_positive_finite(ms, "mixed.ms");
+    }
+  }
+  EXPECT_EQ(steps["model"]["timing"]["mixed_repeats"].size(), 2u);
   EXPECT_EQ(steps["model"]["timing"]["samples"], 3);
   EXPECT_EQ(steps["model"]["preset"], "tiny");
 

@@ -166,9 +166,21 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
     for (const char* key : {"median_ttft", "makespan"}) expect_finite(entry["error"][key], std::string("error.") + key);
   }
   EXPECT_GT(result["paged:4"]["real"]["preemptions"].get<long long>(), 0);
+  // The mixed steps are priced on the table's measured mixed grid, and by the derived formula beside it.
+  const json& check = result["chunked:4,6"]["step_check"];
   bool mixed_steps = false;
-  for (const json& kind : result["chunked:4,6"]["step_check"]["kinds"]) mixed_steps |= kind["kind"] == "mixed";
+  for (const json& kind : check["kinds"]) {
+    if (kind["kind"] != "mixed") continue;
+    mixed_steps = true;
+    expect_finite(kind["derived_ms"], "derived_ms");
+  }
   EXPECT_TRUE(mixed_steps);
+  const json& grid = result["chunked:4,6"]["step_table"]["mixed"];
+  EXPECT_EQ(check["mixed_formula"]["cells"].get<size_t>(),
+            grid["chunk_tokens"].size() * grid["rows"].size() * grid["contexts"].size());
+  expect_finite(check["mixed_formula"]["mean_abs_error"], "mean_abs_error");
+  EXPECT_LE(check["mixed_formula"]["mean_abs_error"].get<double>(), check["mixed_formula"]["max_abs_error"].get<double>());
+  EXPECT_NE(format_replay_report(result).find("chunked:4,6: the derived formula against the table's"), std::string::npos);
 }
 
 TEST(Replay, PrefixReuseServesForRealAsSimulated) {

@@ -103,6 +103,52 @@ TEST(ChunkedPrefill, DecodesFirstThenChunks) {
   EXPECT_EQ(served.report["split_prefills"], 2);  // A and C
 }
 
+// affine_steps()'s decode (r + c), a convex prefill over tokens {1, 2, 4} of {3, 4, 8} (prefill(0) = 2,
+// prefill(3) = 6), and, with `mixed`, a measured mixed grid of cell (k, r, c) = 10 + k + r + c over
+// chunk_tokens {1, 3} x rows {1, 2} x contexts {1, 3}.
+nlohmann::json convex_steps(bool mixed) {
+  nlohmann::json steps = {{"decode", {{"rows", {1, 2}}, {"contexts", {1, 2}}, {"ms", {{2, 3}, {3, 4}}}}},
+                          {"prefill", {{"tokens", {1, 2, 4}}, {"ms", {3, 4, 8}}}}};
+  if (mixed)
+    steps["mixed"] = {{"chunk_tokens", {1, 3}},
+                      {"rows", {1, 2}},
+                      {"contexts", {1, 3}},
+                      {"ms", {{{13, 15}, {14, 16}}, {{15, 17}, {16, 18}}}}};
+  return steps;
+}
+
+TEST(ChunkedPrefill, PricedOnTheMeasuredMixedGrid) {
+  // chunked:2,3: A (p = 2, n = 3) and B (p = 4, n = 1) at 0.
+  // Step 1: A [0, 2) whole; B (4) does not fit the 1 token left and waits. No decode rows: the formula,
+  // prefill(2) = 4 -> 4, A's first token.
+  // Step 2: A's row (context 3); B, the step's first prefill, is cut to [0, 2). On the grid:
+  // mixed(2, 1, 3) = 16 -> 20.
+  // Step 3: A's row (context 4) and B's rest [2, 4): mixed(2, 1, 4) = 17, plus what attending to B's first
+  // 2 positions adds, (prefill(4) - prefill(2)) - (prefill(2) - prefill(0)) = 4 - 2 = 2: 19 -> 39.
+  auto measured = serve(convex_steps(true), {{0, 2, 3}, {0, 4, 1}}, "chunked:2,3");
+  expect_times(measured.requests[0], 4, 39, 0);
+  expect_times(measured.requests[1], 39, 39, 1);
+  // Without the grid, the formula: step 2 = decode(1, 3) + prefill(2) - prefill(0) = 4 + 2 -> 10; step 3 =
+  // decode(1, 4) + prefill(4) - prefill(2) = 5 + 4 -> 19.
+  auto derived = serve(convex_steps(false), {{0, 2, 3}, {0, 4, 1}}, "chunked:2,3");
+  expect_times(derived.requests[0], 4, 19, 0);
+  expect_times(derived.requests[1], 19, 19, 1);
+}
+
+TEST(ChunkedPrefill, TheGridPricesOnlyStepsOfDecodeRowsAndChunks) {
+  // The other policies never run such a step, nor does chunked with one slot: the same times on tables
+  // with and without the grid.
+  const std::vector<Request> requests = {{0, 4, 2}, {0, 4, 2}, {5, 3, 1}};
+  for (const char* policy : {"paged:2", "chunked:1,4", "reserve:2", "continuous:2", "static:2"}) {
+    auto measured = serve(convex_steps(true), requests, policy);
+    auto derived = serve(convex_steps(false), requests, policy);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      EXPECT_DOUBLE_EQ(measured.requests[i].first_token_ms, derived.requests[i].first_token_ms) << policy;
+      EXPECT_DOUBLE_EQ(measured.requests[i].finish_ms, derived.requests[i].finish_ms) << policy;
+    }
+  }
+}
+
 TEST(ChunkedPrefill, APromptThatFitsWaitsRatherThanBeingCut) {
   // chunked:3,5 on linear_steps(): A (p = 3, n = 2), B (p = 3, n = 1) at 0.
   // Step 1: A [0, 3) whole, 2 tokens left; B (3) does not fit and is not the step's first prefill: it

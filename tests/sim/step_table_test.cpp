@@ -117,5 +117,77 @@ TEST(StepTableDecode, MixedContextsSumShares) {
   EXPECT_DOUBLE_EQ(steps.decode_step_ms(2, [](int) { return 15; }), steps.decode_ms(2, 15));
 }
 
+// small_table() with a mixed grid: chunk_tokens {2, 4} x rows {1, 3} x contexts {10, 20}, cell
+// (k, r, c) = 20 + k + 2 r + c / 10, so every lookup inside or outside the grid is exact.
+StepTable mixed_table() {
+  json steps = {{"decode", {{"rows", {1, 3}}, {"contexts", {10, 20}}, {"ms", {{1, 2}, {4, 8}}}}},
+                {"prefill", {{"tokens", {2, 4}}, {"ms", {3, 5}}}}};
+  json ms = json::array();
+  for (int k : {2, 4}) {
+    json chunk = json::array();
+    for (int r : {1, 3}) chunk.push_back({20 + k + 2 * r + 1, 20 + k + 2 * r + 2});
+    ms.push_back(chunk);
+  }
+  steps["mixed"] = {{"chunk_tokens", {2, 4}}, {"rows", {1, 3}}, {"contexts", {10, 20}}, {"ms", ms}};
+  return StepTable::from_json(steps);
+}
+
+TEST(StepTableMixed, AbsentInOldTables) { EXPECT_FALSE(small_table().has_mixed()); }
+
+TEST(StepTableMixed, TrilinearAndSharesPerRow) {
+  StepTable steps = mixed_table();
+  ASSERT_TRUE(steps.has_mixed());
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(2, 1, [](int) { return 10; }), 25);   // a grid point
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(4, 3, [](int) { return 20; }), 32);   // the last one
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(3, 2, [](int) { return 15; }), 28.5); // 20 + 3 + 4 + 1.5
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(8, 5, [](int) { return 40; }), 42);   // extrapolated: 20 + 8 + 10 + 4
+  // Two rows at contexts 10 and 30: (26 + 1 + 26 + 3) / 2, each row's share at its own context.
+  std::vector<int> contexts = {10, 30};
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(2, 2, [&](int row) { return contexts[row]; }), 28);
+}
+
+TEST(StepTableMixed, VisitsEveryCellInOrder) {
+  std::vector<double> cells;
+  mixed_table().for_each_mixed_cell([&](double k, double r, double c, double ms) {
+    EXPECT_DOUBLE_EQ(ms, 20 + k + 2 * r + c / 10);
+    cells.push_back(ms);
+  });
+  EXPECT_EQ(cells, (std::vector<double>{25, 26, 29, 30, 27, 28, 31, 32}));
+}
+
+// The error of a bad `mixed` grid names its field.
+std::string mixed_error(const json& mixed) {
+  json steps = {{"decode", {{"rows", {1}}, {"contexts", {1}}, {"ms", {{1}}}}},
+                {"prefill", {{"tokens", {1}}, {"ms", {1}}}},
+                {"mixed", mixed}};
+  try {
+    StepTable::from_json(steps);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(StepTableMixed, BadGridsNameTheField) {
+  const json good = {{"chunk_tokens", {4}}, {"rows", {1, 2}}, {"contexts", {8}}, {"ms", {{{1}, {2}}}}};
+  EXPECT_EQ(mixed_error(good), "no error");
+  auto with = [&](const char* key, const json& value) {
+    json mixed = good;
+    mixed[key] = value;
+    return mixed;
+  };
+  EXPECT_NE(mixed_error(json::array()).find("steps.mixed"), std::string::npos);
+  EXPECT_NE(mixed_error(with("chunk_tokens", {4, 2})).find("steps.mixed.chunk_tokens"), std::string::npos);
+  EXPECT_NE(mixed_error(with("rows", {0, 1})).find("steps.mixed.rows"), std::string::npos);
+  EXPECT_NE(mixed_error(with("ms", {{{1}}})).find("steps.mixed.ms[0]"), std::string::npos);
+  EXPECT_NE(mixed_error(with("ms", {{{1}, {-2}}})).find("steps.mixed.ms[0][1][0]"), std::string::npos);
+  EXPECT_NE(mixed_error(with("ms", {{{1}, {2, 3}}})).find("steps.mixed.ms[0][1]"), std::string::npos);
+  EXPECT_NE(mixed_error(with("ms", {{{1}, "x"}})).find("steps.mixed.ms[0][1]"), std::string::npos);
+  EXPECT_NE(mixed_error(with("chunk", {1})).find("steps.mixed.chunk"), std::string::npos);
+  json missing = good;
+  missing.erase("contexts");
+  EXPECT_NE(mixed_error(missing).find("steps.mixed.contexts"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvlab::sim

@@ -6,13 +6,11 @@
 // module's own roofline() in Node; no timing is asserted.
 
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { before, describe, test } from 'node:test';
-import { SMALL_LAB, pageSession, shot } from './helpers.mjs';
+import { SMALL_LAB, axeViolations, pageSession, shot } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const { loadModule } = require('../wasm/helpers.js');
 
 const session = pageSession();
@@ -51,13 +49,6 @@ async function choose(page, part, gpu) {
 const hidden = (page, selector) => page.$eval(selector, (el) => el.hidden);
 const canvases = (page, selector) => page.$$eval(`${selector} canvas`, (list) => list.length);
 
-async function axeViolations(page, include) {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async (selector) => {
-    const report = await window.axe.run({ include: [selector] }, { resultTypes: ['violations'] });
-    return report.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
-  }, include);
-}
 
 describe('the hardware switch', { timeout: 240000 }, () => {
   test('offers the module’s presets in the queue and memory chapters, this device (measured) the default', async () => {

@@ -9,6 +9,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
@@ -184,6 +185,18 @@ export function readPolicyTable(page) {
     policy: row.dataset.policy,
     values: Object.fromEntries(Array.from(row.querySelectorAll('td[data-key]')).map((td) => [td.dataset.key, Number(td.dataset.value)])),
   })));
+}
+
+export const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// axe-core, evaluated in the page (through the debugging protocol, so the page's CSP does not apply and
+// nothing of it ships): the violations within `include` (a selector; the whole page without one).
+export async function axeViolations(page, include) {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async (selector) => {
+    const report = await window.axe.run(selector ? { include: [selector] } : document, { resultTypes: ['violations'] });
+    return report.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
+  }, include || null);
 }
 
 export function shot(page, name, options = {}) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromiumOnly, dist, pageSession, runPanel, screenshots, waitForResult } from './helpers.mjs';
+import { axeViolations, chromiumOnly, dist, pageSession, runPanel, screenshots, shot, waitForResult } from './helpers.mjs';
 
 const MEMORY_ORDER = ['continuous:16', 'reserve:16', 'paged:16', 'chunked:16,256'];
 const REPLAY_ORDER = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8'];
@@ -272,6 +272,91 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
 
     await page.waitForTimeout(300);
     assert.equal(page.workers().length, 1, 'the replay’s worker ended with its run');
+  });
+
+  test('serves the memory policies for real, with their KV columns, timelines and mixed passes', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    for (const family of ['serial-nocache', 'serial-cache', 'static']) await page.uncheck(`#replay-family-${family}`);
+    for (const family of ['paged', 'chunked']) await page.check(`#replay-family-${family}`);
+    // 256 tokens: room for 3 of the queue's longest requests (79 positions) in 16-token blocks, for 8 slots.
+    await page.fill('#replay-kv', '256');
+    await page.fill('#replay-chunk', '48');
+    assert.equal(await page.textContent('#replay-family-chunked-label'), 'Chunked prefill, 8 slots, 48 tokens/step');
+    await page.click('#replay-run');
+    await page.waitForFunction(() => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden, null, { timeout: 90000, polling: 100 });
+    assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
+    const result = await page.evaluate(() => window.kvlabReplayResult);
+    const order = ['continuous:8', 'paged:8', 'chunked:8,48'];
+    assert.deepEqual(result.policy_order, order);
+    assert.deepEqual(result.options.policies, ['continuous:8', 'paged:8', 'chunked:8,48']);
+    assert.equal(result.options.kv_tokens, 256);
+    assert.equal(result.options.block_tokens, 16);
+
+    const real = await readTable(page, '#replay-real-table');
+    const sim = await readTable(page, '#replay-sim-table');
+    assert.deepEqual(real.map((r) => r.policy), order);
+    assert.deepEqual(sim.map((r) => r.policy), order);
+    for (const [side, rows] of [['real', real], ['sim', sim]]) {
+      for (const row of rows) {
+        for (const key of ['median_ttft_ms', 'makespan_ms']) assert.ok(row.values[key] > 0, `${side} ${row.policy} ${key} = ${row.values[key]}`);
+        const memory = row.policy !== 'continuous:8';
+        // The memory columns: counts for the memory policies, "–" for continuous batching (no KV memory).
+        for (const key of ['preemptions', 'recomputed_tokens']) {
+          assert.equal(Number.isFinite(row.values[key]), memory, `${side} ${row.policy} ${key} = ${row.values[key]}`);
+          if (memory) assert.equal(row.values[key], result.policies[row.policy][side][key], `${side} ${row.policy} ${key}`);
+        }
+      }
+    }
+    assert.ok(real.find((r) => r.policy === 'paged:8').values.preemptions > 0, 'the budget binds: paged:8 preempts');
+
+    await page.selectOption('#replay-policy', 'paged:8');
+    assert.match(await page.textContent('#replay-gantt-real-caption'), /^Real run: the first \d+ requests done at .*; [\d,]+ preemptions, [\d,]+ tokens recomputed$/);
+    assert.match(await page.textContent('#replay-gantt-sim-caption'), /; [\d,]+ preemptions, [\d,]+ tokens recomputed$/);
+    for (const id of ['chart-replay-real', 'chart-replay-sim']) assert.equal(await page.$$eval(`#${id} canvas`, (c) => c.length), 1, id);
+    await page.selectOption('#replay-policy', 'chunked:8,48');
+    const kinds = await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.map((tr) => tr.dataset.kind));
+    assert.ok(kinds.includes('mixed'), `chunked ran mixed passes: ${kinds}`);
+    const formulaRatio = await page.$eval('#replay-steps-table tbody tr[data-kind="mixed"] td[data-key="formula_ratio"]', (td) => Number(td.dataset.value));
+    assert.ok(formulaRatio > 0, `the formula priced the mixed passes too: ${formulaRatio}`);
+    assert.match(await page.textContent('#replay-steps-table tfoot'), /misses the measured grid’s 4 cells by [\d.]+% on average/);
+
+    await page.click('#replay-steps-box >> xpath=..');   // open the step check
+    assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with memory policies');
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.locator('#replay').screenshot({ path: path.join(screenshots, `replay-memory-${width}.png`) });
+    }
+  });
+
+  test('a bad setting marks its field, by the page or by the module, and nothing else runs', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    await page.check('#replay-family-paged');
+    await page.fill('#replay-kv', '0');
+    await page.click('#replay-run');
+    assert.equal(await page.getAttribute('#replay-kv', 'aria-invalid'), 'true');
+    assert.equal(await page.textContent('#replay-kv-error'), 'KV budget (tokens) must be from 1 to 1,000,000,000 (got "0").');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'replay-kv');
+    assert.equal(await page.getAttribute('#replay', 'data-state'), 'ready');
+    assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with a field marked');
+    await page.fill('#replay-kv', '512');
+    assert.equal(await page.isVisible('#replay-kv-error'), false, 'the message follows the value');
+
+    for (const family of ['serial-nocache', 'serial-cache', 'static', 'continuous', 'paged']) await page.uncheck(`#replay-family-${family}`);
+    await page.click('#replay-run');
+    assert.equal(await page.textContent('#replay-policies-error'), 'Policies: choose at least one of the 7.');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'replay-family-serial-nocache');
+
+    // In range for the page, too small for the module: paged:8 cannot hold the queue's longest request
+    // (79 positions) in 40 tokens. The module's error names the field and the page marks it.
+    await page.check('#replay-family-paged');
+    await page.fill('#replay-kv', '40');
+    await page.click('#replay-run');
+    await page.waitForSelector('#replay-kv[aria-invalid="true"]', { timeout: 30000 });
+    assert.match(await page.textContent('#replay-kv-error'), /kv_tokens|KV|budget/i);
+    assert.equal(await page.isVisible('#replay-error'), false);
+    assert.equal(await page.evaluate(() => window.kvlabReplayResult), undefined);
   });
 
   test('Cancel stops the replay’s worker, and the lab’s is untouched', chromiumOnly(SAME_CANCEL), async () => {

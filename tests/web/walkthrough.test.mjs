@@ -3,15 +3,10 @@
 // timing asserted (docs/page.md has the measured times).
 
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { ENGINE, SMALL_LAB, chromiumOnly, dist, pageSession, waitForResult } from './helpers.mjs';
-
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+import { AXE_SOURCE, ENGINE, SMALL_LAB, axeViolations, chromiumOnly, dist, pageSession, waitForResult } from './helpers.mjs';
 
 // Every chapter, in order; the first three draw Part A and the step table, the last two play back the
 // queue (tests/web/playback.test.mjs tests their playback).
@@ -35,16 +30,6 @@ const { openPage } = session;
 async function waitForFigures(page, names, timeout = 60000) {
   await page.waitForFunction((wanted) => wanted.every((n) => window.__figures.some((f) => f.chapter === n)), names, { timeout, polling: 50 });
   return page.evaluate(() => window.__figures);
-}
-
-// axe-core, evaluated in the page (through the debugging protocol, so the page's CSP does not apply and
-// nothing of it ships): the violations within `include`.
-async function axeViolations(page, include) {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async (selector) => {
-    const report = await window.axe.run(selector ? { include: [selector] } : document, { resultTypes: ['violations'] });
-    return report.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
-  }, include || null);
 }
 
 const dataValue = (page, selector) => page.$eval(selector, (el) => Number(el.dataset.value));

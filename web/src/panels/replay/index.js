@@ -1,11 +1,13 @@
 // The "Simulated vs real" panel (issue 7): replay() in a job worker of its own measures the step table,
 // serves a queue for real with the engine (src/serve: real forward passes, real clock) under each
-// policy, simulates the same queue on the measured table, and reports the simulator's relative error.
+// policy the form chooses (the lab's four, and reserve, paged and chunked prefill within a KV budget),
+// simulates the same queue on the measured table, and reports the simulator's relative error.
 // The panel shows the real and the simulated table side by side with the errors, and the slot
 // timeline (Gantt) of the real run beside the simulated one for a chosen policy.
 //
 // The result goes out as a `kvlab:replay-result` event on document and stays in window.kvlabReplayResult.
-// Its parts: this file (the run) and render.js (the tables and timelines).
+// Its parts: this file (the run), config.js and form.js (the settings) and render.js (the tables and
+// timelines).
 
 import { $ } from '../../shared/dom.js';
 import { JobRunner } from '../../runs/jobs.js';
@@ -13,12 +15,15 @@ import { jobPanel } from '../../runs/job-panel.js';
 import { policyLabel } from '../../shared/policies.js';
 import { sig } from '../../shared/format.js';
 import { standalone } from '../../runs/worker-client.js';
+import { replayFieldOfModuleError, replayOptions } from './config.js';
+import { IDS, replayForm } from './form.js';
 import { orderPolicies, renderReplay, renderTimelines } from './render.js';
 
 // hooks: preset() -> the model preset of the settings form; busy() -> another run holds the processor;
 //        environment() -> the environment facts; onRunningChange().
 export function setupReplay(hooks) {
   const policySelect = $('#replay-policy');
+  const form = replayForm();
   let lastOptions = null;
 
   const panel = jobPanel('replay', {
@@ -29,10 +34,20 @@ export function setupReplay(hooks) {
       const result = { policies: raw, policy_order: order, options: lastOptions, elapsed_ms: elapsedMs, environment: hooks.environment(), page: { standalone } };
       panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (r) => renderReplay(r, policySelect));
     },
+    onError(error) {
+      const field = error.kind === 'input' ? replayFieldOfModuleError(error.path) : null;
+      if (!field) {
+        panel.showError(error, 'Press the button to try again (a fresh worker starts).');
+        return;
+      }
+      panel.setProgress(0);
+      form.errors.showField(field, error.raw || error.message);
+      panel.setPhase('Not run: fix the highlighted setting.');
+      $(`#${IDS[field]}`).focus();
+    },
     busy: hooks.busy,
     onRunningChange: hooks.onRunningChange,
     describePhase,
-    retryHint: 'Press the button to try again (a fresh worker starts).',
     resultEvent: 'kvlab:replay-result',
     resultGlobal: 'kvlabReplayResult',
     downloadName: 'kvlab-replay.json',
@@ -48,11 +63,22 @@ export function setupReplay(hooks) {
 
   function start() {
     if (panel.running || hooks.busy()) return;
-    lastOptions = { measure: { preset: hooks.preset() }, timeline_requests: 60 };
+    const { settings, errors, ok } = form.check();
+    form.errors.showAll(errors);
+    if (!ok) {
+      const first = $('[aria-invalid="true"]', form.element);
+      if (first) (first.tagName === 'FIELDSET' ? $('input', first) : first).focus();
+      panel.setPhase('Not run: fix the highlighted settings.');
+      return;
+    }
+    lastOptions = replayOptions(settings, hooks.preset());
     panel.run(lastOptions);
   }
 
-  $('#replay-run').addEventListener('click', start);
+  form.element.addEventListener('submit', (event) => {
+    event.preventDefault();
+    start();
+  });
   policySelect.addEventListener('change', () => panel.result && renderTimelines(panel.result, policySelect.value));
 
   panel.setState('ready');

@@ -7,12 +7,21 @@ import { policyLabel } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
 import { duration, int, ms, sig } from '../../shared/format.js';
 
-const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous'];
+const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked'];
 const kindOf = (name) => name.split(':')[0];
+// B of "static:B", "paged:B" or "chunked:B,T"; 1 for the serial policies.
 const slotsOf = (name) => {
-  const size = Number(name.split(':')[1]);
+  const size = Number(String(name.split(':')[1]).split(',')[0]);
   return Number.isInteger(size) && size > 0 ? size : 1;
 };
+// The KV-memory columns a memory policy's results carry (null for the lab's four).
+const MEMORY_KEYS = [
+  { key: 'preemptions', label: 'Preemptions' },
+  { key: 'recomputed_tokens', label: 'Recomputed tokens' },
+];
+const memoryCells = (order, r, side) => (order.some((n) => Number.isFinite(r.policies[n][side].preemptions))
+  ? (p) => MEMORY_KEYS.map(({ key }) => num(p[side][key], Number.isFinite(p[side][key]) ? int(p[side][key]) : '–', key))
+  : null);
 // The issue's target: median TTFT and makespan within 5% of the real run.
 export const ERROR_TARGET = 0.05;
 
@@ -49,23 +58,27 @@ export function renderReplay(r, policySelect) {
       ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
       : '');
 
+  const realMemory = memoryCells(order, r, 'real');
+  const simMemory = memoryCells(order, r, 'sim');
+  const memoryLabels = (cells) => (cells ? MEMORY_KEYS.map(({ label }) => label) : []);
   replace($('#replay-real-box'), h('table', { id: 'replay-real-table', class: 'policy' },
     h('caption', null, 'Real engine: times from the clock'),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
-      ['Requests', 'Median TTFT', 'p95 TTFT', 'All done'].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
+      ['Requests', 'Median TTFT', 'p95 TTFT', 'All done', ...memoryLabels(realMemory)].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
     h('tbody', null, order.map((name) => {
       const p = r.policies[name];
       return h('tr', { dataset: { policy: name } }, h('th', { scope: 'row', title: name }, policyLabel(name)),
         num(p.request_count, int(p.request_count), 'request_count'),
         num(p.real.median_ttft_ms, duration(p.real.median_ttft_ms), 'median_ttft_ms'),
         num(p.real.p95_ttft_ms, duration(p.real.p95_ttft_ms), 'p95_ttft_ms'),
-        num(p.real.makespan_ms, duration(p.real.makespan_ms), 'makespan_ms'));
+        num(p.real.makespan_ms, duration(p.real.makespan_ms), 'makespan_ms'),
+        realMemory && realMemory(p));
     }))));
 
   replace($('#replay-sim-box'), h('table', { id: 'replay-sim-table', class: 'policy' },
     h('caption', null, 'Simulator on the measured step table, and its error'),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
-      ['Median TTFT', 'error', 'p95 TTFT', 'error', 'All done', 'error', ...(hasDrift ? ['Drift'] : [])].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
+      ['Median TTFT', 'error', 'p95 TTFT', 'error', 'All done', 'error', ...(hasDrift ? ['Drift'] : []), ...memoryLabels(simMemory)].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
     h('tbody', null, order.map((name) => {
       const p = r.policies[name];
       const drift = p.drift ? Math.max(...['median_ttft', 'p95_ttft', 'makespan'].map((k) => Math.abs(p.drift[k])).filter(Number.isFinite)) : null;
@@ -76,9 +89,10 @@ export function renderReplay(r, policySelect) {
         errorCell(p.error.p95_ttft, 'error_p95_ttft'),
         num(p.sim.makespan_ms, duration(p.sim.makespan_ms), 'makespan_ms'),
         errorCell(p.error.makespan, 'error_makespan'),
-        hasDrift ? num(drift, `±${sig(drift * 100, 2)}%`, 'drift') : null);
+        hasDrift ? num(drift, `±${sig(drift * 100, 2)}%`, 'drift') : null,
+        simMemory && simMemory(p));
     })),
-    h('tfoot', null, h('tr', null, h('td', { colspan: hasDrift ? '8' : '7' },
+    h('tfoot', null, h('tr', null, h('td', { colspan: String(7 + (hasDrift ? 1 : 0) + memoryLabels(simMemory).length) },
       `Error = (simulated − real) / real: positive when the simulator predicts more time than the run took; beyond ±${ERROR_TARGET * 100}% it is marked.${hasDrift ? ' Drift: how far the same simulation moves between the step table measured just before a policy’s run and the one measured just after it (the largest of the three), i.e. how much this machine’s own speed changed meanwhile; errors within it cannot be read more finely.' : ''}`)))));
 
   const drifts = order.flatMap((n) => (r.policies[n].drift ? Object.values(r.policies[n].drift).map(Math.abs) : [])).filter(Number.isFinite);
@@ -114,8 +128,11 @@ export function renderTimelines(r, name) {
     { label: 'decode', color: PHASE_COLORS.decode },
   ]));
   const lastEnd = (list) => Math.max(0, ...list.map((t) => t.end_ms));
-  replace($('#replay-gantt-real-caption'), `Real run: the first ${shown} requests done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}`);
-  replace($('#replay-gantt-sim-caption'), `Simulated: done at ${sig(lastEnd(simulated) / unit.scale, 3)} ${unit.name}`);
+  const preempted = (side) => (Number.isFinite(p[side].preemptions)
+    ? `; ${int(p[side].preemptions)} preemptions, ${int(p[side].recomputed_tokens)} tokens recomputed`
+    : '');
+  replace($('#replay-gantt-real-caption'), `Real run: the first ${shown} requests done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}${preempted('real')}`);
+  replace($('#replay-gantt-sim-caption'), `Simulated: done at ${sig(lastEnd(simulated) / unit.scale, 3)} ${unit.name}${preempted('sim')}`);
   const hover = $('#replay-hover');
   const onHover = (bar) => replace(hover, bar
     ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
@@ -126,17 +143,20 @@ export function renderTimelines(r, name) {
 
   const check = p.step_check;
   if (check) {
+    const formula = (check.kinds || []).some((k) => Number.isFinite(k.derived_ms)) && check.mixed_formula?.cells > 0 ? check.mixed_formula : null;
     replace($('#replay-steps-box'), h('table', { id: 'replay-steps-table' },
       h('caption', null, `${policyLabel(name)}: every forward pass of the real run, priced on the table`),
-      h('thead', null, h('tr', null, ['Kind', 'Rows', 'Passes', 'Real', 'Table', 'Table / real'].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
+      h('thead', null, h('tr', null, ['Kind', 'Rows', 'Passes', 'Real', 'Table', 'Table / real', ...(formula ? ['Formula / real'] : [])].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
       h('tbody', null, (check.kinds || []).map((k) => h('tr', { dataset: { kind: k.kind } },
         h('th', { scope: 'row' }, k.kind),
         num(k.rows, int(k.rows), 'rows'),
         num(k.steps, int(k.steps), 'steps'),
         num(k.real_ms, duration(k.real_ms), 'real_ms'),
         num(k.table_ms, duration(k.table_ms), 'table_ms'),
-        num(k.table_ms / k.real_ms, sig(k.table_ms / k.real_ms, 3), 'ratio')))),
-      h('tfoot', null, h('tr', null, h('td', { colspan: '6' },
-        `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${ms(check.outside_steps_ms)}.`)))));
+        num(k.table_ms / k.real_ms, sig(k.table_ms / k.real_ms, 3), 'ratio'),
+        formula ? num(k.derived_ms / k.real_ms, Number.isFinite(k.derived_ms) ? sig(k.derived_ms / k.real_ms, 3) : '', 'formula_ratio') : null))),
+      h('tfoot', null, h('tr', null, h('td', { colspan: formula ? '7' : '6' },
+        `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${ms(check.outside_steps_ms)}.`,
+        formula ? ` A mixed pass (a prompt chunk with decode rows) is priced on the table’s measured mixed grid; “Formula” prices it by the formula derived from prefill and decode alone, which misses the measured grid’s ${int(formula.cells)} cells by ${sig(formula.mean_abs_error * 100, 2)}% on average (${sig(formula.max_abs_error * 100, 2)}% at most).` : '')))));
   }
 }

@@ -1,0 +1,74 @@
+// The "Simulated vs real" panel's settings: which policies serve the queue (the lab's four and the
+// memory policies reserve:B, paged:B and chunked:B,T, B being the queue's slots), the KV budget, the
+// block size and chunked prefill's tokens per step; validation with messages naming the field and its
+// range; the replay options they make; which field a module error is about. No DOM here.
+
+import { fieldOfErrorPath, parseSpec } from '../../shared/fields.js';
+
+// The replay queue's slots (the module's default policies use 8: static:8, continuous:8).
+export const REPLAY_SLOTS = 8;
+
+// The policy families offered, in the order shown; `memory`: served within the KV budget.
+export const REPLAY_FAMILIES = [
+  { family: 'serial-nocache', memory: false, checked: true },
+  { family: 'serial-cache', memory: false, checked: true },
+  { family: 'static', memory: false, checked: true },
+  { family: 'continuous', memory: false, checked: true },
+  { family: 'reserve', memory: true, checked: false },
+  { family: 'paged', memory: true, checked: false },
+  { family: 'chunked', memory: true, checked: false },
+];
+
+export const REPLAY_DEFAULTS = Object.freeze({ kv: 512, block: 16, chunk: 64 });
+
+// Numeric fields; `policies` (at least one) is checked apart.
+export const REPLAY_FIELDS = {
+  kv: { label: 'KV budget (tokens)', kind: 'int', min: 1, max: 1000000000 },
+  block: { label: 'Block size (tokens)', kind: 'int', min: 1, max: 1024 },
+  chunk: { label: 'Chunked prefill: tokens per step', kind: 'int', min: REPLAY_SLOTS, max: 1000000 },
+};
+
+export const REPLAY_ORDER = ['policies', ...Object.keys(REPLAY_FIELDS)];
+
+// The policy name of a family under these settings ("paged:8", "chunked:8,64").
+export function policyName(family, settings) {
+  if (family === 'serial-nocache' || family === 'serial-cache') return family;
+  if (family === 'chunked') return `chunked:${REPLAY_SLOTS},${settings.chunk}`;
+  return `${family}:${REPLAY_SLOTS}`;
+}
+
+// raw: {families: [checked family names], kv, block, chunk (strings)} -> {settings, errors by key}.
+export function validateReplay(raw) {
+  const settings = { families: raw.families.filter((f) => REPLAY_FAMILIES.some((x) => x.family === f)) };
+  const errors = {};
+  if (!settings.families.length) errors.policies = 'Policies: choose at least one of the 7.';
+  for (const [key, spec] of Object.entries(REPLAY_FIELDS)) {
+    const parsed = parseSpec(spec, raw[key]);
+    if (parsed.error) errors[key] = parsed.error;
+    else settings[key] = parsed.value;
+  }
+  return { settings, errors };
+}
+
+// The replay() options of valid settings; the KV fields go only with a memory policy, which alone
+// reads them.
+export function replayOptions(settings, preset) {
+  const options = { measure: { preset }, timeline_requests: 60, policies: settings.families.map((f) => policyName(f, settings)) };
+  if (settings.families.some((f) => REPLAY_FAMILIES.find((x) => x.family === f).memory)) {
+    options.kv_tokens = settings.kv;
+    options.block_tokens = settings.block;
+  }
+  return options;
+}
+
+// A module error's path -> the field it is about (a key of REPLAY_ORDER), or null. A policy's own
+// error (options.policies[i]: its budget cannot hold a request) is the KV budget's.
+const FIELD_OF_PATH = {
+  'options.kv_tokens': 'kv',
+  'options.block_tokens': 'block',
+  'options.policies': 'kv',
+};
+
+export function replayFieldOfModuleError(path) {
+  return fieldOfErrorPath(path, FIELD_OF_PATH);
+}

@@ -1,0 +1,44 @@
+// The "Simulated vs real" panel's form: a checkbox per policy family (the chunked one named with its
+// tokens per step), the KV budget, block size and chunk size, and a message per field.
+
+import { $, h, replace } from '../../shared/dom.js';
+import { formErrors } from '../../shared/formerrors.js';
+import { policyLabel } from '../../shared/policies.js';
+import { REPLAY_DEFAULTS, REPLAY_FAMILIES, REPLAY_FIELDS, REPLAY_ORDER, policyName, validateReplay } from './config.js';
+
+// Form control of each setting (the policies' message box is #replay-policies-error).
+export const IDS = { policies: 'replay-policies', kv: 'replay-kv', block: 'replay-block', chunk: 'replay-chunk' };
+
+export function replayForm() {
+  const element = $('#replay-form');
+  const boxes = REPLAY_FAMILIES.map(({ family, checked }) => h('input', { type: 'checkbox', value: family, checked, id: `replay-family-${family}` }));
+  replace($('#replay-policy-choices'), boxes.map((box) => h('label', { for: box.id }, box, h('span', { id: `${box.id}-label` }))));
+  for (const key of Object.keys(REPLAY_FIELDS)) $(`#${IDS[key]}`).value = String(REPLAY_DEFAULTS[key]);
+
+  const readRaw = () => {
+    const raw = { families: boxes.filter((b) => b.checked).map((b) => b.value) };
+    for (const key of Object.keys(REPLAY_FIELDS)) raw[key] = $(`#${IDS[key]}`).value;
+    return raw;
+  };
+
+  // The labels name each policy as it will run (chunked's T follows its field while valid).
+  function label() {
+    const { settings } = validateReplay(readRaw());
+    const named = { ...REPLAY_DEFAULTS, ...settings };
+    for (const box of boxes) replace($(`#${box.id}-label`), policyLabel(policyName(box.value, named)));
+  }
+
+  const errors = formErrors({ keys: REPLAY_ORDER, idOf: (key) => IDS[key], summary: $('#replay-form-error'), what: 'replay settings' });
+
+  function check() {
+    const { settings, errors: found } = validateReplay(readRaw());
+    return { settings, errors: found, ok: Object.keys(found).length === 0 };
+  }
+
+  element.addEventListener('input', () => {
+    label();
+    errors.refresh(check().errors);
+  });
+  label();
+  return { element, check, errors };
+}
