@@ -336,7 +336,7 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     await page.fill('#replay-kv', '0');
     await page.click('#replay-run');
     assert.equal(await page.getAttribute('#replay-kv', 'aria-invalid'), 'true');
-    assert.equal(await page.textContent('#replay-kv-error'), 'KV budget (tokens) must be from 1 to 1,000,000,000 (got "0").');
+    assert.equal(await page.textContent('#replay-kv-error'), 'KV budget (tokens) must be from 1 to 1,000,000,000,000 (got "0").');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'replay-kv');
     assert.equal(await page.getAttribute('#replay', 'data-state'), 'ready');
     assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with a field marked');

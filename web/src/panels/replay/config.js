@@ -4,28 +4,29 @@
 // range; the replay options they make; which field a module error is about. No DOM here.
 
 import { fieldOfErrorPath, parseSpec } from '../../shared/fields.js';
+import { CATALOG } from '../../generated/catalog.js';
 
-// The replay queue's slots (the module's default policies use 8: static:8, continuous:8).
-export const REPLAY_SLOTS = 8;
+const LIMITS = CATALOG.limits;
+const defaultFamilies = CATALOG.replay.policies.map((name) => name.split(':')[0]);
 
-// The policy families offered, in the order shown; `memory`: served within the KV budget.
-export const REPLAY_FAMILIES = [
-  { family: 'serial-nocache', memory: false, checked: true },
-  { family: 'serial-cache', memory: false, checked: true },
-  { family: 'static', memory: false, checked: true },
-  { family: 'continuous', memory: false, checked: true },
-  { family: 'reserve', memory: true, checked: false },
-  { family: 'paged', memory: true, checked: false },
-  { family: 'chunked', memory: true, checked: false },
-];
+// The replay queue's slots: those of the module's default replay policies (static:8, continuous:8).
+export const REPLAY_SLOTS = Number(CATALOG.replay.policies.find((name) => name.includes(':')).split(':')[1]);
 
-export const REPLAY_DEFAULTS = Object.freeze({ kv: 512, block: 16, chunk: 64 });
+// The policy families offered, in the module's order; `memory`: served within the KV budget; the
+// module's default replay policies are checked.
+const MEMORY_FAMILIES = ['reserve', 'paged', 'chunked'];
+export const REPLAY_FAMILIES = CATALOG.policy_forms.map((form) => {
+  const family = form.split(':')[0];
+  return { family, memory: MEMORY_FAMILIES.includes(family), checked: defaultFamilies.includes(family) };
+});
+
+export const REPLAY_DEFAULTS = Object.freeze({ kv: 512, block: CATALOG.replay.block_tokens, chunk: 64 });
 
 // Numeric fields; `policies` (at least one) is checked apart.
 export const REPLAY_FIELDS = {
-  kv: { label: 'KV budget (tokens)', kind: 'int', min: 1, max: 1000000000 },
-  block: { label: 'Block size (tokens)', kind: 'int', min: 1, max: 1024 },
-  chunk: { label: 'Chunked prefill: tokens per step', kind: 'int', min: REPLAY_SLOTS, max: 1000000 },
+  kv: { label: 'KV budget (tokens)', kind: 'int', ...LIMITS.kv_tokens },
+  block: { label: 'Block size (tokens)', kind: 'int', ...LIMITS.block_tokens },
+  chunk: { label: 'Chunked prefill: tokens per step', kind: 'int', min: REPLAY_SLOTS, max: LIMITS.step_tokens.max },
 };
 
 export const REPLAY_ORDER = ['policies', ...Object.keys(REPLAY_FIELDS)];
@@ -41,7 +42,7 @@ export function policyName(family, settings) {
 export function validateReplay(raw) {
   const settings = { families: raw.families.filter((f) => REPLAY_FAMILIES.some((x) => x.family === f)) };
   const errors = {};
-  if (!settings.families.length) errors.policies = 'Policies: choose at least one of the 7.';
+  if (!settings.families.length) errors.policies = `Policies: choose at least one of the ${REPLAY_FAMILIES.length}.`;
   for (const [key, spec] of Object.entries(REPLAY_FIELDS)) {
     const parsed = parseSpec(spec, raw[key]);
     if (parsed.error) errors[key] = parsed.error;
