@@ -62,4 +62,5 @@ test('the module contains WebAssembly SIMD arithmetic', () => {
   const count = (op) => (listing.match(new RegExp(`\\b${op.replace('.', '\\.')}\\b`, 'g')) || []).length;
   assert.ok(count('f32x4.mul') > 0, 'f32x4.mul present');
   assert.ok(count('f32x4.add') > 0, 'f32x4.add present');
+  assert.ok(count('i32x4.shl') > 0, 'i32x4.shl present: bf16 weights are widened in vectors');
 });
