@@ -23,8 +23,10 @@ function run(label, command, commandArgs) {
 }
 const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, script), ...rest];
 
-const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json']);
-const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json'));
+// The two SIMD builds also time the one-row step with f32 and bf16 weights interleaved (half the bytes
+// to stream, so about half the time if the step is bound by memory).
+const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json', '--weight-formats']);
+const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json', '--weight-formats'));
 const wasmScalar = run('wasm scalar (Node)', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator'));
 const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
 
@@ -36,14 +38,6 @@ const inCache = {
   wasm_simd: run('in-cache model: wasm SIMD', 'node', node('build/wasm/src/cli/kvlab-cli.js', ...quick)),
   wasm_scalar: run('in-cache model: wasm scalar', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', ...quick)),
   js: run('in-cache model: plain JavaScript', 'node', [path.join(root, 'web/reference/bench.js'), '--preset', 'lab']).js_decode_ctx64,
-};
-
-// The same default model with bfloat16 weights: half the bytes to stream, so a one-row step bound by
-// memory should take about half the time.
-const bf16 = ['bench', '--json', '--weights', 'bf16', '--answer-runs', '0', '--no-simulator'];
-const bf16Weights = {
-  native: run('bf16 weights: native', path.join(root, 'build/native/src/cli/kvlab'), bf16),
-  wasm_simd: run('bf16 weights: wasm SIMD', 'node', node('build/wasm/src/cli/kvlab-cli.js', ...bf16)),
 };
 
 const ctx64 = (result) => result.decode.find((d) => d.context === 64).rows1;
@@ -61,8 +55,8 @@ const ratios = {
   native_decode_fraction_of_bandwidth: native.decode_fraction_of_bandwidth,
   wasm_decode_fraction_of_bandwidth: wasmSimd.decode_fraction_of_bandwidth,
   wasm_rows16_fraction_of_peak: wasmSimd.rows16_fraction_of_peak,
-  bf16_over_f32_step_native: ctx64(bf16Weights.native).median_ms / ctx64(native).median_ms,
-  bf16_over_f32_step_wasm: ctx64(bf16Weights.wasm_simd).median_ms / ctx64(wasmSimd).median_ms,
+  bf16_over_f32_step_native: native.weight_formats.bf16_over_f32,
+  bf16_over_f32_step_wasm: wasmSimd.weight_formats.bf16_over_f32,
   in_cache_simd_vs_scalar: ctx64(inCache.wasm_scalar).median_ms / ctx64(inCache.wasm_simd).median_ms,
   in_cache_simd_vs_js: inCache.js.median_ms / ctx64(inCache.wasm_simd).median_ms,
   in_cache_wasm_vs_native: ctx64(inCache.native).median_ms / ctx64(inCache.wasm_simd).median_ms,
@@ -71,7 +65,7 @@ const cpu = (os.cpus()[0] || { model: 'unknown cpu' }).model.trim();
 const result = {
   date: new Date().toISOString().slice(0, 10),
   machine: `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-  native, wasm_simd: wasmSimd, wasm_scalar: wasmScalar, js, in_cache: inCache, bf16_weights: bf16Weights, ratios,
+  native, wasm_simd: wasmSimd, wasm_scalar: wasmScalar, js, in_cache: inCache, ratios,
 };
 
 function table() {
@@ -101,10 +95,14 @@ function table() {
   lines.push(rowOf('plain JavaScript (Node)', inCache.js));
   lines.push(`wasm SIMD vs wasm scalar ${f(ratios.in_cache_simd_vs_scalar)}x, vs JavaScript ${f(ratios.in_cache_simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.in_cache_wasm_vs_native)}`);
   lines.push('');
-  lines.push(`1c. the same step with bf16 weights (${(bf16Weights.native.model.weight_bytes / 1e6).toFixed(1)} MB instead of ${(native.model.weight_bytes / 1e6).toFixed(1)} MB)`);
-  lines.push(rowOf(`native (${native.instruction_set})`, ctx64(bf16Weights.native)));
-  lines.push(rowOf('wasm SIMD (Node)', ctx64(bf16Weights.wasm_simd)));
-  lines.push(`bf16 step time / f32 step time: native ${f(ratios.bf16_over_f32_step_native)}, wasm SIMD ${f(ratios.bf16_over_f32_step_wasm)} (0.50 would be half); weight streaming / read bandwidth over the bf16 size: native ${pct(bf16Weights.native.decode_fraction_of_bandwidth)}, wasm SIMD ${pct(bf16Weights.wasm_simd.decode_fraction_of_bandwidth)}`);
+  const formats = (r) => r.weight_formats;
+  lines.push(`1c. the same step with bf16 weights (${(formats(native).bf16.weight_bytes / 1e6).toFixed(1)} MB instead of ${(formats(native).f32.weight_bytes / 1e6).toFixed(1)} MB), f32 and bf16 timed interleaved`);
+  lines.push(`${'build'.padEnd(24)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'bf16 GB/s'.padStart(11)}`);
+  for (const [name, r] of [[`native (${native.instruction_set})`, native], ['wasm SIMD (Node)', wasmSimd]]) {
+    const w = formats(r);
+    lines.push(`${name.padEnd(24)}${f(w.f32.median_ms, 3).padStart(10)}${f(w.bf16.median_ms, 3).padStart(10)}${f(w.bf16_over_f32).padStart(10)}${f(w.bf16.gb_per_s, 1).padStart(11)}`);
+  }
+  lines.push('(0.50 would be exactly half the time)');
   lines.push('');
   lines.push('2. decode throughput, 16 rows over 1 row (tokens/s ratio)');
   lines.push(`${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`);

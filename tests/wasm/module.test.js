@@ -51,11 +51,16 @@ test('modelInfo follows the KV formula and version is a string', () => {
 });
 
 test('bench reports the step against the limits the same build measured', () => {
-  const result = kvlab.bench({ measure: { preset: 'tiny', min_sample_ms: 0.2, samples: 1 }, answer_runs: 0, simulator: false });
+  const result = kvlab.bench({ measure: { preset: 'tiny', min_sample_ms: 0.2, samples: 1 }, answer_runs: 0, simulator: false, weight_formats: true });
   for (const key of ['read_gb_per_s', 'peak_gflops', 'decode_fraction_of_bandwidth', 'rows16_fraction_of_peak']) assertPositiveFinite(result[key], key);
   const at64 = result.decode.find((d) => d.context === 64);
   assert.equal(result.decode_fraction_of_bandwidth, at64.rows1.gb_per_s / result.read_gb_per_s);
   assert.equal(result.rows16_fraction_of_peak, at64.rows16.gflops / result.peak_gflops);
+  const formats = result.weight_formats;
+  assert.equal(formats.context, 64);
+  for (const format of ['f32', 'bf16']) for (const key of ['median_ms', 'gb_per_s']) assertPositiveFinite(formats[format][key], `${format}.${key}`);
+  assert.ok(formats.bf16.weight_bytes < formats.f32.weight_bytes);
+  assert.equal(formats.bf16_over_f32, formats.bf16.median_ms / formats.f32.median_ms);
 });
 
 test('modelInfo counts bf16 weight bytes: the matrices in 2 bytes, embedding and norms in 4', () => {
