@@ -50,7 +50,7 @@ export function render(s) {
 
   const samples = (rows.simd || rows.scalar || rows.js).samples;
   replace($('#simd-model'), model
-    ? `The ${model.preset} model: ${model.parameters >= 1e6 ? `${sig(model.parameters / 1e6, 3)} M` : int(model.parameters)} parameters, ${mb(model.weight_bytes)} of weights (float32). Median, min and max of ${samples} samples; the 16-row step below.`
+    ? `The ${model.preset} model: ${model.parameters >= 1e6 ? `${sig(model.parameters / 1e6, 3)} M` : int(model.parameters)} parameters, ${mb(model.weight_bytes)} of weights (${model.weights === 'bf16' ? 'bfloat16 matrices' : 'float32'}). Median, min and max of ${samples} samples; the 16-row step below.`
     : '');
   const caption = `One decode step: 1 row at context ${s.context}`;
   const body = IMPLEMENTATIONS.map(({ key, label, note }) => {
