@@ -11,7 +11,7 @@ namespace kvlab {
 using nlohmann::json;
 
 const char* const kMeasureOptionFields =
-    "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, prompt_tokens, "
+    "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, weights, prompt_tokens, "
     "answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples";
 
 namespace {
@@ -48,13 +48,15 @@ int64_t measure_memory_bytes(const MeasureOptions& o) {
 MeasureOptions read_measure_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
-                         {"preset", "model", "prompt_tokens", "answer_tokens", "runs", "prompt_seed", "decode_rows",
+                         {"preset", "model", "weights", "prompt_tokens", "answer_tokens", "runs", "prompt_seed", "decode_rows",
                           "decode_contexts", "prefill_tokens", "mixed_chunk_tokens", "mixed_rows", "mixed_contexts",
                           "min_sample_ms", "samples"});
   MeasureOptions o;
   o.preset = fields::read_string(object, path, "preset", o.preset);
   o.model = find_preset(o.preset, fields::join(path, "preset")).config;
   if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
+  o.model.weights = parse_weight_format(fields::read_string(object, path, "weights", weight_format_name(o.model.weights)),
+                                        fields::join(path, "weights"));
   const int max_seq = o.model.max_seq;
 
   o.prompt_tokens = static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));

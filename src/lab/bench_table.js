@@ -23,8 +23,10 @@ function run(label, command, commandArgs) {
 }
 const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, script), ...rest];
 
-const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json']);
-const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json'));
+// The two SIMD builds also time the one-row step with f32 and bf16 weights interleaved (half the bytes
+// to stream, so about half the time if the step is bound by memory).
+const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json', '--weight-formats']);
+const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json', '--weight-formats'));
 const wasmScalar = run('wasm scalar (Node)', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator'));
 const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
 
@@ -48,6 +50,13 @@ const ratios = {
   rows16_vs_rows1_ctx64_native: gain(native, 64),
   gemm_fraction_of_peak: native.gemm_fraction_of_peak,
   gemm_fraction_of_peak_wasm: wasmSimd.gemm_fraction_of_peak,
+  // Each build against the limits it measured itself (issue 16's targets): the one-row step's weight
+  // streaming over the read bandwidth, the 16-row step's GFLOP/s over the multiply-add peak.
+  native_decode_fraction_of_bandwidth: native.decode_fraction_of_bandwidth,
+  wasm_decode_fraction_of_bandwidth: wasmSimd.decode_fraction_of_bandwidth,
+  wasm_rows16_fraction_of_peak: wasmSimd.rows16_fraction_of_peak,
+  bf16_over_f32_step_native: native.weight_formats.bf16_over_f32,
+  bf16_over_f32_step_wasm: wasmSimd.weight_formats.bf16_over_f32,
   in_cache_simd_vs_scalar: ctx64(inCache.wasm_scalar).median_ms / ctx64(inCache.wasm_simd).median_ms,
   in_cache_simd_vs_js: inCache.js.median_ms / ctx64(inCache.wasm_simd).median_ms,
   in_cache_wasm_vs_native: ctx64(inCache.native).median_ms / ctx64(inCache.wasm_simd).median_ms,
@@ -61,6 +70,8 @@ const result = {
 
 function table() {
   const f = (x, digits = 2) => x.toFixed(digits);
+  const pct = (fraction) => `${f(100 * fraction, 0)}%`;
+  const ctx64rows16 = (result) => result.decode.find((d) => d.context === 64).rows16;
   const lines = [];
   const rowOf = (name, t) => `${name.padEnd(24)}${f(t.median_ms, 3).padStart(10)}${f(t.min_ms, 3).padStart(10)}${f(t.max_ms, 3).padStart(10)}${f(t.gflops, 1).padStart(10)}`;
   lines.push(`kvlab bench, ${result.date}, ${result.machine}`);
@@ -75,6 +86,7 @@ function table() {
   lines.push(rowOf('plain JavaScript (Node)', js));
   lines.push(`wasm SIMD vs wasm scalar ${f(ratios.simd_vs_scalar)}x, vs JavaScript ${f(ratios.simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.wasm_vs_native)}`);
   lines.push(`one row streams the weights at: native ${f(ctx64(native).gb_per_s, 1)} GB/s, wasm SIMD ${f(ctx64(wasmSimd).gb_per_s, 1)} GB/s (read bandwidth over the same size: native ${f(native.read_gb_per_s, 1)}, wasm ${f(wasmSimd.read_gb_per_s, 1)} GB/s)`);
+  lines.push(`weight streaming / read bandwidth: native ${pct(ratios.native_decode_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_decode_fraction_of_bandwidth)}`);
   lines.push('');
   lines.push(`1b. the same step on the in-cache model (preset lab, ${(inCache.native.model.weight_bytes / 1e6).toFixed(1)} MB of weights)`);
   lines.push(rowOf(`native (${inCache.native.instruction_set})`, ctx64(inCache.native)));
@@ -83,12 +95,22 @@ function table() {
   lines.push(rowOf('plain JavaScript (Node)', inCache.js));
   lines.push(`wasm SIMD vs wasm scalar ${f(ratios.in_cache_simd_vs_scalar)}x, vs JavaScript ${f(ratios.in_cache_simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.in_cache_wasm_vs_native)}`);
   lines.push('');
+  const formats = (r) => r.weight_formats;
+  lines.push(`1c. the same step with bf16 weights (${(formats(native).bf16.weight_bytes / 1e6).toFixed(1)} MB instead of ${(formats(native).f32.weight_bytes / 1e6).toFixed(1)} MB), f32 and bf16 timed interleaved`);
+  lines.push(`${'build'.padEnd(24)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'bf16 GB/s'.padStart(11)}`);
+  for (const [name, r] of [[`native (${native.instruction_set})`, native], ['wasm SIMD (Node)', wasmSimd]]) {
+    const w = formats(r);
+    lines.push(`${name.padEnd(24)}${f(w.f32.median_ms, 3).padStart(10)}${f(w.bf16.median_ms, 3).padStart(10)}${f(w.bf16_over_f32).padStart(10)}${f(w.bf16.gb_per_s, 1).padStart(11)}`);
+  }
+  lines.push('(0.50 would be exactly half the time)');
+  lines.push('');
   lines.push('2. decode throughput, 16 rows over 1 row (tokens/s ratio)');
   lines.push(`${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`);
   for (const context of [16, 64, 128]) {
     const w = wasmSimd.decode.find((d) => d.context === context);
     lines.push(`${String(context).padEnd(10)}${(f(gain(native, context)) + 'x').padStart(10)}${(f(w.tokens_per_s_ratio) + 'x').padStart(12)}${f(w.rows1.median_ms, 3).padStart(15)}${f(w.rows16.median_ms, 3).padStart(17)}`);
   }
+  lines.push(`wasm SIMD 16-row step at context 64: ${f(ctx64rows16(wasmSimd).gflops, 1)} GFLOP/s, ${pct(ratios.wasm_rows16_fraction_of_peak)} of its multiply-add peak`);
   lines.push('');
   const m = native.matrix.matrix;
   lines.push(`3. matrix kernels (${m.n_out}x${m.n_in}, ${(m.bytes / 1e6).toFixed(2)} MB), GFLOP/s against the measured multiply-add peak`);

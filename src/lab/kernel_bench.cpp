@@ -1,5 +1,7 @@
 #include "lab/kernel_bench.h"
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "bench/measure_report.h"
@@ -130,6 +132,38 @@ json measure_decode(Model& model, const TimingPolicy& policy, const std::vector<
   return result;
 }
 
+// The one-row step at `context` with the same weights in f32 and in bf16, timed interleaved (a sample
+// of each in turn) so that a loaded machine slows both alike: bf16 streams about half the bytes.
+json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int context) {
+  json result = json::object();
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<KvCache> caches;
+  std::vector<std::vector<Row>> rows;
+  const std::vector<int> history = make_prompt(context, config.vocab, 11);
+  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
+    config.weights = format;
+    models.push_back(std::make_unique<Model>(config));
+    caches.emplace_back(config, context);
+  }
+  for (size_t m = 0; m < models.size(); ++m) {
+    prefill(*models[m], caches[m], history.data(), context - 1, 0);
+    rows.push_back({Row{history[context - 1], &caches[m], context - 1, true}});
+  }
+  std::vector<std::function<void()>> steps;
+  for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(rows[m]); });
+  const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+  for (size_t m = 0; m < models.size(); ++m) {
+    const ModelConfig& c = models[m]->config();
+    json entry = timing_json(t[m], decode_step_flops(c, context));
+    entry["weight_bytes"] = model_size(c).weight_bytes;
+    entry["gb_per_s"] = model_size(c).weight_bytes / (t[m].median_ms * 1e6);
+    result[weight_format_name(c.weights)] = entry;
+  }
+  result["context"] = context;
+  result["bf16_over_f32"] = t[1].median_ms / t[0].median_ms;
+  return result;
+}
+
 // A step table shaped like a measured one, for timing the simulator alone.
 json synthetic_steps() {
   json ms = json::array();
@@ -170,7 +204,7 @@ json measure_simulator() {
 
 BenchOptions read_bench_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
-  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator"});
+  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator", "weight_formats"});
   json measure_object = object.value("measure", json::object());
   if (measure_object.is_object()) {
     if (!measure_object.contains("min_sample_ms")) measure_object["min_sample_ms"] = 20;
@@ -180,6 +214,7 @@ BenchOptions read_bench_options(const json& object, const std::string& path) {
   o.measure = read_measure_options(measure_object, fields::join(path, "measure"));
   o.answer_runs = static_cast<int>(fields::read_int(object, path, "answer_runs", o.answer_runs, 0, 100));
   o.simulator = fields::read_bool(object, path, "simulator", o.simulator);
+  o.weight_formats = fields::read_bool(object, path, "weight_formats", o.weight_formats);
   return o;
 }
 
@@ -207,7 +242,17 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   result["matrix"] = measure_matrix_kernels(model, policy);
   result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   report(0.2, "decode steps");
-  result["decode"] = measure_decode(model, policy, {16, 64, 128});
+  constexpr int kLimitsContext = 64;  // the context of the published lab's decode figures
+  result["decode"] = measure_decode(model, policy, {16, kLimitsContext, 128});
+  // How close the one-row step comes to its memory limit and the 16-row step to its arithmetic limit,
+  // each against the limit this same build measured.
+  const json& at_limits = result["decode"][1];
+  result["decode_fraction_of_bandwidth"] = at_limits["rows1"]["gb_per_s"].get<double>() / result["read_gb_per_s"].get<double>();
+  result["rows16_fraction_of_peak"] = at_limits["rows16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
+  if (o.weight_formats) {
+    report(0.45, "weight formats");
+    result["weight_formats"] = measure_weight_formats(o.measure.model, policy, kLimitsContext);
+  }
   if (o.answer_runs > 0) {
     report(0.5, "one answer");
     MeasureOptions answer_only = o.measure;
@@ -243,6 +288,14 @@ std::string format_kernel_bench(const json& r) {
     text += format("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
         d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
         d["rows1"]["gb_per_s"].get<double>());
+  text += format("at context 64: 1 row streams the weights at %.0f%% of the read bandwidth; 16 rows compute at %.0f%% of the peak\n",
+      100 * r["decode_fraction_of_bandwidth"].get<double>(), 100 * r["rows16_fraction_of_peak"].get<double>());
+  if (r.contains("weight_formats")) {
+    const json& w = r["weight_formats"];
+    text += format("one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
+        w["context"].get<int>(), w["f32"]["median_ms"].get<double>(), w["f32"]["gb_per_s"].get<double>(),
+        w["bf16"]["median_ms"].get<double>(), w["bf16"]["gb_per_s"].get<double>(), w["bf16_over_f32"].get<double>());
+  }
   if (r.contains("answer")) {
     const json& a = r["answer"];
     text += format("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),

@@ -43,9 +43,11 @@ const ModelPreset& find_preset(const std::string& name, const std::string& field
 
 ModelSize model_size(const ModelConfig& c) {
   int64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
-  int64_t per_layer = 2 * d + d * d * 2 + 2 * kv * d + 3 * d * ff;  // 2 norms, wq wo, wk wv, gate up down
-  int64_t parameters = c.n_layers * per_layer + 2 * vocab * d + d;  // embedding, output, final norm
-  return {parameters, parameters * 4, int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * 4};
+  int64_t per_layer_matrices = d * d * 2 + 2 * kv * d + 3 * d * ff;  // wq wo, wk wv, gate up down
+  int64_t matrices = c.n_layers * per_layer_matrices + vocab * d;     // and the output projection
+  int64_t floats = c.n_layers * 2 * d + vocab * d + d;                // norms, embedding, final norm
+  return {matrices + floats, matrices * bytes_per_weight(c.weights) + floats * 4,
+          int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * 4};
 }
 
 void validate(const ModelConfig& c, const std::string& path) {

@@ -19,7 +19,7 @@ void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
     const float* x_row = x + static_cast<size_t>(r) * w.n_in;
     for (int o = 0; o < w.n_out; ++o) {
       float sum = 0.0f;
-      for (int i = 0; i < w.n_in; ++i) sum += x_row[i] * w.at(o, i);
+      for (int i = 0; i < w.n_in; ++i) sum += x_row[i] * w.at(o, i);  // at() widens bfloat16 one weight at a time
       out[static_cast<size_t>(r) * w.n_out + o] = sum;
     }
   }

@@ -18,6 +18,8 @@ namespace kvlab::kernels {
 namespace {
 
 using Batch = FloatBatch;
+using PairBatch = xsimd::batch<uint32_t, SimdArch>;  // two bfloat16 weights a lane
+static_assert(PairBatch::size == Batch::size, "a pair vector widens to one float vector of each input");
 constexpr int kLanes = static_cast<int>(Batch::size);
 
 constexpr int kVectorsPerPanel = kPanelWidth / kLanes;
@@ -26,23 +28,75 @@ static_assert(kPanelWidth % kLanes == 0, "a panel must be whole vectors");
 // R rows x NP panels: R * NP * kVectorsPerPanel independent running sums, enough to hide the FMA
 // latency; each panel vector loaded serves R rows, each broadcast input serves NP panels.
 template <int R, int NP>
-void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_panel) {
+struct BlockSums {
+  static constexpr int V = kVectorsPerPanel;
+  Batch acc[R][NP * V];
+
+  BlockSums() {
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NP * V; ++v) acc[r][v] = Batch(0.0f);
+  }
+  // Adds input i's weights wv (NP panels x V vectors) times each row's x[r, i].
+  void add(const Batch* wv, const float* x, int n_in, int i) {
+    for (int r = 0; r < R; ++r) {
+      const Batch xv(x[static_cast<size_t>(r) * n_in + i]);
+      for (int v = 0; v < NP * V; ++v) acc[r][v] = xsimd::fma(xv, wv[v], acc[r][v]);
+    }
+  }
+};
+
+// Float32 panels: one vector load per panel vector and input.
+template <int R, int NP>
+void sum_f32(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in;
-  Batch acc[R][NP * V];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NP * V; ++v) acc[r][v] = Batch(0.0f);
   const float* panel = w.panels.data() + static_cast<size_t>(first_panel) * n_in * kPanelWidth;
   const size_t panel_stride = static_cast<size_t>(n_in) * kPanelWidth;
   for (int i = 0; i < n_in; ++i) {
     Batch wv[NP * V];
     for (int p = 0; p < NP; ++p)
       for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel + p * panel_stride + i * kPanelWidth + v * kLanes);
-    for (int r = 0; r < R; ++r) {
-      const Batch xv(x[static_cast<size_t>(r) * n_in + i]);
-      for (int v = 0; v < NP * V; ++v) acc[r][v] = xsimd::fma(xv, wv[v], acc[r][v]);
-    }
+    sums.add(wv, x, n_in, i);
   }
+}
+
+// Bfloat16 pairs: one 32-bit vector load per panel vector and two inputs, widened in registers (the
+// low halves shifted up give input 2j, the high halves masked give input 2j + 1), summed in input order.
+template <int R, int NP>
+void sum_bf16(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int first_panel) {
+  constexpr int V = kVectorsPerPanel;
+  const int n_in = w.n_in, n_pairs = w.n_pairs();
+  const uint32_t* panel = w.pairs.data() + static_cast<size_t>(first_panel) * n_pairs * kPanelWidth;
+  const size_t panel_stride = static_cast<size_t>(n_pairs) * kPanelWidth;
+  const PairBatch high_half(0xFFFF0000u);
+  PairBatch pair[NP * V];
+  Batch wv[NP * V];
+  const auto load_pair = [&](int j) {
+    for (int p = 0; p < NP; ++p)
+      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel + p * panel_stride + j * kPanelWidth + v * kLanes);
+    for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] << 16);
+  };
+  for (int j = 0; j < n_in / 2; ++j) {
+    load_pair(j);
+    sums.add(wv, x, n_in, 2 * j);
+    for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] & high_half);
+    sums.add(wv, x, n_in, 2 * j + 1);
+  }
+  if (n_in % 2 == 1) {  // the last input alone: its pair's high halves are padding
+    load_pair(n_pairs - 1);
+    sums.add(wv, x, n_in, n_in - 1);
+  }
+}
+
+template <int R, int NP>
+void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_panel) {
+  constexpr int V = kVectorsPerPanel;
+  BlockSums<R, NP> sums;
+  if (w.format == WeightFormat::bf16)
+    sum_bf16(sums, x, w, first_panel);
+  else
+    sum_f32(sums, x, w, first_panel);
+  auto& acc = sums.acc;
   // Store whole panels; the last panel of a matrix whose n_out is not a multiple of 8 is cut short.
   for (int r = 0; r < R; ++r) {
     for (int p = 0; p < NP; ++p) {

@@ -17,9 +17,10 @@ FloatBuffer random_matrix(Rng& rng, int n_out, int n_in, float scale) {
 
 // With scale sqrt(3 / n_in) each output has unit variance for unit-variance inputs, so activations
 // neither vanish nor blow up through the layers.
-PackedMatrix projection(Rng& rng, int n_out, int n_in) {
+// Drawn in float32 whatever the format, then rounded to it: the draws are the same in every format.
+PackedMatrix projection(Rng& rng, int n_out, int n_in, WeightFormat format) {
   FloatBuffer m = random_matrix(rng, n_out, n_in, std::sqrt(3.0f / static_cast<float>(n_in)));
-  return pack(m.data(), n_out, n_in);
+  return pack(m.data(), n_out, n_in, format);
 }
 
 FloatBuffer ones(int n) { return FloatBuffer(static_cast<size_t>(n), 1.0f); }
@@ -34,17 +35,17 @@ Weights make_weights(const ModelConfig& c) {
   w.layers.resize(static_cast<size_t>(c.n_layers));
   for (LayerWeights& layer : w.layers) {
     layer.attn_norm = ones(c.d_model);
-    layer.wq = projection(rng, c.d_model, c.d_model);
-    layer.wk = projection(rng, c.kv_dim(), c.d_model);
-    layer.wv = projection(rng, c.kv_dim(), c.d_model);
-    layer.wo = projection(rng, c.d_model, c.d_model);
+    layer.wq = projection(rng, c.d_model, c.d_model, c.weights);
+    layer.wk = projection(rng, c.kv_dim(), c.d_model, c.weights);
+    layer.wv = projection(rng, c.kv_dim(), c.d_model, c.weights);
+    layer.wo = projection(rng, c.d_model, c.d_model, c.weights);
     layer.ffn_norm = ones(c.d_model);
-    layer.w_gate = projection(rng, c.d_ff, c.d_model);
-    layer.w_up = projection(rng, c.d_ff, c.d_model);
-    layer.w_down = projection(rng, c.d_model, c.d_ff);
+    layer.w_gate = projection(rng, c.d_ff, c.d_model, c.weights);
+    layer.w_up = projection(rng, c.d_ff, c.d_model, c.weights);
+    layer.w_down = projection(rng, c.d_model, c.d_ff, c.weights);
   }
   w.final_norm = ones(c.d_model);
-  w.w_out = projection(rng, c.vocab, c.d_model);
+  w.w_out = projection(rng, c.vocab, c.d_model, c.weights);
 
   // Rotary tables in double, rounded once to float: the same values wherever the model is built.
   const int half = c.head_dim() / 2;

@@ -46,6 +46,17 @@ TEST(ModelConfig, KvBytesPerTokenFollowsTheFormula) {
   EXPECT_EQ(model_size(c).kv_bytes_per_token, 2 * 32 * 8 * 128 * 4);
 }
 
+TEST(ModelConfig, Bf16HalvesTheMatrixBytesOnly) {
+  ModelConfig c;  // small: 44.5 MB in f32, of which the embedding and the norms stay float32
+  const ModelSize f32 = model_size(c);
+  c.weights = WeightFormat::bf16;
+  const ModelSize bf16 = model_size(c);
+  const int64_t floats = int64_t{c.n_layers} * 2 * c.d_model + int64_t{c.vocab} * c.d_model + c.d_model;
+  EXPECT_EQ(bf16.parameters, f32.parameters);
+  EXPECT_EQ(bf16.weight_bytes, (f32.parameters - floats) * 2 + floats * 4);
+  EXPECT_EQ(bf16.kv_bytes_per_token, f32.kv_bytes_per_token);
+}
+
 TEST(ModelConfig, UnknownPresetNamesTheKnownOnes) {
   try {
     find_preset("huge", "options.preset");

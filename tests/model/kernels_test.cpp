@@ -1,5 +1,6 @@
 // Every kernel against its scalar twin, at sizes that exercise both the SIMD body and the scalar tail.
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -40,6 +41,50 @@ TEST(Kernels, MatmulMatchesScalarForEveryBlockShape) {
       }
     }
   }
+}
+
+TEST(Kernels, Bf16MatmulMatchesScalarForEveryBlockShape) {
+  for (int n_rows : {1, 2, 3, 4, 5, 7, 8, 16, 17}) {
+    for (int n_in : {1, 2, 7, 8, 33, 64}) {  // odd n_in: the last pair is half padding
+      for (int n_out : {1, 3, 8, 9, 17, 64, 72, 100}) {
+        auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
+        auto w_rows = random_vector(static_cast<size_t>(n_out) * n_in, 2);
+        PackedMatrix w = pack(w_rows.data(), n_out, n_in, WeightFormat::bf16);
+        std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size());
+        kernels::matmul(got.data(), x.data(), w, n_rows);
+        kernels::scalar::matmul(want.data(), x.data(), w, n_rows);
+        SCOPED_TRACE(testing::Message() << n_rows << "x" << n_in << " by " << n_out);
+        expect_close(got, want, 1e-5f);
+      }
+    }
+  }
+}
+
+TEST(Kernels, Bf16RoundsToNearestEven) {
+  auto bits = [](uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  };
+  EXPECT_EQ(to_bf16(1.0f), 0x3F80);
+  EXPECT_EQ(to_bf16(bits(0x3F807FFFu)), 0x3F80);  // below half: down
+  EXPECT_EQ(to_bf16(bits(0x3F808000u)), 0x3F80);  // a tie, to the even 0x3F80
+  EXPECT_EQ(to_bf16(bits(0x3F818000u)), 0x3F82);  // a tie, to the even 0x3F82
+  EXPECT_EQ(to_bf16(bits(0x3F808001u)), 0x3F81);  // above half: up
+  EXPECT_EQ(to_bf16(-2.5f), 0xC020);
+  EXPECT_EQ(from_bf16(0xC020), -2.5f);
+}
+
+TEST(Kernels, Bf16PackingRoundsEveryWeightAndPadsWithZeros) {
+  auto w = random_vector(11 * 5, 3);
+  PackedMatrix packed = pack(w.data(), 11, 5, WeightFormat::bf16);
+  EXPECT_TRUE(packed.panels.empty());
+  EXPECT_EQ(packed.pairs.size(), 2u * 3 * kPanelWidth);  // 2 panels x 3 pairs of inputs
+  EXPECT_EQ(packed.bytes(), 2u * 3 * kPanelWidth * 4);
+  for (int o = 0; o < 11; ++o)
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.at(o, i), from_bf16(to_bf16(w[o * 5 + i])));
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(packed.pairs[(3 + j) * kPanelWidth + 3], 0u);   // output 11: padding
+  for (int o = 0; o < 8; ++o) EXPECT_EQ(packed.pairs[2 * kPanelWidth + o] >> 16, 0u);  // input 5: padding
 }
 
 TEST(Kernels, MatmulComputesKnownProduct) {

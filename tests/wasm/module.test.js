@@ -50,6 +50,29 @@ test('modelInfo follows the KV formula and version is a string', () => {
   assert.match(kvlab.version(), /^\d+\.\d+\.\d+$/);
 });
 
+test('bench reports the step against the limits the same build measured', () => {
+  const result = kvlab.bench({ measure: { preset: 'tiny', min_sample_ms: 0.2, samples: 1 }, answer_runs: 0, simulator: false, weight_formats: true });
+  for (const key of ['read_gb_per_s', 'peak_gflops', 'decode_fraction_of_bandwidth', 'rows16_fraction_of_peak']) assertPositiveFinite(result[key], key);
+  const at64 = result.decode.find((d) => d.context === 64);
+  assert.equal(result.decode_fraction_of_bandwidth, at64.rows1.gb_per_s / result.read_gb_per_s);
+  assert.equal(result.rows16_fraction_of_peak, at64.rows16.gflops / result.peak_gflops);
+  const formats = result.weight_formats;
+  assert.equal(formats.context, 64);
+  for (const format of ['f32', 'bf16']) for (const key of ['median_ms', 'gb_per_s']) assertPositiveFinite(formats[format][key], `${format}.${key}`);
+  assert.ok(formats.bf16.weight_bytes < formats.f32.weight_bytes);
+  assert.equal(formats.bf16_over_f32, formats.bf16.median_ms / formats.f32.median_ms);
+});
+
+test('modelInfo counts bf16 weight bytes: the matrices in 2 bytes, embedding and norms in 4', () => {
+  const f32 = kvlab.modelInfo({ preset: 'tiny' });
+  const bf16 = kvlab.modelInfo({ preset: 'tiny', weights: 'bf16' });
+  assert.equal(f32.weights, 'f32');
+  assert.equal(bf16.weights, 'bf16');
+  const floats = f32.n_layers * 2 * f32.d_model + f32.vocab * f32.d_model + f32.d_model;
+  assert.equal(bf16.weight_bytes, (f32.parameters - floats) * 2 + floats * 4);
+  assert.equal(bf16.kv_bytes_per_token, f32.kv_bytes_per_token);
+});
+
 test('presets lists every model with its sizes, the default first', () => {
   const presets = kvlab.presets();
   assert.deepEqual(presets.map((p) => p.preset), ['small', 'lab', 'medium', 'tiny']);
@@ -70,6 +93,8 @@ test('bad options throw RangeError or TypeError naming the field and range', () 
     [{ decode_contexts: [8, 32, 16] }, RangeError, 'options.decode_contexts must be strictly increasing'],
     [{ model: { d_model: 4096, d_ff: 16384, n_layers: 64, n_heads: 32 } }, RangeError, 'too large'],
     [{ preset: 'gpt-5' }, RangeError, 'options.preset must be one of small, lab, medium, tiny'],
+    [{ weights: 'fp16' }, RangeError, 'options.weights must be one of f32, bf16 (got "fp16")'],
+    [{ weights: 16 }, TypeError, 'options.weights'],
     [42, TypeError, 'options must be an object (got 42)'],
     [{ unknown_field: 1 }, RangeError, 'options.unknown_field is not a known field'],
   ];

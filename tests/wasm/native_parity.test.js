@@ -22,6 +22,15 @@ test('default preset: wasm tokens equal native tokens', async () => {
   assert.equal(native.identical_tokens, true);
 });
 
+test('bf16 weights: wasm tokens equal native tokens, on both paths', async () => {
+  const kvlab = await loadModule();
+  const wasm = kvlab.measure({ ...options, weights: 'bf16' }).answer;
+  const native = JSON.parse(execFileSync(nativeCli, ['measure', '--json', '--weights', 'bf16', ...flags], { encoding: 'utf8' })).answer;
+  assert.deepEqual(wasm.tokens_cache, native.tokens_cache);
+  assert.deepEqual(wasm.tokens_nocache, native.tokens_nocache);
+  assert.equal(wasm.identical_tokens, true);
+});
+
 test('scripts/kvlab --wasm takes the same words and prints the same keys', () => {
   const wasm = JSON.parse(execFileSync(kvlabScript, ['--wasm', 'measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
   const native = JSON.parse(execFileSync(kvlabScript, ['measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
@@ -42,6 +51,9 @@ test('a bad flag exits with status 2 and names the flag, in both builds', () => 
     const unknown = spawnSync(kvlabScript, [...prefix, 'measure', '--no-such-flag'], { encoding: 'utf8' });
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /--no-such-flag/);
+    const weights = spawnSync(kvlabScript, [...prefix, 'measure', '--weights', 'fp16'], { encoding: 'utf8' });
+    assert.equal(weights.status, 2);
+    assert.equal(weights.stderr, 'kvlab: --weights must be one of f32, bf16 (got "fp16")\n');
   }
 });
 
@@ -50,4 +62,5 @@ test('the module contains WebAssembly SIMD arithmetic', () => {
   const count = (op) => (listing.match(new RegExp(`\\b${op.replace('.', '\\.')}\\b`, 'g')) || []).length;
   assert.ok(count('f32x4.mul') > 0, 'f32x4.mul present');
   assert.ok(count('f32x4.add') > 0, 'f32x4.add present');
+  assert.ok(count('i32x4.shl') > 0, 'i32x4.shl present: bf16 weights are widened in vectors');
 });

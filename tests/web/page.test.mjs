@@ -177,6 +177,18 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.equal(await page.inputValue('#requests'), '77');   // the good part of the link is kept
   });
 
+  test('the weight format setting runs the lab on bf16 weights, and a bad one is named', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&weights=bf16&autorun`);
+    assert.equal(await page.inputValue('#weights'), 'bf16');
+    const result = await waitForResult(page);
+    assert.equal(result.steps.model.weights, 'bf16');
+    assert.equal(result.answer.identical_tokens, true);
+    await page.goto(`${session.server.url}index.html#weights=fp16`);
+    await page.waitForSelector('#hash-message:not([hidden])');
+    assert.match(await page.textContent('#hash-message'), /Weight format must be one of f32, bf16 \(got "fp16"\)/);
+    assert.equal(await page.inputValue('#weights'), 'f32');
+  });
+
   test('Cancel really stops a run, and the lab runs again afterwards', async () => {
     const { page } = await openPage(`${session.server.url}index.html#preset=small&runs=3`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });

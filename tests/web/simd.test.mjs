@@ -99,6 +99,12 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
     assert.ok(Number.isFinite(result.read_gb_per_s) && result.read_gb_per_s > 0);
     assert.match(await page.textContent('#simd-bandwidth'), /[\d.]+ GB\/s/);
     assert.match(await page.textContent('#simd-finding'), /memory bandwidth/);
+    // The SIMD build against its own limits: finite positive fractions, shown as percentages.
+    for (const [key, id] of [['decode_fraction_of_bandwidth', '#simd-bandwidth-share'], ['rows16_fraction_of_peak', '#simd-peak-share']]) {
+      assert.ok(Number.isFinite(ratios[key]) && ratios[key] > 0, `${key} = ${ratios[key]}`);
+      assert.equal(Number(await page.getAttribute(id, 'data-value')), ratios[key]);
+      assert.match(await page.textContent(id), /\d+%/);
+    }
 
     // 16 rows for the two wasm builds.
     assert.deepEqual(await page.$$eval('#simd-rows-table tbody tr', (trs) => trs.map((tr) => tr.dataset.impl)), ['simd', 'scalar']);

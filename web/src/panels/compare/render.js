@@ -20,6 +20,14 @@ function card(id, label, value, note, dataValue) {
     note ? h('div', { class: 'card-note' }, note) : null);
 }
 
+// A fraction of a limit, shown as a percentage.
+function share(id, label, fraction, note) {
+  return h('div', { class: 'card', id, dataset: { value: Number.isFinite(fraction) ? String(fraction) : '' } },
+    h('div', { class: 'card-label' }, label),
+    h('div', { class: 'card-value' }, Number.isFinite(fraction) ? `${int(100 * fraction)}%` : '–'),
+    h('div', { class: 'card-note' }, note));
+}
+
 export function render(s) {
   const { rows, ratios, model } = s;
   const simdMissing = !rows.simd;
@@ -34,11 +42,15 @@ export function render(s) {
     h('div', { class: 'card', id: 'simd-bandwidth', dataset: { value: String(s.read_gb_per_s) } },
       h('div', { class: 'card-label' }, 'Memory read bandwidth'),
       h('div', { class: 'card-value' }, Number.isFinite(s.read_gb_per_s) ? gbs(s.read_gb_per_s) : '–'),
-      h('div', { class: 'card-note' }, `measured in the ${s.read_gb_per_s_from === 'simd' ? 'SIMD' : 'scalar'} build, over the weights’ size`)));
+      h('div', { class: 'card-note' }, `measured in the ${s.read_gb_per_s_from === 'simd' ? 'SIMD' : 'scalar'} build, over the weights’ size`)),
+    simdMissing ? null : share('simd-bandwidth-share', 'SIMD step / bandwidth', ratios.decode_fraction_of_bandwidth,
+      '1 row at context 64: weights streamed over the read bandwidth above'),
+    simdMissing ? null : share('simd-peak-share', '16 rows / peak', ratios.rows16_fraction_of_peak,
+      '16-row step at context 64 over the measured multiply-add peak'));
 
   const samples = (rows.simd || rows.scalar || rows.js).samples;
   replace($('#simd-model'), model
-    ? `The ${model.preset} model: ${model.parameters >= 1e6 ? `${sig(model.parameters / 1e6, 3)} M` : int(model.parameters)} parameters, ${mb(model.weight_bytes)} of weights (float32). Median, min and max of ${samples} samples; the 16-row step below.`
+    ? `The ${model.preset} model: ${model.parameters >= 1e6 ? `${sig(model.parameters / 1e6, 3)} M` : int(model.parameters)} parameters, ${mb(model.weight_bytes)} of weights (${model.weights === 'bf16' ? 'bfloat16 matrices' : 'float32'}). Median, min and max of ${samples} samples; the 16-row step below.`
     : '');
   const caption = `One decode step: 1 row at context ${s.context}`;
   const body = IMPLEMENTATIONS.map(({ key, label, note }) => {

@@ -26,6 +26,9 @@ export function summarize(raw) {
       scalar_vs_js: speedOver(raw.js, scalar),
       rows16_vs_rows1_simd: raw.simd_at_context ? raw.simd_at_context.tokens_per_s_ratio : null,
       rows16_vs_rows1_scalar: raw.scalar_at_context ? raw.scalar_at_context.tokens_per_s_ratio : null,
+      // The SIMD build against the limits it measured itself (at context 64, whatever the panel's).
+      decode_fraction_of_bandwidth: raw.simd ? raw.simd.decode_fraction_of_bandwidth : null,
+      rows16_fraction_of_peak: raw.simd ? raw.simd.rows16_fraction_of_peak : null,
     },
   };
 }
