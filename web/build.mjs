@@ -66,6 +66,9 @@ const catalog = await writeCatalog();
 const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 const presetOptions = catalog.model_presets
   .map((p) => `<option value="${escapeHtml(p.name)}">${escapeHtml(`${p.name} (${p.label})`)}</option>`).join('\n              ');
+const weightOptions = catalog.weight_formats
+  .map((f) => `<option value="${escapeHtml(f.name)}">${escapeHtml(`${f.name} (${f.bytes_per_weight} bytes a weight${f.name === catalog.lab.defaults.weights ? ', default' : ''})`)}</option>`)
+  .join('\n              ');
 
 const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
 
@@ -114,7 +117,8 @@ function page(template, { csp, title, head, bodyAttrs = '', scripts }) {
     .replace('{{HEAD}}', () => head)
     .replace('{{BODY_ATTRS}}', () => bodyAttrs)
     .replace('{{SCRIPTS}}', () => scripts)
-    .replace('{{PRESET_OPTIONS}}', () => presetOptions);
+    .replace('{{PRESET_OPTIONS}}', () => presetOptions)
+    .replace('{{WEIGHT_OPTIONS}}', () => weightOptions);
 }
 
 // Inline text must not end its own element early: refuse rather than ship a broken page.

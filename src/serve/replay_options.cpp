@@ -6,7 +6,7 @@
 #include "common/json_fields.h"
 #include "model/config.h"
 #include "serve/engine.h"
-#include "serve/policies.h"
+#include "serve/run_engine.h"
 #include "sim/policy_registry.h"
 #include "sim/workload.h"
 

@@ -1,5 +1,8 @@
 #pragma once
-// One real run: a workload served by the engine under one policy, start to finish.
+// One real run: a workload served by the engine under one policy, start to finish, and which of the
+// simulator's policy classes (sim/policy_registry.h) serves it: the same names, B ranges and errors, so
+// that a name means one decision loop in the real run and in the simulation.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,9 +12,21 @@
 #include "serve/engine.h"
 #include "serve/served_request.h"
 #include "serve/step_log.h"
+#include "sim/kv_blocks.h"
 #include "sim/request.h"
+#include "sim/scheduler.h"
 
 namespace kvlab::serve {
+
+// The scheduler for `policy` serving `workload`, with the KV memory `kv` (reserve, paged, chunked); `path`
+// names where the name came from ("options.policies[2]"). Throws InputError for a bad name, or for what
+// the engine cannot run: paged and chunked on a chat workload (a turn's prompt would begin with the
+// previous turn's real answer, not known until it is served).
+std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
+                                               const std::vector<sim::Request>& workload, const sim::KvSettings& kv = {});
+
+// Whether `policy` (a valid name) keeps its KV in blocks of one pool: paged and chunked.
+bool keeps_kv_in_blocks(const std::string& policy);
 
 struct EngineRun {
   std::vector<ServedRequest> requests;  // workload order: answers, slots and times (ms since the run started)

@@ -3,6 +3,7 @@
 #include "bench/measure_options.h"
 #include "lab/lab.h"
 #include "model/config.h"
+#include "model/weight_format.h"
 #include "roofline/preset_list.h"
 #include "roofline/table_builder.h"
 #include "serve/replay_options.h"
@@ -38,6 +39,7 @@ json lab_defaults_json() {
   const json workload = default_workload();
   const std::vector<std::string> policies = sim::default_policies();
   return {{"preset", measure.preset},
+          {"weights", weight_format_name(measure.model.weights)},
           {"runs", measure.runs},
           {"prompt_tokens", measure.prompt_tokens},
           {"answer_tokens", measure.answer_tokens},
@@ -48,6 +50,13 @@ json lab_defaults_json() {
           {"seed", workload["seed"]},
           // The batch size of the default list's batching policies ("continuous:16").
           {"slots", sim::parse_policy_name(policies.back(), "default_policies").batch_rows}};
+}
+
+json weight_formats_json() {
+  json list = json::array();
+  for (const std::string& name : weight_format_names())
+    list.push_back({{"name", name}, {"bytes_per_weight", bytes_per_weight(parse_weight_format(name, "weights"))}});
+  return list;
 }
 
 json limits_json() {
@@ -70,6 +79,7 @@ json limits_json() {
 
 json page_catalog() {
   return {{"model_presets", model_presets_json()},
+          {"weight_formats", weight_formats_json()},
           {"lab", {{"defaults", lab_defaults_json()}, {"policies", sim::default_policies()}}},
           {"replay", {{"policies", serve::default_replay_policies()}, {"block_tokens", serve::ReplayOptions{}.block_tokens}}},
           {"policy_forms", sim::policy_name_forms()},

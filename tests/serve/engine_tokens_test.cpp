@@ -9,7 +9,6 @@
 
 #include "model/generate.h"
 #include "model/model.h"
-#include "serve/policies.h"
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
 #include "sim/kv_blocks.h"

@@ -25,6 +25,13 @@ test('the presets are the module\'s, and the default is measure()\'s', () => {
   }
 });
 
+test('the weight formats are the ones the model takes, the default being f32', () => {
+  assert.deepEqual(catalog.weight_formats.map((f) => f.name), ['f32', 'bf16']);
+  assert.equal(catalog.lab.defaults.weights, kvlab.modelInfo({ preset: 'tiny' }).weights);
+  for (const f of catalog.weight_formats) assert.equal(kvlab.modelInfo({ preset: 'tiny', weights: f.name }).weights, f.name);
+  assert.throws(() => kvlab.modelInfo({ preset: 'tiny', weights: 'fp16' }), (e) => e.path === 'options.weights');
+});
+
 test('the defaults are what the module uses when a field is left out', () => {
   const d = catalog.lab.defaults;
   assert.deepEqual(Object.keys(kvlab.simulate(steps, workload)).sort(), [...catalog.lab.policies].sort());

@@ -5,8 +5,10 @@
 // rest of the machine used meanwhile ("others": the machine's busy time minus the replay's own wall
 // time, since a replay keeps one core busy); then per target the median |error| and how many
 // policies met the 5% target on both figures. Exit status 0 whatever the errors: it is a measurement.
+// Every policy family is replayed, the memory ones (reserve:8, paged:8, chunked:8,64) in a KV budget of
+// --kv-tokens (default 512, the panel's), the same on every target.
 //
-//   node tests/web/agreement.mjs [--runs N] [--targets native,node,chromium] [--out FILE.json]
+//   node tests/web/agreement.mjs [--runs N] [--targets native,node,chromium] [--kv-tokens N] [--out FILE.json]
 //
 // Not a *.test.* file: `node --test tests/web/` (scripts/test) does not run it.
 
@@ -18,18 +20,20 @@ import { requireDist, root, startBrowser, startServer } from './helpers.mjs';
 
 const TARGET = 0.05;
 const TARGETS = ['native', 'node', 'chromium'];
+// The panel's names for its families at its defaults (web/src/panels/replay/config.js).
+const POLICIES = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
 
 function usage(message) {
-  console.error(`agreement: ${message}\nusage: node tests/web/agreement.mjs [--runs N (1-50)] [--targets ${TARGETS.join(',')}] [--out FILE.json]`);
+  console.error(`agreement: ${message}\nusage: node tests/web/agreement.mjs [--runs N (1-50)] [--targets ${TARGETS.join(',')}] [--kv-tokens N] [--out FILE.json]`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const options = { runs: 3, targets: TARGETS, out: null };
+  const options = { runs: 3, targets: TARGETS, kvTokens: 512, out: null };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     const value = argv[i + 1];
-    if (!['--runs', '--targets', '--out'].includes(flag)) usage(`unknown flag ${flag}`);
+    if (!['--runs', '--targets', '--kv-tokens', '--out'].includes(flag)) usage(`unknown flag ${flag}`);
     if (value === undefined) usage(`${flag} needs a value`);
     if (flag === '--runs') {
       options.runs = Number(value);
@@ -38,6 +42,9 @@ function parseArgs(argv) {
       options.targets = value.split(',');
       const unknown = options.targets.filter((t) => !TARGETS.includes(t));
       if (unknown.length || !options.targets.length) usage(`--targets must be a list of ${TARGETS.join(', ')}`);
+    } else if (flag === '--kv-tokens') {
+      options.kvTokens = Number(value);
+      if (!Number.isInteger(options.kvTokens) || options.kvTokens < 1) usage('--kv-tokens must be a positive integer');
     } else {
       options.out = value;
     }
@@ -62,15 +69,19 @@ async function timed(run) {
   return { result, wall_s: wallS, others_s: Math.max(0, busySeconds() - busy - wallS) };
 }
 
-function cliReplay(wasm) {
-  const args = [...(wasm ? ['--wasm'] : []), 'replay', '--json'];
+function cliReplay(wasm, kvTokens) {
+  const args = [...(wasm ? ['--wasm'] : []), 'replay', '--json', ...POLICIES.flatMap((p) => ['--policy', p]), '--kv-tokens', String(kvTokens)];
   return JSON.parse(execFileSync(path.join(root, 'scripts', 'kvlab'), args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
 }
 
-async function chromiumReplay(context, url) {
+async function chromiumReplay(context, url, kvTokens) {
   const page = await context.newPage();
   try {
     await page.goto(url);
+    await page.waitForSelector('#replay-family-chunked');
+    for (const box of await page.$$('#replay-policy-choices input[type=checkbox]')) await box.check();
+    await page.fill('#replay-kv', String(kvTokens));
+    await page.fill('#replay-chunk', '64');
     await page.click('#replay-run');
     await page.waitForFunction(() => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
       null, { timeout: 600000, polling: 500 });
@@ -112,7 +123,7 @@ function printReplay(name, index, { result, wall_s: wallS, others_s: othersS }) 
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const report = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, targets: {} };
+  const report = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, policies: POLICIES, kv_tokens: options.kvTokens, targets: {} };
   let browser = null;
   let server = null;
   try {
@@ -122,9 +133,9 @@ async function main() {
         requireDist();
         server = await startServer();
         browser = await startBrowser();
-        replayOnce = () => chromiumReplay(browser.context, `${server.url}index.html`);
+        replayOnce = () => chromiumReplay(browser.context, `${server.url}index.html`, options.kvTokens);
       } else {
-        replayOnce = async () => cliReplay(target === 'node');
+        replayOnce = async () => cliReplay(target === 'node', options.kvTokens);
       }
       const replays = [];
       for (let i = 0; i < options.runs; i += 1) {

@@ -20,6 +20,14 @@ test('every built page lists the module\'s presets in the preset menu, in order'
   }
 });
 
+test('the weight menu lists the module\'s formats', () => {
+  const html = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
+  const select = /<select id="weights"[^>]*>([\s\S]*?)<\/select>/.exec(html);
+  assert.deepEqual([...select[1].matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]), CATALOG.weight_formats.map((f) => f.name));
+  assert.deepEqual(FIELDS.weights.choices, CATALOG.weight_formats.map((f) => f.name));
+  assert.equal(DEFAULTS.weights, CATALOG.lab.defaults.weights);
+});
+
 test('the form\'s defaults are the module\'s, and so is the default run\'s policy list', () => {
   const d = CATALOG.lab.defaults;
   assert.equal(DEFAULTS.preset, d.preset);

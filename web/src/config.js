@@ -17,7 +17,7 @@ export const PRESETS = Object.fromEntries(CATALOG.model_presets.map((p) => [p.na
 
 export const DEFAULTS = Object.freeze({
   preset: LAB_DEFAULTS.preset,
-  weights: 'f32',
+  weights: LAB_DEFAULTS.weights,
   runs: LAB_DEFAULTS.runs,
   prompt_tokens: LAB_DEFAULTS.prompt_tokens,
   answer_tokens: LAB_DEFAULTS.answer_tokens,
@@ -44,7 +44,7 @@ const MAX_ANSWER_WORK = LIMITS.page_answer_work.max;    // requests x longest an
 // One entry per form control: the id of the control is the key.
 export const FIELDS = {
   preset: { label: 'Model preset', kind: 'choice', choices: Object.keys(PRESETS) },
-  weights: { label: 'Weight format', kind: 'choice', choices: ['f32', 'bf16'] },
+  weights: { label: 'Weight format', kind: 'choice', choices: CATALOG.weight_formats.map((f) => f.name) },
   runs: { label: 'Runs per path', kind: 'int', ...LIMITS.runs },
   prompt_tokens: { label: 'Part A prompt length', kind: 'int', min: 1 },   // max depends on the preset
   answer_tokens: { label: 'Part A answer length', kind: 'int', min: 1 },
