@@ -246,6 +246,15 @@ class FirefoxPage {
     await this.#raw.click(selector);
   }
 
+  // As Playwright's check and uncheck: a click, only when the box is not already in that state.
+  async check(selector) {
+    if (!(await this.#onElement(selector, (el) => el.checked))) await this.click(selector);
+  }
+
+  async uncheck(selector) {
+    if (await this.#onElement(selector, (el) => el.checked)) await this.click(selector);
+  }
+
   // As Playwright's fill: focus, replace the value, one input event (no change event).
   fill(selector, value) {
     return this.#onElement(selector, (el, text) => {

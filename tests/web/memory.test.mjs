@@ -317,11 +317,16 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     await page.selectOption('#replay-policy', 'chunked:8,48');
     const kinds = await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.map((tr) => tr.dataset.kind));
     assert.ok(kinds.includes('mixed'), `chunked ran mixed passes: ${kinds}`);
-    const formulaRatio = await page.$eval('#replay-steps-table tbody tr[data-kind="mixed"] td[data-key="formula_ratio"]', (td) => Number(td.dataset.value));
-    assert.ok(formulaRatio > 0, `the formula priced the mixed passes too: ${formulaRatio}`);
+    const mixedCell = (key) => page.$eval(`#replay-steps-table tbody tr[data-kind="mixed"] td[data-key="${key}"]`, (td) => td.dataset.value);
+    const realMixedMs = Number(await mixedCell('real_ms'));
+    const formulaRatio = await mixedCell('formula_ratio');
+    // Firefox's clock ticks every millisecond, so the tiny model's few mixed passes can read 0 ms in all:
+    // then no ratio exists and the cell stays empty.
+    if (realMixedMs > 0) assert.ok(Number(formulaRatio) > 0, `the formula priced the mixed passes too: ${formulaRatio}`);
+    else assert.equal(formulaRatio, '', `no ratio over 0 ms of real mixed passes: ${formulaRatio}`);
     assert.match(await page.textContent('#replay-steps-table tfoot'), /misses the measured grid’s 4 cells by [\d.]+% on average/);
 
-    await page.click('#replay-steps-box >> xpath=..');   // open the step check
+    await page.click('#replay-steps-summary');   // open the step check
     assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with memory policies');
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
