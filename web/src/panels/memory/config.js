@@ -13,17 +13,18 @@
 
 import { fieldOfErrorPath, parseSpec, rangeText, show } from '../../shared/fields.js';
 import { CATALOG } from '../../generated/catalog.js';
+import { kvBytesPerToken } from '../kv-calculator/index.js';
 
 export const REAL_CONTEXT = 4096;
 const GIB = 1024 ** 3;
 
-// The models are the GPU model's (the module's catalog): their parameters, and KV bytes per token =
-// 2 × layers × KV heads × head size × 2 bytes (16-bit), as the KV calculator.
+// The models are the GPU model's (the module's catalog): their parameters, and their KV bytes per token
+// at 16 bits, by the KV calculator's formula.
 function device(id, gpu, gib, modelName, weights, bytesPerParam) {
   const m = CATALOG.real_models.find((x) => x.name === modelName);
   const model = m.description.replace(/ \(.*\)$/, '');
   return { id, gpu, gib, model, weights, params: m.parameters, bytes_per_param: bytesPerParam,
-    kv_bytes_per_token: 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2, label: `${gpu} · ${model}, ${weights}` };
+    kv_bytes_per_token: kvBytesPerToken({ layers: m.n_layers, kv_heads: m.n_kv_heads, head_dim: m.head_dim, bytes_per_number: 2 }), label: `${gpu} · ${model}, ${weights}` };
 }
 
 export const DEVICES = [
