@@ -64,11 +64,12 @@ async function writeCatalog() {
 const catalog = await writeCatalog();
 
 const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-const presetOptions = catalog.model_presets
-  .map((p) => `<option value="${escapeHtml(p.name)}">${escapeHtml(`${p.name} (${p.label})`)}</option>`).join('\n              ');
-const weightOptions = catalog.weight_formats
-  .map((f) => `<option value="${escapeHtml(f.name)}">${escapeHtml(`${f.name} (${f.bytes_per_weight} bytes a weight${f.name === catalog.lab.defaults.weights ? ', default' : ''})`)}</option>`)
-  .join('\n              ');
+// The <option> lines of a menu: `label(item)` is what the reader sees, item.name the value.
+const optionsHtml = (items, label) =>
+  items.map((item) => `<option value="${escapeHtml(item.name)}">${escapeHtml(label(item))}</option>`).join('\n              ');
+const presetOptions = optionsHtml(catalog.model_presets, (p) => `${p.name} (${p.label})`);
+const weightOptions = optionsHtml(catalog.weight_formats,
+  (f) => `${f.name} (${f.bytes_per_weight} bytes a weight${f.name === catalog.lab.defaults.weights ? ', default' : ''})`);
 
 const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
 

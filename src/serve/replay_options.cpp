@@ -50,7 +50,10 @@ json default_replay_workload() {
   return {{"count", 64}, {"prompt", {8, 32}}, {"answer", {16, 48}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
 }
 
-std::vector<std::string> default_replay_policies() { return {"serial-nocache", "serial-cache", "static:8", "continuous:8"}; }
+std::vector<std::string> default_replay_policies() {
+  const std::string slots = std::to_string(kReplaySlots);
+  return {"serial-nocache", "serial-cache", "static:" + slots, "continuous:" + slots};
+}
 
 ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);

@@ -37,7 +37,10 @@ sim::SimulateOptions simulate_options(const ReplayOptions& options);
 
 // 64 requests at t = 0, prompts 8-32, answers 16-48 (seed 1): about 10 s of real serving natively.
 nlohmann::json default_replay_workload();
-// serial-nocache, serial-cache, static:8, continuous:8.
+// The slots (batch rows) of the default replay policies: small enough that a replay of the default workload
+// takes seconds, large enough that batching shows.
+constexpr int kReplaySlots = 8;
+// serial-nocache, serial-cache, static:kReplaySlots, continuous:kReplaySlots.
 std::vector<std::string> default_replay_policies();
 
 // { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests", "kv_tokens",

@@ -81,7 +81,10 @@ json page_catalog() {
   return {{"model_presets", model_presets_json()},
           {"weight_formats", weight_formats_json()},
           {"lab", {{"defaults", lab_defaults_json()}, {"policies", sim::default_policies()}}},
-          {"replay", {{"policies", serve::default_replay_policies()}, {"block_tokens", serve::ReplayOptions{}.block_tokens}}},
+          {"replay",
+           {{"policies", serve::default_replay_policies()},
+            {"slots", serve::kReplaySlots},
+            {"block_tokens", serve::ReplayOptions{}.block_tokens}}},
           {"policy_forms", sim::policy_name_forms()},
           // The real models of the GPU model (src/roofline): the KV calculator's shapes.
           {"real_models", roofline::roofline_presets_json()["models"]},

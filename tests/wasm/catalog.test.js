@@ -36,6 +36,9 @@ test('the defaults are what the module uses when a field is left out', () => {
   const d = catalog.lab.defaults;
   assert.deepEqual(Object.keys(kvlab.simulate(steps, workload)).sort(), [...catalog.lab.policies].sort());
   assert.ok(catalog.lab.policies.includes(`continuous:${d.slots}`));
+  // The replay panel's slots are those its default policies batch with.
+  const batched = catalog.replay.policies.filter((name) => name.includes(':'));
+  assert.ok(batched.length > 0 && batched.every((name) => name.endsWith(`:${catalog.replay.slots}`)), batched.join());
   const r = kvlab.measure({ ...smallMeasure, runs: undefined, answer_tokens: undefined, prompt_tokens: undefined });
   assert.equal(r.answer.runs, d.runs);
   assert.equal(r.answer.prompt_tokens, d.prompt_tokens);

@@ -10,7 +10,7 @@ const LIMITS = CATALOG.limits;
 const defaultFamilies = CATALOG.replay.policies.map((name) => name.split(':')[0]);
 
 // The replay queue's slots: those of the module's default replay policies (static:8, continuous:8).
-export const REPLAY_SLOTS = Number(CATALOG.replay.policies.find((name) => name.includes(':')).split(':')[1]);
+export const REPLAY_SLOTS = CATALOG.replay.slots;
 
 // The policy families offered, in the module's order; `memory`: served within the KV budget; the
 // module's default replay policies are checked.
