@@ -25,10 +25,7 @@ void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
   }
 }
 
-template float dot_pairs<KvFormat::bf16>(const float*, const uint32_t*, int);
-template float dot_pairs<KvFormat::f16>(const float*, const uint32_t*, int);
-template void axpy_pairs<KvFormat::bf16>(float*, float, const uint32_t*, int);
-template void axpy_pairs<KvFormat::f16>(float*, float, const uint32_t*, int);
+#include "model/kv_kernel_instances.inc"
 
 void store_pairs(uint32_t* pairs, const float* x, int n_heads, int head_dim, KvFormat format) {
   const int half = head_dim / 2;
