@@ -33,7 +33,6 @@ struct ScalarLanes {
   }
   // Both operands are below 2^31 wherever it is used (the SIMD lanes compare them as signed).
   static bool less(Bits a, Bits b) { return a < b; }
-  static bool equal(Bits a, Bits b) { return a == b; }
   static Bits pick(bool condition, Bits if_true, Bits if_false) { return condition ? if_true : if_false; }
 };
 
@@ -67,17 +66,17 @@ typename L::Bits f16_bits(typename L::Float value) {
   return L::pick(L::less(magnitude, U(143u << 23)), finite, huge) | sign;           // 2^16 and up: huge
 }
 
-// IEEE half bits (in the low 16 bits, the high ones zero) -> float32, exactly.
+// IEEE half bits (in the low 16 bits, the high ones zero) -> float32, exactly. The exponent and mantissa
+// moved to float32's places and scaled by 2^112 (the difference of the biases, 127 - 15) are the value
+// for normal and subnormal halves alike (a subnormal half lands on a float32 subnormal, which the
+// multiplication by a power of two normalises exactly); infinity and NaN (exponent 31) get float32's
+// all-ones exponent instead, keeping the mantissa.
 template <typename L>
 typename L::Float from_f16_bits(typename L::Bits half) {
   using U = typename L::Bits;
-  const U shifted = (half & U(0x7FFFu)) << 13;  // exponent and mantissa in float32's places
-  const U exponent = shifted & U(0x0F800000u);
-  const U normal = shifted + U(112u << 23);   // exponent rebiased from 15 to 127
-  const U special = normal + U(112u << 23);   // infinity and NaN: exponent 31 becomes 255
-  // A subnormal m * 2^-24: 2^-14 * (1 + m / 1024) - 2^-14, both exact in float32.
-  const U subnormal = L::bits(L::value(normal + U(1u << 23)) - L::value(U(113u << 23)));
-  const U magnitude = L::pick(L::equal(exponent, U(0u)), subnormal, L::pick(L::equal(exponent, U(0x0F800000u)), special, normal));
+  const U shifted = (half & U(0x7FFFu)) << 13;
+  const U scaled = L::bits(L::value(shifted) * L::value(U(239u << 23)));  // 2^112
+  const U magnitude = L::pick(L::less(shifted, U(31u << 23)), scaled, shifted | U(0x7F800000u));
   return L::value(magnitude | ((half & U(0x8000u)) << 16));
 }
 

@@ -1,7 +1,8 @@
 // The 16-bit KV kernels (kernel_declarations.inc) in xsimd batches: a vector of 32-bit words holds the
 // same lanes of both halves of a head, widened to float32 (bfloat16: a shift or a mask; IEEE half:
-// integer shifts, masks, compares and selects, and one float subtraction for subnormals) and summed
-// with fused multiply-adds; rounding back to 16 bits likewise. The scalar tail uses the same
+// shifts and masks, a multiplication by 2^112, one compare and select for infinity and NaN) and summed
+// with fused multiply-adds; rounding back to 16 bits likewise (float16.h: integer rounding, compares
+// and selects, one float addition for subnormals). The scalar tail uses the same
 // conversions on one word at a time (kv_pairs.h).
 #include <cstddef>
 
@@ -29,7 +30,6 @@ struct BatchLanes {
   static Bits bits(Float value) { return xsimd::bitwise_cast<Bits>(value); }
   static Float value(Bits bits) { return xsimd::bitwise_cast<Float>(bits); }
   static Mask less(Bits a, Bits b) { return xsimd::bitwise_cast<SignedBatch>(a) < xsimd::bitwise_cast<SignedBatch>(b); }
-  static Mask equal(Bits a, Bits b) { return xsimd::bitwise_cast<SignedBatch>(a) == xsimd::bitwise_cast<SignedBatch>(b); }
   static Bits pick(Mask condition, Bits if_true, Bits if_false) {
     return xsimd::bitwise_cast<Bits>(
         xsimd::select(condition, xsimd::bitwise_cast<SignedBatch>(if_true), xsimd::bitwise_cast<SignedBatch>(if_false)));
