@@ -81,6 +81,8 @@ test('the module contains WebAssembly SIMD arithmetic', () => {
   // 16-bit keys and values are widened and rounded in vectors: unsigned shifts of the pairs, the f16
   // conversion's lane compares and selects.
   assert.ok(count('i32x4.shr_u') > 0, 'i32x4.shr_u present: the high half of a KV pair');
-  assert.ok(count('i32x4.lt_s') > 0, 'i32x4.lt_s present: f16 subnormal, normal and huge lanes told apart');
+  // (LLVM turns the signed compares into unsigned ones, the operands being masked below 2^31.)
+  const compares = (listing.match(/\bi32x4\.(lt|gt)_[su]\b/g) || []).length;
+  assert.ok(compares > 0, 'i32x4 lane compares present: f16 subnormal, normal and huge lanes told apart');
   assert.ok(count('v128.bitselect') > 0, 'v128.bitselect present: the f16 conversion selects per lane');
 });
