@@ -70,6 +70,8 @@ const optionsHtml = (items, label) =>
 const presetOptions = optionsHtml(catalog.model_presets, (p) => `${p.name} (${p.label})`);
 const weightOptions = optionsHtml(catalog.weight_formats,
   (f) => `${f.name} (${f.bytes_per_weight} bytes a weight${f.name === catalog.lab.defaults.weights ? ', default' : ''})`);
+const kvOptions = optionsHtml(catalog.kv_formats,
+  (f) => `${f.name} (${f.bytes_per_number} bytes a number${f.name === catalog.lab.defaults.kv ? ', default' : ''})`);
 
 const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
 
@@ -119,7 +121,8 @@ function page(template, { csp, title, head, bodyAttrs = '', scripts }) {
     .replace('{{BODY_ATTRS}}', () => bodyAttrs)
     .replace('{{SCRIPTS}}', () => scripts)
     .replace('{{PRESET_OPTIONS}}', () => presetOptions)
-    .replace('{{WEIGHT_OPTIONS}}', () => weightOptions);
+    .replace('{{WEIGHT_OPTIONS}}', () => weightOptions)
+    .replace('{{KV_OPTIONS}}', () => kvOptions);
 }
 
 // Inline text must not end its own element early: refuse rather than ship a broken page.

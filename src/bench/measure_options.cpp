@@ -11,7 +11,7 @@ namespace kvlab {
 using nlohmann::json;
 
 const char* const kMeasureOptionFields =
-    "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, weights, prompt_tokens, "
+    "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, weights, kv, prompt_tokens, "
     "answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples";
 
 namespace {
@@ -48,7 +48,7 @@ int64_t measure_memory_bytes(const MeasureOptions& o) {
 MeasureOptions read_measure_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
-                         {"preset", "model", "weights", "prompt_tokens", "answer_tokens", "runs", "prompt_seed", "decode_rows",
+                         {"preset", "model", "weights", "kv", "prompt_tokens", "answer_tokens", "runs", "prompt_seed", "decode_rows",
                           "decode_contexts", "prefill_tokens", "mixed_chunk_tokens", "mixed_rows", "mixed_contexts",
                           "min_sample_ms", "samples"});
   MeasureOptions o;
@@ -57,6 +57,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
   if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
   o.model.weights = parse_weight_format(fields::read_string(object, path, "weights", weight_format_name(o.model.weights)),
                                         fields::join(path, "weights"));
+  o.model.kv = parse_kv_format(fields::read_string(object, path, "kv", kv_format_name(o.model.kv)), fields::join(path, "kv"));
   const int max_seq = o.model.max_seq;
 
   o.prompt_tokens = static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));

@@ -12,6 +12,7 @@ struct BenchFlags {
   std::string answer_runs;
   bool no_simulator = false;
   bool weight_formats = false;
+  bool kv_formats = false;
   bool as_json = false;
 };
 
@@ -22,6 +23,8 @@ Action add_bench_command(CLI::App& app) {
   command->add_option("--answer-runs", flags->answer_runs, "runs per path of the one-answer timing (0 skips it; default 5)");
   command->add_flag("--no-simulator", flags->no_simulator, "skip timing the simulator");
   command->add_flag("--weight-formats", flags->weight_formats, "also time the one-row step with f32 and bf16 weights, interleaved");
+  command->add_flag("--kv-formats", flags->kv_formats,
+                    "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");
   command->add_flag("--json", flags->as_json, "print the result as JSON");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
@@ -30,7 +33,7 @@ Action add_bench_command(CLI::App& app) {
     sources.add_flag("options.answer_runs", "--answer-runs");
     return run_reporting(sources, [&] {
       nlohmann::json given = {{"measure", measure_flags->to_json()}, {"simulator", !flags->no_simulator},
-                             {"weight_formats", flags->weight_formats}};
+                             {"weight_formats", flags->weight_formats}, {"kv_formats", flags->kv_formats}};
       if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
       BenchOptions options = read_bench_options(given);
       nlohmann::json result = run_kernel_bench(options, terminal_progress());

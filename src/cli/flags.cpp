@@ -75,6 +75,7 @@ JsonFlags add_measure_flags(CLI::App& command) {
   for (const char* field : {"vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_seq", "seed"})
     flags.add(command, field, "model", std::string("model ") + field + " (overrides the preset)");
   flags.add(command, "weights", "", "weight format: f32 (default) or bf16 (half the bytes, rounded to nearest even)", false, true);
+  flags.add(command, "kv", "", "KV cache format: f32 (default), bf16 or f16 (half the bytes a token, rounded to nearest even)", false, true);
   flags.add(command, "prompt_tokens", "", "Part A prompt length (default 16)");
   flags.add(command, "answer_tokens", "", "Part A answer length (default 48)");
   flags.add(command, "runs", "", "Part A runs per path (default 5)");

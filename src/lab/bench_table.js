@@ -24,9 +24,10 @@ function run(label, command, commandArgs) {
 const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, script), ...rest];
 
 // The two SIMD builds also time the one-row step with f32 and bf16 weights interleaved (half the bytes
-// to stream, so about half the time if the step is bound by memory).
-const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json', '--weight-formats']);
-const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json', '--weight-formats'));
+// to stream, so about half the time if the step is bound by memory), and 1- and 16-row steps at
+// context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved.
+const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json', '--weight-formats', '--kv-formats']);
+const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json', '--weight-formats', '--kv-formats'));
 const wasmScalar = run('wasm scalar (Node)', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator'));
 const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
 
@@ -41,6 +42,11 @@ const inCache = {
 };
 
 const ctx64 = (result) => result.decode.find((d) => d.context === 64).rows1;
+// A KV-format cell at the longest context the preset allows.
+const kvLong = (result, rows) => {
+  const k = result.kv_formats;
+  return k.cells.find((c) => c.context === k.contexts[k.contexts.length - 1] && c.rows === rows);
+};
 const gain = (result, context) => result.decode.find((d) => d.context === context).tokens_per_s_ratio;
 const ratios = {
   simd_vs_scalar: ctx64(wasmScalar).median_ms / ctx64(wasmSimd).median_ms,
@@ -57,6 +63,11 @@ const ratios = {
   wasm_rows16_fraction_of_peak: wasmSimd.rows16_fraction_of_peak,
   bf16_over_f32_step_native: native.weight_formats.bf16_over_f32,
   bf16_over_f32_step_wasm: wasmSimd.weight_formats.bf16_over_f32,
+  // 16 rows at the longest context, bf16 KV over f32 KV (the step's KV reads halve; the weights do not).
+  kv16_over_f32_step_native: kvLong(native, 16).bf16_over_f32,
+  kv16_over_f32_step_wasm: kvLong(wasmSimd, 16).bf16_over_f32,
+  kv_f16_over_f32_step_native: kvLong(native, 16).f16_over_f32,
+  kv_f16_over_f32_step_wasm: kvLong(wasmSimd, 16).f16_over_f32,
   in_cache_simd_vs_scalar: ctx64(inCache.wasm_scalar).median_ms / ctx64(inCache.wasm_simd).median_ms,
   in_cache_simd_vs_js: inCache.js.median_ms / ctx64(inCache.wasm_simd).median_ms,
   in_cache_wasm_vs_native: ctx64(inCache.native).median_ms / ctx64(inCache.wasm_simd).median_ms,
@@ -103,6 +114,15 @@ function table() {
     lines.push(`${name.padEnd(24)}${f(w.f32.median_ms, 3).padStart(10)}${f(w.bf16.median_ms, 3).padStart(10)}${f(w.bf16_over_f32).padStart(10)}${f(w.bf16.gb_per_s, 1).padStart(11)}`);
   }
   lines.push('(0.50 would be exactly half the time)');
+  lines.push('');
+  const kvBytes = native.kv_formats.kv_bytes_per_token;
+  lines.push(`1d. decode steps with a 16-bit KV cache (${kvBytes.bf16} bytes a token instead of ${kvBytes.f32}), f32, bf16 and f16 KV timed interleaved`);
+  lines.push(`${'build'.padEnd(24)}${'context'.padStart(8)}${'rows'.padStart(6)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'f16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'f16/f32'.padStart(10)}`);
+  for (const [name, r] of [[`native (${native.instruction_set})`, native], ['wasm SIMD (Node)', wasmSimd]]) {
+    for (const c of r.kv_formats.cells) {
+      lines.push(`${name.padEnd(24)}${String(c.context).padStart(8)}${String(c.rows).padStart(6)}${f(c.f32.median_ms, 3).padStart(10)}${f(c.bf16.median_ms, 3).padStart(10)}${f(c.f16.median_ms, 3).padStart(10)}${f(c.bf16_over_f32).padStart(10)}${f(c.f16_over_f32).padStart(10)}`);
+    }
+  }
   lines.push('');
   lines.push('2. decode throughput, 16 rows over 1 row (tokens/s ratio)');
   lines.push(`${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`);

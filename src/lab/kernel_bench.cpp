@@ -1,5 +1,6 @@
 #include "lab/kernel_bench.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -164,6 +165,56 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
   return result;
 }
 
+// Decode steps of 1 and 16 rows at a middle and the longest context with the KV cache in f32, bf16 and
+// f16, every cell timed interleaved with the others (a loaded machine slows all alike). One model serves
+// every format: the format is the caches' (each cache's pool holds its own numbers), the weights the same.
+json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
+  const std::vector<KvFormat> formats = {KvFormat::f32, KvFormat::bf16, KvFormat::f16};
+  const int longest = config.max_seq;
+  std::vector<int> contexts = {std::min(64, longest), longest};
+  contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
+  const std::vector<int> row_counts = {1, 16};
+  Model model(config);
+  model.reserve_rows(row_counts.back());
+  const std::vector<int> history = make_prompt(longest, config.vocab, 11);
+  std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
+  for (KvFormat format : formats) {
+    ModelConfig c = config;
+    c.kv = format;
+    KvCache first(c, longest);
+    prefill(model, first, history.data(), longest - 1, 0);
+    caches.emplace_back(static_cast<size_t>(row_counts.back()), first);
+  }
+  std::vector<std::vector<Row>> batches;  // [cell][row], cells in order context, rows, format
+  for (int context : contexts)
+    for (int rows : row_counts)
+      for (size_t f = 0; f < formats.size(); ++f) {
+        std::vector<Row> batch;
+        for (int r = 0; r < rows; ++r) batch.push_back(Row{history[context - 1], &caches[f][r], context - 1, true});
+        batches.push_back(batch);
+      }
+  std::vector<std::function<void()>> steps;
+  for (size_t i = 0; i < batches.size(); ++i) steps.push_back([&, i] { model.forward(batches[i]); });
+  const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+
+  json cells = json::array(), bytes_per_token = json::object();
+  size_t cell = 0;
+  for (int context : contexts)
+    for (int rows : row_counts) {
+      json entry = {{"context", context}, {"rows", rows}};
+      for (KvFormat format : formats) entry[kv_format_name(format)] = timing_json(t[cell++], rows * decode_step_flops(config, context));
+      for (const char* name : {"bf16", "f16"})
+        entry[std::string(name) + "_over_f32"] = entry[name]["median_ms"].get<double>() / entry["f32"]["median_ms"].get<double>();
+      cells.push_back(entry);
+    }
+  for (KvFormat format : formats) {
+    ModelConfig c = config;
+    c.kv = format;
+    bytes_per_token[kv_format_name(format)] = model_size(c).kv_bytes_per_token;
+  }
+  return {{"contexts", contexts}, {"rows", row_counts}, {"kv_bytes_per_token", bytes_per_token}, {"cells", cells}};
+}
+
 // A step table shaped like a measured one, for timing the simulator alone.
 json synthetic_steps() {
   json ms = json::array();
@@ -204,7 +255,7 @@ json measure_simulator() {
 
 BenchOptions read_bench_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
-  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator", "weight_formats"});
+  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator", "weight_formats", "kv_formats"});
   json measure_object = object.value("measure", json::object());
   if (measure_object.is_object()) {
     if (!measure_object.contains("min_sample_ms")) measure_object["min_sample_ms"] = 20;
@@ -215,6 +266,7 @@ BenchOptions read_bench_options(const json& object, const std::string& path) {
   o.answer_runs = static_cast<int>(fields::read_int(object, path, "answer_runs", o.answer_runs, 0, 100));
   o.simulator = fields::read_bool(object, path, "simulator", o.simulator);
   o.weight_formats = fields::read_bool(object, path, "weight_formats", o.weight_formats);
+  o.kv_formats = fields::read_bool(object, path, "kv_formats", o.kv_formats);
   return o;
 }
 
@@ -252,6 +304,10 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   if (o.weight_formats) {
     report(0.45, "weight formats");
     result["weight_formats"] = measure_weight_formats(o.measure.model, policy, kLimitsContext);
+  }
+  if (o.kv_formats) {
+    report(0.47, "KV formats");
+    result["kv_formats"] = measure_kv_formats(o.measure.model, policy);
   }
   if (o.answer_runs > 0) {
     report(0.5, "one answer");
@@ -295,6 +351,13 @@ std::string format_kernel_bench(const json& r) {
     text += format("one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
         w["context"].get<int>(), w["f32"]["median_ms"].get<double>(), w["f32"]["gb_per_s"].get<double>(),
         w["bf16"]["median_ms"].get<double>(), w["bf16"]["gb_per_s"].get<double>(), w["bf16_over_f32"].get<double>());
+  }
+  if (r.contains("kv_formats")) {
+    text += "KV cache format, interleaved   f32 ms   bf16 ms   f16 ms   bf16/f32   f16/f32\n";
+    for (const json& c : r["kv_formats"]["cells"])
+      text += format("context %-4d %3d row%s %12.3f %9.3f %8.3f %10.2f %9.2f\n", c["context"].get<int>(), c["rows"].get<int>(),
+          c["rows"].get<int>() == 1 ? " " : "s", c["f32"]["median_ms"].get<double>(), c["bf16"]["median_ms"].get<double>(),
+          c["f16"]["median_ms"].get<double>(), c["bf16_over_f32"].get<double>(), c["f16_over_f32"].get<double>());
   }
   if (r.contains("answer")) {
     const json& a = r["answer"];

@@ -47,7 +47,7 @@ ModelSize model_size(const ModelConfig& c) {
   int64_t matrices = c.n_layers * per_layer_matrices + vocab * d;     // and the output projection
   int64_t floats = c.n_layers * 2 * d + vocab * d + d;                // norms, embedding, final norm
   return {matrices + floats, matrices * bytes_per_weight(c.weights) + floats * 4,
-          int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * 4};
+          int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * bytes_per_kv_number(c.kv)};
 }
 
 void validate(const ModelConfig& c, const std::string& path) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kv_format.h"
 #include "model/weight_format.h"
 
 namespace kvlab {
@@ -19,6 +20,7 @@ struct ModelConfig {
   int max_seq = 256;     // longest sequence a KV cache holds
   uint64_t seed = 1;     // weights are drawn from Rng(seed)
   WeightFormat weights = WeightFormat::f32;  // how the weight matrices are stored (weight_format.h)
+  KvFormat kv = KvFormat::f32;               // how the KV cache stores keys and values (kv_format.h)
 
   int head_dim() const { return d_model / n_heads; }
   int kv_dim() const { return n_kv_heads * head_dim(); }
@@ -40,7 +42,7 @@ const ModelPreset& find_preset(const std::string& name, const std::string& field
 struct ModelSize {
   int64_t parameters;           // every weight, embeddings included
   int64_t weight_bytes;         // matrix weights x 4 (f32) or x 2 (bf16), embeddings and norms x 4
-  int64_t kv_bytes_per_token;   // 2 x n_layers x n_kv_heads x head_dim x 4
+  int64_t kv_bytes_per_token;   // 2 x n_layers x n_kv_heads x head_dim x 4 (f32) or x 2 (bf16, f16)
 };
 ModelSize model_size(const ModelConfig& config);
 

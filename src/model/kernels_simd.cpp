@@ -142,6 +142,10 @@ struct SimdOps {
   static float dot(const float* a, const float* b, int n) { return kernels::dot(a, b, n); }
   static void axpy(float* y, float a, const float* x, int n) { kernels::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { kernels::softmax(x, n); }
+  template <KvFormat F>
+  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return kernels::dot_pairs<F>(q, k, head_dim); }
+  template <KvFormat F>
+  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { kernels::axpy_pairs<F>(y, a, v, head_dim); }
 };
 
 }  // namespace

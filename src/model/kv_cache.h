@@ -11,52 +11,84 @@
 //
 // The single-sequence contiguous cache is the special case of a pool of one block of `capacity` positions
 // owned by the cache itself: [n_layers, 1, capacity, kv_dim] is the plain [n_layers, capacity, kv_dim].
+//
+// In a 16-bit format (config.kv, kv_format.h) a position's key holds, for each KV head, head_dim / 2
+// 32-bit words: word j has number j of the head in its low half and number j + head_dim / 2 in its high
+// half (the pairs rotary embedding turns together). One 32-bit vector load then gives the same lanes of
+// both halves of a head, widened with shifts and masks: no shuffles, whatever the vector width.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
+
+#include <xsimd/memory/xsimd_aligned_allocator.hpp>
 
 #include "model/buffer.h"
 #include "model/config.h"
 
 namespace kvlab {
 
+using KvPairBuffer = std::vector<uint32_t, xsimd::aligned_allocator<uint32_t, 64>>;
+
 class KvBlockPool {
  public:
-  // n_blocks >= 1 blocks of block_tokens >= 1 positions (callers check their inputs: InputError there).
+  // n_blocks >= 1 blocks of block_tokens >= 1 positions (callers check their inputs: InputError there),
+  // in the configuration's KV format.
   KvBlockPool(const ModelConfig& config, int n_blocks, int block_tokens)
-      : n_blocks_(n_blocks),
+      : format_(config.kv),
+        n_blocks_(n_blocks),
         block_tokens_(block_tokens),
         kv_dim_(config.kv_dim()),
-        keys_(static_cast<size_t>(config.n_layers) * n_blocks * block_tokens * kv_dim_),
-        values_(keys_.size()) {}
+        keys_(format_ == KvFormat::f32 ? numbers(config.n_layers) : 0),
+        values_(keys_.size()),
+        key_pairs_(format_ == KvFormat::f32 ? 0 : numbers(config.n_layers) / 2),
+        value_pairs_(key_pairs_.size()) {}
 
+  KvFormat format() const { return format_; }
   int n_blocks() const { return n_blocks_; }
   int block_tokens() const { return block_tokens_; }
   int kv_dim() const { return kv_dim_; }
-  // Floats of the keys (as of the values): n_layers * n_blocks * block_tokens * kv_dim.
-  size_t floats() const { return keys_.size(); }
+  // Words a position's key (as its value) takes: kv_dim floats, or kv_dim / 2 pairs.
+  int words_per_position() const { return format_ == KvFormat::f32 ? kv_dim_ : kv_dim_ / 2; }
+  // Bytes of the keys and the values together.
+  size_t bytes() const {
+    return (keys_.size() + values_.size()) * sizeof(float) + (key_pairs_.size() + value_pairs_.size()) * sizeof(uint32_t);
+  }
 
-  // [n_blocks, block_tokens, kv_dim] keys (values) of one layer.
-  float* layer_keys(int layer) { return keys_.data() + layer_offset(layer); }
-  float* layer_values(int layer) { return values_.data() + layer_offset(layer); }
+  // f32: [n_blocks, block_tokens, kv_dim] keys (values) of one layer; null in 16 bits.
+  float* layer_keys(int layer) { return layer_of(keys_, layer); }
+  float* layer_values(int layer) { return layer_of(values_, layer); }
+  // bf16, f16: [n_blocks, block_tokens, n_kv_heads, head_dim / 2] pairs of one layer; null in f32.
+  uint32_t* layer_key_pairs(int layer) { return layer_of(key_pairs_, layer); }
+  uint32_t* layer_value_pairs(int layer) { return layer_of(value_pairs_, layer); }
 
  private:
-  size_t layer_offset(int layer) const { return static_cast<size_t>(layer) * n_blocks_ * block_tokens_ * kv_dim_; }
+  size_t numbers(int n_layers) const { return static_cast<size_t>(n_layers) * n_blocks_ * block_tokens_ * kv_dim_; }
+  template <typename Buffer>
+  typename Buffer::value_type* layer_of(Buffer& buffer, int layer) {
+    return buffer.empty() ? nullptr : buffer.data() + static_cast<size_t>(layer) * n_blocks_ * block_tokens_ * words_per_position();
+  }
 
+  KvFormat format_;
   int n_blocks_;
   int block_tokens_;
   int kv_dim_;
-  FloatBuffer keys_;    // [n_layers, n_blocks, block_tokens, kv_dim]
-  FloatBuffer values_;  // [n_layers, n_blocks, block_tokens, kv_dim]
+  FloatBuffer keys_;          // f32: [n_layers, n_blocks, block_tokens, kv_dim]; empty in 16 bits
+  FloatBuffer values_;        // f32: [n_layers, n_blocks, block_tokens, kv_dim]; empty in 16 bits
+  KvPairBuffer key_pairs_;    // bf16, f16: [n_layers, n_blocks, block_tokens, n_kv_heads, head_dim / 2]; empty in f32
+  KvPairBuffer value_pairs_;  // bf16, f16: [n_layers, n_blocks, block_tokens, n_kv_heads, head_dim / 2]; empty in f32
 };
 
 // One layer of one sequence's keys and values, as attention reads them: position t is at offset
 // t % block_tokens of pool block block_table[t / block_tokens].
 struct KvLayerView {
-  const float* keys;       // the layer's [n_blocks, block_tokens, kv_dim] in the pool
+  const float* keys;       // f32: the layer's [n_blocks, block_tokens, kv_dim] in the pool
   const float* values;     // likewise
   const int* block_table;  // [blocks covering the context]
   int block_tokens;
+  KvFormat format = KvFormat::f32;
+  const uint32_t* key_pairs = nullptr;    // bf16, f16: the layer's [n_blocks, block_tokens, n_kv_heads, head_dim / 2]
+  const uint32_t* value_pairs = nullptr;  // likewise
 };
 
 class KvCache {
@@ -87,18 +119,23 @@ class KvCache {
   // Positions its blocks can hold.
   int capacity() const { return static_cast<int>(block_table.size()) * pool_->block_tokens(); }
 
-  // Where position `position`'s key (value) of `layer` is: [kv_dim] floats.
+  // Where position `position`'s key (value) of `layer` is: f32, [kv_dim] floats.
   float* key_slot(int layer, int position) { return pool_->layer_keys(layer) + slot_offset(position); }
   float* value_slot(int layer, int position) { return pool_->layer_values(layer) + slot_offset(position); }
+  // bf16, f16: [n_kv_heads, head_dim / 2] pairs.
+  uint32_t* key_pair_slot(int layer, int position) { return pool_->layer_key_pairs(layer) + slot_offset(position); }
+  uint32_t* value_pair_slot(int layer, int position) { return pool_->layer_value_pairs(layer) + slot_offset(position); }
   KvLayerView layer_view(int layer) {
-    return {pool_->layer_keys(layer), pool_->layer_values(layer), block_table.data(), pool_->block_tokens()};
+    return {pool_->layer_keys(layer), pool_->layer_values(layer),      block_table.data(),
+            pool_->block_tokens(),    pool_->format(),                 pool_->layer_key_pairs(layer),
+            pool_->layer_value_pairs(layer)};
   }
 
  private:
   size_t slot_offset(int position) const {
     const int block_tokens = pool_->block_tokens();
     const size_t block = static_cast<size_t>(block_table[static_cast<size_t>(position / block_tokens)]);
-    return (block * block_tokens + static_cast<size_t>(position % block_tokens)) * pool_->kv_dim();
+    return (block * block_tokens + static_cast<size_t>(position % block_tokens)) * pool_->words_per_position();
   }
 
   std::unique_ptr<KvBlockPool> own_pool_;  // the contiguous case's storage; null when paged

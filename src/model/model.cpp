@@ -49,8 +49,15 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
     kernels::rope(&s.q[r * d], c.n_heads, c.head_dim(), cos, sin);
     kernels::rope(&s.k[r * kv_dim], c.n_kv_heads, c.head_dim(), cos, sin);
     KvCache& cache = *rows[r].cache;
-    std::memcpy(cache.key_slot(layer_index, rows[r].position), &s.k[r * kv_dim], sizeof(float) * kv_dim);
-    std::memcpy(cache.value_slot(layer_index, rows[r].position), &s.v[r * kv_dim], sizeof(float) * kv_dim);
+    const int position = rows[r].position;
+    const KvFormat format = cache.pool().format();
+    if (format == KvFormat::f32) {
+      std::memcpy(cache.key_slot(layer_index, position), &s.k[r * kv_dim], sizeof(float) * kv_dim);
+      std::memcpy(cache.value_slot(layer_index, position), &s.v[r * kv_dim], sizeof(float) * kv_dim);
+    } else {
+      kernels::store_pairs(cache.key_pair_slot(layer_index, position), &s.k[r * kv_dim], c.n_kv_heads, c.head_dim(), format);
+      kernels::store_pairs(cache.value_pair_slot(layer_index, position), &s.v[r * kv_dim], c.n_kv_heads, c.head_dim(), format);
+    }
   }
   for (int r = 0; r < n_rows; ++r)
     kernels::attention(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index), rows[r].position + 1,

@@ -84,14 +84,14 @@ Module['measure'] = function (options, onProgress) {
   return kvlabUnwrap(Module['measure_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };
 
-/** modelInfo(options?) -> { parameters, weight_bytes, kv_bytes_per_token, ... } */
+/** modelInfo(options?) -> { weights, kv, parameters, weight_bytes, kv_bytes_per_token, ... } */
 Module['modelInfo'] = function (options) {
   return kvlabUnwrap(Module['model_info_json'](kvlabToJson(options, 'options')));
 };
 
-/** bench({measure, answer_runs, simulator, weight_formats}?, onProgress?) -> { instruction_set, peak_gflops, read_gb_per_s,
+/** bench({measure, answer_runs, simulator, weight_formats, kv_formats}?, onProgress?) -> { instruction_set, peak_gflops, read_gb_per_s,
  *  matrix, decode: [{context, rows1, rows16, tokens_per_s_ratio}], decode_fraction_of_bandwidth, rows16_fraction_of_peak,
- *  weight_formats?, answer?, simulator? } (what `kvlab bench` prints) */
+ *  weight_formats?, kv_formats?, answer?, simulator? } (what `kvlab bench` prints) */
 Module['bench'] = function (options, onProgress) {
   return kvlabUnwrap(Module['bench_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };

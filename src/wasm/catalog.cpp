@@ -3,6 +3,7 @@
 #include "bench/measure_options.h"
 #include "lab/lab.h"
 #include "model/config.h"
+#include "model/kv_format.h"
 #include "model/weight_format.h"
 #include "roofline/preset_list.h"
 #include "roofline/table_builder.h"
@@ -40,6 +41,7 @@ json lab_defaults_json() {
   const std::vector<std::string> policies = sim::default_policies();
   return {{"preset", measure.preset},
           {"weights", weight_format_name(measure.model.weights)},
+          {"kv", kv_format_name(measure.model.kv)},
           {"runs", measure.runs},
           {"prompt_tokens", measure.prompt_tokens},
           {"answer_tokens", measure.answer_tokens},
@@ -56,6 +58,13 @@ json weight_formats_json() {
   json list = json::array();
   for (const std::string& name : weight_format_names())
     list.push_back({{"name", name}, {"bytes_per_weight", bytes_per_weight(parse_weight_format(name, "weights"))}});
+  return list;
+}
+
+json kv_formats_json() {
+  json list = json::array();
+  for (const std::string& name : kv_format_names())
+    list.push_back({{"name", name}, {"bytes_per_number", bytes_per_kv_number(parse_kv_format(name, "kv"))}});
   return list;
 }
 
@@ -80,6 +89,7 @@ json limits_json() {
 json page_catalog() {
   return {{"model_presets", model_presets_json()},
           {"weight_formats", weight_formats_json()},
+          {"kv_formats", kv_formats_json()},
           {"lab", {{"defaults", lab_defaults_json()}, {"policies", sim::default_policies()}}},
           {"replay",
            {{"policies", serve::default_replay_policies()},

@@ -9,7 +9,8 @@ namespace kvlab::wasm {
 // {
 //   "model_presets": [{name, label, description, max_seq, n_layers, n_kv_heads, head_dim}],   the first is the default
 //   "weight_formats": [{name, bytes_per_weight}],
-//   "lab": {"defaults": {preset, weights, runs, prompt_tokens, answer_tokens, requests, prompt: [lo, hi],
+//   "kv_formats": [{name, bytes_per_number}],
+//   "lab": {"defaults": {preset, weights, kv, runs, prompt_tokens, answer_tokens, requests, prompt: [lo, hi],
 //           answer: [lo, hi], arrival, seed, slots}, "policies": [...]},
 //   "replay": {"policies": [...], "block_tokens": 16},
 //   "real_models": [{name, description, parameters, n_layers, n_kv_heads, head_dim}],

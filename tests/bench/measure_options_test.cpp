@@ -43,6 +43,12 @@ TEST(MeasureOptions, WeightsChooseTheFormat) {
   EXPECT_EQ(read_measure_options({{"weights", "bf16"}, {"preset", "tiny"}}).model.weights, WeightFormat::bf16);
 }
 
+TEST(MeasureOptions, KvChoosesTheCacheFormat) {
+  EXPECT_EQ(read_measure_options(json::object()).model.kv, KvFormat::f32);
+  EXPECT_EQ(read_measure_options({{"kv", "bf16"}, {"preset", "tiny"}}).model.kv, KvFormat::bf16);
+  EXPECT_EQ(read_measure_options({{"kv", "f16"}, {"weights", "bf16"}}).model.kv, KvFormat::f16);
+}
+
 TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {
   EXPECT_EQ(error_of({{"runs", 0}}).first, "options.runs must be an integer from 1 to 100 (got 0)");
   EXPECT_EQ(error_of({{"runs", "five"}}), std::make_pair(std::string("options.runs must be an integer from 1 to 100 (got \"five\")"),
@@ -60,6 +66,8 @@ TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {
             "options.model.n_kv_heads must divide options.model.n_heads (8 is not a multiple of 3)");
   EXPECT_EQ(error_of({{"weights", "fp16"}}).first, "options.weights must be one of f32, bf16 (got \"fp16\")");
   EXPECT_EQ(error_of({{"weights", 16}}).second, "TypeError");
+  EXPECT_EQ(error_of({{"kv", "x"}}).first, "options.kv must be one of f32, bf16, f16 (got \"x\")");
+  EXPECT_EQ(error_of({{"kv", 3}}).second, "TypeError");
   EXPECT_EQ(error_of({{"rnus", 1}}).first.substr(0, 37), "options.rnus is not a known field (kn");
   EXPECT_EQ(error_of(json::array()).first, "options must be an object (got [])");
 }

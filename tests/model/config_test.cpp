@@ -57,6 +57,31 @@ TEST(ModelConfig, Bf16HalvesTheMatrixBytesOnly) {
   EXPECT_EQ(bf16.kv_bytes_per_token, f32.kv_bytes_per_token);
 }
 
+TEST(ModelConfig, SixteenBitKvHalvesTheBytesPerTokenOnly) {
+  ModelConfig c;  // the published example: 2 x 32 x 8 x 128 x 2 bytes at 16 bits
+  c.n_layers = 32;
+  c.d_model = 4096;
+  c.n_heads = 32;
+  c.n_kv_heads = 8;
+  const ModelSize f32 = model_size(c);
+  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+    c.kv = format;
+    EXPECT_EQ(model_size(c).kv_bytes_per_token, 2 * 32 * 8 * 128 * 2);
+    EXPECT_EQ(model_size(c).weight_bytes, f32.weight_bytes);
+  }
+}
+
+TEST(ModelConfig, KvFormatNamesParseAndBadOnesNameTheField) {
+  for (const std::string& name : kv_format_names()) EXPECT_EQ(kv_format_name(parse_kv_format(name, "options.kv")), name);
+  try {
+    parse_kv_format("fp8", "options.kv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "options.kv must be one of f32, bf16, f16 (got \"fp8\")");
+    EXPECT_EQ(e.field().path, "options.kv");
+  }
+}
+
 TEST(ModelConfig, UnknownPresetNamesTheKnownOnes) {
   try {
     find_preset("huge", "options.preset");

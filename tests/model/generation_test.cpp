@@ -52,54 +52,93 @@ TEST(Generation, Bf16CachedEqualsUncachedOnDefaultModel) {
   expect_cache_matches_no_cache(in_bf16(model_presets()[0].config), 16, 24);
 }
 
-// bf16 against f32 on the default model: the same draws rounded, so not the same model. Reported, not
-// asserted beyond sanity (docs/benchmarks.md quotes the printed figures):
-//   free running: the share of answer positions where the two greedy answers hold the same token;
-//   teacher forced: both models read f32's whole sequence in one pass, and at every position we compare
-//   their greedy next token and their logits.
-TEST(Generation, Bf16AgreementWithF32IsReported) {
-  const ModelConfig f32 = model_presets()[0].config, bf16 = in_bf16(f32);
+struct Agreement {
+  int same_free;             // answer positions where the two greedy answers hold the same token
+  int first_difference;      // answer token (from 1) where they first differ; answer_tokens + 1 if never
+  size_t positions;          // teacher-forced positions compared
+  double share_forced;       // of which the share with the same greedy next token
+  float largest_difference;  // largest |logit difference| over them
+  float largest_logit;       // largest |logit| of the f32 model
+};
+
+// `other` against `f32` (the same weights drawn, stored or cached in another format), printed as
+// `name`, over a long answer: free running, the share of answer positions where the two greedy answers
+// hold the same token; teacher forced, both models read f32's whole sequence in one pass, and at every
+// position we compare their greedy next token and their logits. Reported, not asserted beyond sanity
+// (docs/benchmarks.md quotes the printed figures): the formats compute different models.
+Agreement agreement_with_f32(const ModelConfig& f32, const ModelConfig& other, const char* name) {
   const int prompt_tokens = 16, answer_tokens = 200;
-  Model model_f32(f32), model_bf16(bf16);
-  KvCache cache(f32, prompt_tokens + answer_tokens);
+  Model model_f32(f32), model_other(other);
+  KvCache cache_f32(f32, prompt_tokens + answer_tokens), cache_other(other, prompt_tokens + answer_tokens);
   const std::vector<int> prompt = make_prompt(prompt_tokens, f32.vocab, 7);
-  const std::vector<int> answer_f32 = generate_with_cache(model_f32, cache, prompt, answer_tokens);
-  const std::vector<int> answer_bf16 = generate_with_cache(model_bf16, cache, prompt, answer_tokens);
-  int same_free = 0, first_difference = answer_tokens;
+  const std::vector<int> answer_f32 = generate_with_cache(model_f32, cache_f32, prompt, answer_tokens);
+  const std::vector<int> answer_other = generate_with_cache(model_other, cache_other, prompt, answer_tokens);
+  Agreement a{0, answer_tokens + 1, 0, 0, 0.0f, 0.0f};
   for (int k = answer_tokens - 1; k >= 0; --k) {
-    same_free += answer_f32[k] == answer_bf16[k];
-    if (answer_f32[k] != answer_bf16[k]) first_difference = k;
+    a.same_free += answer_f32[k] == answer_other[k];
+    if (answer_f32[k] != answer_other[k]) a.first_difference = k + 1;
   }
 
   std::vector<int> sequence = prompt;
   sequence.insert(sequence.end(), answer_f32.begin(), answer_f32.end() - 1);
   auto all_logits = [&](Model& model) {
-    KvCache fresh(f32, static_cast<int>(sequence.size()));
+    KvCache fresh(model.config(), static_cast<int>(sequence.size()));
     std::vector<Row> rows;
     for (int t = 0; t < static_cast<int>(sequence.size()); ++t) rows.push_back(Row{sequence[t], &fresh, t, true});
     const float* logits = model.forward(rows);
     return std::vector<float>(logits, logits + rows.size() * f32.vocab);
   };
-  const std::vector<float> logits_f32 = all_logits(model_f32), logits_bf16 = all_logits(model_bf16);
+  const std::vector<float> logits_f32 = all_logits(model_f32), logits_other = all_logits(model_other);
   int same_forced = 0;
-  float largest_difference = 0.0f, largest_logit = 0.0f;
+  a.positions = sequence.size();
   for (size_t t = 0; t < sequence.size(); ++t) {
-    const float* a = logits_f32.data() + t * f32.vocab;
-    const float* b = logits_bf16.data() + t * f32.vocab;
-    same_forced += kernels::argmax(a, f32.vocab) == kernels::argmax(b, f32.vocab);
+    const float* x = logits_f32.data() + t * f32.vocab;
+    const float* y = logits_other.data() + t * f32.vocab;
+    same_forced += kernels::argmax(x, f32.vocab) == kernels::argmax(y, f32.vocab);
     for (int v = 0; v < f32.vocab; ++v) {
-      largest_difference = std::max(largest_difference, std::fabs(a[v] - b[v]));
-      largest_logit = std::max(largest_logit, std::fabs(a[v]));
+      a.largest_difference = std::max(a.largest_difference, std::fabs(x[v] - y[v]));
+      a.largest_logit = std::max(a.largest_logit, std::fabs(x[v]));
     }
   }
-  const double share_forced = static_cast<double>(same_forced) / static_cast<double>(sequence.size());
-  std::printf("bf16 vs f32, default model, prompt %d + answer %d: free-running answers share %d of %d tokens "
+  a.share_forced = static_cast<double>(same_forced) / static_cast<double>(sequence.size());
+  std::printf("%s vs f32, default model, prompt %d + answer %d: free-running answers share %d of %d tokens "
               "(first difference at answer token %d); teacher forced over %zu positions: same greedy token at %.1f%%, "
               "largest logit difference %.4f (largest |logit| %.2f)\n",
-              prompt_tokens, answer_tokens, same_free, answer_tokens, first_difference + 1, sequence.size(),
-              100 * share_forced, largest_difference, largest_logit);
-  EXPECT_GT(largest_difference, 0.0f);  // the formats really differ
-  EXPECT_GT(share_forced, 0.5);         // and still compute the same model, roughly
+              name, prompt_tokens, answer_tokens, a.same_free, answer_tokens, a.first_difference, a.positions,
+              100 * a.share_forced, a.largest_difference, a.largest_logit);
+  return a;
+}
+
+TEST(Generation, Bf16AgreementWithF32IsReported) {
+  const ModelConfig f32 = model_presets()[0].config;
+  const Agreement a = agreement_with_f32(f32, in_bf16(f32), "bf16 weights");
+  EXPECT_GT(a.largest_difference, 0.0f);  // the formats really differ
+  EXPECT_GT(a.share_forced, 0.5);         // and still compute the same model, roughly
+}
+
+ModelConfig with_kv(ModelConfig c, KvFormat kv) {
+  c.kv = kv;
+  return c;
+}
+
+TEST(Generation, SixteenBitKvCachedEqualsUncachedOnTinyModel) {
+  for (KvFormat kv : {KvFormat::bf16, KvFormat::f16}) expect_cache_matches_no_cache(with_kv(preset("tiny"), kv), 16, 48);
+}
+
+TEST(Generation, SixteenBitKvCachedEqualsUncachedOnDefaultModel) {
+  for (KvFormat kv : {KvFormat::bf16, KvFormat::f16}) expect_cache_matches_no_cache(with_kv(model_presets()[0].config, kv), 16, 24);
+}
+
+TEST(Generation, SixteenBitKvAgreementWithF32IsReported) {
+  const ModelConfig f32 = model_presets()[0].config;
+  for (KvFormat kv : {KvFormat::bf16, KvFormat::f16}) {
+    const std::string name = std::string(kv_format_name(kv)) + " KV cache";
+    const Agreement a = agreement_with_f32(f32, with_kv(f32, kv), name.c_str());
+    EXPECT_GT(a.largest_difference, 0.0f);  // the cache really holds other numbers
+    EXPECT_GT(a.share_forced, 0.5);
+  }
+  const Agreement both = agreement_with_f32(f32, with_kv(in_bf16(f32), KvFormat::bf16), "bf16 weights and bf16 KV cache");
+  EXPECT_GT(both.share_forced, 0.5);
 }
 
 TEST(Generation, CachedEqualsUncachedForEveryHeadGrouping) {
@@ -183,15 +222,14 @@ TEST(Generation, GroupedQueryShapesFollowTheConfig) {
   EXPECT_EQ(model.weights().layers[0].wk.n_in, c.d_model);
   EXPECT_EQ(model.weights().layers[0].wq.n_out, c.d_model);
   KvCache cache(c, 10);
-  EXPECT_EQ(cache.pool().floats(), static_cast<size_t>(c.n_layers * 10 * c.kv_dim()));
+  EXPECT_EQ(cache.pool().bytes(), static_cast<size_t>(10 * model_size(c).kv_bytes_per_token));
   EXPECT_EQ(cache.block_table, std::vector<int>{0});
 }
 
 // Sequences in blocks of 4 positions of one pool, in scattered blocks, give the logits of the same sequence
 // in its own contiguous cache bit for bit; a second sequence reads the first one's two blocks of a prompt
-// prefix they share (computed once) and prefills only the rest.
-TEST(Generation, BlockTableAddressingEqualsContiguousBitForBit) {
-  const ModelConfig config = preset("tiny");
+// prefix they share (computed once) and prefills only the rest. In every KV format.
+void expect_block_table_addressing_equals_contiguous(const ModelConfig& config) {
   Model model(config);
   const int prompt_tokens = 10, answer_tokens = 8;
   const std::vector<int> prompt_a = make_prompt(prompt_tokens, config.vocab, 31);
@@ -216,6 +254,13 @@ TEST(Generation, BlockTableAddressingEqualsContiguousBitForBit) {
   std::vector<DecodeSlot> slot{{&b, prefill(model, b, prompt_b.data() + 8, static_cast<int>(prompt_b.size()) - 8, 8, &logits_b)}};
   for (int k = 1; k < answer_tokens; ++k) decode_batch(model, slot, &logits_b);
   EXPECT_EQ(logits_b, contiguous_logits(prompt_b));
+}
+
+TEST(Generation, BlockTableAddressingEqualsContiguousBitForBit) {
+  for (KvFormat kv : {KvFormat::f32, KvFormat::bf16, KvFormat::f16}) {
+    SCOPED_TRACE(kv_format_name(kv));
+    expect_block_table_addressing_equals_contiguous(with_kv(preset("tiny"), kv));
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Every kernel against its scalar twin, at sizes that exercise both the SIMD body and the scalar tail.
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -7,6 +8,7 @@
 
 #include "common/rng.h"
 #include "model/kernels.h"
+#include "model/kv_pairs.h"
 
 namespace kvlab {
 namespace {
@@ -219,6 +221,208 @@ TEST(Kernels, AttentionThroughABlockTableEqualsContiguous) {
   kernels::scalar::attention(want.data(), q.data(), contiguous, context, n_heads, n_kv_heads, head_dim, scores.data());
   kernels::scalar::attention(got.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
   EXPECT_EQ(got, want);
+}
+
+float float_of_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+uint32_t bits_of_float(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// What IEEE 754 says half `h` is, by its definition.
+double half_by_definition(uint16_t h) {
+  const int sign = h >> 15, exponent = (h >> 10) & 31, mantissa = h & 1023;
+  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+                           : exponent == 31 ? (mantissa == 0 ? INFINITY : NAN)
+                                            : std::ldexp(1024 + mantissa, exponent - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+// Every one of the 65,536 half bit patterns: widened exactly as IEEE defines it, and rounded back to
+// itself (a NaN to a NaN of the same sign).
+TEST(Float16, EveryHalfWidensExactlyAndRoundsBackToItself) {
+  int nans = 0;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float value = from_f16(static_cast<uint16_t>(h));
+    const double want = half_by_definition(static_cast<uint16_t>(h));
+    if (std::isnan(want)) {
+      ++nans;
+      ASSERT_TRUE(std::isnan(value)) << std::hex << h;
+      ASSERT_EQ(to_f16(value) & 0xFC00u, h & 0xFC00u) << std::hex << h;  // sign and all-ones exponent
+      ASSERT_NE(to_f16(value) & 0x03FFu, 0u) << std::hex << h;
+      continue;
+    }
+    ASSERT_EQ(static_cast<double>(value), want) << std::hex << h;
+    ASSERT_EQ(std::signbit(value), (h & 0x8000u) != 0) << std::hex << h;
+    ASSERT_EQ(to_f16(value), h) << std::hex << h;
+  }
+  EXPECT_EQ(nans, 2 * 1023);
+}
+
+// Between every two neighbouring finite halves of either sign: the midpoint rounds to the one with the
+// even mantissa, a float just below it to the lower, just above to the upper (ties to even, subnormals
+// included); past 65504 the midpoint 65520 and up go to infinity.
+TEST(Float16, EveryMidpointRoundsToEvenAndNeighboursToNearest) {
+  for (uint32_t sign : {0u, 0x8000u}) {
+    for (uint32_t h = 0; h < 0x7BFF; ++h) {
+      const float lo = from_f16(static_cast<uint16_t>(sign | h)), hi = from_f16(static_cast<uint16_t>(sign | (h + 1)));
+      const float mid = (lo + hi) / 2;  // exact: a float has 13 more mantissa bits
+      ASSERT_EQ(to_f16(mid), sign | (h % 2 == 0 ? h : h + 1)) << std::hex << h;
+      ASSERT_EQ(to_f16(std::nextafter(mid, lo)), sign | h) << std::hex << h;
+      ASSERT_EQ(to_f16(std::nextafter(mid, hi)), sign | (h + 1)) << std::hex << h;
+    }
+  }
+}
+
+TEST(Float16, KnownValues) {
+  EXPECT_EQ(to_f16(1.0f), 0x3C00);
+  EXPECT_EQ(to_f16(-2.0f), 0xC000);
+  EXPECT_EQ(to_f16(0.1f), 0x2E66);        // 0.0999755859375
+  EXPECT_EQ(to_f16(1.0f / 3), 0x3555);
+  EXPECT_EQ(to_f16(65504.0f), 0x7BFF);    // the largest half
+  EXPECT_EQ(to_f16(65519.996f), 0x7BFF);  // below the midpoint to 65536
+  EXPECT_EQ(to_f16(65520.0f), 0x7C00);    // the midpoint: to even, which is infinity
+  EXPECT_EQ(to_f16(1e6f), 0x7C00);
+  EXPECT_EQ(to_f16(-1e30f), 0xFC00);
+  EXPECT_EQ(to_f16(INFINITY), 0x7C00);
+  EXPECT_EQ(to_f16(-INFINITY), 0xFC00);
+  EXPECT_EQ(to_f16(NAN), 0x7E00);
+  EXPECT_EQ(to_f16(std::ldexp(1.0f, -14)), 0x0400);  // the smallest normal
+  EXPECT_EQ(to_f16(std::ldexp(1.0f, -24)), 0x0001);  // the smallest subnormal
+  EXPECT_EQ(to_f16(std::ldexp(1.0f, -25)), 0x0000);  // half of it: a tie, to even zero
+  EXPECT_EQ(to_f16(std::ldexp(3.0f, -25)), 0x0002);  // 1.5 of it: a tie, to even 2
+  EXPECT_EQ(to_f16(std::ldexp(1.0f, -26)), 0x0000);
+  EXPECT_EQ(to_f16(float_of_bits(1)), 0x0000);       // a float32 subnormal
+  EXPECT_EQ(to_f16(-0.0f), 0x8000);
+  EXPECT_EQ(from_f16(0x7BFF), 65504.0f);
+  EXPECT_EQ(from_f16(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(from_f16(0x03FF), std::ldexp(1023.0f, -24));
+  EXPECT_EQ(from_f16(0xFC00), -INFINITY);
+  EXPECT_EQ(from_f16(0xC000), -2.0f);
+}
+
+// Head of head_dim numbers -> its pairs, by the layout's definition (kv_cache.h).
+std::vector<uint32_t> pairs_by_definition(const std::vector<uint16_t>& halves) {
+  const size_t half = halves.size() / 2;
+  std::vector<uint32_t> pairs(half);
+  for (size_t j = 0; j < half; ++j) pairs[j] = halves[j] | static_cast<uint32_t>(halves[half + j]) << 16;
+  return pairs;
+}
+
+// The SIMD kernels widen all 65,536 bit patterns of each format as the scalar conversion does, bit for
+// bit (axpy with a = 1 onto -0 adds each number exactly), and so do their scalar twins.
+template <KvFormat F>
+void expect_every_pattern_widens_exactly() {
+  std::vector<uint16_t> halves(65536);
+  for (uint32_t h = 0; h < 65536; ++h) halves[h] = static_cast<uint16_t>(h);
+  const std::vector<uint32_t> pairs = pairs_by_definition(halves);
+  std::vector<float> simd(65536, -0.0f), twin(65536, -0.0f);
+  kernels::axpy_pairs<F>(simd.data(), 1.0f, pairs.data(), 65536);
+  kernels::scalar::axpy_pairs<F>(twin.data(), 1.0f, pairs.data(), 65536);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float want = widen<F, ScalarLanes>(h);
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(simd[h]) && std::isnan(twin[h])) << std::hex << h;
+    } else {
+      ASSERT_EQ(bits_of_float(simd[h]), bits_of_float(want)) << std::hex << h;
+      ASSERT_EQ(bits_of_float(twin[h]), bits_of_float(want)) << std::hex << h;
+    }
+  }
+}
+
+TEST(KvKernels, EveryBf16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<KvFormat::bf16>(); }
+TEST(KvKernels, EveryF16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<KvFormat::f16>(); }
+
+// Rounding in the SIMD kernel gives the scalar twin's bits for every half's value, every midpoint and
+// neighbour of it, and random float32 bit patterns of every exponent (NaN and infinity included); heads
+// of 12 numbers leave a scalar tail in every vector width.
+TEST(KvKernels, SimdRoundingEqualsTheTwinBitForBit) {
+  std::vector<float> x;
+  for (uint32_t h = 0; h < 65535; ++h) {
+    const float a = from_f16(static_cast<uint16_t>(h)), b = from_f16(static_cast<uint16_t>(h + 1));
+    x.insert(x.end(), {a, (a + b) / 2, std::nextafter((a + b) / 2, a), std::nextafter((a + b) / 2, b)});
+  }
+  Rng rng(41);
+  for (int i = 0; i < 1 << 16; ++i) x.push_back(float_of_bits(static_cast<uint32_t>(rng.next_u64())));
+  const int head_dim = 12;
+  x.resize(x.size() / head_dim * head_dim);
+  const int n_heads = static_cast<int>(x.size()) / head_dim;
+  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+    std::vector<uint32_t> simd(x.size() / 2), twin(x.size() / 2);
+    kernels::store_pairs(simd.data(), x.data(), n_heads, head_dim, format);
+    kernels::scalar::store_pairs(twin.data(), x.data(), n_heads, head_dim, format);
+    ASSERT_EQ(simd, twin) << kv_format_name(format);
+    for (size_t i = 0; i < x.size(); ++i) {  // and the layout: number i of a head in word i or i - 6
+      const size_t head = i / head_dim, j = i % head_dim, word = head * 6 + j % 6;
+      const uint32_t half = j < 6 ? twin[word] & 0xFFFFu : twin[word] >> 16;
+      ASSERT_EQ(half, format == KvFormat::bf16 ? to_bf16(x[i]) : to_f16(x[i])) << i;
+    }
+  }
+}
+
+TEST(KvKernels, DotAndAxpyOfPairsMatchScalarAndTheRoundedFloats) {
+  for (int head_dim : {2, 6, 8, 16, 24, 64, 66}) {
+    SCOPED_TRACE(head_dim);
+    auto q = random_vector(head_dim, 30), k = random_vector(head_dim, 31, 4.0f), y = random_vector(head_dim, 32);
+    for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+      std::vector<uint32_t> pairs(head_dim / 2);
+      kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, format);
+      std::vector<float> rounded(head_dim);
+      for (int i = 0; i < head_dim; ++i) rounded[i] = format == KvFormat::bf16 ? from_bf16(to_bf16(k[i])) : from_f16(to_f16(k[i]));
+      const auto dot = format == KvFormat::bf16 ? kernels::dot_pairs<KvFormat::bf16> : kernels::dot_pairs<KvFormat::f16>;
+      const auto dot_twin = format == KvFormat::bf16 ? kernels::scalar::dot_pairs<KvFormat::bf16> : kernels::scalar::dot_pairs<KvFormat::f16>;
+      const auto axpy = format == KvFormat::bf16 ? kernels::axpy_pairs<KvFormat::bf16> : kernels::axpy_pairs<KvFormat::f16>;
+      const auto axpy_twin = format == KvFormat::bf16 ? kernels::scalar::axpy_pairs<KvFormat::bf16> : kernels::scalar::axpy_pairs<KvFormat::f16>;
+      const float want = kernels::scalar::dot(q.data(), rounded.data(), head_dim);
+      EXPECT_NEAR(dot(q.data(), pairs.data(), head_dim), want, 1e-5f * head_dim);
+      EXPECT_NEAR(dot_twin(q.data(), pairs.data(), head_dim), want, 1e-5f * head_dim);
+      auto y1 = y, y2 = y, y3 = y;
+      axpy(y1.data(), 0.37f, pairs.data(), head_dim);
+      axpy_twin(y2.data(), 0.37f, pairs.data(), head_dim);
+      kernels::scalar::axpy(y3.data(), 0.37f, rounded.data(), head_dim);
+      expect_close(y1, y3, 1e-6f);
+      expect_close(y2, y3, 1e-6f);
+    }
+  }
+}
+
+// Attention over 16-bit keys and values, contiguous or through a shuffled block table, in both kernel
+// sets: the SIMD kernel equals its twin, and both equal float32 attention over the rounded numbers.
+TEST(KvKernels, SixteenBitAttentionMatchesTwinAndF32OverTheRoundedNumbers) {
+  const int n_heads = 4, n_kv_heads = 2, head_dim = 12, kv_dim = n_kv_heads * head_dim, block_tokens = 4, context = 15;
+  const std::vector<int> table = {3, 0, 2, 1};
+  auto q = random_vector(static_cast<size_t>(n_heads) * head_dim, 40);
+  auto keys = random_vector(static_cast<size_t>(context) * kv_dim, 41, 3.0f);
+  auto values = random_vector(keys.size(), 42, 3.0f);
+  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+    SCOPED_TRACE(kv_format_name(format));
+    std::vector<uint32_t> key_pairs(table.size() * block_tokens * kv_dim / 2), value_pairs(key_pairs.size());
+    std::vector<float> rounded_keys(keys.size()), rounded_values(values.size());
+    for (int t = 0; t < context; ++t) {
+      const size_t at = (static_cast<size_t>(table[t / block_tokens]) * block_tokens + t % block_tokens) * kv_dim / 2;
+      kernels::store_pairs(&key_pairs[at], &keys[static_cast<size_t>(t) * kv_dim], n_kv_heads, head_dim, format);
+      kernels::store_pairs(&value_pairs[at], &values[static_cast<size_t>(t) * kv_dim], n_kv_heads, head_dim, format);
+    }
+    for (size_t i = 0; i < keys.size(); ++i) {
+      rounded_keys[i] = format == KvFormat::bf16 ? from_bf16(to_bf16(keys[i])) : from_f16(to_f16(keys[i]));
+      rounded_values[i] = format == KvFormat::bf16 ? from_bf16(to_bf16(values[i])) : from_f16(to_f16(values[i]));
+    }
+    const int one_block = 0;
+    const KvLayerView f32{rounded_keys.data(), rounded_values.data(), &one_block, context};
+    const KvLayerView paged{nullptr, nullptr, table.data(), block_tokens, format, key_pairs.data(), value_pairs.data()};
+    std::vector<float> want(q.size()), simd(q.size()), twin(q.size()), scores(context);
+    kernels::scalar::attention(want.data(), q.data(), f32, context, n_heads, n_kv_heads, head_dim, scores.data());
+    kernels::attention(simd.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
+    kernels::scalar::attention(twin.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
+    expect_close(simd, twin, 1e-5f);
+    expect_close(twin, want, 1e-5f);
+  }
 }
 
 TEST(Kernels, ArgmaxTakesFirstOfTies) {

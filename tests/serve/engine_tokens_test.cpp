@@ -102,6 +102,26 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
   }
 }
 
+// With 16-bit keys and values (the engine's pool and each request's own cache in the model's format),
+// every batching and memory policy still answers as each request alone in the same format.
+TEST(EngineTokens, SixteenBitKvAnswersAsEachRequestAloneInItsFormat) {
+  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+    SCOPED_TRACE(kv_format_name(format));
+    ModelConfig config = tiny_model();
+    config.kv = format;
+    Model model(config);
+    const std::vector<sim::Request> workload = mixed_workload();
+    const auto expected = answers_alone(model, workload, true);
+    ASSERT_EQ(expected, answers_alone(model, workload, false));
+    for (const std::string policy : {"continuous:4", "paged:4", "chunked:4,4"}) {
+      SCOPED_TRACE(policy);
+      EngineOptions options;
+      options.prompt_seed = kPromptSeed;
+      expect_answers(run_engine(model, workload, policy, options), workload, expected);
+    }
+  }
+}
+
 // A system prompt of 8 tokens (two blocks of 4) before every prompt.
 std::vector<sim::Request> system_prompt_workload() {
   std::vector<sim::Request> workload = mixed_workload();

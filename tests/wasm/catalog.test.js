@@ -32,6 +32,13 @@ test('the weight formats are the ones the model takes, the default being f32', (
   assert.throws(() => kvlab.modelInfo({ preset: 'tiny', weights: 'fp16' }), (e) => e.path === 'options.weights');
 });
 
+test('the KV cache formats are the ones the model takes, the default being f32', () => {
+  assert.deepEqual(catalog.kv_formats, [{ name: 'f32', bytes_per_number: 4 }, { name: 'bf16', bytes_per_number: 2 }, { name: 'f16', bytes_per_number: 2 }]);
+  assert.equal(catalog.lab.defaults.kv, kvlab.modelInfo({ preset: 'tiny' }).kv);
+  for (const f of catalog.kv_formats) assert.equal(kvlab.modelInfo({ preset: 'tiny', kv: f.name }).kv, f.name);
+  assert.throws(() => kvlab.modelInfo({ preset: 'tiny', kv: 'fp8' }), (e) => e.path === 'options.kv');
+});
+
 test('the defaults are what the module uses when a field is left out', () => {
   const d = catalog.lab.defaults;
   assert.deepEqual(Object.keys(kvlab.simulate(steps, workload)).sort(), [...catalog.lab.policies].sort());

@@ -73,6 +73,32 @@ test('modelInfo counts bf16 weight bytes: the matrices in 2 bytes, embedding and
   assert.equal(bf16.kv_bytes_per_token, f32.kv_bytes_per_token);
 });
 
+test('modelInfo counts KV bytes per token at 2 bytes a number in bf16 and f16, the weights unchanged', () => {
+  const f32 = kvlab.modelInfo({ preset: 'small' });
+  assert.equal(f32.kv, 'f32');
+  assert.equal(f32.kv_bytes_per_token, 2 * f32.n_layers * f32.n_kv_heads * f32.head_dim * 4);
+  for (const kv of ['bf16', 'f16']) {
+    const half = kvlab.modelInfo({ preset: 'small', kv, weights: 'bf16' });
+    assert.equal(half.kv, kv);
+    assert.equal(half.kv_bytes_per_token, f32.kv_bytes_per_token / 2);
+    assert.equal(half.weight_bytes, kvlab.modelInfo({ preset: 'small', weights: 'bf16' }).weight_bytes);
+  }
+});
+
+test('a KV budget in bytes holds twice the tokens with a 16-bit KV cache', () => {
+  const workload = { count: 8, prompt: [8, 8], answer: [8, 8], seed: 1 };
+  const budgetBytes = 64 * kvlab.modelInfo({ preset: 'tiny' }).kv_bytes_per_token;  // 64 tokens of float32 keys and values
+  const blocks = (kv) => {
+    const steps = kvlab.measure({ preset: 'tiny', kv, runs: 1, decode_rows: [1, 2], decode_contexts: [8, 16], prefill_tokens: [1, 8],
+      mixed_chunk_tokens: [8], mixed_rows: [1], mixed_contexts: [8], min_sample_ms: 0.1, samples: 1 }).steps;
+    assert.equal(steps.model.kv, kv);
+    return kvlab.simulate(steps, workload, ['paged:8'], { kv_bytes: budgetBytes, block_tokens: 16 })['paged:8'].kv_blocks_budget;
+  };
+  assert.equal(blocks('f32'), 4);
+  assert.equal(blocks('bf16'), 8);
+  assert.equal(blocks('f16'), 8);
+});
+
 test('presets lists every model with its sizes, the default first', () => {
   const presets = kvlab.presets();
   assert.deepEqual(presets.map((p) => p.preset), ['small', 'lab', 'medium', 'tiny']);
@@ -95,6 +121,8 @@ test('bad options throw RangeError or TypeError naming the field and range', () 
     [{ preset: 'gpt-5' }, RangeError, 'options.preset must be one of small, lab, medium, tiny'],
     [{ weights: 'fp16' }, RangeError, 'options.weights must be one of f32, bf16 (got "fp16")'],
     [{ weights: 16 }, TypeError, 'options.weights'],
+    [{ kv: 'x' }, RangeError, 'options.kv must be one of f32, bf16, f16 (got "x")'],
+    [{ kv: 3 }, TypeError, 'options.kv'],
     [42, TypeError, 'options must be an object (got 42)'],
     [{ unknown_field: 1 }, RangeError, 'options.unknown_field is not a known field'],
   ];

@@ -31,6 +31,18 @@ test('bf16 weights: wasm tokens equal native tokens, on both paths', async () =>
   assert.equal(wasm.identical_tokens, true);
 });
 
+test('16-bit KV caches: wasm tokens equal native tokens in each format, on both paths', async () => {
+  const kvlab = await loadModule();
+  for (const kv of ['bf16', 'f16']) {
+    const wasm = kvlab.measure({ ...options, kv }).answer;
+    const native = JSON.parse(execFileSync(nativeCli, ['measure', '--json', '--kv', kv, ...flags], { encoding: 'utf8' })).answer;
+    assert.deepEqual(wasm.tokens_cache, native.tokens_cache, kv);
+    assert.deepEqual(wasm.tokens_nocache, native.tokens_nocache, kv);
+    assert.equal(wasm.identical_tokens, true, kv);
+    assert.equal(native.identical_tokens, true, kv);
+  }
+});
+
 test('scripts/kvlab --wasm takes the same words and prints the same keys', () => {
   const wasm = JSON.parse(execFileSync(kvlabScript, ['--wasm', 'measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
   const native = JSON.parse(execFileSync(kvlabScript, ['measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
@@ -54,6 +66,9 @@ test('a bad flag exits with status 2 and names the flag, in both builds', () => 
     const weights = spawnSync(kvlabScript, [...prefix, 'measure', '--weights', 'fp16'], { encoding: 'utf8' });
     assert.equal(weights.status, 2);
     assert.equal(weights.stderr, 'kvlab: --weights must be one of f32, bf16 (got "fp16")\n');
+    const kv = spawnSync(kvlabScript, [...prefix, 'measure', '--kv', 'x'], { encoding: 'utf8' });
+    assert.equal(kv.status, 2);
+    assert.equal(kv.stderr, 'kvlab: --kv must be one of f32, bf16, f16 (got "x")\n');
   }
 });
 
@@ -63,4 +78,11 @@ test('the module contains WebAssembly SIMD arithmetic', () => {
   assert.ok(count('f32x4.mul') > 0, 'f32x4.mul present');
   assert.ok(count('f32x4.add') > 0, 'f32x4.add present');
   assert.ok(count('i32x4.shl') > 0, 'i32x4.shl present: bf16 weights are widened in vectors');
+  // 16-bit keys and values are widened and rounded in vectors: unsigned shifts of the pairs, the f16
+  // conversion's lane compares and selects.
+  assert.ok(count('i32x4.shr_u') > 0, 'i32x4.shr_u present: the high half of a KV pair');
+  // (LLVM turns the signed compares into unsigned ones, the operands being masked below 2^31.)
+  const compares = (listing.match(/\bi32x4\.(lt|gt)_[su]\b/g) || []).length;
+  assert.ok(compares > 0, 'i32x4 lane compares present: f16 subnormal, normal and huge lanes told apart');
+  assert.ok(count('v128.bitselect') > 0, 'v128.bitselect present: the f16 conversion selects per lane');
 });

@@ -28,6 +28,17 @@ test('the weight menu lists the module\'s formats', () => {
   assert.equal(DEFAULTS.weights, CATALOG.lab.defaults.weights);
 });
 
+test('the KV cache format menu lists the module\'s formats, and the run passes the choice as kv', () => {
+  const html = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
+  const select = /<select id="kv_format"[^>]*>([\s\S]*?)<\/select>/.exec(html);
+  assert.deepEqual([...select[1].matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]), CATALOG.kv_formats.map((f) => f.name));
+  assert.deepEqual(FIELDS.kv_format.choices, CATALOG.kv_formats.map((f) => f.name));
+  assert.equal(DEFAULTS.kv_format, CATALOG.lab.defaults.kv);
+  assert.equal(toRunOptions({ ...DEFAULTS, kv_format: 'f16' }).measure.kv, 'f16');
+  const { errors } = validate({ ...settingsToRaw(DEFAULTS), kv_format: 'x' });
+  assert.equal(errors.kv_format, 'KV cache format must be one of f32, bf16, f16 (got "x").');
+});
+
 test('the form\'s defaults are the module\'s, and so is the default run\'s policy list', () => {
   const d = CATALOG.lab.defaults;
   assert.equal(DEFAULTS.preset, d.preset);

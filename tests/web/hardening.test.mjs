@@ -110,7 +110,7 @@ describe('a worker that dies', { timeout: 120000 }, () => {
 // ---- hostile URL hashes -------------------------------------------------------------------------
 
 // The lab's keys and the Memory section's (which shares the hash).
-const HASH_KEYS = ['preset', 'weights', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots', 'arrival',
+const HASH_KEYS = ['preset', 'weights', 'kv_format', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots', 'arrival',
   'rate', 'seed', ...MEM_HASH_KEYS, 'autorun'];
 // Markup that would show itself if it ever became HTML: an element with data-pwned, a global, a
 // dialog, or a request to another origin (127.0.0.1:9, this machine, where nothing listens).

@@ -18,6 +18,7 @@ export const PRESETS = Object.fromEntries(CATALOG.model_presets.map((p) => [p.na
 export const DEFAULTS = Object.freeze({
   preset: LAB_DEFAULTS.preset,
   weights: LAB_DEFAULTS.weights,
+  kv_format: LAB_DEFAULTS.kv,
   runs: LAB_DEFAULTS.runs,
   prompt_tokens: LAB_DEFAULTS.prompt_tokens,
   answer_tokens: LAB_DEFAULTS.answer_tokens,
@@ -45,6 +46,7 @@ const MAX_ANSWER_WORK = LIMITS.page_answer_work.max;    // requests x longest an
 export const FIELDS = {
   preset: { label: 'Model preset', kind: 'choice', choices: Object.keys(PRESETS) },
   weights: { label: 'Weight format', kind: 'choice', choices: CATALOG.weight_formats.map((f) => f.name) },
+  kv_format: { label: 'KV cache format', kind: 'choice', choices: CATALOG.kv_formats.map((f) => f.name) },
   runs: { label: 'Runs per path', kind: 'int', ...LIMITS.runs },
   prompt_tokens: { label: 'Part A prompt length', kind: 'int', min: 1 },   // max depends on the preset
   answer_tokens: { label: 'Part A answer length', kind: 'int', min: 1 },
@@ -100,16 +102,16 @@ export function validate(raw, presets = PRESETS) {
 }
 
 // ---- URL hash -------------------------------------------------------------------------------
-// #preset=tiny&weights=bf16&runs=1&requests=40&prompt=8-32&answer=16-96&slots=16&arrival=poisson&rate=20&seed=1&autorun
+// #preset=tiny&weights=bf16&kv_format=f16&runs=1&requests=40&prompt=8-32&answer=16-96&slots=16&arrival=poisson&rate=20&seed=1&autorun
 // Only values that differ from the defaults are written.
 
 const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
-const HASH_KEYS = ['preset', 'weights', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots',
+const HASH_KEYS = ['preset', 'weights', 'kv_format', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots',
   'arrival', 'rate', 'seed', ...MEM_HASH_KEYS, 'autorun'];
 
 export function settingsToHash(settings, { autorun = false } = {}) {
   const p = new URLSearchParams();
-  for (const key of ['preset', 'weights', 'runs', 'prompt_tokens', 'answer_tokens', 'requests']) {
+  for (const key of ['preset', 'weights', 'kv_format', 'runs', 'prompt_tokens', 'answer_tokens', 'requests']) {
     if (settings[key] !== DEFAULTS[key]) p.set(key, String(settings[key]));
   }
   for (const [name, [lo, hi]] of Object.entries(RANGE_KEYS)) {
@@ -212,6 +214,7 @@ export function toRunOptions(settings) {
     measure: {
       preset: settings.preset,
       weights: settings.weights,
+      kv: settings.kv_format,
       runs: settings.runs,
       prompt_tokens: settings.prompt_tokens,
       answer_tokens: settings.answer_tokens,
@@ -235,6 +238,7 @@ export function toRunOptions(settings) {
 const FIELD_OF_PATH = {
   'options.measure.preset': 'preset',
   'options.measure.weights': 'weights',
+  'options.measure.kv': 'kv_format',
   'options.measure.runs': 'runs',
   'options.measure.prompt_tokens': 'prompt_tokens',
   'options.measure.answer_tokens': 'answer_tokens',

@@ -8,7 +8,7 @@ import { standalone } from '../runs/worker-client.js';
 import { oneRunAtATime } from '../runs/one-at-a-time.js';
 import { watchResizes } from '../shared/charts.js';
 import { environment } from '../env.js';
-import { setupKvCalculator } from '../panels/kv-calculator/index.js';
+import { kvBytesPerToken, kvFormatBytes, setupKvCalculator } from '../panels/kv-calculator/index.js';
 import { download, policiesCsv, requestsCsv, stepsCsv } from '../shared/downloads.js';
 import { setupComparison } from '../panels/compare/index.js';
 import { setupMemory } from '../panels/memory/index.js';
@@ -31,7 +31,15 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
 
   const toyModel = () => presets[$('#preset').value] && presets[$('#preset').value].info;
   const updateToyModel = () => {
-    if (toyModel()) kv.setToyModel(toyModel());
+    if (toyModel()) kv.setToyModel(toyModel(), labSettings().kv_format);
+  };
+  // The toy model's KV bytes per token in the form's KV cache format (the memory numbers before a run).
+  const toyKvBytes = () => {
+    const info = toyModel();
+    if (!info || !info.n_layers) return null;
+    const format = labSettings().kv_format;
+    return { preset: info.preset, kv: format,
+      bytes: kvBytesPerToken({ layers: info.n_layers, kv_heads: info.n_kv_heads, head_dim: info.head_dim, bytes_per_number: kvFormatBytes(format) }) };
   };
   // The settings form's model preset for the panels that measure one (the default if the form's is unknown).
   const formPreset = () => (PRESETS[$('#preset').value] ? $('#preset').value : DEFAULTS.preset);
@@ -91,11 +99,11 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
   memory = setupMemory({
     lab: () => (run.last ? { result: run.last.result, settings: run.last.settings } : null),
     labSettings,
+    // The last run's table (what the Memory section simulates on), else the form's model and format.
     kvBytesPerToken: () => {
       const model = run.last && run.last.result.steps && run.last.result.steps.model;
-      if (model && model.kv_bytes_per_token) return { preset: model.preset, bytes: model.kv_bytes_per_token };
-      const info = toyModel();
-      return info && info.kv_bytes_per_token ? { preset: info.preset, bytes: info.kv_bytes_per_token } : null;
+      if (model && model.kv_bytes_per_token) return { preset: model.preset, kv: model.kv, bytes: model.kv_bytes_per_token };
+      return toyKvBytes();
     },
     busy: () => runs.busyFor('memory'),
     onRunningChange: runs.sync,
@@ -126,7 +134,7 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
   // so that a message appearing on blur never moves the Run button from under a click.
   form.element.addEventListener('change', (event) => {
     if (event.target.id === 'arrival') form.showRate();
-    if (event.target.id === 'preset') updateToyModel();
+    if (event.target.id === 'preset' || event.target.id === 'kv_format') updateToyModel();
     const { settings, errors } = form.peek();
     memory.labChanged();
     form.errors.refresh(errors);

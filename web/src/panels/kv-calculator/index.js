@@ -5,11 +5,17 @@ import { $, h, replace } from '../../shared/dom.js';
 import { bytes, int } from '../../shared/format.js';
 import { CATALOG } from '../../generated/catalog.js';
 
-// The toy model the lab measures (float32), the published example, and the real models the GPU model
-// knows (16-bit), all from the module's catalog (src/wasm/catalog.h).
-function toyPreset(name, { n_layers, n_kv_heads, head_dim }) {
-  return { id: 'toy', label: `This toy model: ${name}, ${n_layers} layers, ${n_kv_heads} KV heads, ${head_dim}, float32`,
-    layers: n_layers, kv_heads: n_kv_heads, head_dim, bytes_per_number: 4 };
+// The KV cache formats the toy model offers (the module's catalog): bytes per number, and a word for each.
+export function kvFormatBytes(name) {
+  return CATALOG.kv_formats.find((f) => f.name === name).bytes_per_number;
+}
+export const kvFormatWord = (name) => (name === 'f32' ? 'float32' : name);
+
+// The toy model the lab measures (in the lab's KV cache format), the published example, and the real
+// models the GPU model knows (16-bit), all from the module's catalog (src/wasm/catalog.h).
+function toyPreset(name, { n_layers, n_kv_heads, head_dim }, kv = CATALOG.lab.defaults.kv) {
+  return { id: 'toy', label: `This toy model: ${name}, ${n_layers} layers, ${n_kv_heads} KV heads, ${head_dim}, ${kvFormatWord(kv)}`,
+    layers: n_layers, kv_heads: n_kv_heads, head_dim, bytes_per_number: kvFormatBytes(kv) };
 }
 
 export const KV_PRESETS = [
@@ -98,9 +104,9 @@ export function setupKvCalculator(root) {
   presetSelect.value = 'published';
 
   return {
-    // The toy preset follows the model the lab measures.
-    setToyModel(info) {
-      const toy = Object.assign(KV_PRESETS[0], toyPreset(info.preset, info));
+    // The toy preset follows the model the lab measures and its KV cache format.
+    setToyModel(info, kv) {
+      const toy = Object.assign(KV_PRESETS[0], toyPreset(info.preset, info, kv));
       const option = presetSelect.querySelector('option[value="toy"]');
       if (option) option.textContent = toy.label;
       if (presetSelect.value === 'toy') apply(toy);

@@ -12,7 +12,7 @@ import { budgetExplanation } from './words.js';
 export const IDS = { kv: 'mem-kv', block: 'mem-block', mem_rate: 'mem-rate', system_prompt: 'mem-system', chunk: 'mem-chunk', ttft_target: 'mem-target' };
 const SLIDER_STEPS = 1000;
 
-// queue() -> the lab settings the budget is checked against; kvBytesPerToken() -> {preset, bytes} or
+// queue() -> the lab settings the budget is checked against; kvBytesPerToken() -> {preset, kv, bytes} or
 // null; onValidChange(): the settings changed and are valid (rewrite the hash).
 export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
   const element = $('#mem-form');

@@ -11,7 +11,7 @@ import { memoryForm } from './form.js';
 import { memoryRun } from './run.js';
 
 // hooks: lab() -> {result, settings} of the lab's last completed run, or null; labSettings() -> the lab
-//        form's valid settings (for checking before any run); kvBytesPerToken() -> {preset, bytes} or
+//        form's valid settings (for checking before any run); kvBytesPerToken() -> {preset, kv, bytes} or
 //        null; busy() -> another run holds the processor; onRunningChange(); onSettingsChange()
 //        (rewrite the hash).
 export function setupMemory(hooks) {

@@ -3,12 +3,13 @@
 
 import { REAL_CONTEXT, deviceBudget, longestRequest } from './config.js';
 import { bytes, duration, int, sig } from '../../shared/format.js';
+import { kvFormatWord } from '../kv-calculator/index.js';
 
 export const kindOf = (name) => name.split(':')[0];
 export const pct = (v, digits = 3) => (Number.isFinite(v) ? `${sig(v, digits)}%` : '–');
 
 // device: the example chosen (or undefined for a number of tokens); errors: the form's; toy: the toy
-// model's {preset, bytes} per token, or null.
+// model's {preset, kv (its KV cache format), bytes} per token, or null.
 export function budgetExplanation({ device, settings, errors, lab, tokens, toy }) {
   const parts = [];
   if (device && !errors.block && !errors.system_prompt) {
@@ -19,7 +20,7 @@ export function budgetExplanation({ device, settings, errors, lab, tokens, toy }
     parts.push(`${int(tokens)} tokens: room for ${sig(tokens / longestRequest(settings, lab), 3)} of this queue’s longest requests (${int(longestRequest(settings, lab))} positions each).`);
   }
   if (!errors.kv && !errors.block && Number.isFinite(tokens)) {
-    parts.push(` In blocks of ${settings.block} tokens: ${int(Math.floor(tokens / settings.block))} blocks${toy ? `, ${bytes(tokens * toy.bytes)} of the ${toy.preset} model’s KV cache (${bytes(toy.bytes)} a token, float32)` : ''}. Activations and the server’s own memory are left out, so a real server holds somewhat less.`);
+    parts.push(` In blocks of ${settings.block} tokens: ${int(Math.floor(tokens / settings.block))} blocks${toy ? `, ${bytes(tokens * toy.bytes)} of the ${toy.preset} model’s KV cache (${bytes(toy.bytes)} a token, ${kvFormatWord(toy.kv)})` : ''}. Activations and the server’s own memory are left out, so a real server holds somewhat less.`);
   }
   return parts.join('');
 }
