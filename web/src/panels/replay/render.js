@@ -52,6 +52,15 @@ function errorCell(value, key) {
   return num(value, signedPct(value), key, { class: high ? 'err-high' : 'err-ok' });
 }
 
+// What the queue's prompts shared (options.workload is given only with a shared prefix).
+function prefixSentence(workload) {
+  if (workload?.system_prompt) return ` Every prompt began with the same ${int(workload.system_prompt)}-token system prompt.`;
+  if (workload?.chat) {
+    return ` The ${int(workload.count)} requests were turns of ${int(workload.chat.conversations)} conversations: each turn’s prompt carried the turn before it and that turn’s answer (written by the model before the runs, as the turn answers alone), which paged and chunked find cached.`;
+  }
+  return '';
+}
+
 // Draws the result; policySelect: the control choosing whose slot timelines are shown.
 export function renderReplay(r, policySelect) {
   const order = r.policy_order;
@@ -62,7 +71,8 @@ export function renderReplay(r, policySelect) {
     `The ${r.options.measure.preset} model served the queue for real in this browser (one worker, WebAssembly SIMD), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
     Math.min(...counts) < Math.max(...counts)
       ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
-      : '');
+      : '',
+    prefixSentence(r.options.workload));
 
   const realMemory = memoryColumns(order, r, 'real');
   const simMemory = memoryColumns(order, r, 'sim');
