@@ -65,9 +65,9 @@ int engine_slots(int policy_slots, size_t requests);
 // to its batch's longest answer, so a long prompt may share a batch with a long answer.
 int cache_positions(const std::vector<sim::Request>& workload);
 
-// The blocks of the paged pool for `slots` slots (engine_slots()) serving `workload`: at most the budget, and no more than
-// the block manager can hand out ids for: every slot holding the longest sequence, plus (prefix reuse)
-// every block of every request kept cached.
+// The blocks of the paged pool for `slots` slots (engine_slots()) serving `workload`: at most the budget,
+// and no more than the block manager can hand out ids for: every slot holding the longest sequence, plus
+// (prefix reuse) every block of every request kept cached.
 long long kv_pool_blocks(const std::vector<sim::Request>& workload, int slots, const sim::KvSettings& kv);
 
 // Throws InputError naming `path` when cache_positions(workload) exceeds the model's max_seq.
@@ -118,9 +118,10 @@ class Engine : public sim::ServerState {
   // The slot of `request`'s begun (re)prefill: seat() for its first chunk, slot_of() for the others.
   Slot& prefill_slot(const sim::RequestState& request);
   // Paged KV: the slot's block table follows the blocks the block manager gives `request` before a pass
-  // that writes its positions [first_written, end_position). Between an admission (seat() copies the whole
-  // table) and a release the manager only appends blocks to a table, so only a longer table's new blocks
-  // are copied; with options.check_block_tables, check_block_table() runs too.
+  // that writes its positions [first_written, end_position). Between an admission (seat() empties the
+  // slot's table, so the first pass copies it whole) and a release the manager only appends blocks to a
+  // table, so only a longer table's new blocks are copied; with options.check_block_tables,
+  // check_block_table() runs too.
   void follow_block_table(const sim::RequestState& request, Slot& slot, int first_written, int end_position);
   // Throws std::logic_error unless `slot`'s table equals the manager's, every block is inside the pool, it
   // covers `end_position` positions, and none from `first_written` on is shared with another request.
