@@ -16,16 +16,12 @@ constexpr double kProgressEveryMs = 100;
 
 }  // namespace
 
-std::vector<int> request_prompt(const sim::Request& request, size_t index, int vocab, uint64_t prompt_seed) {
-  std::vector<int> prompt = make_prompt(request.system_prompt_tokens, vocab, prompt_seed - 1);
-  const std::vector<int> own = make_prompt(request.prompt_tokens - request.system_prompt_tokens, vocab, prompt_seed + index);
-  prompt.insert(prompt.end(), own.begin(), own.end());
-  return prompt;
+int engine_slots(int policy_slots, size_t requests) {
+  return static_cast<int>(std::clamp<long long>(policy_slots, 1, static_cast<long long>(requests)));
 }
 
 long long kv_pool_blocks(const std::vector<sim::Request>& workload, int slots, const sim::KvSettings& kv) {
-  const int slot_count = std::clamp(slots, 1, static_cast<int>(workload.size()));
-  long long blocks = slot_count * kv.blocks_for(cache_positions(workload));
+  long long blocks = slots * kv.blocks_for(cache_positions(workload));
   for (const sim::Request& request : workload)
     if (request.shares_prefix()) blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
   return kv.budget_blocks ? std::min(*kv.budget_blocks, blocks) : blocks;
@@ -51,17 +47,23 @@ Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slot
   check_workload_fits(model.config(), workload, "workload");
   const ModelConfig& config = model.config();
 
+  std::vector<std::vector<int>> prompts =
+      options_.prompts.empty() ? served_prompts(model, workload, options.prompt_seed) : std::move(options_.prompts);
+  options_.prompts.clear();
+  if (prompts.size() != workload.size()) throw std::logic_error("prompts for another workload");
   served_.reserve(workload.size());
   size_t answer_tokens = 0;
   for (size_t i = 0; i < workload.size(); ++i) {
     ServedRequest served;
-    served.prompt = request_prompt(workload[i], i, config.vocab, options.prompt_seed);
+    served.prompt = std::move(prompts[i]);
+    if (static_cast<int>(served.prompt.size()) != workload[i].prompt_tokens)
+      throw std::logic_error("request " + std::to_string(i) + "'s prompt has another length than its workload's");
     served.answer.reserve(static_cast<size_t>(workload[i].answer_tokens));
     served_.push_back(std::move(served));
     answer_tokens += static_cast<size_t>(workload[i].answer_tokens);
   }
 
-  const int slot_count = std::clamp(slots, 1, static_cast<int>(workload.size()));
+  const int slot_count = engine_slots(slots, workload.size());
   const int positions = cache_positions(workload);
   slots_.reserve(static_cast<size_t>(slot_count));
   if (options.paged_kv)
@@ -153,6 +155,7 @@ Engine::Slot& Engine::seat(const sim::RequestState& request) {
   slot.request = index_of(request);
   slot.admission = request.admissions;
   slot.cache.length = request.prefilled_tokens;
+  if (kv_pool_) slot.cache.block_table.clear();  // follow_block_table() copies the new admission's table
   return slot;
 }
 
@@ -166,7 +169,16 @@ void Engine::follow_block_table(const sim::RequestState& request, Slot& slot, in
   const sim::KvBlockManager* blocks = kv_blocks();
   if (blocks == nullptr) throw std::logic_error("paged KV under a policy without a block manager");
   const std::vector<int>& table = blocks->block_table(request);
-  slot.cache.block_table.assign(table.begin(), table.end());
+  std::vector<int>& followed = slot.cache.block_table;
+  if (followed.size() < table.size()) followed.insert(followed.end(), table.begin() + static_cast<std::ptrdiff_t>(followed.size()), table.end());
+  if (options_.check_block_tables) check_block_table(request, slot, first_written, end_position);
+}
+
+void Engine::check_block_table(const sim::RequestState& request, const Slot& slot, int first_written, int end_position) const {
+  const sim::KvBlockManager* blocks = kv_blocks();
+  const std::vector<int>& table = blocks->block_table(request);
+  if (slot.cache.block_table != table)
+    throw std::logic_error("request " + std::to_string(index_of(request)) + "'s slot does not follow its block table");
   if (slot.cache.capacity() < end_position)
     throw std::logic_error("request " + std::to_string(index_of(request)) + " holds blocks for " +
                            std::to_string(slot.cache.capacity()) + " positions, not " + std::to_string(end_position));

@@ -9,8 +9,9 @@
 // slot's cache is its reservation). With paged KV (paged, chunked), keys and values live in one pool of
 // blocks (model/kv_cache.h), and each request's cache reads and writes the very blocks the policy's
 // block manager (sim/kv_blocks.h) gives it: a preempted request's blocks are freed and its tokens
-// recomputed into the blocks it is given next, and a request whose prompt prefix is cached reads the
-// blocks another request computed and prefills only the rest. Everything a run needs (caches, prompts,
+// recomputed into the blocks it is given next, and a request whose prompt prefix is cached (the system
+// prompt, or an earlier turn of its chat with that turn's answer) reads the blocks another request
+// computed and prefills only the rest. Everything a run needs (caches, prompts,
 // answers, scratch rows, the step log) is allocated before the clock starts; a forward pass allocates
 // nothing.
 #include <cstdint>
@@ -21,6 +22,7 @@
 
 #include "model/kv_cache.h"
 #include "model/model.h"
+#include "serve/prompts.h"
 #include "serve/run_clock.h"
 #include "serve/served_request.h"
 #include "serve/step_log.h"
@@ -29,9 +31,18 @@
 
 namespace kvlab::serve {
 
+#ifdef NDEBUG
+constexpr bool kCheckBlockTablesByDefault = false;
+#else
+constexpr bool kCheckBlockTablesByDefault = true;
+#endif
+
 struct EngineOptions {
-  // Request i's prompt is make_prompt(p_i, vocab, prompt_seed + i), i in workload order.
+  // The prompts' seed (serve/prompts.h).
   uint64_t prompt_seed = 1;
+  // Each request's prompt, workload order, as served_prompts(model, workload, prompt_seed) makes them (a
+  // replay makes them once for all its runs); empty: the engine makes them before its clock starts.
+  std::vector<std::vector<int>> prompts;
   // Called with the count of finished requests, after the step that finished one, at most every 100 ms.
   std::function<void(size_t finished_requests)> progress;
   // The KV memory of reserve, paged and chunked, as in the simulator (default: no limit).
@@ -39,21 +50,24 @@ struct EngineOptions {
   // Keys and values in one pool of kv.block_tokens-token blocks, as the policy's block manager assigns
   // them (paged and chunked; run_engine sets it); otherwise a contiguous cache per slot.
   bool paged_kv = false;
+  // Paged KV: before every pass, check each row's block table against its positions and the pool (every
+  // block inside the pool, room for the positions the pass writes, none of them in a shared block). Off
+  // in a release build, where the tests turn it on: the tables come from the simulator's block manager.
+  bool check_block_tables = kCheckBlockTablesByDefault;
 };
 
-// Request `index`'s prompt of request.prompt_tokens tokens: make_prompt(p, vocab, prompt_seed + index),
-// except that a request with a system prompt begins with the workload's, make_prompt(s, vocab,
-// prompt_seed - 1), the same tokens in every request, followed by make_prompt(p - s, vocab, prompt_seed + index).
-std::vector<int> request_prompt(const sim::Request& request, size_t index, int vocab, uint64_t prompt_seed);
+// The slots the engine allocates for a policy of `policy_slots` slots serving `requests` requests: at most
+// one per request, since more could never be busy at once.
+int engine_slots(int policy_slots, size_t requests);
 
 // Positions a slot's cache needs for `workload`: the longest prompt + the longest answer - 1. A request
 // alone needs p + n - 1 (its last token is never fed back), but a padding row of a static batch runs on
 // to its batch's longest answer, so a long prompt may share a batch with a long answer.
 int cache_positions(const std::vector<sim::Request>& workload);
 
-// The blocks of the paged pool for `slots` slots serving `workload`: at most the budget, and no more than
-// the block manager can hand out ids for: every slot holding the longest sequence, plus (prefix reuse)
-// every block of every request kept cached.
+// The blocks of the paged pool for `slots` slots (engine_slots()) serving `workload`: at most the budget,
+// and no more than the block manager can hand out ids for: every slot holding the longest sequence, plus
+// (prefix reuse) every block of every request kept cached.
 long long kv_pool_blocks(const std::vector<sim::Request>& workload, int slots, const sim::KvSettings& kv);
 
 // Throws InputError naming `path` when cache_positions(workload) exceeds the model's max_seq.
@@ -61,8 +75,8 @@ void check_workload_fits(const ModelConfig& config, const std::vector<sim::Reque
 
 class Engine : public sim::ServerState {
  public:
-  // `slots` slots (at most one per request: more could never be busy at once). The clock starts at 0 at
-  // the end of construction, after a warm-up forward pass that is not logged.
+  // engine_slots(slots, workload.size()) slots. The clock starts at 0 at the end of construction, after
+  // the prompts are made (a chat's answers generated) and a warm-up forward pass that is not logged.
   Engine(Model& model, const std::vector<sim::Request>& workload, int slots, const EngineOptions& options);
 
   double now_ms() const override { return clock_.now_ms(); }
@@ -103,9 +117,15 @@ class Engine : public sim::ServerState {
   Slot& seat(const sim::RequestState& request);
   // The slot of `request`'s begun (re)prefill: seat() for its first chunk, slot_of() for the others.
   Slot& prefill_slot(const sim::RequestState& request);
-  // Paged KV: points the slot's block table at the blocks the block manager gives `request`, checked to
-  // cover positions up to `end_position` (exclusive), those from `first_written` on held by it alone.
+  // Paged KV: the slot's block table follows the blocks the block manager gives `request` before a pass
+  // that writes its positions [first_written, end_position). Between an admission (seat() empties the
+  // slot's table, so the first pass copies it whole) and a release the manager only appends blocks to a
+  // table, so only a longer table's new blocks are copied; with options.check_block_tables,
+  // check_block_table() runs too.
   void follow_block_table(const sim::RequestState& request, Slot& slot, int first_written, int end_position);
+  // Throws std::logic_error unless `slot`'s table equals the manager's, every block is inside the pool, it
+  // covers `end_position` positions, and none from `first_written` on is shared with another request.
+  void check_block_table(const sim::RequestState& request, const Slot& slot, int first_written, int end_position) const;
   // Rows for positions [from, to) of `request`'s sequence into `slot`'s cache; the last wants logits if
   // it completes the prefill.
   void add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to);

@@ -157,6 +157,9 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   // with a table timed on a model of its own, one-row decode steps in Node wasm ran 6-12% slower in
   // the engine than in the table (where the weights sit in memory matters to a memory-bound step).
   Model model(o.measure.model);
+  // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
+  if (progress) progress(0, "writing the prompts");
+  const std::vector<std::vector<int>> prompts = served_prompts(model, o.requests, o.prompt_seed);
   json before = measure_steps(model, o.measure, part_of(progress, 0, measure_share, "measuring: "));
 
   // Simulated makespans tell how long each real run will take, for the progress bar.
@@ -175,7 +178,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     const double share = (1 - kMeasuringShare) * (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms
                                                                          : 1.0 / static_cast<double>(o.policies.size()));
     EngineOptions engine_options;
-    engine_options.prompt_seed = o.prompt_seed;
+    engine_options.prompts.assign(prompts.begin(), prompts.begin() + static_cast<std::ptrdiff_t>(requests.size()));
     engine_options.kv = sim::kv_settings(simulate_options(o), before);
     const std::string phase = "serving " + policy;
     if (progress) {

@@ -6,6 +6,7 @@
 #include "common/json_fields.h"
 #include "model/config.h"
 #include "serve/engine.h"
+#include "serve/prompts.h"
 #include "serve/run_engine.h"
 #include "sim/policy_registry.h"
 #include "sim/workload.h"
@@ -29,11 +30,11 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   const sim::KvSettings kv = sim::kv_settings(simulate_options(o), nlohmann::json::object());
   for (size_t i = 0; i < o.policies.size(); ++i) {
     const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
-    const std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, o.requests, kv);
+    const std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, kv);
     scheduler->check(requests_for(o, o.policies[i]));
-    const int64_t slots = std::min<int64_t>(scheduler->slots(), static_cast<int64_t>(o.requests.size()));
+    const int slots = engine_slots(scheduler->slots(), o.requests.size());
     const int64_t kv_positions = keeps_kv_in_blocks(o.policies[i])
-                                     ? kv_pool_blocks(o.requests, static_cast<int>(slots), kv) * kv.block_tokens
+                                     ? kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
                                      : slots * positions;
     const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
@@ -71,7 +72,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   int largest_batch = 2;
   for (size_t i = 0; i < o.policies.size(); ++i)
     largest_batch = std::max(
-        largest_batch, make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]", o.requests)->slots());
+        largest_batch, make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]")->slots());
   // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
   // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
   // groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
@@ -89,6 +90,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
                 "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
                     std::to_string(kMaxReplayRequests) + " (each takes real time)");
   check_workload_fits(o.measure.model, o.requests, workload_path);
+  check_chat_turns(o.requests, workload_path);
   o.nocache_requests = static_cast<int>(
       fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));

@@ -18,12 +18,9 @@
 
 namespace kvlab::serve {
 
-// The scheduler for `policy` serving `workload`, with the KV memory `kv` (reserve, paged, chunked); `path`
-// names where the name came from ("options.policies[2]"). Throws InputError for a bad name, or for what
-// the engine cannot run: paged and chunked on a chat workload (a turn's prompt would begin with the
-// previous turn's real answer, not known until it is served).
-std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
-                                               const std::vector<sim::Request>& workload, const sim::KvSettings& kv = {});
+// The scheduler for `policy`, with the KV memory `kv` (reserve, paged, chunked); `path` names where the
+// name came from ("options.policies[2]"). Throws InputError for a bad name.
+std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const sim::KvSettings& kv = {});
 
 // Whether `policy` (a valid name) keeps its KV in blocks of one pool: paged and chunked.
 bool keeps_kv_in_blocks(const std::string& policy);
@@ -34,8 +31,9 @@ struct EngineRun {
   nlohmann::json policy_report;         // what the policy measured beyond the request times (KV memory use)
 };
 
-// Throws InputError for a bad policy name, a workload that does not fit the model, or one the policy cannot
-// serve in options.kv.
+// Throws InputError for a bad policy name, a workload that does not fit the model, a chat whose turns do
+// not carry the turns before them (serve/prompts.h), or one the policy cannot serve in options.kv. A
+// chat's answers are checked to be the ones its later turns were written with.
 EngineRun run_engine(Model& model, const std::vector<sim::Request>& workload, const std::string& policy,
                      const EngineOptions& options = {});
 

@@ -94,7 +94,8 @@ json page_catalog() {
           {"replay",
            {{"policies", serve::default_replay_policies()},
             {"slots", serve::kReplaySlots},
-            {"block_tokens", serve::ReplayOptions{}.block_tokens}}},
+            {"block_tokens", serve::ReplayOptions{}.block_tokens},
+            {"workload", serve::default_replay_workload()}}},
           {"policy_forms", sim::policy_name_forms()},
           // The real models of the GPU model (src/roofline): the KV calculator's shapes.
           {"real_models", roofline::roofline_presets_json()["models"]},

@@ -12,6 +12,7 @@
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
 #include "sim/kv_blocks.h"
+#include "sim/workload.h"
 
 namespace kvlab::serve {
 namespace {
@@ -24,15 +25,34 @@ constexpr uint64_t kPromptSeed = 11;
 
 // What each request generates alone, with a fresh cache (or none), from its own prompt.
 std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<sim::Request>& workload, bool with_cache) {
+  const std::vector<std::vector<int>> prompts = served_prompts(model, workload, kPromptSeed);
   std::vector<std::vector<int>> answers;
   for (size_t i = 0; i < workload.size(); ++i) {
     const sim::Request& request = workload[i];
-    std::vector<int> prompt = request_prompt(request, i, model.config().vocab, kPromptSeed);
     KvCache cache(model.config(), request.prompt_tokens + request.answer_tokens);
-    answers.push_back(with_cache ? generate_with_cache(model, cache, prompt, request.answer_tokens)
-                                 : generate_without_cache(model, cache, prompt, request.answer_tokens));
+    answers.push_back(with_cache ? generate_with_cache(model, cache, prompts[i], request.answer_tokens)
+                                 : generate_without_cache(model, cache, prompts[i], request.answer_tokens));
   }
   return answers;
+}
+
+// The engine's options of the tests: the prompt seed, and every block table checked before every pass.
+EngineOptions checked_options(const sim::KvSettings& kv = {}) {
+  EngineOptions options;
+  options.prompt_seed = kPromptSeed;
+  options.kv = kv;
+  options.check_block_tables = true;
+  return options;
+}
+
+// Blocks of 4 tokens, `blocks` of them.
+sim::KvSettings small_blocks(long long blocks) {
+  sim::KvSettings kv;
+  kv.block_tokens = 4;
+  kv.budget_blocks = blocks;
+  kv.budget_path = "test";
+  kv.budget_given = std::to_string(4 * blocks);
+  return kv;
 }
 
 // Each request's answer in `run` equals `expected`, and its times are in order.
@@ -64,9 +84,7 @@ TEST(EngineTokens, EveryPolicyAnswersAsEachRequestAlone) {
   for (const char* memory_policy : {"reserve:4", "paged:4", "chunked:4,4", "chunked:4,16"}) policies.push_back(memory_policy);
   for (const std::string& policy : policies) {
     SCOPED_TRACE(policy);
-    EngineOptions options;
-    options.prompt_seed = kPromptSeed;
-    expect_answers(run_engine(model, workload, policy, options), workload, with_cache);
+    expect_answers(run_engine(model, workload, policy, checked_options()), workload, with_cache);
   }
 }
 
@@ -81,17 +99,9 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
     request.answer_tokens = std::min(request.answer_tokens, 6);
   }
   const auto expected = answers_alone(model, workload, true);
-  sim::KvSettings kv;
-  kv.block_tokens = 4;
-  kv.budget_blocks = 3;
-  kv.budget_path = "test";
-  kv.budget_given = "12";
   for (const std::string policy : {"reserve:4", "paged:4", "paged:2", "chunked:4,4", "chunked:2,5"}) {
     SCOPED_TRACE(policy);
-    EngineOptions options;
-    options.prompt_seed = kPromptSeed;
-    options.kv = kv;
-    const EngineRun run = run_engine(model, workload, policy, options);
+    const EngineRun run = run_engine(model, workload, policy, checked_options(small_blocks(3)));
     expect_answers(run, workload, expected);
     if (policy != "reserve:4") {
       EXPECT_GT(run.policy_report["preemptions"].get<long long>(), 0);
@@ -133,51 +143,128 @@ std::vector<sim::Request> system_prompt_workload() {
   return workload;
 }
 
+// `policy` served by the engine as run_engine() serves it, the engine kept for its block manager.
+struct KeptRun {
+  EngineRun run;
+  std::unique_ptr<sim::Scheduler> scheduler;  // owns the block manager the engine points to
+  std::unique_ptr<Engine> engine;
+};
+KeptRun serve_kept(Model& model, const std::vector<sim::Request>& workload, const std::string& policy, const sim::KvSettings& kv) {
+  KeptRun kept;
+  kept.scheduler = make_scheduler(policy, "policy", kv);
+  kept.scheduler->check(workload);
+  EngineOptions options = checked_options(kv);
+  options.paged_kv = keeps_kv_in_blocks(policy);
+  kept.engine = std::make_unique<Engine>(model, workload, kept.scheduler->slots(), options);
+  kept.scheduler->serve(*kept.engine);
+  kept.run = {kept.engine->served_requests(), kept.engine->step_log(), nlohmann::json::object()};
+  kept.scheduler->report(kept.run.policy_report);
+  return kept;
+}
+
+// Whether some prefill of `run` starts at a cached prefix of at least `tokens` tokens.
+bool prefills_after_prefix(const EngineRun& run, int tokens) {
+  for (const StepRecord& record : run.step_log.records())
+    if (record.chunks > 0 && run.step_log.contexts(record)[record.sequences] >= tokens) return true;
+  return false;
+}
+
+// Preemptions and prefix hits happened, every block is back (none held), and no more block ids were
+// handed out than the budget.
+void expect_blocks_shared_and_back(const KeptRun& kept, long long budget_blocks) {
+  EXPECT_GT(kept.run.policy_report["preemptions"].get<long long>(), 0);
+  EXPECT_GT(kept.run.policy_report["prefix_hit_rate"].get<double>(), 0);
+  ASSERT_NE(kept.engine->kv_blocks(), nullptr);
+  EXPECT_EQ(kept.engine->kv_blocks()->held_blocks(), 0);
+  EXPECT_LE(kept.engine->kv_blocks()->block_ids(), budget_blocks);
+}
+
 TEST(EngineTokens, SharedPrefixBlocksAreComputedOnceAndAnswerAsEachRequestAlone) {
   // 6 blocks of 4 tokens: requests find the system prompt's two blocks cached (a prefill computes only
   // the rest), and memory runs out, so paged and chunked preempt and recompute into fresh blocks.
   Model model(tiny_model());
   const std::vector<sim::Request> workload = system_prompt_workload();
   const auto expected = answers_alone(model, workload, true);
-  sim::KvSettings kv;
-  kv.block_tokens = 4;
-  kv.budget_blocks = 6;
   for (const std::string policy : {"paged:4", "paged:2", "chunked:4,4", "chunked:4,6", "reserve:4"}) {
     SCOPED_TRACE(policy);
-    std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(policy, "policy", workload, kv);
-    scheduler->check(workload);
-    EngineOptions options;
-    options.prompt_seed = kPromptSeed;
-    options.kv = kv;
-    options.paged_kv = keeps_kv_in_blocks(policy);
-    Engine engine(model, workload, scheduler->slots(), options);
-    scheduler->serve(engine);
-    EngineRun run{engine.served_requests(), engine.step_log(), nlohmann::json::object()};
-    scheduler->report(run.policy_report);
-    expect_answers(run, workload, expected);
+    const KeptRun kept = serve_kept(model, workload, policy, small_blocks(6));
+    expect_answers(kept.run, workload, expected);
     if (policy == "reserve:4") continue;  // per-slot reservations: no blocks shared
-    EXPECT_GT(run.policy_report["preemptions"].get<long long>(), 0);
-    EXPECT_GT(run.policy_report["prefix_hit_rate"].get<double>(), 0);
-    // Prefills after a cached prefix start past it.
-    bool prefill_after_prefix = false;
-    for (const StepRecord& record : run.step_log.records())
-      prefill_after_prefix |= record.chunks > 0 && run.step_log.contexts(record)[record.sequences] >= 8;
-    EXPECT_TRUE(prefill_after_prefix);
-    // Every block is back: none held, the system prompt's still cached for the next request.
-    ASSERT_NE(engine.kv_blocks(), nullptr);
-    EXPECT_EQ(engine.kv_blocks()->held_blocks(), 0);
-    EXPECT_LE(engine.kv_blocks()->block_ids(), 6);
+    EXPECT_TRUE(prefills_after_prefix(kept.run, 8));
+    expect_blocks_shared_and_back(kept, 6);
   }
 }
 
-TEST(EngineTokens, PagedAndChunkedRefuseAChat) {
+// 9 turns of 3 conversations after a 4-token system prompt, all at t = 0: turn k + 1 of a conversation
+// (request i + 3) begins with turn k's prompt and answer.
+std::vector<sim::Request> chat_workload() {
+  sim::GeneratedWorkload chat;
+  chat.count = 9;
+  chat.prompt_tokens_lo = 2;
+  chat.prompt_tokens_hi = 5;
+  chat.answer_tokens_lo = 2;
+  chat.answer_tokens_hi = 6;
+  chat.system_prompt_tokens = 4;
+  chat.chat_conversations = 3;
+  chat.seed = 5;
+  return sim::generate_requests(chat);
+}
+
+TEST(EngineTokens, AChatsPromptsCarryEachEarlierTurnAsGeneratedAlone) {
   Model model(tiny_model());
-  std::vector<sim::Request> workload = mixed_workload();
-  for (size_t i = 0; i < workload.size(); ++i) workload[i].conversation = static_cast<int>(i % 2);
-  EngineOptions options;
-  options.prompt_seed = kPromptSeed;
-  EXPECT_THROW(run_engine(model, workload, "paged:4", options), InputError);
-  EXPECT_THROW(run_engine(model, workload, "chunked:4,8", options), InputError);
+  const std::vector<sim::Request> workload = chat_workload();
+  const std::vector<std::vector<int>> prompts = served_prompts(model, workload, kPromptSeed);
+  const auto alone = answers_alone(model, workload, true);
+  for (size_t i = 0; i < workload.size(); ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_EQ(static_cast<int>(prompts[i].size()), workload[i].prompt_tokens);
+    EXPECT_EQ(std::vector<int>(prompts[i].begin(), prompts[i].begin() + 4), make_prompt(4, model.config().vocab, kPromptSeed - 1));
+    if (i < 3) continue;
+    const std::vector<int>& before = prompts[i - 3];
+    std::vector<int> history = before;
+    history.insert(history.end(), alone[i - 3].begin(), alone[i - 3].end());
+    EXPECT_EQ(std::vector<int>(prompts[i].begin(), prompts[i].begin() + static_cast<std::ptrdiff_t>(history.size())), history);
+    EXPECT_GT(prompts[i].size(), history.size());  // and new tokens of its own
+  }
+}
+
+TEST(EngineTokens, AChatSharesEachTurnsBlocksWithTheNextAndAnswersAsEachTurnAlone) {
+  // 10 blocks of 4 tokens: a later turn finds its conversation's earlier turn (prompt and answer) cached
+  // and prefills only what is new, and memory runs out, so paged and chunked preempt and recompute.
+  // Every other policy serves the same prompts, with the same answers.
+  Model model(tiny_model());
+  const std::vector<sim::Request> workload = chat_workload();
+  const auto expected = answers_alone(model, workload, true);
+  // A prefix longer than every first turn's prompt holds an earlier turn's answer.
+  int first_prompts = 0;
+  for (size_t i = 0; i < 3; ++i) first_prompts = std::max(first_prompts, workload[i].prompt_tokens);
+  for (const std::string policy : {"paged:4", "paged:2", "chunked:4,4", "chunked:4,8"}) {
+    SCOPED_TRACE(policy);
+    const KeptRun kept = serve_kept(model, workload, policy, small_blocks(10));
+    expect_answers(kept.run, workload, expected);
+    EXPECT_TRUE(prefills_after_prefix(kept.run, first_prompts + 1));
+    expect_blocks_shared_and_back(kept, 10);
+  }
+  std::vector<std::string> policies = test_policies();
+  policies.push_back("reserve:4");
+  for (const std::string& policy : policies) {
+    SCOPED_TRACE(policy);
+    expect_answers(run_engine(model, workload, policy, checked_options()), workload, expected);
+  }
+}
+
+TEST(EngineTokens, AChatTurnShorterThanTheTurnBeforeItIsRefused) {
+  Model model(tiny_model());
+  std::vector<sim::Request> workload = {{0, 4, 3, 0, 7}, {0, 6, 2, 0, 7}};  // 6 < 4 + 3
+  try {
+    run_engine(model, workload, "paged:4", checked_options());
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "workload.requests[1].prompt");
+    EXPECT_EQ(error.field().allowed.min, 7);
+  }
+  workload[1].prompt_tokens = 7;  // the earlier turn and no token of its own
+  EXPECT_EQ(run_engine(model, workload, "paged:4", checked_options()).requests.size(), 2u);
 }
 
 TEST(EngineTokens, ProgressCountsFinishedRequestsUpToAll) {

@@ -2,6 +2,7 @@
 // on the tiny model has the documented shape with finite numbers.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,8 +90,11 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"kv_tokens", 0}}, "options.kv_tokens");
   expect_error_naming({{"block_tokens", 0}}, "options.block_tokens");
   expect_error_naming({{"policies", {"paged:4"}}, {"kv_tokens", 4}, {"block_tokens", 4}}, "options.kv_tokens = 4 holds 1 blocks");
-  expect_error_naming({{"policies", {"paged:4"}}, {"workload", {{"count", 4}, {"prompt", {8, 8}}, {"answer", {8, 8}}, {"chat", {{"conversations", 2}}}}}},
-                      "options.policies[0] \"paged:4\": this workload is a chat");
+  // A later turn of a chat begins with the turn before it: 5 tokens cannot hold 4 + 3.
+  expect_error_naming({{"policies", {"paged:4"}},
+                       {"workload", {{"requests", {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 3}, {"conversation", 0}},
+                                                   {{"arrival_ms", 0}, {"prompt", 5}, {"answer", 3}, {"conversation", 0}}}}}}},
+                      "options.workload.requests[1].prompt must be at least 7 tokens");
   expect_error_naming({{"policies", {"paged:4"}}, {"block_tokens", 0}}, "options.block_tokens");
 }
 
@@ -183,6 +187,19 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
   EXPECT_NE(format_replay_report(result).find("chunked:4,6: the derived formula against the table's"), std::string::npos);
 }
 
+// Each policy's real run makes the simulator's steps, preemptions, recomputed tokens, prefix hits and
+// peak blocks, and preempts and finds prefixes cached.
+void expect_memory_as_simulated(const json& result, const std::vector<std::string>& policies) {
+  for (const std::string& policy : policies) {
+    SCOPED_TRACE(policy);
+    const json& entry = result[policy];
+    for (const char* key : {"steps", "preemptions", "recomputed_tokens", "prefix_hit_rate", "peak_kv_blocks"})
+      EXPECT_EQ(entry["real"][key], entry["sim"][key]) << key;
+    EXPECT_GT(entry["real"]["preemptions"].get<long long>(), 0);
+    EXPECT_GT(entry["real"]["prefix_hit_rate"].get<double>(), 0);
+  }
+}
+
 TEST(Replay, PrefixReuseServesForRealAsSimulated) {
   // A 12-token system prompt (three blocks of 4) before every prompt, in 10 blocks: the real run shares the
   // cached blocks of the system prompt and makes the simulator's steps, preemptions and prefix hits.
@@ -192,15 +209,22 @@ TEST(Replay, PrefixReuseServesForRealAsSimulated) {
                   {"kv_tokens", 40},
                   {"block_tokens", 4},
                   {"timeline_requests", 4}};
+  expect_memory_as_simulated(replay(read_replay_options(options)), {"paged:4", "chunked:4,8"});
+}
+
+TEST(Replay, AChatServesForRealAsSimulated) {
+  // 12 turns of 4 conversations after a 4-token system prompt, in 12 blocks of 4: each turn finds the blocks
+  // of its conversation's earlier turns (their prompts and answers) cached, as the simulator prices it.
+  json options = {{"measure", tiny_measure_options()},
+                  {"workload", {{"count", 12}, {"prompt", {2, 6}}, {"answer", {2, 8}}, {"seed", 4}, {"system_prompt", 4},
+                                {"chat", {{"conversations", 4}}}}},
+                  {"policies", {"paged:4", "chunked:4,8", "continuous:4"}},
+                  {"kv_tokens", 48},
+                  {"block_tokens", 4},
+                  {"timeline_requests", 4}};
   const json result = replay(read_replay_options(options));
-  for (const char* policy : {"paged:4", "chunked:4,8"}) {
-    SCOPED_TRACE(policy);
-    const json& entry = result[policy];
-    for (const char* key : {"steps", "preemptions", "recomputed_tokens", "prefix_hit_rate", "peak_kv_blocks"})
-      EXPECT_EQ(entry["real"][key], entry["sim"][key]) << key;
-    EXPECT_GT(entry["real"]["preemptions"].get<long long>(), 0);
-    EXPECT_GT(entry["real"]["prefix_hit_rate"].get<double>(), 0);
-  }
+  expect_memory_as_simulated(result, {"paged:4", "chunked:4,8"});
+  EXPECT_EQ(result["continuous:4"]["real"]["steps"], result["continuous:4"]["sim"]["steps"]);
 }
 
 }  // namespace

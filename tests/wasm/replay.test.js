@@ -78,6 +78,17 @@ test('replay serves the memory policies for real in one KV budget, making the si
     { name: 'RangeError', message: /options\.kv_tokens = 4 holds/ });
 });
 
+// Each policy's real run makes the simulator's steps, preemptions, recomputed tokens, prefix hits and peak
+// blocks, and preempts and finds prefixes cached.
+function assertMemoryAsSimulated(result, policies) {
+  for (const policy of policies) {
+    const { real, sim } = result[policy];
+    for (const key of ['steps', 'preemptions', 'recomputed_tokens', 'prefix_hit_rate', 'peak_kv_blocks']) assert.equal(real[key], sim[key], `${policy}.${key}`);
+    assert.ok(real.prefix_hit_rate > 0, `${policy}: prefixes found cached`);
+    assert.ok(real.preemptions > 0, `${policy}: preempts`);
+  }
+}
+
 test('replay shares a system prompt\'s KV blocks for real, making the simulator\'s prefix hits', async () => {
   const kvlab = await loadModule();
   const policies = ['paged:4', 'chunked:4,8'];
@@ -89,12 +100,23 @@ test('replay shares a system prompt\'s KV blocks for real, making the simulator\
     block_tokens: 4,
     timeline_requests: 4,
   });
-  for (const policy of policies) {
-    const { real, sim } = result[policy];
-    for (const key of ['steps', 'preemptions', 'recomputed_tokens', 'prefix_hit_rate']) assert.equal(real[key], sim[key], `${policy}.${key}`);
-    assert.ok(real.prefix_hit_rate > 0, `${policy}: prefixes found cached`);
-    assert.ok(real.preemptions > 0, `${policy}: preempts`);
-  }
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], workload: { count: 4, prompt: [4, 4], answer: [4, 4], chat: { conversations: 2 } } }),
-    { name: 'RangeError', message: /options\.policies\[0\] "paged:4": this workload is a chat/ });
+  assertMemoryAsSimulated(result, policies);
+});
+
+test('replay serves a chat for real: each turn shares its conversation\'s earlier blocks, as simulated', async () => {
+  const kvlab = await loadModule();
+  const policies = ['paged:4', 'chunked:4,8'];
+  const result = kvlab.replay({
+    measure: smallMeasure,
+    workload: { count: 12, prompt: [2, 6], answer: [2, 8], seed: 4, system_prompt: 4, chat: { conversations: 4 } },
+    policies: [...policies, 'continuous:4'],
+    kv_tokens: 48,
+    block_tokens: 4,
+    timeline_requests: 4,
+  });
+  assertMemoryAsSimulated(result, policies);
+  assert.equal(result['continuous:4'].real.steps, result['continuous:4'].sim.steps);
+  const turns = [{ arrival_ms: 0, prompt: 4, answer: 3, conversation: 0 }, { arrival_ms: 0, prompt: 5, answer: 3, conversation: 0 }];
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], workload: { requests: turns } }),
+    { name: 'RangeError', message: /options\.workload\.requests\[1\]\.prompt must be at least 7 tokens/ });
 });

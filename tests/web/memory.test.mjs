@@ -386,8 +386,61 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
   });
 });
 
+// A suite of its own, with its own time: Firefox on a loaded machine takes most of the panel's suite's 120 s.
+describe('the Simulated vs real panel with a shared prefix', { timeout: 120000 }, () => {
+  test('serves a chat for real: paged and chunked report their prefix hits beside the simulator’s, and the prefix field is checked', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    assert.equal(await page.isEnabled('#replay-prefix'), false, 'no shared prefix: no size');
+    await page.selectOption('#replay-prefix-kind', 'system');
+    assert.equal(await page.textContent('#replay-prefix-label'), 'System prompt (tokens)');
+    assert.equal(await page.inputValue('#replay-prefix'), '64');
+    await page.fill('#replay-prefix', '0');
+    await page.click('#replay-run');
+    assert.equal(await page.getAttribute('#replay-prefix', 'aria-invalid'), 'true');
+    assert.equal(await page.textContent('#replay-prefix-error'), 'System prompt (tokens) must be from 1 to 1,000,000 (got "0").');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'replay-prefix');
+    // In range for the page, too long for the tiny model (160 positions): the module's error marks the field.
+    await page.fill('#replay-prefix', '200');
+    await page.click('#replay-run');
+    await page.waitForSelector('#replay-prefix[aria-invalid="true"]', { timeout: 30000 });
+    assert.match(await page.textContent('#replay-prefix-error'), /max_seq = 160/);
+    assert.equal(await page.evaluate(() => window.kvlabReplayResult), undefined);
+
+    await page.selectOption('#replay-prefix-kind', 'chat');
+    assert.equal(await page.textContent('#replay-prefix-label'), 'Conversations');
+    assert.equal(await page.inputValue('#replay-prefix'), '32');
+    assert.equal(await page.isVisible('#replay-prefix-error'), false, 'the message follows the value');
+    for (const family of ['serial-nocache', 'serial-cache', 'static']) await page.uncheck(`#replay-family-${family}`);
+    for (const family of ['paged', 'chunked']) await page.check(`#replay-family-${family}`);
+    await page.click('#replay-run');
+    await page.waitForFunction(() => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden, null, { timeout: 90000, polling: 100 });
+    assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
+    const result = await page.evaluate(() => window.kvlabReplayResult);
+    assert.deepEqual(result.options.workload.chat, { conversations: 32 });
+    const real = await readTable(page, '#replay-real-table');
+    const sim = await readTable(page, '#replay-sim-table');
+    for (const [side, rows] of [['real', real], ['sim', sim]]) {
+      for (const row of rows) {
+        const reuses = row.policy !== 'continuous:8';
+        const rate = row.values.prefix_hit_rate;
+        assert.equal(Number.isFinite(rate), reuses, `${side} ${row.policy} prefix_hit_rate = ${rate}`);
+        if (reuses) {
+          assert.equal(rate, result.policies[row.policy][side].prefix_hit_rate, `${side} ${row.policy}`);
+          assert.ok(rate > 0 && rate < 1, `${side} ${row.policy}: a later turn finds the turn before it cached (${rate})`);
+        }
+      }
+    }
+    for (const policy of ['paged:8', 'chunked:8,64']) {
+      assert.equal(real.find((r) => r.policy === policy).values.prefix_hit_rate, sim.find((r) => r.policy === policy).values.prefix_hit_rate, policy);
+    }
+    assert.match(await page.textContent('#replay-real-table thead'), /Prefix hits/);
+    assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with a chat replayed');
+  });
+});
+
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages({ chromium: 5, firefox: 2 });
+    session.checkPages({ chromium: 6, firefox: 3 });
   });
 });

@@ -28,6 +28,11 @@ export function int(value) {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
 }
 
+// A percentage given in percent: "12.5%".
+export function pct(value, digits = 3) {
+  return Number.isFinite(value) ? `${sig(value, digits)}%` : '–';
+}
+
 export function ratio(value) {
   if (!Number.isFinite(value)) return '–';
   return `${value >= 100 ? int(value) : sig(value, 3)}×`;

@@ -5,8 +5,8 @@ import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
 import { MEMORY_POLICY_NOTES, policyLabel, policyStyle } from '../../shared/policies.js';
 import { barChart, blocksChart, loadCurveChart } from '../../shared/charts.js';
-import { duration, int, sig } from '../../shared/format.js';
-import { crossingText, findings, kindOf, pct, summary, tableFoot } from './words.js';
+import { duration, int, pct, sig } from '../../shared/format.js';
+import { crossingText, findings, kindOf, summary, tableFoot } from './words.js';
 
 // The first rate at which p95 TTFT goes above the target, interpolated on log TTFT between the two
 // rates around it; null when it never does; the first rate itself when it is above already.

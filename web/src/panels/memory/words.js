@@ -2,11 +2,10 @@
 // the target, the table's footnote, and the findings under the charts.
 
 import { REAL_CONTEXT, deviceBudget, longestRequest } from './config.js';
-import { bytes, duration, int, sig } from '../../shared/format.js';
+import { bytes, duration, int, pct, sig } from '../../shared/format.js';
 import { kvFormatWord } from '../kv-calculator/index.js';
 
 export const kindOf = (name) => name.split(':')[0];
-export const pct = (v, digits = 3) => (Number.isFinite(v) ? `${sig(v, digits)}%` : '–');
 
 // device: the example chosen (or undefined for a number of tokens); errors: the form's; toy: the toy
 // model's {preset, kv (its KV cache format), bytes} per token, or null.

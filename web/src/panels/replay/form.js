@@ -1,13 +1,14 @@
 // The "Simulated vs real" panel's form: a checkbox per policy family (the chunked one named with its
-// tokens per step), the KV budget, block size and chunk size, and a message per field.
+// tokens per step), the KV budget, block size and chunk size, the shared prefix (its kind, and the size
+// field that kind labels), and a message per field.
 
 import { $, h, replace } from '../../shared/dom.js';
 import { formErrors } from '../../shared/formerrors.js';
 import { policyLabel } from '../../shared/policies.js';
-import { REPLAY_DEFAULTS, REPLAY_FAMILIES, REPLAY_FIELDS, REPLAY_ORDER, policyName, validateReplay } from './config.js';
+import { PREFIX_KINDS, REPLAY_DEFAULTS, REPLAY_FAMILIES, REPLAY_FIELDS, REPLAY_ORDER, policyName, validateReplay } from './config.js';
 
 // Form control of each setting (the policies' message box is #replay-policies-error).
-export const IDS = { policies: 'replay-policies', kv: 'replay-kv', block: 'replay-block', chunk: 'replay-chunk' };
+export const IDS = { policies: 'replay-policies', kv: 'replay-kv', block: 'replay-block', chunk: 'replay-chunk', prefix: 'replay-prefix' };
 
 export function replayForm() {
   const element = $('#replay-form');
@@ -15,11 +16,22 @@ export function replayForm() {
   replace($('#replay-policy-choices'), boxes.map((box) => h('label', { for: box.id }, box, h('span', { id: `${box.id}-label` }))));
   for (const key of Object.keys(REPLAY_FIELDS)) $(`#${IDS[key]}`).value = String(REPLAY_DEFAULTS[key]);
 
+  const prefixKind = $('#replay-prefix-kind');
   const readRaw = () => {
-    const raw = { families: boxes.filter((b) => b.checked).map((b) => b.value) };
+    const raw = { families: boxes.filter((b) => b.checked).map((b) => b.value), prefix_kind: prefixKind.value, prefix: $(`#${IDS.prefix}`).value };
     for (const key of Object.keys(REPLAY_FIELDS)) raw[key] = $(`#${IDS[key]}`).value;
     return raw;
   };
+
+  // The size field follows the prefix's kind: its label, help and first value; none disables it.
+  function followPrefixKind() {
+    const kind = PREFIX_KINDS[prefixKind.value];
+    const input = $(`#${IDS.prefix}`);
+    input.disabled = !kind.size;
+    input.value = kind.size ? String(kind.initial) : '';
+    replace($('#replay-prefix-label'), kind.size ? kind.size.label : 'Shared prefix size');
+    replace($('#replay-prefix-help'), kind.size ? `${kind.help} From ${kind.size.min} to ${kind.size.max.toLocaleString('en-US')}.` : 'Nothing shared.');
+  }
 
   // The labels name each policy as it will run (chunked's T follows its field while valid).
   function label() {
@@ -35,10 +47,13 @@ export function replayForm() {
     return { settings, errors: found, ok: Object.keys(found).length === 0 };
   }
 
+  // On the select's own input event, before the form's handler below checks the fields.
+  prefixKind.addEventListener('input', followPrefixKind);
   element.addEventListener('input', () => {
     label();
     errors.refresh(check().errors);
   });
+  followPrefixKind();
   label();
   return { element, check, errors };
 }

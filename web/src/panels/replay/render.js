@@ -5,7 +5,7 @@ import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
 import { policyLabel } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
-import { duration, int, ms, sig } from '../../shared/format.js';
+import { duration, int, ms, pct, sig } from '../../shared/format.js';
 
 const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked'];
 const kindOf = (name) => name.split(':')[0];
@@ -14,14 +14,20 @@ const slotsOf = (name) => {
   const size = Number(String(name.split(':')[1]).split(',')[0]);
   return Number.isInteger(size) && size > 0 ? size : 1;
 };
-// The KV-memory columns a memory policy's results carry (null for the lab's four).
+// The KV-memory columns a memory policy's results carry (null for the lab's four), each shown when some
+// policy reports it: the prefix hit rate only where a policy reuses a shared prefix.
 const MEMORY_KEYS = [
-  { key: 'preemptions', label: 'Preemptions' },
-  { key: 'recomputed_tokens', label: 'Recomputed tokens' },
+  { key: 'preemptions', label: 'Preemptions', format: int },
+  { key: 'recomputed_tokens', label: 'Recomputed tokens', format: int },
+  { key: 'prefix_hit_rate', label: 'Prefix hits', format: (v) => pct(v * 100) },
 ];
-const memoryCells = (order, r, side) => (order.some((n) => Number.isFinite(r.policies[n][side].preemptions))
-  ? (p) => MEMORY_KEYS.map(({ key }) => num(p[side][key], Number.isFinite(p[side][key]) ? int(p[side][key]) : '–', key))
-  : null);
+function memoryColumns(order, r, side) {
+  const columns = MEMORY_KEYS.filter(({ key }) => order.some((n) => Number.isFinite(r.policies[n][side][key])));
+  return {
+    labels: columns.map(({ label }) => label),
+    cells: (p) => columns.map(({ key, format }) => num(p[side][key], Number.isFinite(p[side][key]) ? format(p[side][key]) : '–', key)),
+  };
+}
 // The issue's target: median TTFT and makespan within 5% of the real run.
 export const ERROR_TARGET = 0.05;
 
@@ -46,6 +52,15 @@ function errorCell(value, key) {
   return num(value, signedPct(value), key, { class: high ? 'err-high' : 'err-ok' });
 }
 
+// What the queue's prompts shared (options.workload is given only with a shared prefix).
+function prefixSentence(workload) {
+  if (workload?.system_prompt) return ` Every prompt began with the same ${int(workload.system_prompt)}-token system prompt.`;
+  if (workload?.chat) {
+    return ` The ${int(workload.count)} requests were turns of ${int(workload.chat.conversations)} conversations: each turn’s prompt carried the turn before it and that turn’s answer (written by the model before the runs, as the turn answers alone), which paged and chunked find cached.`;
+  }
+  return '';
+}
+
 // Draws the result; policySelect: the control choosing whose slot timelines are shown.
 export function renderReplay(r, policySelect) {
   const order = r.policy_order;
@@ -56,15 +71,15 @@ export function renderReplay(r, policySelect) {
     `The ${r.options.measure.preset} model served the queue for real in this browser (one worker, WebAssembly SIMD), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
     Math.min(...counts) < Math.max(...counts)
       ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
-      : '');
+      : '',
+    prefixSentence(r.options.workload));
 
-  const realMemory = memoryCells(order, r, 'real');
-  const simMemory = memoryCells(order, r, 'sim');
-  const memoryLabels = (cells) => (cells ? MEMORY_KEYS.map(({ label }) => label) : []);
+  const realMemory = memoryColumns(order, r, 'real');
+  const simMemory = memoryColumns(order, r, 'sim');
   replace($('#replay-real-box'), h('table', { id: 'replay-real-table', class: 'policy' },
     h('caption', null, 'Real engine: times from the clock'),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
-      ['Requests', 'Median TTFT', 'p95 TTFT', 'All done', ...memoryLabels(realMemory)].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
+      ['Requests', 'Median TTFT', 'p95 TTFT', 'All done', ...realMemory.labels].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
     h('tbody', null, order.map((name) => {
       const p = r.policies[name];
       return h('tr', { dataset: { policy: name } }, h('th', { scope: 'row', title: name }, policyLabel(name)),
@@ -72,13 +87,13 @@ export function renderReplay(r, policySelect) {
         num(p.real.median_ttft_ms, duration(p.real.median_ttft_ms), 'median_ttft_ms'),
         num(p.real.p95_ttft_ms, duration(p.real.p95_ttft_ms), 'p95_ttft_ms'),
         num(p.real.makespan_ms, duration(p.real.makespan_ms), 'makespan_ms'),
-        realMemory && realMemory(p));
+        realMemory.cells(p));
     }))));
 
   replace($('#replay-sim-box'), h('table', { id: 'replay-sim-table', class: 'policy' },
     h('caption', null, 'Simulator on the measured step table, and its error'),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
-      ['Median TTFT', 'error', 'p95 TTFT', 'error', 'All done', 'error', ...(hasDrift ? ['Drift'] : []), ...memoryLabels(simMemory)].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
+      ['Median TTFT', 'error', 'p95 TTFT', 'error', 'All done', 'error', ...(hasDrift ? ['Drift'] : []), ...simMemory.labels].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
     h('tbody', null, order.map((name) => {
       const p = r.policies[name];
       const drift = p.drift ? Math.max(...['median_ttft', 'p95_ttft', 'makespan'].map((k) => Math.abs(p.drift[k])).filter(Number.isFinite)) : null;
@@ -90,9 +105,9 @@ export function renderReplay(r, policySelect) {
         num(p.sim.makespan_ms, duration(p.sim.makespan_ms), 'makespan_ms'),
         errorCell(p.error.makespan, 'error_makespan'),
         hasDrift ? num(drift, `±${sig(drift * 100, 2)}%`, 'drift') : null,
-        simMemory && simMemory(p));
+        simMemory.cells(p));
     })),
-    h('tfoot', null, h('tr', null, h('td', { colspan: String(7 + (hasDrift ? 1 : 0) + memoryLabels(simMemory).length) },
+    h('tfoot', null, h('tr', null, h('td', { colspan: String(7 + (hasDrift ? 1 : 0) + simMemory.labels.length) },
       `Error = (simulated − real) / real: positive when the simulator predicts more time than the run took; beyond ±${ERROR_TARGET * 100}% it is marked.${hasDrift ? ' Drift: how far the same simulation moves between the step table measured just before a policy’s run and the one measured just after it (the largest of the three), i.e. how much this machine’s own speed changed meanwhile; errors within it cannot be read more finely.' : ''}`)))));
 
   const drifts = order.flatMap((n) => (r.policies[n].drift ? Object.values(r.policies[n].drift).map(Math.abs) : [])).filter(Number.isFinite);
