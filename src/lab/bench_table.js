@@ -60,6 +60,9 @@ const ratios = {
   // streaming over the read bandwidth, the 16-row step's GFLOP/s over the multiply-add peak.
   native_decode_fraction_of_bandwidth: native.decode_fraction_of_bandwidth,
   wasm_decode_fraction_of_bandwidth: wasmSimd.decode_fraction_of_bandwidth,
+  // The same for the step's weight matrices alone (no attention, norms, calls between them).
+  native_matrices_fraction_of_bandwidth: native.matrices_fraction_of_bandwidth,
+  wasm_matrices_fraction_of_bandwidth: wasmSimd.matrices_fraction_of_bandwidth,
   wasm_rows16_fraction_of_peak: wasmSimd.rows16_fraction_of_peak,
   bf16_over_f32_step_native: native.weight_formats.bf16_over_f32,
   bf16_over_f32_step_wasm: wasmSimd.weight_formats.bf16_over_f32,
@@ -96,8 +99,8 @@ function table() {
   lines.push(rowOf('wasm scalar (Node)', ctx64(wasmScalar)));
   lines.push(rowOf('plain JavaScript (Node)', js));
   lines.push(`wasm SIMD vs wasm scalar ${f(ratios.simd_vs_scalar)}x, vs JavaScript ${f(ratios.simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.wasm_vs_native)}`);
-  lines.push(`one row streams the weights at: native ${f(ctx64(native).gb_per_s, 1)} GB/s, wasm SIMD ${f(ctx64(wasmSimd).gb_per_s, 1)} GB/s (read bandwidth over the same size: native ${f(native.read_gb_per_s, 1)}, wasm ${f(wasmSimd.read_gb_per_s, 1)} GB/s)`);
-  lines.push(`weight streaming / read bandwidth: native ${pct(ratios.native_decode_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_decode_fraction_of_bandwidth)}`);
+  lines.push(`one row streams the ${f(ctx64(native).bytes_read / 1e6, 1)} MB it reads at: native ${f(ctx64(native).gb_per_s, 1)} GB/s, wasm SIMD ${f(ctx64(wasmSimd).gb_per_s, 1)} GB/s (read bandwidth over the weights' size, same rounds: native ${f(native.read_gb_per_s, 1)}, wasm ${f(wasmSimd.read_gb_per_s, 1)} GB/s)`);
+  lines.push(`streaming / read bandwidth: native ${pct(ratios.native_decode_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_decode_fraction_of_bandwidth)}; the weight matrices alone: native ${pct(ratios.native_matrices_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_matrices_fraction_of_bandwidth)}`);
   lines.push('');
   lines.push(`1b. the same step on the in-cache model (preset lab, ${(inCache.native.model.weight_bytes / 1e6).toFixed(1)} MB of weights)`);
   lines.push(rowOf(`native (${inCache.native.instruction_set})`, ctx64(inCache.native)));

@@ -26,15 +26,20 @@ json timing_json(const StepTiming& t, double flops) {
           {"repeats", t.repeats},     {"samples", t.samples}, {"gflops", flops / (t.median_ms * 1e6)}};
 }
 
+// A repeatable piece of work to time and how much one run of it does (FLOPs or bytes), for its rate.
+struct Probe {
+  std::function<void()> run;
+  double work;
+};
+
 // Peak arithmetic of this build: many independent multiply-add chains on registers, no memory.
 // Each chain is a*x+b with |a| < 1, so the values stay bounded however long it runs.
-double measure_peak_gflops(const TimingPolicy& policy) {
+Probe peak_probe(volatile float& sink) {
   constexpr int kChains = 12, kIterations = 4096;
-  volatile float sink = 0;
 #if KVLAB_SIMD
   using Batch = kernels::FloatBatch;
   constexpr int kLanes = static_cast<int>(Batch::size);
-  auto body = [&] {
+  auto body = [&sink] {
     Batch acc[kChains];
     for (int c = 0; c < kChains; ++c) acc[c] = Batch(0.001f * c);
     const Batch a(0.999f), b(0.001f);
@@ -46,7 +51,7 @@ double measure_peak_gflops(const TimingPolicy& policy) {
   };
 #else
   constexpr int kLanes = 1;
-  auto body = [&] {
+  auto body = [&sink] {
     float acc[kChains];
     for (int c = 0; c < kChains; ++c) acc[c] = 0.001f * c;
     for (int i = 0; i < kIterations; ++i)
@@ -56,24 +61,19 @@ double measure_peak_gflops(const TimingPolicy& policy) {
     sink = sink + total;
   };
 #endif
-  StepTiming t = time_step(body, policy);
-  // The fastest sample: a peak is what the hardware can do, and a busy second core only lowers it.
-  return 2.0 * kLanes * kChains * kIterations / (t.min_ms * 1e6);
+  return {body, 2.0 * kLanes * kChains * kIterations};
 }
 
-// Streaming read bandwidth over a buffer as large as the model's weights, read over and over the way
-// one-row decode steps read them: a decode step cannot take less than weight_bytes / this.
-double measure_read_gb_per_s(int64_t bytes, const TimingPolicy& policy) {
-  const size_t n = static_cast<size_t>(bytes / 4 / 64 * 64);  // whole blocks of 64 floats: 8 aligned segments
-  FloatBuffer buffer(n, 1.0f);
-  volatile float sink = 0;
+// Streaming read bandwidth over `buffer` (as large as the model's weights), read over and over the way
+// one-row decode steps read them: a decode step cannot take less than the bytes it reads / this.
+Probe read_probe(const FloatBuffer& buffer, volatile float& sink) {
   // Eight segments read side by side, as the matmul reads eight weight panels: one stream alone
   // reaches only part of the bandwidth (the hardware prefetcher tracks several streams).
   constexpr size_t kStreams = 8;
-  const size_t segment = n / kStreams;
+  const size_t segment = buffer.size() / kStreams;
 #if KVLAB_SIMD
   using Batch = kernels::FloatBatch;
-  auto body = [&] {
+  auto body = [&buffer, &sink, segment] {
     Batch sum[kStreams];
     for (Batch& s : sum) s = Batch(0.0f);
     for (size_t i = 0; i < segment; i += Batch::size)
@@ -83,52 +83,110 @@ double measure_read_gb_per_s(int64_t bytes, const TimingPolicy& policy) {
     sink = sink + xsimd::hadd(total);
   };
 #else
-  auto body = [&] {
+  auto body = [&buffer, &sink, segment] {
     float sum[kStreams] = {};
     for (size_t i = 0; i < segment; ++i)
       for (size_t k = 0; k < kStreams; ++k) sum[k] += buffer[k * segment + i];
     sink = sink + sum[0] + sum[kStreams - 1];
   };
 #endif
-  StepTiming t = time_step(body, policy);
-  return 4.0 * n / (t.min_ms * 1e6);  // the fastest sample, as for the peak
+  return {body, 4.0 * segment * kStreams};
 }
 
-// One weight matrix of the model times 1 row (matrix-vector) and 16 rows (matrix-matrix).
-json measure_matrix_kernels(const Model& model, const TimingPolicy& policy) {
-  const PackedMatrix& w = model.weights().layers[0].w_gate;
-  std::vector<float> x(static_cast<size_t>(16) * w.n_in, 0.5f), out(static_cast<size_t>(16) * w.n_out);
-  json result;
-  for (int rows : {1, 16}) {
-    StepTiming t = time_step([&] { kernels::matmul(out.data(), x.data(), w, rows); }, policy);
-    result[rows == 1 ? "matvec" : "matmul16"] = timing_json(t, 2.0 * rows * w.n_out * w.n_in);
-  }
-  result["matrix"] = {{"n_out", w.n_out}, {"n_in", w.n_in}, {"bytes", 4.0 * w.n_out * w.n_in}};
-  return result;
+// Every weight matrix of the model, in the order a forward pass uses them.
+std::vector<const PackedMatrix*> weight_matrices(const Weights& w) {
+  std::vector<const PackedMatrix*> matrices;
+  for (const LayerWeights& l : w.layers)
+    for (const PackedMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) matrices.push_back(m);
+  matrices.push_back(&w.w_out);
+  return matrices;
 }
 
-// Decode steps of 1 and 16 rows at each context, every row with its own cache.
-json measure_decode(Model& model, const TimingPolicy& policy, const std::vector<int>& contexts) {
+// Bytes a one-row decode step at `context` reads: every weight matrix and norm, one row of the token
+// embedding (not the whole table, which model_size's weight_bytes counts) and the keys and values of
+// the context in every layer.
+double one_row_step_bytes(const Model& model, int context) {
   const ModelConfig& c = model.config();
-  const int max_context = contexts.back();
+  double bytes = 0;
+  for (const PackedMatrix* m : weight_matrices(model.weights())) bytes += static_cast<double>(m->bytes());
+  const double norm_floats = (2.0 * c.n_layers + 1) * c.d_model, embedding_row_floats = c.d_model;
+  return bytes + 4.0 * (norm_floats + embedding_row_floats) + static_cast<double>(model_size(c).kv_bytes_per_token) * context;
+}
+
+// Everything the benchmark compares, timed interleaved (a sample of each in turn, the same number of
+// samples, the median of each): the peak and the read bandwidth in the same rounds as the steps they
+// are held against, so that a loaded machine slows the limits and the steps alike.
+json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const std::vector<int>& contexts,
+                                const std::function<void(double)>& on_round) {
+  const ModelConfig& c = model.config();
+  volatile float sink = 0;
+  std::vector<std::string> names;
+  std::vector<Probe> probes;
+  auto add = [&](std::string name, Probe probe) {
+    names.push_back(std::move(name));
+    probes.push_back(std::move(probe));
+  };
+  add("peak", peak_probe(sink));
+  const FloatBuffer read_buffer(static_cast<size_t>(model_size(c).weight_bytes / 4 / 64 * 64), 1.0f);
+  add("read", read_probe(read_buffer, sink));
+
+  // One weight matrix of the model (w_gate) times 1 row (matrix-vector) and 16 rows (matrix-matrix).
+  const PackedMatrix& gate = model.weights().layers[0].w_gate;
+  std::vector<float> x(static_cast<size_t>(16) * std::max(c.d_model, c.d_ff), 0.5f);
+  std::vector<float> out(static_cast<size_t>(16) * std::max({c.d_model, c.d_ff, c.vocab}));
+  for (int rows : {1, 16})
+    add(rows == 1 ? "matvec" : "matmul16", {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows); },
+                                            2.0 * rows * gate.n_out * gate.n_in});
+  // Every matrix of the model times one row: the one-row step's matmuls without the rest of the step.
+  const std::vector<const PackedMatrix*> matrices = weight_matrices(model.weights());
+  double matrix_bytes = 0, matrix_flops = 0;
+  for (const PackedMatrix* m : matrices) {
+    matrix_bytes += static_cast<double>(m->bytes());
+    matrix_flops += 2.0 * m->n_out * m->n_in;
+  }
+  add("matrices_rows1", {[&] { for (const PackedMatrix* m : matrices) kernels::matmul(out.data(), x.data(), *m, 1); }, matrix_flops});
+
+  // Decode steps of 1 and 16 rows at each context, every row with its own cache.
+  const int max_context = *std::max_element(contexts.begin(), contexts.end());
   std::vector<KvCache> caches(16, KvCache(c, max_context));
   std::vector<int> history = make_prompt(max_context, c.vocab, 11);
   prefill(model, caches[0], history.data(), max_context - 1, 0);
   for (KvCache& cache : caches) cache = caches[0];
   model.reserve_rows(16);
-
-  json result = json::array();
+  std::vector<std::vector<Row>> batches;
+  batches.reserve(2 * contexts.size());
   for (int context : contexts) {
-    json entry = {{"context", context}};
     for (int rows : {1, 16}) {
       std::vector<Row> batch;
       for (int r = 0; r < rows; ++r) batch.push_back(Row{history[context - 1], &caches[r], context - 1, true});
-      StepTiming t = time_step([&] { model.forward(batch); }, policy);
-      entry[rows == 1 ? "rows1" : "rows16"] = timing_json(t, rows * decode_step_flops(c, context));
+      batches.push_back(std::move(batch));
+      const std::vector<Row>& step = batches.back();
+      add("decode", {[&model, &step] { model.forward(step); }, rows * decode_step_flops(c, context)});
     }
-    entry["rows1"]["gb_per_s"] = model_size(c).weight_bytes / (entry["rows1"]["median_ms"].get<double>() * 1e6);
-    entry["tokens_per_s_ratio"] = 16.0 * entry["rows1"]["median_ms"].get<double>() / entry["rows16"]["median_ms"].get<double>();
-    result.push_back(entry);
+  }
+
+  std::vector<std::function<void()>> runs;
+  for (const Probe& p : probes) runs.push_back(p.run);
+  const std::vector<StepTiming> t = time_steps_interleaved(runs, policy, on_round);
+  const auto rate = [&](size_t i) { return probes[i].work / (t[i].median_ms * 1e6); };
+
+  json result;
+  result["peak_gflops"] = rate(0);
+  result["read_gb_per_s"] = rate(1);
+  result["matrix"] = {{"matvec", timing_json(t[2], probes[2].work)},
+                      {"matmul16", timing_json(t[3], probes[3].work)},
+                      {"matrix", {{"n_out", gate.n_out}, {"n_in", gate.n_in}, {"bytes", static_cast<double>(gate.bytes())}}}};
+  result["matrices_rows1"] = timing_json(t[4], probes[4].work);
+  result["matrices_rows1"]["bytes_read"] = matrix_bytes;
+  result["matrices_rows1"]["gb_per_s"] = matrix_bytes / (t[4].median_ms * 1e6);
+  result["decode"] = json::array();
+  for (size_t k = 0; k < contexts.size(); ++k) {
+    const size_t one = 5 + 2 * k, sixteen = one + 1;
+    json entry = {{"context", contexts[k]}, {"rows1", timing_json(t[one], probes[one].work)}, {"rows16", timing_json(t[sixteen], probes[sixteen].work)}};
+    entry["rows1"]["bytes_read"] = one_row_step_bytes(model, contexts[k]);
+    entry["rows1"]["gb_per_s"] = entry["rows1"]["bytes_read"].get<double>() / (t[one].median_ms * 1e6);
+    entry["tokens_per_s_ratio"] = 16.0 * t[one].median_ms / t[sixteen].median_ms;
+    result["decode"].push_back(entry);
   }
   return result;
 }
@@ -157,7 +215,8 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
     const ModelConfig& c = models[m]->config();
     json entry = timing_json(t[m], decode_step_flops(c, context));
     entry["weight_bytes"] = model_size(c).weight_bytes;
-    entry["gb_per_s"] = model_size(c).weight_bytes / (t[m].median_ms * 1e6);
+    entry["bytes_read"] = one_row_step_bytes(*models[m], context);
+    entry["gb_per_s"] = entry["bytes_read"].get<double>() / (t[m].median_ms * 1e6);
     result[weight_format_name(c.weights)] = entry;
   }
   result["context"] = context;
@@ -286,20 +345,16 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   json result = {{"instruction_set", kernels::instruction_set()}, {"kvlab_arch", kernels::arch_setting()},
                  {"model", model_info(o.measure)}};
 
-  report(0.0, "arithmetic peak");
-  result["peak_gflops"] = measure_peak_gflops(policy);
-  report(0.05, "memory bandwidth");
-  result["read_gb_per_s"] = measure_read_gb_per_s(model_size(o.measure.model).weight_bytes, policy);
-  report(0.1, "matrix kernels");
-  result["matrix"] = measure_matrix_kernels(model, policy);
-  result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
-  report(0.2, "decode steps");
   constexpr int kLimitsContext = 64;  // the context of the published lab's decode figures
-  result["decode"] = measure_decode(model, policy, {16, kLimitsContext, 128});
+  const auto on_round = [&](double f) { report(0.45 * f, "limits and decode steps"); };
+  result.update(measure_kernels_and_decode(model, policy, {16, kLimitsContext, 128}, on_round));
+  result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   // How close the one-row step comes to its memory limit and the 16-row step to its arithmetic limit,
-  // each against the limit this same build measured.
+  // each against the limit this same build measured in the same rounds.
   const json& at_limits = result["decode"][1];
-  result["decode_fraction_of_bandwidth"] = at_limits["rows1"]["gb_per_s"].get<double>() / result["read_gb_per_s"].get<double>();
+  const double read = result["read_gb_per_s"].get<double>();
+  result["decode_fraction_of_bandwidth"] = at_limits["rows1"]["gb_per_s"].get<double>() / read;
+  result["matrices_fraction_of_bandwidth"] = result["matrices_rows1"]["gb_per_s"].get<double>() / read;
   result["rows16_fraction_of_peak"] = at_limits["rows16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   if (o.weight_formats) {
     report(0.45, "weight formats");
@@ -339,13 +394,17 @@ std::string format_kernel_bench(const json& r) {
       m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(), m["matvec"]["median_ms"].get<double>());
   text += format("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
       m["matmul16"]["median_ms"].get<double>(), 100 * r["gemm_fraction_of_peak"].get<double>());
-  text += format("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row weights GB/s\n");
+  text += format("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row reads GB/s\n");
   for (const json& d : r["decode"])
     text += format("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
         d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
         d["rows1"]["gb_per_s"].get<double>());
-  text += format("at context 64: 1 row streams the weights at %.0f%% of the read bandwidth; 16 rows compute at %.0f%% of the peak\n",
-      100 * r["decode_fraction_of_bandwidth"].get<double>(), 100 * r["rows16_fraction_of_peak"].get<double>());
+  const json& mr = r["matrices_rows1"];
+  text += format("every weight matrix x 1 row (no attention, norms) %.3f ms, %.1f GB/s\n", mr["median_ms"].get<double>(),
+      mr["gb_per_s"].get<double>());
+  text += format("at context 64: 1 row streams what it reads at %.0f%% of the read bandwidth (its matrices alone at %.0f%%); "
+      "16 rows compute at %.0f%% of the peak\n", 100 * r["decode_fraction_of_bandwidth"].get<double>(),
+      100 * r["matrices_fraction_of_bandwidth"].get<double>(), 100 * r["rows16_fraction_of_peak"].get<double>());
   if (r.contains("weight_formats")) {
     const json& w = r["weight_formats"];
     text += format("one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",

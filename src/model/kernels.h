@@ -22,6 +22,10 @@ using namespace scalar;
 // Index of the largest value (the first one on ties).
 int argmax(const float* x, int n);
 
+// Panels the one-row matmul reads side by side: the stripes pack() stores panels in (packed_matrix.h).
+// 8 with AVX2's 8 lanes, 4 with 4 lanes (SSE, wasm SIMD128, NEON); 1 in the scalar build.
+int one_row_panels();
+
 // Name of the instruction set the kernels were built for (xsimd's: "fma3+avx2", "sse2", "arm64+neon";
 // or "wasm simd128", "scalar").
 const char* instruction_set();

@@ -45,17 +45,23 @@ struct BlockSums {
   }
 };
 
+// Where each of NP panels from first_panel starts (panels are stored in stripes: packed_matrix.h).
+template <int NP, class Word>
+void panel_starts(const Word* (&start)[NP], const Word* data, size_t words_per_panel, const PackedMatrix& w, int first_panel) {
+  for (int p = 0; p < NP; ++p) start[p] = data + w.panel_slot(first_panel + p) * words_per_panel;
+}
+
 // Float32 panels: one vector load per panel vector and input.
 template <int R, int NP>
 void sum_f32(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in;
-  const float* panel = w.panels.data() + static_cast<size_t>(first_panel) * n_in * kPanelWidth;
-  const size_t panel_stride = static_cast<size_t>(n_in) * kPanelWidth;
+  const float* panel[NP];
+  panel_starts(panel, w.panels.data(), static_cast<size_t>(n_in) * kPanelWidth, w, first_panel);
   for (int i = 0; i < n_in; ++i) {
     Batch wv[NP * V];
     for (int p = 0; p < NP; ++p)
-      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel + p * panel_stride + i * kPanelWidth + v * kLanes);
+      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel[p] + i * kPanelWidth + v * kLanes);
     sums.add(wv, x, n_in, i);
   }
 }
@@ -66,14 +72,14 @@ template <int R, int NP>
 void sum_bf16(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in, n_pairs = w.n_pairs();
-  const uint32_t* panel = w.pairs.data() + static_cast<size_t>(first_panel) * n_pairs * kPanelWidth;
-  const size_t panel_stride = static_cast<size_t>(n_pairs) * kPanelWidth;
+  const uint32_t* panel[NP];
+  panel_starts(panel, w.pairs.data(), static_cast<size_t>(n_pairs) * kPanelWidth, w, first_panel);
   const PairBatch high_half(0xFFFF0000u);
   PairBatch pair[NP * V];
   Batch wv[NP * V];
   const auto load_pair = [&](int j) {
     for (int p = 0; p < NP; ++p)
-      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel + p * panel_stride + j * kPanelWidth + v * kLanes);
+      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel[p] + j * kPanelWidth + v * kLanes);
     for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] << 16);
   };
   for (int j = 0; j < n_in / 2; ++j) {
@@ -118,10 +124,13 @@ void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_p
 constexpr int kRowBlock = 4;
 constexpr int kSums = 8;
 
-// Every panel for a block of R rows: NP panels at a time (about kSums running sums), then one at a time.
+// Panels a block of R rows reads side by side: about kSums running sums.
+constexpr int block_panels(int rows) { return kSums / (rows * kVectorsPerPanel) > 0 ? kSums / (rows * kVectorsPerPanel) : 1; }
+
+// Every panel for a block of R rows: NP panels at a time, then one at a time.
 template <int R>
 void matmul_rows(float* out, const float* x, const PackedMatrix& w, int first_panel, int end_panel) {
-  constexpr int NP = (kSums / (R * kVectorsPerPanel)) > 0 ? kSums / (R * kVectorsPerPanel) : 1;
+  constexpr int NP = block_panels(R);
   int p = first_panel;
   for (; p + NP <= end_panel; p += NP) matmul_block<R, NP>(out, x, w, p);
   for (; p < end_panel; ++p) matmul_block<R, 1>(out, x, w, p);
@@ -259,6 +268,8 @@ void attention(float* out, const float* q, const KvLayerView& kv, int context, i
   attention_over<SimdOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, scores);
 }
 
+int one_row_panels() { return block_panels(1); }
+
 const char* instruction_set() {
 #ifdef __EMSCRIPTEN__
   return "wasm simd128";  // xsimd reports its sse4.1 backend, which Emscripten lowers to SIMD128
@@ -270,6 +281,8 @@ const char* instruction_set() {
 #else  // the KVLAB_SIMD=OFF build: the scalar twins are the kernels (kernels.h)
 
 const char* instruction_set() { return "scalar"; }
+
+int one_row_panels() { return 1; }  // the scalar twins read the weights by PackedMatrix::at
 
 #endif
 

@@ -1,5 +1,7 @@
 #include "model/packed_matrix.h"
 
+#include "model/kernels.h"
+
 namespace kvlab {
 
 PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat format) {
@@ -7,18 +9,19 @@ PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat form
   m.n_out = n_out;
   m.n_in = n_in;
   m.format = format;
+  m.stripes = kernels::one_row_panels();
   const auto w = [&](int o, int i) { return row_major[static_cast<size_t>(o) * n_in + i]; };
   if (format == WeightFormat::f32) {
     m.panels.assign(static_cast<size_t>(m.n_panels()) * n_in * kPanelWidth, 0.0f);
     for (int o = 0; o < n_out; ++o)
       for (int i = 0; i < n_in; ++i)
-        m.panels[(static_cast<size_t>(o / kPanelWidth) * n_in + i) * kPanelWidth + o % kPanelWidth] = w(o, i);
+        m.panels[(m.panel_slot(o / kPanelWidth) * n_in + i) * kPanelWidth + o % kPanelWidth] = w(o, i);
     return m;
   }
   m.pairs.assign(static_cast<size_t>(m.n_panels()) * m.n_pairs() * kPanelWidth, 0u);
   for (int o = 0; o < n_out; ++o)
     for (int i = 0; i < n_in; ++i)
-      m.pairs[(static_cast<size_t>(o / kPanelWidth) * m.n_pairs() + i / 2) * kPanelWidth + o % kPanelWidth] |=
+      m.pairs[(m.panel_slot(o / kPanelWidth) * m.n_pairs() + i / 2) * kPanelWidth + o % kPanelWidth] |=
           static_cast<uint32_t>(to_bf16(w(o, i))) << (i % 2 == 0 ? 0 : 16);
   return m;
 }

@@ -109,6 +109,23 @@ TEST(Kernels, PackingKeepsEveryWeightAndPadsWithZeros) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.panels[(5 + i) * kPanelWidth + 3], 0.0f);  // output 11: padding
 }
 
+TEST(Kernels, PanelsOfWholeGroupsAreStoredInStripes) {
+  const int stripes = kernels::one_row_panels();
+  const int n_in = 3, n_out = (2 * stripes + 1) * kPanelWidth - 2;  // two whole groups and a last, short panel
+  auto w = random_vector(static_cast<size_t>(n_out) * n_in, 4);
+  PackedMatrix packed = pack(w.data(), n_out, n_in);
+  EXPECT_EQ(packed.stripes, stripes);
+  for (int o = 0; o < n_out; ++o)
+    for (int i = 0; i < n_in; ++i) ASSERT_EQ(packed.at(o, i), w[o * n_in + i]);
+  // Each stripe holds panel p of both groups side by side, so the one-row matmul's reads run on.
+  for (int p = 0; p < stripes; ++p) {
+    EXPECT_EQ(packed.panel_slot(p), 2u * p);
+    EXPECT_EQ(packed.panel_slot(p + stripes), 2u * p + 1);
+  }
+  EXPECT_EQ(packed.panel_slot(2 * stripes), 2u * stripes);
+  EXPECT_EQ(packed.panels[n_in * kPanelWidth], w[stripes * kPanelWidth * n_in]);  // slot 1: panel `stripes`, output 0
+}
+
 TEST(Kernels, VectorKernelsMatchScalar) {
   for (int n : kSizes) {
     SCOPED_TRACE(n);

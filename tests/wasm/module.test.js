@@ -56,6 +56,10 @@ test('bench reports the step against the limits the same build measured', () => 
   const at64 = result.decode.find((d) => d.context === 64);
   assert.equal(result.decode_fraction_of_bandwidth, at64.rows1.gb_per_s / result.read_gb_per_s);
   assert.equal(result.rows16_fraction_of_peak, at64.rows16.gflops / result.peak_gflops);
+  // The step reads every weight but only one row of the embedding table, and the context's keys and values.
+  const info = kvlab.modelInfo({ preset: 'tiny' });
+  assert.equal(at64.rows1.bytes_read, info.weight_bytes - (info.vocab - 1) * info.d_model * 4 + 64 * info.kv_bytes_per_token);
+  assert.equal(result.matrices_fraction_of_bandwidth, result.matrices_rows1.gb_per_s / result.read_gb_per_s);
   const formats = result.weight_formats;
   assert.equal(formats.context, 64);
   for (const format of ['f32', 'bf16']) for (const key of ['median_ms', 'gb_per_s']) assertPositiveFinite(formats[format][key], `${format}.${key}`);

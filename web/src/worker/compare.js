@@ -5,10 +5,7 @@ import reference from '../../reference/model.js';
 import { describe, loadScalar, loadSimd, post, postRunError, withSampleFloor } from './modules.js';
 
 const BENCH_PHASES = {
-  'arithmetic peak': 'measuring the multiply-add peak',
-  'memory bandwidth': 'measuring memory read bandwidth',
-  'matrix kernels': 'timing the matrix kernels',
-  'decode steps': 'timing decode steps of 1 and 16 rows',
+  'limits and decode steps': 'timing the multiply-add peak, memory read bandwidth, matrix kernels and decode steps of 1 and 16 rows in turns',
   done: 'done',
 };
 
@@ -75,7 +72,7 @@ async function compare(id, options) {
     progress(plan.js, 0.1, `Plain JavaScript: timing the decode step (filling a cache of ${context - 1} positions first)`);
     const timing = reference.timeDecodeStep(model, context, { minSampleMs: minSample, samples: options.samples });
     const flops = reference.decodeStepFlops(weights.config, context);
-    const weightBytes = weights.config.weight_bytes;
+    const weightBytes = result.scalar_at_context.rows1.bytes_read;  // the same step, the same bytes
     result.js = {
       ...timing,
       gflops: flops / (timing.median_ms * 1e6),

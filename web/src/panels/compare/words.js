@@ -43,8 +43,11 @@ export function finding(s) {
   const read = s.read_gb_per_s;
   const parts = [];
   if (model && Number.isFinite(read) && read > 0) {
-    const floorMs = model.weight_bytes / (read * 1e6);
-    parts.push(`A one-row decode step reads every weight once (${mb(model.weight_bytes)}) for just two floating-point operations each, so its floor is memory bandwidth: reading that much at the ${gbs(read)} measured here takes ${ms(floorMs)}.`);
+    // What the step reads (bench's bytes_read: one row of the embedding table, not all of it).
+    const step = rows.simd || rows.scalar;
+    const bytes = step && Number.isFinite(step.bytes_read) ? step.bytes_read : model.weight_bytes;
+    const floorMs = bytes / (read * 1e6);
+    parts.push(`A one-row decode step reads every weight matrix once, one row of the embedding table and the context’s keys and values (${mb(bytes)}), for just two floating-point operations per weight, so its floor is memory bandwidth: reading that much at the ${gbs(read)} measured here takes ${ms(floorMs)}.`);
     if (rows.simd) {
       const share = rows.simd.gb_per_s / read;
       const gain = `SIMD’s gain at one row (${ratio(ratios.simd_vs_scalar)} over scalar code, ${ratio(ratios.simd_vs_js)} over JavaScript)`;
