@@ -10,6 +10,12 @@ import { CATALOG } from '../../web/src/generated/catalog.js';
 import { validateMemory } from '../../web/src/panels/memory/config.js';
 import { dist } from './helpers.mjs';
 
+// The values of the options of the <select id="ID"> in a built page, in order (null: no such menu).
+function menuValues(html, id) {
+  const select = new RegExp(`<select id="${id}"[^>]*>([\\s\\S]*?)</select>`).exec(html);
+  return select && [...select[1].matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]);
+}
+
 test('every built page lists the module\'s presets in the preset menu, in order', () => {
   const expected = CATALOG.model_presets.map((p) => `<option value="${p.name}">${p.name} (${p.label})</option>`);
   for (const file of ['index.html', 'embed.html', 'kvlab-standalone.html']) {
@@ -22,16 +28,14 @@ test('every built page lists the module\'s presets in the preset menu, in order'
 
 test('the weight menu lists the module\'s formats', () => {
   const html = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
-  const select = /<select id="weights"[^>]*>([\s\S]*?)<\/select>/.exec(html);
-  assert.deepEqual([...select[1].matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]), CATALOG.weight_formats.map((f) => f.name));
+  assert.deepEqual(menuValues(html, 'weights'), CATALOG.weight_formats.map((f) => f.name));
   assert.deepEqual(FIELDS.weights.choices, CATALOG.weight_formats.map((f) => f.name));
   assert.equal(DEFAULTS.weights, CATALOG.lab.defaults.weights);
 });
 
 test('the KV cache format menu lists the module\'s formats, and the run passes the choice as kv', () => {
   const html = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
-  const select = /<select id="kv_format"[^>]*>([\s\S]*?)<\/select>/.exec(html);
-  assert.deepEqual([...select[1].matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]), CATALOG.kv_formats.map((f) => f.name));
+  assert.deepEqual(menuValues(html, 'kv_format'), CATALOG.kv_formats.map((f) => f.name));
   assert.deepEqual(FIELDS.kv_format.choices, CATALOG.kv_formats.map((f) => f.name));
   assert.equal(DEFAULTS.kv_format, CATALOG.lab.defaults.kv);
   assert.equal(toRunOptions({ ...DEFAULTS, kv_format: 'f16' }).measure.kv, 'f16');

@@ -330,13 +330,15 @@ describe('memory', { timeout: 120000 }, () => {
     const cdp = await CdpProbe.open(page);
     const loaded = await wasmHeap(page);
     const rows = [];
+    const split = {};   // run -> the page's heap split into compiled code and the rest
     for (let i = 1; i <= 5; i += 1) {
       await mainThread(page, { reset: true });
       const result = await runOnce(page, i);
       const heap = await wasmHeap(page);
       const pageHeap = await cdp.pageHeap();
       const gap = await mainThread(page);
-      rows.push({ run: i, ms: Math.round(result.elapsed_ms), ...heap, page_js_bytes: pageHeap.used_bytes, max_gap_ms: Math.round(gap.max_gap_ms) });
+      if (i === 2 || i === 5) split[i] = await cdp.pageHeapByKind();
+      rows.push({ run: i, ms: Math.round(result.elapsed_ms), ...heap, page_js_bytes: pageHeap.used_bytes, max_gap_ms: Math.round(gap.max_gap_ms), ...split[i] });
     }
     await cdp.close();
     console.log(`# wasm heap after loading: ${JSON.stringify(loaded)}`);
@@ -345,9 +347,12 @@ describe('memory', { timeout: 120000 }, () => {
       assert.equal(row.heap_bytes, rows[0].heap_bytes, `run ${row.run}: the wasm heap grew from ${rows[0].heap_bytes} to ${row.heap_bytes} bytes`);
       assert.ok(row.in_use_bytes <= rows[0].in_use_bytes, `run ${row.run}: malloc holds ${row.in_use_bytes} bytes, ${rows[0].in_use_bytes} after the first run`);
     }
-    // The page's own heap (after a GC) holds one result and its charts: it must not pile up.
-    const growth = rows[4].page_js_bytes / rows[1].page_js_bytes - 1;
-    assert.ok(growth < 0.25, `page JS heap ${rows[1].page_js_bytes} after run 2, ${rows[4].page_js_bytes} after run 5`);
+    // The page's own objects (after a GC) hold one result and its charts: they must not pile up. The
+    // heap's total is no measure of that: V8's compiled code and its own buffers move it by a megabyte
+    // from one run to the next (+1.0 MB at run 5 in a CI run; +1.3 MB at run 3 and back at run 4 here,
+    // while the objects grew 0.3% from run 2 to run 5), so the snapshot's code is left out.
+    const growth = split[5].other_bytes / split[2].other_bytes - 1;
+    assert.ok(growth < 0.25, `page JS objects ${split[2].other_bytes} bytes after run 2, ${split[5].other_bytes} after run 5 (compiled code ${split[2].code_bytes} and ${split[5].code_bytes})`);
     await page.close();
   });
 });
