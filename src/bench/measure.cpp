@@ -28,7 +28,7 @@ class ProgressTracker {
     cache_run_ = o.answer_tokens + o.prompt_tokens / 4.0;
     const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
     grid_ = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
-                        o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size());
+                        (o.mixed_grid ? o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size() : 0));
     answer_ = o.runs * (nocache_run_ + cache_run_);
   }
 
@@ -218,13 +218,14 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
   for (int n_rows : o.decode_rows)
     for (int context : o.decode_contexts) batches.push_back(decode_rows(n_rows, context));
   const size_t decode_cells = batches.size();
-  for (int chunk_tokens : o.mixed_chunk_tokens)
-    for (int n_rows : o.mixed_rows)
-      for (int context : o.mixed_contexts) {
-        std::vector<Row> rows = decode_rows(n_rows, context);
-        for (int i = 0; i < chunk_tokens; ++i) rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
-        batches.push_back(std::move(rows));
-      }
+  if (o.mixed_grid)
+    for (int chunk_tokens : o.mixed_chunk_tokens)
+      for (int n_rows : o.mixed_rows)
+        for (int context : o.mixed_contexts) {
+          std::vector<Row> rows = decode_rows(n_rows, context);
+          for (int i = 0; i < chunk_tokens; ++i) rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
+          batches.push_back(std::move(rows));
+        }
   std::vector<std::function<void()>> steps;
   for (size_t b = 0; b < decode_cells; ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
   for (int n : o.prefill_tokens)
@@ -238,23 +239,25 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
   size_t cell = 0;
   auto [decode_ms, decode_repeats] = grid_json(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()});
   auto [prefill_ms, prefill_repeats] = grid_json(timings, cell, {o.prefill_tokens.size()});
-  auto [mixed_ms, mixed_repeats] =
-      grid_json(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
   json model_description = model_json(o);
   model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
                                  {"samples", o.timing.samples},
                                  {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
                                  {"decode_repeats", std::move(decode_repeats)},
-                                 {"prefill_repeats", std::move(prefill_repeats)},
-                                 {"mixed_repeats", std::move(mixed_repeats)}};
-  return {{"model", std::move(model_description)},
-          {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
-          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}},
-          {"mixed",
-           {{"chunk_tokens", o.mixed_chunk_tokens},
-            {"rows", o.mixed_rows},
-            {"contexts", o.mixed_contexts},
-            {"ms", std::move(mixed_ms)}}}};
+                                 {"prefill_repeats", std::move(prefill_repeats)}};
+  json table = {{"model", std::move(model_description)},
+                {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
+                {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
+  if (o.mixed_grid) {
+    auto [mixed_ms, mixed_repeats] =
+        grid_json(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
+    table["model"]["timing"]["mixed_repeats"] = std::move(mixed_repeats);
+    table["mixed"] = {{"chunk_tokens", o.mixed_chunk_tokens},
+                      {"rows", o.mixed_rows},
+                      {"contexts", o.mixed_contexts},
+                      {"ms", std::move(mixed_ms)}};
+  }
+  return table;
 }
 
 json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {

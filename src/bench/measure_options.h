@@ -24,12 +24,15 @@ struct MeasureOptions {
   std::vector<int> prefill_tokens = {1, 2, 4, 8, 16, 32, 64, 128};
   // The mixed-step grid (chunked prefill's step): one prompt chunk of mixed_chunk_tokens tokens and
   // mixed_rows decode rows, every row at mixed_contexts, in one forward pass. Four small cells by
-  // default (a cell costs about a prefill of chunk + rows tokens; about 6% more measuring time): the
+  // default (a cell costs about a prefill of chunk + rows tokens; 13% of a replay's grid: docs/memory.md): the
   // simulator interpolates between them, and beyond them, as it does on the decode grid. One context:
   // the rows' attention is a small part of such a step on these models.
   std::vector<int> mixed_chunk_tokens = {8, 32};
   std::vector<int> mixed_rows = {1, 8};
   std::vector<int> mixed_contexts = {64};
+  // Whether the mixed-step grid is timed at all: replay leaves it out when none of its policies runs a
+  // mixed step (its cells are 13% of a replay's grid work: docs/memory.md section 1).
+  bool mixed_grid = true;
   TimingPolicy timing;
 };
 

@@ -49,6 +49,13 @@ json mean_table(const json& before, const json& after) {
   json& prefill_ms = table["prefill"]["ms"];
   for (size_t k = 0; k < prefill_ms.size(); ++k)
     prefill_ms[k] = 0.5 * (before["prefill"]["ms"][k].get<double>() + after["prefill"]["ms"][k].get<double>());
+  if (!table.contains("mixed")) return table;
+  json& mixed_ms = table["mixed"]["ms"];  // [chunk_tokens][rows][contexts]
+  for (size_t k = 0; k < mixed_ms.size(); ++k)
+    for (size_t i = 0; i < mixed_ms[k].size(); ++i)
+      for (size_t j = 0; j < mixed_ms[k][i].size(); ++j)
+        mixed_ms[k][i][j] =
+            0.5 * (before["mixed"]["ms"][k][i][j].get<double>() + after["mixed"]["ms"][k][i][j].get<double>());
   return table;
 }
 

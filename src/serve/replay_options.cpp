@@ -70,9 +70,12 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   o.policies = object.contains("policies") ? sim::read_policy_names(object["policies"], fields::join(path, "policies"))
                                            : default_replay_policies();
   int largest_batch = 2;
-  for (size_t i = 0; i < o.policies.size(); ++i)
-    largest_batch = std::max(
-        largest_batch, make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]")->slots());
+  bool mixed_steps = false;
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const auto scheduler = make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+    largest_batch = std::max(largest_batch, scheduler->slots());
+    mixed_steps = mixed_steps || scheduler->runs_mixed_steps();
+  }
   // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
   // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
   // groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
@@ -82,6 +85,9 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
     measure["decode_rows"] = rows;
   }
   o.measure = read_measure_options(measure, fields::join(path, "measure"));
+  // The mixed grid only where a policy is priced on it (or the caller asked for its cells).
+  o.measure.mixed_grid = mixed_steps || measure.contains("mixed_chunk_tokens") || measure.contains("mixed_rows") ||
+                         measure.contains("mixed_contexts");
   const std::string workload_path = fields::join(path, "workload");
   o.workload = object.value("workload", default_replay_workload());
   o.requests = sim::read_workload(o.workload, workload_path);

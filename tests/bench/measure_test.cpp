@@ -6,6 +6,7 @@
 #include "lab/lab.h"
 #include "bench/measure.h"
 #include "bench/measure_report.h"
+#include "model/model.h"
 
 namespace kvlab {
 namespace {
@@ -78,6 +79,17 @@ TEST(Measure, ResultHasTheContractShape) {
   std::string report = format_measure_report(result);
   EXPECT_NE(report.find("identical tokens on both paths"), std::string::npos);
   EXPECT_NE(report.find("no KV cache median"), std::string::npos);
+}
+
+TEST(Measure, StepsWithoutTheMixedGridHaveNoMixedCells) {
+  MeasureOptions o = read_measure_options(small_measure_options());
+  o.mixed_grid = false;
+  Model model(o.model);
+  const json steps = measure_steps(model, o);
+  EXPECT_FALSE(steps.contains("mixed"));
+  EXPECT_FALSE(steps["model"]["timing"].contains("mixed_repeats"));
+  EXPECT_EQ(steps["decode"]["ms"].size(), 2u);
+  EXPECT_EQ(steps["prefill"]["ms"].size(), 3u);
 }
 
 TEST(Measure, TokenTimesRiseWithinTheMedianRun) {

@@ -62,6 +62,13 @@ TEST(ReplayOptions, MeasuresEveryBatchSizeThePoliciesRunUpTo16) {
   EXPECT_EQ(read_replay_options({{"measure", {{"decode_rows", {1, 8}}}}}).measure.decode_rows, (std::vector<int>{1, 8}));
 }
 
+TEST(ReplayOptions, MeasuresTheMixedGridOnlyForAPolicyThatRunsMixedSteps) {
+  EXPECT_FALSE(read_replay_options(json::object()).measure.mixed_grid);
+  EXPECT_FALSE(read_replay_options({{"policies", {"paged:4", "reserve:4"}}}).measure.mixed_grid);
+  EXPECT_TRUE(read_replay_options({{"policies", {"serial-cache", "chunked:4,16"}}}).measure.mixed_grid);
+  EXPECT_TRUE(read_replay_options({{"measure", {{"mixed_rows", {1, 2}}}}}).measure.mixed_grid);
+}
+
 TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"speed", 1}}, "options.speed is not a known field");
   expect_error_naming({{"measure", {{"runs", 0}}}}, "options.measure.runs");
@@ -143,6 +150,7 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
       expect_finite(entry["drift"][key], std::string("drift.") + key);
     }
     EXPECT_EQ(entry["step_table"]["decode"]["rows"], json({1, 2, 4, 8}));
+    EXPECT_FALSE(entry["step_table"].contains("mixed"));  // no policy here runs a mixed step
     const json& check = entry["step_check"];
     for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);
     EXPECT_FALSE(check["kinds"].empty());
