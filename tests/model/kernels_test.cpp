@@ -466,21 +466,17 @@ TEST(KvKernels, GroupedDotAndAxpyEqualOneQueryAtATime) {
       expect_each_query_alone(kernels::dot, kernels::axpy, kernels::dot_queries, kernels::axpy_queries, k.data());
       expect_each_query_alone(kernels::scalar::dot, kernels::scalar::axpy, kernels::scalar::dot_queries,
                               kernels::scalar::axpy_queries, k.data());
-      std::vector<uint32_t> pairs(head_dim / 2);
-      kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, KvFormat::bf16);
-      expect_each_query_alone(kernels::dot_pairs<KvFormat::bf16>, kernels::axpy_pairs<KvFormat::bf16>,
-                              kernels::dot_pairs_queries<KvFormat::bf16>, kernels::axpy_pairs_queries<KvFormat::bf16>,
-                              pairs.data());
-      expect_each_query_alone(kernels::scalar::dot_pairs<KvFormat::bf16>, kernels::scalar::axpy_pairs<KvFormat::bf16>,
-                              kernels::scalar::dot_pairs_queries<KvFormat::bf16>,
-                              kernels::scalar::axpy_pairs_queries<KvFormat::bf16>, pairs.data());
-      kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, KvFormat::f16);
-      expect_each_query_alone(kernels::dot_pairs<KvFormat::f16>, kernels::axpy_pairs<KvFormat::f16>,
-                              kernels::dot_pairs_queries<KvFormat::f16>, kernels::axpy_pairs_queries<KvFormat::f16>,
-                              pairs.data());
-      expect_each_query_alone(kernels::scalar::dot_pairs<KvFormat::f16>, kernels::scalar::axpy_pairs<KvFormat::f16>,
-                              kernels::scalar::dot_pairs_queries<KvFormat::f16>,
-                              kernels::scalar::axpy_pairs_queries<KvFormat::f16>, pairs.data());
+      const auto expect_pairs_each_query_alone = [&](auto format) {
+        constexpr KvFormat F = decltype(format)::value;
+        std::vector<uint32_t> pairs(head_dim / 2);
+        kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, F);
+        expect_each_query_alone(kernels::dot_pairs<F>, kernels::axpy_pairs<F>, kernels::dot_pairs_queries<F>,
+                                kernels::axpy_pairs_queries<F>, pairs.data());
+        expect_each_query_alone(kernels::scalar::dot_pairs<F>, kernels::scalar::axpy_pairs<F>,
+                                kernels::scalar::dot_pairs_queries<F>, kernels::scalar::axpy_pairs_queries<F>, pairs.data());
+      };
+      expect_pairs_each_query_alone(std::integral_constant<KvFormat, KvFormat::bf16>());
+      expect_pairs_each_query_alone(std::integral_constant<KvFormat, KvFormat::f16>());
     }
   }
 }
