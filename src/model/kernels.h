@@ -9,11 +9,6 @@
 
 namespace kvlab::kernels {
 
-// The most query heads the grouped attention kernels (dot_queries, axpy_queries and their 16-bit forms)
-// take at once: their sums stay in registers (2 x 4 vectors for 16-bit dots), and the attention's
-// scores scratch holds this many heads' scores. A larger group is taken in passes of at most this many.
-constexpr int kMaxGroupQueries = 4;
-
 namespace scalar {
 #include "model/kernel_declarations.inc"
 }  // namespace scalar

@@ -33,30 +33,14 @@ void add(float* y, const float* x, int n) {
   for (int i = 0; i < n; ++i) y[i] += x[i];
 }
 
-void dot_queries(float* sums, const float* q, const float* k, int n_queries, int head_dim) {
-  for (int g = 0; g < n_queries; ++g) sums[g] = dot(q + static_cast<size_t>(g) * head_dim, k, head_dim);
-}
-
-void axpy_queries(float* y, const float* a, const float* v, int n_queries, int head_dim) {
-  for (int g = 0; g < n_queries; ++g) axpy(y + static_cast<size_t>(g) * head_dim, a[g], v, head_dim);
-}
-
 struct ScalarOps {
+  static float dot(const float* a, const float* b, int n) { return scalar::dot(a, b, n); }
+  static void axpy(float* y, float a, const float* x, int n) { scalar::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { scalar::softmax(x, n); }
-  static void dot_queries(float* sums, const float* q, const float* k, int n_queries, int head_dim) {
-    scalar::dot_queries(sums, q, k, n_queries, head_dim);
-  }
-  static void axpy_queries(float* y, const float* a, const float* v, int n_queries, int head_dim) {
-    scalar::axpy_queries(y, a, v, n_queries, head_dim);
-  }
   template <KvFormat F>
-  static void dot_pairs_queries(float* sums, const float* q, const uint32_t* k, int n_queries, int head_dim) {
-    scalar::dot_pairs_queries<F>(sums, q, k, n_queries, head_dim);
-  }
+  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return scalar::dot_pairs<F>(q, k, head_dim); }
   template <KvFormat F>
-  static void axpy_pairs_queries(float* y, const float* a, const uint32_t* v, int n_queries, int head_dim) {
-    scalar::axpy_pairs_queries<F>(y, a, v, n_queries, head_dim);
-  }
+  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { scalar::axpy_pairs<F>(y, a, v, head_dim); }
 };
 
 void rmsnorm(float* out, const float* x, const float* weight, int n) {

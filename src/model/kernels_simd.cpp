@@ -147,59 +147,14 @@ void matmul_rest(int rows_left, float* out, const float* x, const PackedMatrix& 
   }
 }
 
-// dot's sums for G vectors q[g * n ..] with one b: each vector of b loaded once, summed as dot sums.
-template <int G>
-void dot_of(float* sums, const float* q, const float* b, int n) {
-  Batch acc[G];
-  for (int g = 0; g < G; ++g) acc[g] = Batch(0.0f);
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const Batch bv = Batch::load_unaligned(b + i);
-    for (int g = 0; g < G; ++g) acc[g] = xsimd::fma(Batch::load_unaligned(q + static_cast<size_t>(g) * n + i), bv, acc[g]);
-  }
-  // The tail one vector at a time, as for G = 1: with the vectors interleaved, GCC's -march=native build
-  // summed differently from dot in the last bit (tests/model/kernels_test.cpp catches it).
-  for (int g = 0; g < G; ++g) {
-    const float* q_g = q + static_cast<size_t>(g) * n;
-    float sum = xsimd::hadd(acc[g]);
-    for (int t = i; t < n; ++t) sum += q_g[t] * b[t];
-    sums[g] = sum;
-  }
-}
-
-// axpy into G vectors y[g * n ..] with weights a[g] of one x, each vector of x loaded once.
-template <int G>
-void axpy_of(float* y, const float* a, const float* x, int n) {
-  Batch av[G];
-  for (int g = 0; g < G; ++g) av[g] = Batch(a[g]);
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const Batch xv = Batch::load_unaligned(x + i);
-    for (int g = 0; g < G; ++g) {
-      float* y_g = y + static_cast<size_t>(g) * n;
-      xsimd::fma(av[g], xv, Batch::load_unaligned(y_g + i)).store_unaligned(y_g + i);
-    }
-  }
-  for (; i < n; ++i)
-    for (int g = 0; g < G; ++g) y[static_cast<size_t>(g) * n + i] += a[g] * x[i];
-}
-
 struct SimdOps {
+  static float dot(const float* a, const float* b, int n) { return kernels::dot(a, b, n); }
+  static void axpy(float* y, float a, const float* x, int n) { kernels::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { kernels::softmax(x, n); }
-  static void dot_queries(float* sums, const float* q, const float* k, int n_queries, int head_dim) {
-    kernels::dot_queries(sums, q, k, n_queries, head_dim);
-  }
-  static void axpy_queries(float* y, const float* a, const float* v, int n_queries, int head_dim) {
-    kernels::axpy_queries(y, a, v, n_queries, head_dim);
-  }
   template <KvFormat F>
-  static void dot_pairs_queries(float* sums, const float* q, const uint32_t* k, int n_queries, int head_dim) {
-    kernels::dot_pairs_queries<F>(sums, q, k, n_queries, head_dim);
-  }
+  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return kernels::dot_pairs<F>(q, k, head_dim); }
   template <KvFormat F>
-  static void axpy_pairs_queries(float* y, const float* a, const uint32_t* v, int n_queries, int head_dim) {
-    kernels::axpy_pairs_queries<F>(y, a, v, n_queries, head_dim);
-  }
+  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { kernels::axpy_pairs<F>(y, a, v, head_dim); }
 };
 
 }  // namespace
@@ -219,19 +174,20 @@ void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
 }
 
 float dot(const float* a, const float* b, int n) {
-  float sum;
-  dot_of<1>(&sum, a, b, n);
+  Batch acc(0.0f);
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes) acc = xsimd::fma(Batch::load_unaligned(a + i), Batch::load_unaligned(b + i), acc);
+  float sum = xsimd::hadd(acc);
+  for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
 }
 
-void axpy(float* y, float a, const float* x, int n) { axpy_of<1>(y, &a, x, n); }
-
-void dot_queries(float* sums, const float* q, const float* k, int n_queries, int head_dim) {
-  with_queries(n_queries, [&](auto g) { dot_of<decltype(g)::value>(sums, q, k, head_dim); });
-}
-
-void axpy_queries(float* y, const float* a, const float* v, int n_queries, int head_dim) {
-  with_queries(n_queries, [&](auto g) { axpy_of<decltype(g)::value>(y, a, v, head_dim); });
+void axpy(float* y, float a, const float* x, int n) {
+  const Batch av(a);
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    xsimd::fma(av, Batch::load_unaligned(x + i), Batch::load_unaligned(y + i)).store_unaligned(y + i);
+  for (; i < n; ++i) y[i] += a * x[i];
 }
 
 void add(float* y, const float* x, int n) {

@@ -1,5 +1,5 @@
 // The scalar twins of the 16-bit KV kernels: one word at a time, with the same conversions as the SIMD
-// kernels (kv_pairs.h), summed in order of j; the grouped forms widen each word once for every query.
+// kernels (kv_pairs.h), summed in order of j.
 #include <cstddef>
 
 #include "model/kernels.h"
@@ -8,41 +8,21 @@
 namespace kvlab::kernels::scalar {
 
 template <KvFormat F>
-void dot_pairs_queries(float* sums, const float* q, const uint32_t* k_pairs, int n_queries, int head_dim) {
-  const int half = head_dim / 2;
-  for (int g = 0; g < n_queries; ++g) sums[g] = 0.0f;
-  for (int j = 0; j < half; ++j) {
-    const float low = low_number<F, ScalarLanes>(k_pairs[j]), high = high_number<F, ScalarLanes>(k_pairs[j]);
-    for (int g = 0; g < n_queries; ++g) {
-      const float* q_head = q + static_cast<size_t>(g) * head_dim;
-      sums[g] += q_head[j] * low + q_head[half + j] * high;
-    }
-  }
-}
-
-template <KvFormat F>
-void axpy_pairs_queries(float* y, const float* a, const uint32_t* v_pairs, int n_queries, int head_dim) {
-  const int half = head_dim / 2;
-  for (int j = 0; j < half; ++j) {
-    const float low = low_number<F, ScalarLanes>(v_pairs[j]), high = high_number<F, ScalarLanes>(v_pairs[j]);
-    for (int g = 0; g < n_queries; ++g) {
-      float* y_head = y + static_cast<size_t>(g) * head_dim;
-      y_head[j] += a[g] * low;
-      y_head[half + j] += a[g] * high;
-    }
-  }
-}
-
-template <KvFormat F>
 float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
-  float sum;
-  dot_pairs_queries<F>(&sum, q, k_pairs, 1, head_dim);
+  const int half = head_dim / 2;
+  float sum = 0.0f;
+  for (int j = 0; j < half; ++j)
+    sum += q[j] * low_number<F, ScalarLanes>(k_pairs[j]) + q[half + j] * high_number<F, ScalarLanes>(k_pairs[j]);
   return sum;
 }
 
 template <KvFormat F>
 void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
-  axpy_pairs_queries<F>(y, &a, v_pairs, 1, head_dim);
+  const int half = head_dim / 2;
+  for (int j = 0; j < half; ++j) {
+    y[j] += a * low_number<F, ScalarLanes>(v_pairs[j]);
+    y[half + j] += a * high_number<F, ScalarLanes>(v_pairs[j]);
+  }
 }
 
 #include "model/kv_kernel_instances.inc"

@@ -1,7 +1,7 @@
 // The 16-bit KV kernels (kernel_declarations.inc) in xsimd batches: a vector of 32-bit words holds the
 // same lanes of both halves of a head, widened to float32 (bfloat16: a shift or a mask; IEEE half:
 // shifts and masks, a multiplication by 2^112, one compare and select for infinity and NaN) and summed
-// with fused multiply-adds, each word widened once for all the query heads of a group; rounding back to 16 bits likewise (float16.h: integer rounding, compares
+// with fused multiply-adds; rounding back to 16 bits likewise (float16.h: integer rounding, compares
 // and selects, one float addition for subnormals). The scalar tail uses the same
 // conversions on one word at a time (kv_pairs.h).
 #include <cstddef>
@@ -38,83 +38,36 @@ struct BatchLanes {
 
 }  // namespace
 
-namespace {
-
-// dot_pairs' sums for G query heads: each word is loaded and widened once, and each query keeps its own
-// low and high accumulators, summed as dot_pairs sums them.
-template <KvFormat F, int G>
-void dot_pairs_of(float* sums, const float* q, const uint32_t* k_pairs, int head_dim) {
+template <KvFormat F>
+float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
   const int half = head_dim / 2;
-  Batch low_sum[G], high_sum[G];
-  for (int g = 0; g < G; ++g) low_sum[g] = high_sum[g] = Batch(0.0f);
+  Batch low_sum(0.0f), high_sum(0.0f);
   int j = 0;
   for (; j + kLanes <= half; j += kLanes) {
     const PairBatch pair = PairBatch::load_unaligned(k_pairs + j);
-    const Batch low = low_number<F, BatchLanes>(pair), high = high_number<F, BatchLanes>(pair);
-    for (int g = 0; g < G; ++g) {
-      const float* q_head = q + static_cast<size_t>(g) * head_dim;
-      low_sum[g] = xsimd::fma(Batch::load_unaligned(q_head + j), low, low_sum[g]);
-      high_sum[g] = xsimd::fma(Batch::load_unaligned(q_head + half + j), high, high_sum[g]);
-    }
+    low_sum = xsimd::fma(Batch::load_unaligned(q + j), low_number<F, BatchLanes>(pair), low_sum);
+    high_sum = xsimd::fma(Batch::load_unaligned(q + half + j), high_number<F, BatchLanes>(pair), high_sum);
   }
-  for (int g = 0; g < G; ++g) sums[g] = xsimd::hadd(low_sum[g] + high_sum[g]);
-  for (; j < half; ++j) {
-    const float low = low_number<F, ScalarLanes>(k_pairs[j]), high = high_number<F, ScalarLanes>(k_pairs[j]);
-    for (int g = 0; g < G; ++g) {
-      const float* q_head = q + static_cast<size_t>(g) * head_dim;
-      sums[g] += q_head[j] * low + q_head[half + j] * high;
-    }
-  }
-}
-
-// axpy_pairs for G query heads, each word loaded and widened once.
-template <KvFormat F, int G>
-void axpy_pairs_of(float* y, const float* a, const uint32_t* v_pairs, int head_dim) {
-  const int half = head_dim / 2;
-  Batch av[G];
-  for (int g = 0; g < G; ++g) av[g] = Batch(a[g]);
-  int j = 0;
-  for (; j + kLanes <= half; j += kLanes) {
-    const PairBatch pair = PairBatch::load_unaligned(v_pairs + j);
-    const Batch low = low_number<F, BatchLanes>(pair), high = high_number<F, BatchLanes>(pair);
-    for (int g = 0; g < G; ++g) {
-      float* y_head = y + static_cast<size_t>(g) * head_dim;
-      xsimd::fma(av[g], low, Batch::load_unaligned(y_head + j)).store_unaligned(y_head + j);
-      xsimd::fma(av[g], high, Batch::load_unaligned(y_head + half + j)).store_unaligned(y_head + half + j);
-    }
-  }
-  for (; j < half; ++j) {
-    const float low = low_number<F, ScalarLanes>(v_pairs[j]), high = high_number<F, ScalarLanes>(v_pairs[j]);
-    for (int g = 0; g < G; ++g) {
-      float* y_head = y + static_cast<size_t>(g) * head_dim;
-      y_head[j] += a[g] * low;
-      y_head[half + j] += a[g] * high;
-    }
-  }
-}
-
-}  // namespace
-
-template <KvFormat F>
-void dot_pairs_queries(float* sums, const float* q, const uint32_t* k_pairs, int n_queries, int head_dim) {
-  with_queries(n_queries, [&](auto g) { dot_pairs_of<F, decltype(g)::value>(sums, q, k_pairs, head_dim); });
-}
-
-template <KvFormat F>
-void axpy_pairs_queries(float* y, const float* a, const uint32_t* v_pairs, int n_queries, int head_dim) {
-  with_queries(n_queries, [&](auto g) { axpy_pairs_of<F, decltype(g)::value>(y, a, v_pairs, head_dim); });
-}
-
-template <KvFormat F>
-float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
-  float sum;
-  dot_pairs_of<F, 1>(&sum, q, k_pairs, head_dim);
+  float sum = xsimd::hadd(low_sum + high_sum);
+  for (; j < half; ++j)
+    sum += q[j] * low_number<F, ScalarLanes>(k_pairs[j]) + q[half + j] * high_number<F, ScalarLanes>(k_pairs[j]);
   return sum;
 }
 
 template <KvFormat F>
 void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
-  axpy_pairs_of<F, 1>(y, &a, v_pairs, head_dim);
+  const int half = head_dim / 2;
+  const Batch av(a);
+  int j = 0;
+  for (; j + kLanes <= half; j += kLanes) {
+    const PairBatch pair = PairBatch::load_unaligned(v_pairs + j);
+    xsimd::fma(av, low_number<F, BatchLanes>(pair), Batch::load_unaligned(y + j)).store_unaligned(y + j);
+    xsimd::fma(av, high_number<F, BatchLanes>(pair), Batch::load_unaligned(y + half + j)).store_unaligned(y + half + j);
+  }
+  for (; j < half; ++j) {
+    y[j] += a * low_number<F, ScalarLanes>(v_pairs[j]);
+    y[half + j] += a * high_number<F, ScalarLanes>(v_pairs[j]);
+  }
 }
 
 #include "model/kv_kernel_instances.inc"

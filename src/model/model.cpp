@@ -14,7 +14,7 @@ void resize(FloatBuffer& buffer, int rows, int width) { buffer.assign(static_cas
 }  // namespace
 
 Model::Model(const ModelConfig& config) : weights_(make_weights(config)) {
-  resize(scratch_.scores, kernels::kMaxGroupQueries, config.max_seq);
+  resize(scratch_.scores, 1, config.max_seq);
   reserve_rows(1);
 }
 

@@ -36,7 +36,7 @@ struct Scratch {
   FloatBuffer proj;        // [rows, d_model] output of wo or w_down, added to x
   FloatBuffer gate;        // [rows, d_ff]
   FloatBuffer up;          // [rows, d_ff]
-  FloatBuffer scores;      // [kMaxGroupQueries, max_seq] attention weights of a pass's heads
+  FloatBuffer scores;      // [max_seq] attention weights of one head
   FloatBuffer final_rows;  // [rows, d_model] normalised rows that want logits
   FloatBuffer logits;      // [rows, vocab]
 };

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -196,7 +195,7 @@ TEST(Kernels, AttentionMatchesScalarWithGroupedHeads) {
       auto q = random_vector(static_cast<size_t>(n_heads) * head_dim, 10);
       auto keys = random_vector(static_cast<size_t>(context) * n_kv_heads * head_dim, 11);
       auto values = random_vector(keys.size(), 12);
-      std::vector<float> got(q.size()), want(q.size()), scores(kernels::kMaxGroupQueries * context);
+      std::vector<float> got(q.size()), want(q.size()), scores(context);
       const int one_block = 0;
       const KvLayerView kv{keys.data(), values.data(), &one_block, context};
       kernels::attention(got.data(), q.data(), kv, context, n_heads, n_kv_heads, head_dim, scores.data());
@@ -232,7 +231,7 @@ TEST(Kernels, AttentionThroughABlockTableEqualsContiguous) {
   const int one_block = 0;
   const KvLayerView contiguous{keys.data(), values.data(), &one_block, context};
   const KvLayerView paged{paged_keys.data(), paged_values.data(), table.data(), block_tokens};
-  std::vector<float> want(q.size()), got(q.size()), scores(kernels::kMaxGroupQueries * context);
+  std::vector<float> want(q.size()), got(q.size()), scores(context);
   kernels::attention(want.data(), q.data(), contiguous, context, n_heads, n_kv_heads, head_dim, scores.data());
   kernels::attention(got.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
   EXPECT_EQ(got, want);
@@ -434,124 +433,12 @@ TEST(KvKernels, SixteenBitAttentionMatchesTwinAndF32OverTheRoundedNumbers) {
     const int one_block = 0;
     const KvLayerView f32{rounded_keys.data(), rounded_values.data(), &one_block, context};
     const KvLayerView paged{nullptr, nullptr, table.data(), block_tokens, format, key_pairs.data(), value_pairs.data()};
-    std::vector<float> want(q.size()), simd(q.size()), twin(q.size()), scores(kernels::kMaxGroupQueries * context);
+    std::vector<float> want(q.size()), simd(q.size()), twin(q.size()), scores(context);
     kernels::scalar::attention(want.data(), q.data(), f32, context, n_heads, n_kv_heads, head_dim, scores.data());
     kernels::attention(simd.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
     kernels::scalar::attention(twin.data(), q.data(), paged, context, n_heads, n_kv_heads, head_dim, scores.data());
     expect_close(simd, twin, 1e-5f);
     expect_close(twin, want, 1e-5f);
-  }
-}
-
-// The grouped kernels give each query head the per-head kernel's result bit for bit, in both kernel
-// sets, for every group size they take; head_dim 2, 12 and 66 leave scalar tails at every vector width.
-TEST(KvKernels, GroupedDotAndAxpyEqualOneQueryAtATime) {
-  for (int head_dim : {2, 12, 64, 66}) {
-    for (int n_queries = 1; n_queries <= kernels::kMaxGroupQueries; ++n_queries) {
-      SCOPED_TRACE(testing::Message() << "head_dim " << head_dim << ", " << n_queries << " queries");
-      const auto q = random_vector(static_cast<size_t>(n_queries) * head_dim, 50);
-      const auto k = random_vector(head_dim, 51, 3.0f), y = random_vector(q.size(), 52), a = random_vector(n_queries, 53);
-      std::vector<float> sums(n_queries), want_sums(n_queries), grouped = y, want = y;
-      const auto expect_each_query_alone = [&](auto dot, auto axpy, auto dot_queries, auto axpy_queries, const auto* words) {
-        grouped = want = y;
-        dot_queries(sums.data(), q.data(), words, n_queries, head_dim);
-        axpy_queries(grouped.data(), a.data(), words, n_queries, head_dim);
-        for (int g = 0; g < n_queries; ++g) {
-          want_sums[g] = dot(&q[static_cast<size_t>(g) * head_dim], words, head_dim);
-          axpy(&want[static_cast<size_t>(g) * head_dim], a[g], words, head_dim);
-        }
-        EXPECT_EQ(sums, want_sums);
-        EXPECT_EQ(grouped, want);
-      };
-      expect_each_query_alone(kernels::dot, kernels::axpy, kernels::dot_queries, kernels::axpy_queries, k.data());
-      expect_each_query_alone(kernels::scalar::dot, kernels::scalar::axpy, kernels::scalar::dot_queries,
-                              kernels::scalar::axpy_queries, k.data());
-      const auto expect_pairs_each_query_alone = [&](auto format) {
-        constexpr KvFormat F = decltype(format)::value;
-        std::vector<uint32_t> pairs(head_dim / 2);
-        kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, F);
-        expect_each_query_alone(kernels::dot_pairs<F>, kernels::axpy_pairs<F>, kernels::dot_pairs_queries<F>,
-                                kernels::axpy_pairs_queries<F>, pairs.data());
-        expect_each_query_alone(kernels::scalar::dot_pairs<F>, kernels::scalar::axpy_pairs<F>,
-                                kernels::scalar::dot_pairs_queries<F>, kernels::scalar::axpy_pairs_queries<F>, pairs.data());
-      };
-      expect_pairs_each_query_alone(std::integral_constant<KvFormat, KvFormat::bf16>());
-      expect_pairs_each_query_alone(std::integral_constant<KvFormat, KvFormat::f16>());
-    }
-  }
-}
-
-// Attention one query head at a time from a kernel set's per-head dot and axpy (the order attention
-// summed in before it grouped the heads), over pools of Word laid out as kv_cache.h's blocks.
-template <typename Word, typename Dot, typename Axpy>
-std::vector<float> attention_head_by_head(Dot dot, Axpy axpy, void (*softmax)(float*, int), const std::vector<float>& q,
-                                          const Word* keys, const Word* values, const std::vector<int>& table,
-                                          int block_tokens, int context, int n_heads, int n_kv_heads, int head_dim) {
-  constexpr int kNumbersPerWord = std::is_same_v<Word, float> ? 1 : 2;
-  const int position_words = n_kv_heads * head_dim / kNumbersPerWord, head_words = head_dim / kNumbersPerWord;
-  const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  std::vector<float> out(q.size()), scores(context);
-  for (int h = 0; h < n_heads; ++h) {
-    const int kv_head = h / (n_heads / n_kv_heads);
-    const auto at = [&](const Word* pool, int t) {
-      return pool + (static_cast<size_t>(table[t / block_tokens]) * block_tokens + t % block_tokens) * position_words +
-             static_cast<size_t>(kv_head) * head_words;
-    };
-    for (int t = 0; t < context; ++t) scores[t] = dot(&q[static_cast<size_t>(h) * head_dim], at(keys, t), head_dim) * inv_sqrt;
-    softmax(scores.data(), context);
-    for (int t = 0; t < context; ++t) axpy(&out[static_cast<size_t>(h) * head_dim], scores[t], at(values, t), head_dim);
-  }
-  return out;
-}
-
-// Attention with the query heads of each KV head grouped equals attention one head at a time, bit for
-// bit, in f32, bf16 and f16, in both kernel sets, through a shuffled table of four blocks: groups of 1,
-// 3 and 6 (6 is a pass of kMaxGroupQueries heads and a pass of the rest).
-TEST(KvKernels, GroupedAttentionEqualsAttentionOneHeadAtATime) {
-  const int n_kv_heads = 2, block_tokens = 4, context = 15;
-  const std::vector<int> table = {3, 0, 2, 1};
-  using Attention = void (*)(float*, const float*, const KvLayerView&, int, int, int, int, float*);
-  for (int head_dim : {12, 64}) {
-    for (int group : {1, 3, 6}) {
-      SCOPED_TRACE(testing::Message() << "head_dim " << head_dim << ", group " << group);
-      const int n_heads = group * n_kv_heads, kv_dim = n_kv_heads * head_dim;
-      const int n_positions = static_cast<int>(table.size()) * block_tokens;
-      const auto q = random_vector(static_cast<size_t>(n_heads) * head_dim, 60);
-      const auto keys = random_vector(static_cast<size_t>(n_positions) * kv_dim, 61, 3.0f);
-      const auto values = random_vector(keys.size(), 62, 3.0f);
-      std::vector<float> grouped(q.size()), scores(static_cast<size_t>(kernels::kMaxGroupQueries) * context);
-      const auto grouped_by = [&](Attention attention, const KvLayerView& kv) {
-        attention(grouped.data(), q.data(), kv, context, n_heads, n_kv_heads, head_dim, scores.data());
-        return grouped;
-      };
-      const KvLayerView f32{keys.data(), values.data(), table.data(), block_tokens};
-      EXPECT_EQ(grouped_by(kernels::attention, f32),
-                attention_head_by_head(kernels::dot, kernels::axpy, kernels::softmax, q, keys.data(), values.data(), table,
-                                       block_tokens, context, n_heads, n_kv_heads, head_dim));
-      EXPECT_EQ(grouped_by(kernels::scalar::attention, f32),
-                attention_head_by_head(kernels::scalar::dot, kernels::scalar::axpy, kernels::scalar::softmax, q,
-                                       keys.data(), values.data(), table, block_tokens, context, n_heads, n_kv_heads,
-                                       head_dim));
-      std::vector<uint32_t> key_pairs(keys.size() / 2), value_pairs(keys.size() / 2);
-      for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
-        SCOPED_TRACE(kv_format_name(format));
-        kernels::scalar::store_pairs(key_pairs.data(), keys.data(), n_positions * n_kv_heads, head_dim, format);
-        kernels::scalar::store_pairs(value_pairs.data(), values.data(), n_positions * n_kv_heads, head_dim, format);
-        const KvLayerView paged{nullptr, nullptr, table.data(), block_tokens, format, key_pairs.data(), value_pairs.data()};
-        const bool bf16 = format == KvFormat::bf16;
-        EXPECT_EQ(grouped_by(kernels::attention, paged),
-                  attention_head_by_head(bf16 ? kernels::dot_pairs<KvFormat::bf16> : kernels::dot_pairs<KvFormat::f16>,
-                                         bf16 ? kernels::axpy_pairs<KvFormat::bf16> : kernels::axpy_pairs<KvFormat::f16>,
-                                         kernels::softmax, q, key_pairs.data(), value_pairs.data(), table, block_tokens,
-                                         context, n_heads, n_kv_heads, head_dim));
-        EXPECT_EQ(grouped_by(kernels::scalar::attention, paged),
-                  attention_head_by_head(
-                      bf16 ? kernels::scalar::dot_pairs<KvFormat::bf16> : kernels::scalar::dot_pairs<KvFormat::f16>,
-                      bf16 ? kernels::scalar::axpy_pairs<KvFormat::bf16> : kernels::scalar::axpy_pairs<KvFormat::f16>,
-                      kernels::scalar::softmax, q, key_pairs.data(), value_pairs.data(), table, block_tokens, context,
-                      n_heads, n_kv_heads, head_dim));
-      }
-    }
   }
 }
 
