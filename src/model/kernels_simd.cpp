@@ -36,10 +36,11 @@ struct BlockSums {
     for (int r = 0; r < R; ++r)
       for (int v = 0; v < NP * V; ++v) acc[r][v] = Batch(0.0f);
   }
-  // Adds input i's weights wv (NP panels x V vectors) times each row's x[r, i].
-  void add(const Batch* wv, const float* x, int n_in, int i) {
+  // Adds one input's weights wv (NP panels x V vectors) times each row's value of it, xi[r] (the
+  // block's inputs are interleaved: see interleave_rows).
+  void add(const Batch* wv, const float* xi) {
     for (int r = 0; r < R; ++r) {
-      const Batch xv(x[static_cast<size_t>(r) * n_in + i]);
+      const Batch xv(xi[r]);
       for (int v = 0; v < NP * V; ++v) acc[r][v] = xsimd::fma(xv, wv[v], acc[r][v]);
     }
   }
@@ -51,25 +52,30 @@ void panel_starts(const Word* (&start)[NP], const Word* data, size_t words_per_p
   for (int p = 0; p < NP; ++p) start[p] = data + w.panel_slot(first_panel + p) * words_per_panel;
 }
 
-// Float32 panels: one vector load per panel vector and input.
+// Float32 panels: one vector load per panel vector and input. xs: the block's inputs [n_in, R].
+// The pointers step on by one input each time rather than being indexed by i: Emscripten compiles
+// with LLVM's loop strength reduction off, so in wasm an index costs a shift and an add per load.
 template <int R, int NP>
-void sum_f32(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int first_panel) {
+void sum_f32(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in;
   const float* panel[NP];
   panel_starts(panel, w.panels.data(), static_cast<size_t>(n_in) * kPanelWidth, w, first_panel);
   for (int i = 0; i < n_in; ++i) {
     Batch wv[NP * V];
-    for (int p = 0; p < NP; ++p)
-      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel[p] + i * kPanelWidth + v * kLanes);
-    sums.add(wv, x, n_in, i);
+    for (int p = 0; p < NP; ++p) {
+      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel[p] + v * kLanes);
+      panel[p] += kPanelWidth;
+    }
+    sums.add(wv, xs);
+    xs += R;
   }
 }
 
 // Bfloat16 pairs: one 32-bit vector load per panel vector and two inputs, widened in registers (the
 // low halves shifted up give input 2j, the high halves masked give input 2j + 1), summed in input order.
 template <int R, int NP>
-void sum_bf16(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int first_panel) {
+void sum_bf16(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in, n_pairs = w.n_pairs();
   const uint32_t* panel[NP];
@@ -84,24 +90,25 @@ void sum_bf16(BlockSums<R, NP>& sums, const float* x, const PackedMatrix& w, int
   };
   for (int j = 0; j < n_in / 2; ++j) {
     load_pair(j);
-    sums.add(wv, x, n_in, 2 * j);
+    sums.add(wv, xs + 2 * j * R);
     for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] & high_half);
-    sums.add(wv, x, n_in, 2 * j + 1);
+    sums.add(wv, xs + (2 * j + 1) * R);
   }
   if (n_in % 2 == 1) {  // the last input alone: its pair's high halves are padding
     load_pair(n_pairs - 1);
-    sums.add(wv, x, n_in, n_in - 1);
+    sums.add(wv, xs + (n_in - 1) * R);
   }
 }
 
+// xs: the block's inputs interleaved, [n_in, R].
 template <int R, int NP>
-void matmul_block(float* out, const float* x, const PackedMatrix& w, int first_panel) {
+void matmul_block(float* out, const float* xs, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   BlockSums<R, NP> sums;
   if (w.format == WeightFormat::bf16)
-    sum_bf16(sums, x, w, first_panel);
+    sum_bf16(sums, xs, w, first_panel);
   else
-    sum_f32(sums, x, w, first_panel);
+    sum_f32(sums, xs, w, first_panel);
   auto& acc = sums.acc;
   // Store whole panels; the last panel of a matrix whose n_out is not a multiple of 8 is cut short.
   for (int r = 0; r < R; ++r) {
@@ -129,21 +136,21 @@ constexpr int block_panels(int rows) { return kSums / (rows * kVectorsPerPanel) 
 
 // Every panel for a block of R rows: NP panels at a time, then one at a time.
 template <int R>
-void matmul_rows(float* out, const float* x, const PackedMatrix& w, int first_panel, int end_panel) {
+void matmul_rows(float* out, const float* xs, const PackedMatrix& w, int first_panel, int end_panel) {
   constexpr int NP = block_panels(R);
   int p = first_panel;
-  for (; p + NP <= end_panel; p += NP) matmul_block<R, NP>(out, x, w, p);
-  for (; p < end_panel; ++p) matmul_block<R, 1>(out, x, w, p);
+  for (; p + NP <= end_panel; p += NP) matmul_block<R, NP>(out, xs, w, p);
+  for (; p < end_panel; ++p) matmul_block<R, 1>(out, xs, w, p);
 }
 
 // The last rows_left (< kRowBlock) rows, with a block of exactly that many rows.
 template <int R>
-void matmul_rest(int rows_left, float* out, const float* x, const PackedMatrix& w, int first_panel, int end_panel) {
+void matmul_rest(int rows_left, float* out, const float* xs, const PackedMatrix& w, int first_panel, int end_panel) {
   if constexpr (R > 0) {
     if (rows_left == R)
-      matmul_rows<R>(out, x, w, first_panel, end_panel);
+      matmul_rows<R>(out, xs, w, first_panel, end_panel);
     else
-      matmul_rest<R - 1>(rows_left, out, x, w, first_panel, end_panel);
+      matmul_rest<R - 1>(rows_left, out, xs, w, first_panel, end_panel);
   }
 }
 
@@ -157,9 +164,28 @@ struct SimdOps {
   static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { kernels::axpy_pairs<F>(y, a, v, head_dim); }
 };
 
+// Rows 0 .. R - 1 of x [R, n_in] interleaved into xs [n_in, R]: a block reads the R values of input i
+// side by side, from one pointer at constant offsets, instead of from R rows n_in floats apart.
+void interleave_rows(float* xs, const float* x, int n_in, int rows) {
+  for (int i = 0; i < n_in; ++i)
+    for (int r = 0; r < rows; ++r) xs[static_cast<size_t>(i) * rows + r] = x[static_cast<size_t>(r) * n_in + i];
+}
+
 }  // namespace
 
 void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
+  // Every row block's inputs interleaved, block by block (each block's R x n_in floats where its rows
+  // were). One row is its own interleaving; more are copied into scratch kept between calls.
+  const float* xs = x;
+  if (n_rows > 1) {
+    thread_local FloatBuffer interleaved;
+    const size_t floats = static_cast<size_t>(n_rows) * w.n_in;
+    if (interleaved.size() < floats) interleaved.resize(floats);
+    for (int r = 0; r < n_rows; r += kRowBlock)
+      interleave_rows(interleaved.data() + static_cast<size_t>(r) * w.n_in, x + static_cast<size_t>(r) * w.n_in, w.n_in,
+                      std::min(kRowBlock, n_rows - r));
+    xs = interleaved.data();
+  }
   // Panels outer, row blocks inner: a group of panels stays in L1 while every row block uses it,
   // so each weight comes from memory once per step however many rows there are.
   constexpr int kPanelsPerGroup = 8;  // 8 panels x n_in 256 x 8 floats = 64 KiB at the default width
@@ -167,8 +193,8 @@ void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
     const int end = std::min(group + kPanelsPerGroup, w.n_panels());
     int r = 0;
     for (; r + kRowBlock <= n_rows; r += kRowBlock)
-      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, x + static_cast<size_t>(r) * w.n_in, w, group, end);
-    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out, x + static_cast<size_t>(r) * w.n_in, w,
+      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in, w, group, end);
+    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in, w,
                                group, end);
   }
 }
