@@ -93,15 +93,6 @@ Probe read_probe(const FloatBuffer& buffer, volatile float& sink) {
   return {body, 4.0 * segment * kStreams};
 }
 
-// Every weight matrix of the model, in the order a forward pass uses them.
-std::vector<const PackedMatrix*> weight_matrices(const Weights& w) {
-  std::vector<const PackedMatrix*> matrices;
-  for (const LayerWeights& l : w.layers)
-    for (const PackedMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) matrices.push_back(m);
-  matrices.push_back(&w.w_out);
-  return matrices;
-}
-
 // Bytes a one-row decode step at `context` reads: every weight matrix and norm, one row of the token
 // embedding (not the whole table, which model_size's weight_bytes counts) and the keys and values of
 // the context in every layer.

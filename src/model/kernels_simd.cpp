@@ -46,10 +46,10 @@ struct BlockSums {
   }
 };
 
-// Where each of NP panels from first_panel starts (panels are stored in stripes: packed_matrix.h).
+// Where each of NP panels from first_panel starts in the arena (stripes through all matrices: packed_matrix.h).
 template <int NP, class Word>
-void panel_starts(const Word* (&start)[NP], const Word* data, size_t words_per_panel, const PackedMatrix& w, int first_panel) {
-  for (int p = 0; p < NP; ++p) start[p] = data + w.panel_slot(first_panel + p) * words_per_panel;
+void panel_starts(const Word* (&start)[NP], const Word* arena, const PackedMatrix& w, int first_panel) {
+  for (int p = 0; p < NP; ++p) start[p] = arena + w.panel_offset(first_panel + p);
 }
 
 // Float32 panels: one vector load per panel vector and input. xs: the block's inputs [n_in, R].
@@ -60,7 +60,7 @@ void sum_f32(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, int
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in;
   const float* panel[NP];
-  panel_starts(panel, w.panels.data(), static_cast<size_t>(n_in) * kPanelWidth, w, first_panel);
+  panel_starts(panel, w.arena->panels.data(), w, first_panel);
   for (int i = 0; i < n_in; ++i) {
     Batch wv[NP * V];
     for (int p = 0; p < NP; ++p) {
@@ -79,7 +79,7 @@ void sum_bf16(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, in
   constexpr int V = kVectorsPerPanel;
   const int n_in = w.n_in, n_pairs = w.n_pairs();
   const uint32_t* panel[NP];
-  panel_starts(panel, w.pairs.data(), static_cast<size_t>(n_pairs) * kPanelWidth, w, first_panel);
+  panel_starts(panel, w.arena->pairs.data(), w, first_panel);
   const PairBatch high_half(0xFFFF0000u);
   PairBatch pair[NP * V];
   Batch wv[NP * V];

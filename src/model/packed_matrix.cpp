@@ -4,26 +4,54 @@
 
 namespace kvlab {
 
-PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat format) {
-  PackedMatrix m;
-  m.n_out = n_out;
-  m.n_in = n_in;
-  m.format = format;
-  m.stripes = kernels::one_row_panels();
-  const auto w = [&](int o, int i) { return row_major[static_cast<size_t>(o) * n_in + i]; };
-  if (format == WeightFormat::f32) {
-    m.panels.assign(static_cast<size_t>(m.n_panels()) * n_in * kPanelWidth, 0.0f);
-    for (int o = 0; o < n_out; ++o)
-      for (int i = 0; i < n_in; ++i)
-        m.panels[(m.panel_slot(o / kPanelWidth) * n_in + i) * kPanelWidth + o % kPanelWidth] = w(o, i);
-    return m;
+ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, WeightFormat format) {
+  ArenaLayout layout;
+  layout.arena = std::make_shared<WeightArena>();
+  const int stripes = kernels::one_row_panels();
+  for (const MatrixShape& shape : shapes) {
+    PackedMatrix m;
+    m.n_out = shape.n_out;
+    m.n_in = shape.n_in;
+    m.format = format;
+    m.stripes = stripes;
+    m.arena = layout.arena;
+    m.stripe_starts.resize(static_cast<size_t>(stripes) + 1);
+    layout.matrices.push_back(std::move(m));
   }
-  m.pairs.assign(static_cast<size_t>(m.n_panels()) * m.n_pairs() * kPanelWidth, 0u);
-  for (int o = 0; o < n_out; ++o)
-    for (int i = 0; i < n_in; ++i)
-      m.pairs[(m.panel_slot(o / kPanelWidth) * m.n_pairs() + i / 2) * kPanelWidth + o % kPanelWidth] |=
-          static_cast<uint32_t>(to_bf16(w(o, i))) << (i % 2 == 0 ? 0 : 16);
-  return m;
+  // Stripe s of every matrix in order, for s = 0 .. stripes - 1, then every matrix's tail.
+  size_t words = 0;
+  for (int s = 0; s <= stripes; ++s) {
+    for (PackedMatrix& m : layout.matrices) {
+      m.stripe_starts[s] = words;
+      const int panels = s < stripes ? m.panels_per_stripe() : m.n_panels() - m.panels_per_stripe() * stripes;
+      words += static_cast<size_t>(panels) * m.words_per_panel();
+    }
+  }
+  if (format == WeightFormat::f32)
+    layout.arena->panels.assign(words, 0.0f);
+  else
+    layout.arena->pairs.assign(words, 0u);
+  return layout;
+}
+
+void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major) {
+  const auto w = [&](int o, int i) { return row_major[static_cast<size_t>(o) * m.n_in + i]; };
+  for (int o = 0; o < m.n_out; ++o) {
+    const size_t panel = m.panel_offset(o / kPanelWidth) + o % kPanelWidth;
+    for (int i = 0; i < m.n_in; ++i) {
+      if (m.format == WeightFormat::f32)
+        arena.panels[panel + static_cast<size_t>(i) * kPanelWidth] = w(o, i);
+      else
+        arena.pairs[panel + static_cast<size_t>(i / 2) * kPanelWidth] |= static_cast<uint32_t>(to_bf16(w(o, i)))
+                                                                           << (i % 2 == 0 ? 0 : 16);
+    }
+  }
+}
+
+PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat format) {
+  ArenaLayout layout = lay_out_in_one_arena({{n_out, n_in}}, format);
+  pack_into(*layout.arena, layout.matrices[0], row_major);
+  return layout.matrices[0];
 }
 
 FloatBuffer unpack(const PackedMatrix& m) {

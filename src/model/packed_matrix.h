@@ -5,13 +5,20 @@
 // multiplies it by each row's input value (broadcast), so every weight loaded serves all rows of a
 // block and every output keeps one running sum in input order (no horizontal reductions).
 //
-// The panels are stored in stripes (measured: docs/benchmarks.md, "The one-row kernel"). The one-row
-// matmul reads `stripes` panels side by side (as many as it keeps running sums for); each of those
-// reads is one memory stream, and a stream that stops after one panel (12 KB at n_in 384) and starts
-// anew elsewhere keeps the hardware prefetcher from running ahead. So whole groups of `stripes` panels
-// are stored stripe by stripe: panel p of a group at slot (p % stripes) x groups + p / stripes, which
-// puts panel p + stripes right after panel p, and the one-row matmul's streams run the length of the
-// matrix. Panels past the last whole group follow in order.
+// The panels are stored in stripes (measured: docs/benchmarks.md, "The one-row kernel" and "One
+// buffer for all weights"). The one-row matmul reads `stripes` panels side by side (as many as it
+// keeps running sums for); each of those reads is one memory stream, and a stream that stops and
+// starts anew elsewhere keeps the hardware prefetcher from running ahead. So the panels of whole
+// groups of `stripes` panels are dealt out to `stripes` stripes, panel p to stripe p % stripes, in
+// order: panel p + stripes right after panel p. Panels past the last whole group are the matrix's
+// tail, in order.
+//
+// All matrices of a model share one arena (lay_out_in_one_arena), laid out stripe by stripe across
+// them: stripe 0 of every matrix in the order the forward pass reads them, then stripe 1 of every
+// matrix, and so on, then the tails. The one-row matmul's streams then run through the whole model
+// instead of restarting at each matrix. A PackedMatrix is a view: its dimensions and format, the
+// arena, and where each of its stripes starts in it. A matrix packed alone (pack) has an arena of its
+// own, which holds its stripes one after the other and then its tail.
 //
 // In bfloat16 (weight_format.h) a panel holds pairs of inputs instead: [ceil(n_in / 2), kPanelWidth]
 // 32-bit words, word (j, o) = bf16(W[o, 2j]) in its low half and bf16(W[o, 2j + 1]) in its high half
@@ -19,6 +26,7 @@
 // left by 16 widens the first to float32 and a mask of the low half the second.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <xsimd/memory/xsimd_aligned_allocator.hpp>
@@ -32,35 +40,67 @@ constexpr int kPanelWidth = 8;
 
 using Bf16PairBuffer = std::vector<uint32_t, xsimd::aligned_allocator<uint32_t, 64>>;
 
+// The packed weights of one or more matrices, in one format: f32 panels or bf16 pairs (the other
+// buffer empty). Outputs past n_out in a matrix's last panel, and inputs past n_in in bf16, are zero.
+struct WeightArena {
+  FloatBuffer panels;
+  Bf16PairBuffer pairs;
+};
+
 struct PackedMatrix {
   int n_out = 0;
   int n_in = 0;
   WeightFormat format = WeightFormat::f32;
-  int stripes = 1;        // panels the one-row matmul reads side by side (kernels::one_row_panels())
-  FloatBuffer panels;    // f32:  [ceil(n_out / 8) slots, n_in, 8]; outputs past n_out in the last panel are zero
-  Bf16PairBuffer pairs;  // bf16: [ceil(n_out / 8) slots, ceil(n_in / 2), 8], as above; empty in f32
+  int stripes = 1;  // panels the one-row matmul reads side by side (kernels::one_row_panels())
+  std::shared_ptr<const WeightArena> arena;
+  // Words from the arena's start where stripe s's first panel is (s < stripes), then where the tail is.
+  std::vector<size_t> stripe_starts;
 
   int n_panels() const { return (n_out + kPanelWidth - 1) / kPanelWidth; }
   int n_pairs() const { return (n_in + 1) / 2; }
-  // Where panel p is stored, in panels from the start (see the stripes above).
-  size_t panel_slot(int p) const {
-    const int groups = n_panels() / stripes;
-    if (p >= groups * stripes) return static_cast<size_t>(p);
-    return static_cast<size_t>(p % stripes) * groups + p / stripes;
+  // 32-bit words a panel takes: n_in floats or ceil(n_in / 2) pairs, times kPanelWidth outputs.
+  size_t words_per_panel() const {
+    return static_cast<size_t>(format == WeightFormat::f32 ? n_in : n_pairs()) * kPanelWidth;
+  }
+  // Panels each stripe holds: one per whole group of `stripes` panels.
+  int panels_per_stripe() const { return n_panels() / stripes; }
+  // Where panel p starts, in words from the arena's start (see the stripes above).
+  size_t panel_offset(int p) const {
+    const int striped = panels_per_stripe() * stripes;
+    if (p >= striped) return stripe_starts[stripes] + static_cast<size_t>(p - striped) * words_per_panel();
+    return stripe_starts[p % stripes] + static_cast<size_t>(p / stripes) * words_per_panel();
   }
   // W[o, i], widened to float32
   float at(int o, int i) const {
-    const size_t panel = panel_slot(o / kPanelWidth);
-    if (format == WeightFormat::f32) return panels[(panel * n_in + i) * kPanelWidth + o % kPanelWidth];
-    const uint32_t pair = pairs[(panel * n_pairs() + i / 2) * kPanelWidth + o % kPanelWidth];
+    const size_t panel = panel_offset(o / kPanelWidth);
+    if (format == WeightFormat::f32) return arena->panels[panel + static_cast<size_t>(i) * kPanelWidth + o % kPanelWidth];
+    const uint32_t pair = arena->pairs[panel + static_cast<size_t>(i / 2) * kPanelWidth + o % kPanelWidth];
     return from_bf16(static_cast<uint16_t>(i % 2 == 0 ? pair : pair >> 16));
   }
-  // Bytes the weights take (padding of the last panel included).
-  size_t bytes() const { return panels.size() * sizeof(float) + pairs.size() * sizeof(uint32_t); }
+  // Bytes this matrix's weights take in the arena (padding of the last panel included).
+  size_t bytes() const { return static_cast<size_t>(n_panels()) * words_per_panel() * sizeof(uint32_t); }
 };
 
-// Packs a row-major [n_out, n_in] matrix of float32 values, rounding them to `format`, in stripes of
-// kernels::one_row_panels() (this build's one-row matmul).
+struct MatrixShape {
+  int n_out = 0;
+  int n_in = 0;
+};
+
+// Views of matrices of these shapes, listed in the order the forward pass reads them, in one new
+// arena laid out stripe by stripe across them (above), in stripes of kernels::one_row_panels() (this
+// build's one-row matmul). The arena is zero until pack_into fills each matrix.
+struct ArenaLayout {
+  std::shared_ptr<WeightArena> arena;
+  std::vector<PackedMatrix> matrices;
+};
+ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, WeightFormat format);
+
+// Writes a row-major [m.n_out, m.n_in] matrix of float32 values, rounded to m.format, into m's place
+// in `arena` (the one m views).
+void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major);
+
+// Packs one row-major [n_out, n_in] matrix of float32 values, rounding them to `format`, into an arena
+// of its own.
 PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat format = WeightFormat::f32);
 
 // The row-major [n_out, n_in] matrix back, in float32 (for exporting weights to other implementations).

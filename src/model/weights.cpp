@@ -18,9 +18,24 @@ FloatBuffer random_matrix(Rng& rng, int n_out, int n_in, float scale) {
 // With scale sqrt(3 / n_in) each output has unit variance for unit-variance inputs, so activations
 // neither vanish nor blow up through the layers.
 // Drawn in float32 whatever the format, then rounded to it: the draws are the same in every format.
-PackedMatrix projection(Rng& rng, int n_out, int n_in, WeightFormat format) {
-  FloatBuffer m = random_matrix(rng, n_out, n_in, std::sqrt(3.0f / static_cast<float>(n_in)));
-  return pack(m.data(), n_out, n_in, format);
+void draw_projection(Rng& rng, WeightArena& arena, const PackedMatrix& m) {
+  FloatBuffer rows = random_matrix(rng, m.n_out, m.n_in, std::sqrt(3.0f / static_cast<float>(m.n_in)));
+  pack_into(arena, m, rows.data());
+}
+
+// The matrices of `w` in forward order (weight_matrices), mutable or not.
+template <class W, class M>
+std::vector<M*> matrices_in_forward_order(W& w) {
+  std::vector<M*> matrices;
+  for (auto& l : w.layers)
+    for (M* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) matrices.push_back(m);
+  matrices.push_back(&w.w_out);
+  return matrices;
+}
+
+void set_shape(PackedMatrix& m, int n_out, int n_in) {
+  m.n_out = n_out;
+  m.n_in = n_in;
 }
 
 FloatBuffer ones(int n) { return FloatBuffer(static_cast<size_t>(n), 1.0f); }
@@ -33,19 +48,30 @@ Weights make_weights(const ModelConfig& c) {
   w.config = c;
   w.token_embedding = random_matrix(rng, c.vocab, c.d_model, 1.0f);
   w.layers.resize(static_cast<size_t>(c.n_layers));
+  w.final_norm = ones(c.d_model);
   for (LayerWeights& layer : w.layers) {
     layer.attn_norm = ones(c.d_model);
-    layer.wq = projection(rng, c.d_model, c.d_model, c.weights);
-    layer.wk = projection(rng, c.kv_dim(), c.d_model, c.weights);
-    layer.wv = projection(rng, c.kv_dim(), c.d_model, c.weights);
-    layer.wo = projection(rng, c.d_model, c.d_model, c.weights);
     layer.ffn_norm = ones(c.d_model);
-    layer.w_gate = projection(rng, c.d_ff, c.d_model, c.weights);
-    layer.w_up = projection(rng, c.d_ff, c.d_model, c.weights);
-    layer.w_down = projection(rng, c.d_model, c.d_ff, c.weights);
+    set_shape(layer.wq, c.d_model, c.d_model);
+    set_shape(layer.wk, c.kv_dim(), c.d_model);
+    set_shape(layer.wv, c.kv_dim(), c.d_model);
+    set_shape(layer.wo, c.d_model, c.d_model);
+    set_shape(layer.w_gate, c.d_ff, c.d_model);
+    set_shape(layer.w_up, c.d_ff, c.d_model);
+    set_shape(layer.w_down, c.d_model, c.d_ff);
   }
-  w.final_norm = ones(c.d_model);
-  w.w_out = projection(rng, c.vocab, c.d_model, c.weights);
+  set_shape(w.w_out, c.vocab, c.d_model);
+
+  // The shapes first, then one arena for every matrix laid out in forward order, then the draws, in
+  // that same order as before the arena: the same values.
+  const std::vector<PackedMatrix*> matrices = matrices_in_forward_order<Weights, PackedMatrix>(w);
+  std::vector<MatrixShape> shapes;
+  for (const PackedMatrix* m : matrices) shapes.push_back({m->n_out, m->n_in});
+  ArenaLayout layout = lay_out_in_one_arena(shapes, c.weights);
+  for (size_t k = 0; k < matrices.size(); ++k) {
+    *matrices[k] = layout.matrices[k];
+    draw_projection(rng, *layout.arena, *matrices[k]);
+  }
 
   // Rotary tables in double, rounded once to float: the same values wherever the model is built.
   const int half = c.head_dim() / 2;
@@ -59,6 +85,10 @@ Weights make_weights(const ModelConfig& c) {
     }
   }
   return w;
+}
+
+std::vector<const PackedMatrix*> weight_matrices(const Weights& w) {
+  return matrices_in_forward_order<const Weights, const PackedMatrix>(w);
 }
 
 }  // namespace kvlab

@@ -1,7 +1,8 @@
 #pragma once
 // The model's parameters, random but deterministic: every value is drawn from Rng(config.seed) in a
 // fixed order, so native and wasm builds hold identical weights. Matrices W [out, in] (output o is
-// the dot product of row o with the input) are drawn row by row, then packed for the matmul kernel.
+// the dot product of row o with the input) are drawn row by row, then packed for the matmul kernel,
+// all of them into one arena (packed_matrix.h) in the order the forward pass reads them.
 #include <vector>
 
 #include "model/buffer.h"
@@ -34,5 +35,9 @@ struct Weights {
 
 // Draws the weights of `config` (which must have passed validate()).
 Weights make_weights(const ModelConfig& config);
+
+// Every weight matrix, in the order a forward pass reads them (Model::forward): per layer wq, wk, wv,
+// wo, w_gate, w_up, w_down, then w_out. Their stripes run through the arena in this order.
+std::vector<const PackedMatrix*> weight_matrices(const Weights& w);
 
 }  // namespace kvlab

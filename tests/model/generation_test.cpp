@@ -197,14 +197,36 @@ TEST(Generation, BatchRowsEqualEachSequenceAlone) {
   EXPECT_EQ(together, alone);
 }
 
+TEST(Generation, EveryMatrixSharesOneArenaInForwardOrder) {
+  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
+    ModelConfig c = preset("tiny");
+    c.weights = format;
+    const Weights w = make_weights(c);
+    const std::vector<const PackedMatrix*> matrices = weight_matrices(w);
+    ASSERT_EQ(matrices.size(), 7u * c.n_layers + 1);
+    EXPECT_EQ(matrices[0], &w.layers[0].wq);
+    EXPECT_EQ(matrices[6], &w.layers[0].w_down);
+    EXPECT_EQ(matrices[7], &w.layers[1].wq);
+    EXPECT_EQ(matrices.back(), &w.w_out);
+    // Each stripe runs from the first layer's wq to w_out without a gap.
+    for (int s = 0; s < matrices[0]->stripes; ++s) {
+      for (size_t k = 0; k + 1 < matrices.size(); ++k) {
+        const PackedMatrix& m = *matrices[k];
+        EXPECT_EQ(m.arena, matrices[0]->arena);
+        EXPECT_EQ(matrices[k + 1]->stripe_starts[s], m.stripe_starts[s] + m.panels_per_stripe() * m.words_per_panel());
+      }
+    }
+  }
+}
+
 TEST(Generation, SameSeedSameWeightsAndTokens) {
   ModelConfig c = preset("tiny");
   Model a(c), b(c);
-  EXPECT_EQ(a.weights().layers[1].w_down.panels, b.weights().layers[1].w_down.panels);
+  EXPECT_EQ(unpack(a.weights().layers[1].w_down), unpack(b.weights().layers[1].w_down));
   EXPECT_EQ(a.weights().token_embedding, b.weights().token_embedding);
   c.seed = 2;
   Model other(c);
-  EXPECT_NE(a.weights().w_out.panels, other.weights().w_out.panels);
+  EXPECT_NE(unpack(a.weights().w_out), unpack(other.weights().w_out));
 
   // The generator is pinned: a change to the weight, prompt or token draws shows here.
   EXPECT_EQ(make_prompt(6, 64, 7), (std::vector<int>{23, 28, 2, 11, 26, 17}));

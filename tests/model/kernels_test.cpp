@@ -80,13 +80,13 @@ TEST(Kernels, Bf16RoundsToNearestEven) {
 TEST(Kernels, Bf16PackingRoundsEveryWeightAndPadsWithZeros) {
   auto w = random_vector(11 * 5, 3);
   PackedMatrix packed = pack(w.data(), 11, 5, WeightFormat::bf16);
-  EXPECT_TRUE(packed.panels.empty());
-  EXPECT_EQ(packed.pairs.size(), 2u * 3 * kPanelWidth);  // 2 panels x 3 pairs of inputs
+  EXPECT_TRUE(packed.arena->panels.empty());
+  EXPECT_EQ(packed.arena->pairs.size(), 2u * 3 * kPanelWidth);  // 2 panels x 3 pairs of inputs
   EXPECT_EQ(packed.bytes(), 2u * 3 * kPanelWidth * 4);
   for (int o = 0; o < 11; ++o)
     for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.at(o, i), from_bf16(to_bf16(w[o * 5 + i])));
-  for (int j = 0; j < 3; ++j) EXPECT_EQ(packed.pairs[(3 + j) * kPanelWidth + 3], 0u);   // output 11: padding
-  for (int o = 0; o < 8; ++o) EXPECT_EQ(packed.pairs[2 * kPanelWidth + o] >> 16, 0u);  // input 5: padding
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(packed.arena->pairs[(3 + j) * kPanelWidth + 3], 0u);   // output 11: padding
+  for (int o = 0; o < 8; ++o) EXPECT_EQ(packed.arena->pairs[2 * kPanelWidth + o] >> 16, 0u);  // input 5: padding
 }
 
 TEST(Kernels, MatmulComputesKnownProduct) {
@@ -103,10 +103,10 @@ TEST(Kernels, PackingKeepsEveryWeightAndPadsWithZeros) {
   auto w = random_vector(11 * 5, 3);
   PackedMatrix packed = pack(w.data(), 11, 5);
   EXPECT_EQ(packed.n_panels(), 2);
-  EXPECT_EQ(packed.panels.size(), 2u * 5 * kPanelWidth);
+  EXPECT_EQ(packed.arena->panels.size(), 2u * 5 * kPanelWidth);
   for (int o = 0; o < 11; ++o)
     for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.at(o, i), w[o * 5 + i]);
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.panels[(5 + i) * kPanelWidth + 3], 0.0f);  // output 11: padding
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.arena->panels[(5 + i) * kPanelWidth + 3], 0.0f);  // output 11: padding
 }
 
 TEST(Kernels, PanelsOfWholeGroupsAreStoredInStripes) {
@@ -118,12 +118,72 @@ TEST(Kernels, PanelsOfWholeGroupsAreStoredInStripes) {
   for (int o = 0; o < n_out; ++o)
     for (int i = 0; i < n_in; ++i) ASSERT_EQ(packed.at(o, i), w[o * n_in + i]);
   // Each stripe holds panel p of both groups side by side, so the one-row matmul's reads run on.
+  const size_t words = static_cast<size_t>(n_in) * kPanelWidth;
   for (int p = 0; p < stripes; ++p) {
-    EXPECT_EQ(packed.panel_slot(p), 2u * p);
-    EXPECT_EQ(packed.panel_slot(p + stripes), 2u * p + 1);
+    EXPECT_EQ(packed.panel_offset(p), 2u * p * words);
+    EXPECT_EQ(packed.panel_offset(p + stripes), (2u * p + 1) * words);
   }
-  EXPECT_EQ(packed.panel_slot(2 * stripes), 2u * stripes);
-  EXPECT_EQ(packed.panels[n_in * kPanelWidth], w[stripes * kPanelWidth * n_in]);  // slot 1: panel `stripes`, output 0
+  EXPECT_EQ(packed.panel_offset(2 * stripes), 2u * stripes * words);  // the tail
+  EXPECT_EQ(packed.arena->panels[words], w[stripes * kPanelWidth * n_in]);  // slot 1: panel `stripes`, output 0
+}
+
+// Matrices of one arena: odd n_in, n_out not a multiple of 8, whole groups and tails.
+const MatrixShape kArenaShapes[] = {{45, 5}, {64, 7}, {17, 33}, {3, 1}, {100, 8}};
+
+TEST(Kernels, ArenaStripesRunThroughEveryMatrixInOrder) {
+  const int stripes = kernels::one_row_panels();
+  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
+    SCOPED_TRACE(weight_format_name(format));
+    const std::vector<MatrixShape> shapes(std::begin(kArenaShapes), std::end(kArenaShapes));
+    ArenaLayout layout = lay_out_in_one_arena(shapes, format);
+    const std::vector<PackedMatrix>& m = layout.matrices;
+    ASSERT_EQ(m.size(), shapes.size());
+    // Stripe s of every matrix in order, then stripe s + 1 of the first; after the last stripe the
+    // tails, in order; and nothing else in the arena.
+    size_t words = 0;
+    for (int s = 0; s <= stripes; ++s) {
+      for (const PackedMatrix& matrix : m) {
+        EXPECT_EQ(matrix.arena, layout.arena);
+        EXPECT_EQ(matrix.stripes, stripes);
+        ASSERT_EQ(matrix.stripe_starts[s], words) << "stripe " << s << " of " << matrix.n_out << "x" << matrix.n_in;
+        const int panels = s < stripes ? matrix.panels_per_stripe() : matrix.n_panels() % stripes;
+        words += static_cast<size_t>(panels) * matrix.words_per_panel();
+      }
+    }
+    size_t bytes = 0;
+    for (const PackedMatrix& matrix : m) bytes += matrix.bytes();
+    EXPECT_EQ(words * 4, bytes);
+    EXPECT_EQ(format == WeightFormat::f32 ? layout.arena->panels.size() : layout.arena->pairs.size(), words);
+    EXPECT_TRUE(format == WeightFormat::f32 ? layout.arena->pairs.empty() : layout.arena->panels.empty());
+    // Within a stripe panel p + stripes follows panel p.
+    for (const PackedMatrix& matrix : m)
+      for (int p = 0; p + stripes < matrix.panels_per_stripe() * stripes; ++p)
+        EXPECT_EQ(matrix.panel_offset(p + stripes), matrix.panel_offset(p) + matrix.words_per_panel());
+
+    // Every weight round-trips through at() and unpack(), rounded to the format, and the SIMD matmul
+    // finds each matrix's panels in the shared arena.
+    std::vector<std::vector<float>> rows;
+    for (size_t k = 0; k < m.size(); ++k) {
+      rows.push_back(random_vector(static_cast<size_t>(m[k].n_out) * m[k].n_in, 10 + k));
+      pack_into(*layout.arena, m[k], rows.back().data());
+    }
+    for (size_t k = 0; k < m.size(); ++k) {
+      const FloatBuffer back = unpack(m[k]);
+      for (size_t i = 0; i < back.size(); ++i)
+        ASSERT_EQ(back[i], format == WeightFormat::f32 ? rows[k][i] : from_bf16(to_bf16(rows[k][i]))) << "matrix " << k;
+      const PackedMatrix alone = pack(rows[k].data(), m[k].n_out, m[k].n_in, format);
+      EXPECT_EQ(unpack(alone), back);
+      for (int n_rows : {1, 3, 5}) {
+        auto x = random_vector(static_cast<size_t>(n_rows) * m[k].n_in, 1);
+        std::vector<float> got(static_cast<size_t>(n_rows) * m[k].n_out), want(got.size()), separate(got.size());
+        kernels::matmul(got.data(), x.data(), m[k], n_rows);
+        kernels::scalar::matmul(want.data(), x.data(), m[k], n_rows);
+        kernels::matmul(separate.data(), x.data(), alone, n_rows);
+        expect_close(got, want, 1e-5f);
+        EXPECT_EQ(got, separate);  // the same sums in the same order wherever the panels are stored
+      }
+    }
+  }
 }
 
 TEST(Kernels, VectorKernelsMatchScalar) {
