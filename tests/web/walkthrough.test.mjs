@@ -167,9 +167,14 @@ describe('one chapter alone', { timeout: 180000 }, () => {
         assert.equal(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-ready'), 'true');
         assert.ok(Number(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-events')) > 0);
       }
-      // The iframe was sized from the posted height.
-      const frameHeight = await page.$eval('#kvlab', (el) => el.getBoundingClientRect().height);
-      assert.equal(Math.round(frameHeight), heights[heights.length - 1]);
+      // The iframe was sized from the last posted height. The chapter may still grow after its figure
+      // (a new height is then posted), so wait for the frame to match the latest one rather than the one
+      // read above.
+      await page.waitForFunction(() => {
+        const posted = window.__messages.filter((m) => m && m.type === 'kvlab:height');
+        const frameHeight = document.getElementById('kvlab').getBoundingClientRect().height;
+        return posted.length > 0 && Math.round(frameHeight) === posted[posted.length - 1].height;
+      }, null, { timeout: 10000, polling: 50 });
 
       // axe, inside the frame (the chapter's own document).
       await frame.evaluate(AXE_SOURCE);
