@@ -39,23 +39,19 @@ json explicit_requests(const json& workload, size_t count) {
   return listed;
 }
 
+// The mean of two number trees of one shape (a number, or arrays of them nested to any depth).
+json mean_of_numbers(const json& a, const json& b) {
+  if (a.is_number()) return 0.5 * (a.get<double>() + b.get<double>());
+  json mean = json::array();
+  for (size_t i = 0; i < a.size(); ++i) mean.push_back(mean_of_numbers(a[i], b.at(i)));
+  return mean;
+}
+
 // The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
 json mean_table(const json& before, const json& after) {
   json table = before;
-  json& decode_ms = table["decode"]["ms"];
-  for (size_t i = 0; i < decode_ms.size(); ++i)
-    for (size_t j = 0; j < decode_ms[i].size(); ++j)
-      decode_ms[i][j] = 0.5 * (before["decode"]["ms"][i][j].get<double>() + after["decode"]["ms"][i][j].get<double>());
-  json& prefill_ms = table["prefill"]["ms"];
-  for (size_t k = 0; k < prefill_ms.size(); ++k)
-    prefill_ms[k] = 0.5 * (before["prefill"]["ms"][k].get<double>() + after["prefill"]["ms"][k].get<double>());
-  if (!table.contains("mixed")) return table;
-  json& mixed_ms = table["mixed"]["ms"];  // [chunk_tokens][rows][contexts]
-  for (size_t k = 0; k < mixed_ms.size(); ++k)
-    for (size_t i = 0; i < mixed_ms[k].size(); ++i)
-      for (size_t j = 0; j < mixed_ms[k][i].size(); ++j)
-        mixed_ms[k][i][j] =
-            0.5 * (before["mixed"]["ms"][k][i][j].get<double>() + after["mixed"]["ms"][k][i][j].get<double>());
+  for (const char* grid : {"decode", "prefill", "mixed"})  // decode [rows][contexts], prefill [lengths], mixed [chunk_tokens][rows][contexts]
+    if (table.contains(grid)) table[grid]["ms"] = mean_of_numbers(before[grid]["ms"], after[grid]["ms"]);
   return table;
 }
 
