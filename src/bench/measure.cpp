@@ -196,16 +196,17 @@ std::pair<json, json> grid_json(const std::vector<StepTiming>& timings, size_t& 
 // order. Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the
 // slow steps as well as the fast ones.
 json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
-  const int max_rows = std::max(o.decode_rows.back(), o.mixed_rows.back());
-  const int max_context = std::max(o.decode_contexts.back(), o.mixed_contexts.back());
-  const int max_tokens = std::max(o.prefill_tokens.back(), o.mixed_chunk_tokens.back());
+  const LargestMixedStep mixed = largest_mixed_step(o);
+  const int max_rows = std::max(o.decode_rows.back(), mixed.rows);
+  const int max_context = std::max(o.decode_contexts.back(), mixed.context);
+  const int max_tokens = std::max(o.prefill_tokens.back(), mixed.chunk_tokens);
   std::vector<KvCache> caches(static_cast<size_t>(max_rows), KvCache(o.model, max_context));
   const std::vector<int> history = make_prompt(max_context, o.model.vocab, o.prompt_seed + 1);
   if (max_context > 1) prefill(model, caches[0], history.data(), max_context - 1, 0);
   for (KvCache& cache : caches) cache = caches[0];
   KvCache prefill_cache(o.model, max_tokens);
   const std::vector<int> prefill_ids = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
-  model.reserve_rows(std::max({max_rows, max_tokens, o.mixed_rows.back() + o.mixed_chunk_tokens.back()}));
+  model.reserve_rows(std::max({max_rows, max_tokens, mixed.rows + mixed.chunk_tokens}));
 
   auto decode_rows = [&](int n_rows, int context) {
     std::vector<Row> rows;

@@ -35,11 +35,17 @@ ModelConfig read_model(const json& object, const std::string& path, ModelConfig 
 
 }  // namespace
 
+LargestMixedStep largest_mixed_step(const MeasureOptions& o) {
+  if (!o.mixed_grid) return {};
+  return {o.mixed_rows.back(), o.mixed_contexts.back(), o.mixed_chunk_tokens.back()};
+}
+
 int64_t measure_memory_bytes(const MeasureOptions& o) {
   const ModelConfig& c = o.model;
+  const LargestMixedStep mixed = largest_mixed_step(o);
   const int64_t max_rows = std::max({o.decode_rows.back(), o.decode_contexts.back(), o.prefill_tokens.back(),
-                                     o.prompt_tokens + o.answer_tokens, o.mixed_chunk_tokens.back() + o.mixed_rows.back()});
-  const int64_t caches = std::max(o.decode_rows.back(), o.mixed_rows.back());
+                                     o.prompt_tokens + o.answer_tokens, mixed.chunk_tokens + mixed.rows});
+  const int64_t caches = std::max(o.decode_rows.back(), mixed.rows);
   const int64_t kv_positions = caches * c.max_seq + 2 * c.max_seq;
   const int64_t activation_floats = max_rows * (6 * int64_t{c.d_model} + 2 * c.kv_dim() + 2 * c.d_ff + c.vocab);
   return model_size(c).weight_bytes + kv_positions * model_size(c).kv_bytes_per_token + activation_floats * 4;

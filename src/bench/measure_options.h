@@ -36,6 +36,15 @@ struct MeasureOptions {
   TimingPolicy timing;
 };
 
+// The largest mixed step the grid times: its rows, their context and its chunk; all 0 when the grid is
+// not timed (mixed_grid false), so that nothing is reserved for it.
+struct LargestMixedStep {
+  int rows = 0;
+  int context = 0;
+  int chunk_tokens = 0;
+};
+LargestMixedStep largest_mixed_step(const MeasureOptions& options);
+
 // Upper bound on the memory one measurement may use (weights, caches, scratch), so that a request
 // that cannot fit in a browser tab's wasm memory is refused up front instead of failing midway.
 constexpr int64_t kMaxMeasureBytes = int64_t{1} << 30;

@@ -90,6 +90,28 @@ TEST(MeasureOptions, TooMuchMemoryIsRefusedUpFront) {
   EXPECT_NE(message.find("at most 1024 MiB"), std::string::npos) << message;
 }
 
+TEST(MeasureOptions, MemoryForTheMixedGridIsCountedOnlyWhenItIsTimed) {
+  // 64 mixed rows: more caches and activation rows than the 3 decode rows need.
+  MeasureOptions o = read_measure_options({{"preset", "tiny"}, {"decode_rows", {1, 3}}, {"mixed_rows", {1, 64}}, {"mixed_chunk_tokens", {8, 16}}});
+  const LargestMixedStep timed = largest_mixed_step(o);
+  EXPECT_EQ(timed.rows, 64);
+  EXPECT_EQ(timed.chunk_tokens, 16);
+  EXPECT_EQ(timed.context, 64);
+  const int64_t with_grid = measure_memory_bytes(o);
+
+  o.mixed_grid = false;
+  const LargestMixedStep skipped = largest_mixed_step(o);
+  EXPECT_EQ(skipped.rows, 0);
+  EXPECT_EQ(skipped.context, 0);
+  EXPECT_EQ(skipped.chunk_tokens, 0);
+  const int64_t without_grid = measure_memory_bytes(o);
+  EXPECT_LT(without_grid, with_grid);
+  // Without the grid, the mixed fields no longer change the bound.
+  o.mixed_rows = {1, 2};
+  o.mixed_chunk_tokens = {1, 2};
+  EXPECT_EQ(measure_memory_bytes(o), without_grid);
+}
+
 TEST(LabOptions, WorkloadAndPoliciesAreCheckedBeforeMeasuring) {
   auto lab_error = [](const json& options) -> std::string {
     try {
