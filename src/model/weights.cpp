@@ -33,9 +33,15 @@ std::vector<M*> matrices_in_forward_order(W& w) {
   return matrices;
 }
 
-void set_shape(PackedMatrix& m, int n_out, int n_in) {
-  m.n_out = n_out;
-  m.n_in = n_in;
+// The matrices' shapes [n_out, n_in], in the order of matrices_in_forward_order.
+std::vector<MatrixShape> shapes_in_forward_order(const ModelConfig& c) {
+  const std::vector<MatrixShape> layer = {{c.d_model, c.d_model}, {c.kv_dim(), c.d_model}, {c.kv_dim(), c.d_model},
+                                          {c.d_model, c.d_model}, {c.d_ff, c.d_model},     {c.d_ff, c.d_model},
+                                          {c.d_model, c.d_ff}};  // wq, wk, wv, wo, w_gate, w_up, w_down
+  std::vector<MatrixShape> shapes;
+  for (int l = 0; l < c.n_layers; ++l) shapes.insert(shapes.end(), layer.begin(), layer.end());
+  shapes.push_back({c.vocab, c.d_model});  // w_out
+  return shapes;
 }
 
 FloatBuffer ones(int n) { return FloatBuffer(static_cast<size_t>(n), 1.0f); }
@@ -52,22 +58,11 @@ Weights make_weights(const ModelConfig& c) {
   for (LayerWeights& layer : w.layers) {
     layer.attn_norm = ones(c.d_model);
     layer.ffn_norm = ones(c.d_model);
-    set_shape(layer.wq, c.d_model, c.d_model);
-    set_shape(layer.wk, c.kv_dim(), c.d_model);
-    set_shape(layer.wv, c.kv_dim(), c.d_model);
-    set_shape(layer.wo, c.d_model, c.d_model);
-    set_shape(layer.w_gate, c.d_ff, c.d_model);
-    set_shape(layer.w_up, c.d_ff, c.d_model);
-    set_shape(layer.w_down, c.d_model, c.d_ff);
   }
-  set_shape(w.w_out, c.vocab, c.d_model);
-
-  // The shapes first, then one arena for every matrix laid out in forward order, then the draws, in
-  // that same order as before the arena: the same values.
+  // One arena for every matrix laid out in forward order, then the draws, in that same order as before
+  // the arena: the same values.
   const std::vector<PackedMatrix*> matrices = matrices_in_forward_order<Weights, PackedMatrix>(w);
-  std::vector<MatrixShape> shapes;
-  for (const PackedMatrix* m : matrices) shapes.push_back({m->n_out, m->n_in});
-  ArenaLayout layout = lay_out_in_one_arena(shapes, c.weights);
+  ArenaLayout layout = lay_out_in_one_arena(shapes_in_forward_order(c), c.weights);
   for (size_t k = 0; k < matrices.size(); ++k) {
     *matrices[k] = layout.matrices[k];
     draw_projection(rng, *layout.arena, *matrices[k]);

@@ -208,6 +208,13 @@ TEST(Generation, EveryMatrixSharesOneArenaInForwardOrder) {
     EXPECT_EQ(matrices[6], &w.layers[0].w_down);
     EXPECT_EQ(matrices[7], &w.layers[1].wq);
     EXPECT_EQ(matrices.back(), &w.w_out);
+    // Each matrix has its own shape [n_out, n_in].
+    const std::vector<std::pair<int, int>> layer_shapes = {{c.d_model, c.d_model}, {c.kv_dim(), c.d_model}, {c.kv_dim(), c.d_model},
+                                                           {c.d_model, c.d_model}, {c.d_ff, c.d_model},     {c.d_ff, c.d_model},
+                                                           {c.d_model, c.d_ff}};
+    for (size_t k = 0; k + 1 < matrices.size(); ++k)
+      EXPECT_EQ(std::make_pair(matrices[k]->n_out, matrices[k]->n_in), layer_shapes[k % 7]) << "matrix " << k;
+    EXPECT_EQ(std::make_pair(w.w_out.n_out, w.w_out.n_in), std::make_pair(c.vocab, c.d_model));
     // Each stripe runs from the first layer's wq to w_out without a gap.
     for (int s = 0; s < matrices[0]->stripes; ++s) {
       for (size_t k = 0; k + 1 < matrices.size(); ++k) {
