@@ -173,18 +173,15 @@ void interleave_rows(float* xs, const float* x, int n_in, int rows) {
 
 }  // namespace
 
-void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* interleave_scratch) {
   // Every row block's inputs interleaved, block by block (each block's R x n_in floats where its rows
-  // were). One row is its own interleaving; more are copied into scratch kept between calls.
+  // were). One row is its own interleaving; more are copied into the caller's scratch.
   const float* xs = x;
   if (n_rows > 1) {
-    thread_local FloatBuffer interleaved;
-    const size_t floats = static_cast<size_t>(n_rows) * w.n_in;
-    if (interleaved.size() < floats) interleaved.resize(floats);
     for (int r = 0; r < n_rows; r += kRowBlock)
-      interleave_rows(interleaved.data() + static_cast<size_t>(r) * w.n_in, x + static_cast<size_t>(r) * w.n_in, w.n_in,
+      interleave_rows(interleave_scratch + static_cast<size_t>(r) * w.n_in, x + static_cast<size_t>(r) * w.n_in, w.n_in,
                       std::min(kRowBlock, n_rows - r));
-    xs = interleaved.data();
+    xs = interleave_scratch;
   }
   // Panels outer, row blocks inner: a group of panels stays in L1 while every row block uses it,
   // so each weight comes from memory once per step however many rows there are.
