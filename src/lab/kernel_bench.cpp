@@ -123,10 +123,10 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
 
   // One weight matrix of the model (w_gate) times 1 row (matrix-vector) and 16 rows (matrix-matrix).
   const PackedMatrix& gate = model.weights().layers[0].w_gate;
-  std::vector<float> x(static_cast<size_t>(16) * std::max(c.d_model, c.d_ff), 0.5f);
+  std::vector<float> x(static_cast<size_t>(16) * std::max(c.d_model, c.d_ff), 0.5f), interleaved(x.size());
   std::vector<float> out(static_cast<size_t>(16) * std::max({c.d_model, c.d_ff, c.vocab}));
   for (int rows : {1, 16})
-    add(rows == 1 ? "matvec" : "matmul16", {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows); },
+    add(rows == 1 ? "matvec" : "matmul16", {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows, interleaved.data()); },
                                             2.0 * rows * gate.n_out * gate.n_in});
   // Every matrix of the model times one row: the one-row step's matmuls without the rest of the step.
   const std::vector<const PackedMatrix*> matrices = weight_matrices(model.weights());
@@ -135,7 +135,8 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
     matrix_bytes += static_cast<double>(m->bytes());
     matrix_flops += 2.0 * m->n_out * m->n_in;
   }
-  add("matrices_rows1", {[&] { for (const PackedMatrix* m : matrices) kernels::matmul(out.data(), x.data(), *m, 1); }, matrix_flops});
+  add("matrices_rows1",
+      {[&] { for (const PackedMatrix* m : matrices) kernels::matmul(out.data(), x.data(), *m, 1, interleaved.data()); }, matrix_flops});
 
   // Decode steps of 1 and 16 rows at each context, every row with its own cache.
   const int max_context = *std::max_element(contexts.begin(), contexts.end());

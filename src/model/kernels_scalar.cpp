@@ -14,7 +14,8 @@ float dot(const float* a, const float* b, int n) {
   return sum;
 }
 
-void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
+// No interleave_scratch: the reference reads each row of x as it is, one weight at a time.
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* /*interleave_scratch*/) {
   for (int r = 0; r < n_rows; ++r) {
     const float* x_row = x + static_cast<size_t>(r) * w.n_in;
     for (int o = 0; o < w.n_out; ++o) {

@@ -74,29 +74,33 @@ void sum_f32(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, int
 
 // Bfloat16 pairs: one 32-bit vector load per panel vector and two inputs, widened in registers (the
 // low halves shifted up give input 2j, the high halves masked give input 2j + 1), summed in input order.
+// The pointers step on as in sum_f32: the panels by one pair, the inputs by two.
 template <int R, int NP>
 void sum_bf16(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
-  const int n_in = w.n_in, n_pairs = w.n_pairs();
+  const int n_in = w.n_in;
   const uint32_t* panel[NP];
   panel_starts(panel, w.arena->pairs.data(), w, first_panel);
   const PairBatch high_half(0xFFFF0000u);
   PairBatch pair[NP * V];
   Batch wv[NP * V];
-  const auto load_pair = [&](int j) {
-    for (int p = 0; p < NP; ++p)
-      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel[p] + j * kPanelWidth + v * kLanes);
+  const auto load_next_pair = [&] {
+    for (int p = 0; p < NP; ++p) {
+      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel[p] + v * kLanes);
+      panel[p] += kPanelWidth;
+    }
     for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] << 16);
   };
   for (int j = 0; j < n_in / 2; ++j) {
-    load_pair(j);
-    sums.add(wv, xs + 2 * j * R);
+    load_next_pair();
+    sums.add(wv, xs);
     for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] & high_half);
-    sums.add(wv, xs + (2 * j + 1) * R);
+    sums.add(wv, xs + R);
+    xs += 2 * R;
   }
   if (n_in % 2 == 1) {  // the last input alone: its pair's high halves are padding
-    load_pair(n_pairs - 1);
-    sums.add(wv, xs + (n_in - 1) * R);
+    load_next_pair();
+    sums.add(wv, xs);
   }
 }
 
@@ -173,18 +177,15 @@ void interleave_rows(float* xs, const float* x, int n_in, int rows) {
 
 }  // namespace
 
-void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows) {
+void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* interleave_scratch) {
   // Every row block's inputs interleaved, block by block (each block's R x n_in floats where its rows
-  // were). One row is its own interleaving; more are copied into scratch kept between calls.
+  // were). One row is its own interleaving; more are copied into the caller's scratch.
   const float* xs = x;
   if (n_rows > 1) {
-    thread_local FloatBuffer interleaved;
-    const size_t floats = static_cast<size_t>(n_rows) * w.n_in;
-    if (interleaved.size() < floats) interleaved.resize(floats);
     for (int r = 0; r < n_rows; r += kRowBlock)
-      interleave_rows(interleaved.data() + static_cast<size_t>(r) * w.n_in, x + static_cast<size_t>(r) * w.n_in, w.n_in,
+      interleave_rows(interleave_scratch + static_cast<size_t>(r) * w.n_in, x + static_cast<size_t>(r) * w.n_in, w.n_in,
                       std::min(kRowBlock, n_rows - r));
-    xs = interleaved.data();
+    xs = interleave_scratch;
   }
   // Panels outer, row blocks inner: a group of panels stays in L1 while every row block uses it,
   // so each weight comes from memory once per step however many rows there are.

@@ -29,6 +29,9 @@ void Model::reserve_rows(int n_rows) {
   resize(s.gate, n_rows, c.d_ff);
   resize(s.up, n_rows, c.d_ff);
   resize(s.logits, n_rows, c.vocab);
+  int max_n_in = 0;
+  for (const PackedMatrix* m : weight_matrices(weights_)) max_n_in = std::max(max_n_in, m->n_in);
+  resize(s.interleaved, n_rows, max_n_in);
 }
 
 void Model::attention_block(const LayerWeights& layer, int layer_index, const std::vector<Row>& rows) {
@@ -38,9 +41,9 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
   const int d = c.d_model, kv_dim = c.kv_dim(), half = c.head_dim() / 2;
 
   for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.attn_norm.data(), d);
-  kernels::matmul(s.q.data(), s.xb.data(), layer.wq, n_rows);
-  kernels::matmul(s.k.data(), s.xb.data(), layer.wk, n_rows);
-  kernels::matmul(s.v.data(), s.xb.data(), layer.wv, n_rows);
+  kernels::matmul(s.q.data(), s.xb.data(), layer.wq, n_rows, s.interleaved.data());
+  kernels::matmul(s.k.data(), s.xb.data(), layer.wk, n_rows, s.interleaved.data());
+  kernels::matmul(s.v.data(), s.xb.data(), layer.wv, n_rows, s.interleaved.data());
 
   // Rotate queries and keys by their positions, then store every row's key and value in its cache.
   for (int r = 0; r < n_rows; ++r) {
@@ -62,7 +65,7 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
   for (int r = 0; r < n_rows; ++r)
     kernels::attention(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index), rows[r].position + 1,
                        c.n_heads, c.n_kv_heads, c.head_dim(), s.scores.data());
-  kernels::matmul(s.proj.data(), s.attn.data(), layer.wo, n_rows);
+  kernels::matmul(s.proj.data(), s.attn.data(), layer.wo, n_rows, s.interleaved.data());
   kernels::add(s.x.data(), s.proj.data(), n_rows * d);
 }
 
@@ -71,10 +74,10 @@ void Model::feed_forward_block(const LayerWeights& layer, int n_rows) {
   Scratch& s = scratch_;
   const int d = c.d_model;
   for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.ffn_norm.data(), d);
-  kernels::matmul(s.gate.data(), s.xb.data(), layer.w_gate, n_rows);
-  kernels::matmul(s.up.data(), s.xb.data(), layer.w_up, n_rows);
+  kernels::matmul(s.gate.data(), s.xb.data(), layer.w_gate, n_rows, s.interleaved.data());
+  kernels::matmul(s.up.data(), s.xb.data(), layer.w_up, n_rows, s.interleaved.data());
   kernels::swiglu(s.gate.data(), s.up.data(), n_rows * c.d_ff);
-  kernels::matmul(s.proj.data(), s.gate.data(), layer.w_down, n_rows);
+  kernels::matmul(s.proj.data(), s.gate.data(), layer.w_down, n_rows, s.interleaved.data());
   kernels::add(s.x.data(), s.proj.data(), n_rows * d);
 }
 
@@ -98,7 +101,7 @@ const float* Model::forward(const std::vector<Row>& rows) {
     row.cache->length = std::max(row.cache->length, row.position + 1);
     if (row.want_logits) kernels::rmsnorm(&s.final_rows[n_wanted++ * d], &s.x[r * d], weights_.final_norm.data(), d);
   }
-  kernels::matmul(s.logits.data(), s.final_rows.data(), weights_.w_out, n_wanted);
+  kernels::matmul(s.logits.data(), s.final_rows.data(), weights_.w_out, n_wanted, s.interleaved.data());
   return s.logits.data();
 }
 

@@ -39,6 +39,7 @@ struct Scratch {
   FloatBuffer scores;      // [max_seq] attention weights of one head
   FloatBuffer final_rows;  // [rows, d_model] normalised rows that want logits
   FloatBuffer logits;      // [rows, vocab]
+  FloatBuffer interleaved;  // [rows, largest n_in of the weight matrices]: kernels::matmul's interleave_scratch
 };
 
 class Model {

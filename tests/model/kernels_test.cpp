@@ -35,9 +35,9 @@ TEST(Kernels, MatmulMatchesScalarForEveryBlockShape) {
         auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
         auto w_rows = random_vector(static_cast<size_t>(n_out) * n_in, 2);
         PackedMatrix w = pack(w_rows.data(), n_out, n_in);
-        std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size());
-        kernels::matmul(got.data(), x.data(), w, n_rows);
-        kernels::scalar::matmul(want.data(), x.data(), w, n_rows);
+        std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size()), interleaved(x.size());
+        kernels::matmul(got.data(), x.data(), w, n_rows, interleaved.data());
+        kernels::scalar::matmul(want.data(), x.data(), w, n_rows, interleaved.data());
         SCOPED_TRACE(testing::Message() << n_rows << "x" << n_in << " by " << n_out);
         expect_close(got, want, 1e-5f);
       }
@@ -52,9 +52,9 @@ TEST(Kernels, Bf16MatmulMatchesScalarForEveryBlockShape) {
         auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
         auto w_rows = random_vector(static_cast<size_t>(n_out) * n_in, 2);
         PackedMatrix w = pack(w_rows.data(), n_out, n_in, WeightFormat::bf16);
-        std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size());
-        kernels::matmul(got.data(), x.data(), w, n_rows);
-        kernels::scalar::matmul(want.data(), x.data(), w, n_rows);
+        std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size()), interleaved(x.size());
+        kernels::matmul(got.data(), x.data(), w, n_rows, interleaved.data());
+        kernels::scalar::matmul(want.data(), x.data(), w, n_rows, interleaved.data());
         SCOPED_TRACE(testing::Message() << n_rows << "x" << n_in << " by " << n_out);
         expect_close(got, want, 1e-5f);
       }
@@ -91,10 +91,10 @@ TEST(Kernels, Bf16PackingRoundsEveryWeightAndPadsWithZeros) {
 
 TEST(Kernels, MatmulComputesKnownProduct) {
   // x = [[1, 2], [3, 4]], W = [[1, 0], [1, 1], [0, 2]] -> out = x W^T = [[1, 3, 4], [3, 7, 8]]
-  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 1, 1, 0, 2}, out(6), out_scalar(6);
+  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 1, 1, 0, 2}, out(6), out_scalar(6), interleaved(x.size());
   PackedMatrix packed = pack(w.data(), 3, 2);
-  kernels::matmul(out.data(), x.data(), packed, 2);
-  kernels::scalar::matmul(out_scalar.data(), x.data(), packed, 2);
+  kernels::matmul(out.data(), x.data(), packed, 2, interleaved.data());
+  kernels::scalar::matmul(out_scalar.data(), x.data(), packed, 2, interleaved.data());
   EXPECT_EQ(out, (std::vector<float>{1, 3, 4, 3, 7, 8}));
   EXPECT_EQ(out_scalar, out);
 }
@@ -176,9 +176,10 @@ TEST(Kernels, ArenaStripesRunThroughEveryMatrixInOrder) {
       for (int n_rows : {1, 3, 5}) {
         auto x = random_vector(static_cast<size_t>(n_rows) * m[k].n_in, 1);
         std::vector<float> got(static_cast<size_t>(n_rows) * m[k].n_out), want(got.size()), separate(got.size());
-        kernels::matmul(got.data(), x.data(), m[k], n_rows);
-        kernels::scalar::matmul(want.data(), x.data(), m[k], n_rows);
-        kernels::matmul(separate.data(), x.data(), alone, n_rows);
+        std::vector<float> interleaved(x.size());
+        kernels::matmul(got.data(), x.data(), m[k], n_rows, interleaved.data());
+        kernels::scalar::matmul(want.data(), x.data(), m[k], n_rows, interleaved.data());
+        kernels::matmul(separate.data(), x.data(), alone, n_rows, interleaved.data());
         expect_close(got, want, 1e-5f);
         EXPECT_EQ(got, separate);  // the same sums in the same order wherever the panels are stored
       }
