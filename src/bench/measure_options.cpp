@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "model/weights.h"
 
 namespace kvlab {
 
@@ -48,9 +49,9 @@ int64_t measure_memory_bytes(const MeasureOptions& o) {
   const int64_t caches = std::max(o.decode_rows.back(), mixed.rows);
   const int64_t kv_positions = caches * c.max_seq + 2 * c.max_seq;
   // Model's Scratch per row: six of d_model, k and v, gate and up, logits, and the matmul's interleaved
-  // inputs (the widest n_in).
+  // inputs.
   const int64_t activation_floats =
-      max_rows * (6 * int64_t{c.d_model} + 2 * c.kv_dim() + 2 * c.d_ff + c.vocab + std::max(c.d_model, c.d_ff));
+      max_rows * (6 * int64_t{c.d_model} + 2 * c.kv_dim() + 2 * c.d_ff + c.vocab + widest_matrix_input(c));
   return model_size(c).weight_bytes + kv_positions * model_size(c).kv_bytes_per_token + activation_floats * 4;
 }
 

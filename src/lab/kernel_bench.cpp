@@ -123,7 +123,7 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
 
   // One weight matrix of the model (w_gate) times 1 row (matrix-vector) and 16 rows (matrix-matrix).
   const PackedMatrix& gate = model.weights().layers[0].w_gate;
-  std::vector<float> x(static_cast<size_t>(16) * std::max(c.d_model, c.d_ff), 0.5f), interleaved(x.size());
+  std::vector<float> x(static_cast<size_t>(16) * widest_matrix_input(c), 0.5f), interleaved(x.size());
   std::vector<float> out(static_cast<size_t>(16) * std::max({c.d_model, c.d_ff, c.vocab}));
   for (int rows : {1, 16})
     add(rows == 1 ? "matvec" : "matmul16", {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows, interleaved.data()); },

@@ -29,9 +29,7 @@ void Model::reserve_rows(int n_rows) {
   resize(s.gate, n_rows, c.d_ff);
   resize(s.up, n_rows, c.d_ff);
   resize(s.logits, n_rows, c.vocab);
-  int max_n_in = 0;
-  for (const PackedMatrix* m : weight_matrices(weights_)) max_n_in = std::max(max_n_in, m->n_in);
-  resize(s.interleaved, n_rows, max_n_in);
+  resize(s.interleaved, n_rows, widest_matrix_input(c));
 }
 
 void Model::attention_block(const LayerWeights& layer, int layer_index, const std::vector<Row>& rows) {

@@ -1,5 +1,6 @@
 #include "model/weights.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/rng.h"
@@ -84,6 +85,12 @@ Weights make_weights(const ModelConfig& c) {
 
 std::vector<const PackedMatrix*> weight_matrices(const Weights& w) {
   return matrices_in_forward_order<const Weights, const PackedMatrix>(w);
+}
+
+int widest_matrix_input(const ModelConfig& c) {
+  int widest = 0;
+  for (const MatrixShape& shape : shapes_in_forward_order(c)) widest = std::max(widest, shape.n_in);
+  return widest;
 }
 
 }  // namespace kvlab

@@ -40,4 +40,8 @@ Weights make_weights(const ModelConfig& config);
 // wo, w_gate, w_up, w_down, then w_out. Their stripes run through the arena in this order.
 std::vector<const PackedMatrix*> weight_matrices(const Weights& w);
 
+// The widest input of any weight matrix of `config` (the largest n_in): the row width of
+// kernels::matmul's interleave scratch.
+int widest_matrix_input(const ModelConfig& config);
+
 }  // namespace kvlab
