@@ -3,7 +3,9 @@
 // panel in headless Chromium. Runs each target N times, one replay at a time, and prints per replay
 // the error of median TTFT and of makespan for each policy, the run's drift, and the CPU time the
 // rest of the machine used meanwhile ("others": the machine's busy time minus the replay's own wall
-// time, since a replay keeps one core busy); then per target the median |error| and how many
+// time, since a replay keeps one core busy), and the time the hypervisor took from the VM's vCPUs
+// ("steal", both vCPUs together: a virtual machine on a shared host pays it even when idle itself);
+// then per target the median |error| and how many
 // policies met the 5% target on both figures. Exit status 0 whatever the errors: it is a measurement.
 // Every policy family is replayed, the memory ones (reserve:8, paged:8, chunked:8,64) in a KV budget of
 // --kv-tokens (default 512, the panel's), the same on every target.
@@ -53,20 +55,22 @@ function parseArgs(argv) {
   return options;
 }
 
-// Busy CPU seconds of the whole machine so far (every core), from /proc/stat.
-function busySeconds() {
+// CPU seconds of the whole machine so far (every core), from /proc/stat: busy (every state but idle
+// and iowait, steal included) and steal alone (time the hypervisor ran something else on a vCPU).
+function cpuSeconds() {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const idle = fields[3] + fields[4];
   const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - idle) / 100;
+  return { busy: (total - idle) / 100, steal: fields[7] / 100 };
 }
 
 async function timed(run) {
-  const busy = busySeconds();
+  const before = cpuSeconds();
   const start = performance.now();
   const result = await run();
   const wallS = (performance.now() - start) / 1000;
-  return { result, wall_s: wallS, others_s: Math.max(0, busySeconds() - busy - wallS) };
+  const after = cpuSeconds();
+  return { result, wall_s: wallS, others_s: Math.max(0, after.busy - before.busy - wallS), steal_s: after.steal - before.steal };
 }
 
 function cliReplay(wasm, kvTokens) {
@@ -113,8 +117,8 @@ function summarise(name, replays) {
     `${met} of ${policies} policy runs within ${100 * TARGET}% on both median TTFT and makespan`);
 }
 
-function printReplay(name, index, { result, wall_s: wallS, others_s: othersS }) {
-  console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU`);
+function printReplay(name, index, { result, wall_s: wallS, others_s: othersS, steal_s: stealS }) {
+  console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU, steal ${stealS.toFixed(1)} s`);
   console.log('policy            median TTFT  makespan   drift (makespan)');
   for (const [policy, entry] of Object.entries(result)) {
     console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}`);
@@ -142,9 +146,10 @@ async function main() {
         replays.push(await timed(replayOnce));
         printReplay(target, i, replays[i]);
       }
-      report.targets[target] = replays.map(({ result, wall_s: wallS, others_s: othersS }) => ({
+      report.targets[target] = replays.map(({ result, wall_s: wallS, others_s: othersS, steal_s: stealS }) => ({
         wall_s: wallS,
         others_s: othersS,
+        steal_s: stealS,
         policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, { error: e.error, drift: e.drift, request_count: e.request_count }])),
       }));
     }
