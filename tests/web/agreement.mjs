@@ -146,10 +146,8 @@ async function main() {
         replays.push(await timed(replayOnce));
         printReplay(target, i, replays[i]);
       }
-      report.targets[target] = replays.map(({ result, wall_s: wallS, others_s: othersS, steal_s: stealS }) => ({
-        wall_s: wallS,
-        others_s: othersS,
-        steal_s: stealS,
+      report.targets[target] = replays.map(({ result, ...seconds }) => ({
+        ...seconds,
         policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, { error: e.error, drift: e.drift, request_count: e.request_count }])),
       }));
     }
