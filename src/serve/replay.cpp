@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -93,15 +95,43 @@ json formula_check(const sim::StepTable& table) {
           {"max_abs_error", errors.empty() ? json() : json(max_abs)}};
 }
 
+struct PassTotals {
+  long long steps = 0;
+  double real_ms = 0, table_ms = 0, derived_ms = 0;
+
+  void add(double pass_real_ms, double pass_table_ms) {
+    ++steps;
+    real_ms += pass_real_ms;
+    table_ms += pass_table_ms;
+  }
+  json to_json(const char* key, const std::string& value) const {
+    return {{key, value}, {"steps", steps}, {"real_ms", real_ms}, {"table_ms", table_ms}};
+  }
+};
+
+// Decode passes grouped by how many passes ago the last prompt pass ran (a prefill or a no-cache pass,
+// or a mixed step, which carries a prompt chunk), by the first count of each group.
+constexpr std::pair<int, const char*> kPassesSincePrompt[] = {{1, "1"}, {2, "2"}, {3, "3"}, {4, "4-7"}, {8, "8-15"}, {16, "16+"}};
+
+// Which of kPassesSincePrompt `passes` falls in.
+size_t passes_since_prompt_group(int passes) {
+  size_t group = 0;
+  while (group + 1 < std::size(kPassesSincePrompt) && kPassesSincePrompt[group + 1].first <= passes) ++group;
+  return group;
+}
+
 // Every forward pass of the run priced on the table, summed by kind and row count. Where the table has
 // the measured mixed grid, mixed steps are also priced by the derived formula (derived_ms), and the
-// formula is compared with the grid's cells (mixed_formula).
+// formula is compared with the grid's cells (mixed_formula). Also summed by what ran before: decode
+// passes by the passes since the last prompt pass, prompt passes by the pass just before. The table
+// times each cell in a stretch of its own, and on some hosts a pass costs more soon after dense prompt
+// work (docs/replay.md, "An Intel host"): these sums show how much.
 json step_check(const StepLog& log, const sim::StepTable& table, double real_makespan_ms) {
-  struct Totals {
-    long long steps = 0;
-    double real_ms = 0, table_ms = 0, derived_ms = 0;
-  };
-  std::map<std::pair<StepKind, int>, Totals> by_kind;
+  std::map<std::pair<StepKind, int>, PassTotals> by_kind;
+  std::vector<PassTotals> decode_by_passes_since_prompt(std::size(kPassesSincePrompt));
+  std::map<std::string, PassTotals> prompt_by_pass_before;
+  int passes_since_prompt = -1;  // none yet
+  std::string pass_before = "none";
   double real_steps_ms = 0, table_steps_ms = 0;
   for (const StepRecord& record : log.records()) {
     const int* contexts = log.contexts(record);
@@ -109,7 +139,8 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
     auto span_of = [&](int i) {
       return std::pair<int, int>(contexts[record.sequences + 2 * i], contexts[record.sequences + 2 * i + 1]);
     };
-    Totals& totals = by_kind[{record.kind, record.sequences}];
+    PassTotals& totals = by_kind[{record.kind, record.sequences}];
+    const double real_ms = record.end_ms - record.start_ms;
     double table_ms = 0;
     if (record.kind == StepKind::decode) {
       table_ms = table.decode_step_ms(record.sequences, context_of);
@@ -118,27 +149,38 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
       totals.derived_ms += sim::derived_mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
     } else {
       table_ms = table.prefill_ms(contexts[0]);
+      prompt_by_pass_before[pass_before].add(real_ms, table_ms);
     }
-    ++totals.steps;
-    totals.real_ms += record.end_ms - record.start_ms;
-    totals.table_ms += table_ms;
-    real_steps_ms += record.end_ms - record.start_ms;
+    // A mixed step without a prompt chunk is a decode pass (chunked prefill runs every pass as mixed).
+    const bool decode_only = record.kind == StepKind::decode || (record.kind == StepKind::mixed && record.chunks == 0);
+    if (!decode_only)
+      passes_since_prompt = 0;
+    else if (passes_since_prompt >= 0)
+      decode_by_passes_since_prompt[passes_since_prompt_group(++passes_since_prompt)].add(real_ms, table_ms);
+    pass_before = decode_only ? "decode" : step_kind_name(record.kind);
+    totals.add(real_ms, table_ms);
+    real_steps_ms += real_ms;
     table_steps_ms += table_ms;
   }
   json kinds = json::array();
   for (const auto& [key, totals] : by_kind) {
-    json kind = {{"kind", step_kind_name(key.first)},
-                 {"rows", key.second},
-                 {"steps", totals.steps},
-                 {"real_ms", totals.real_ms},
-                 {"table_ms", totals.table_ms}};
+    json kind = totals.to_json("kind", step_kind_name(key.first));
+    kind["rows"] = key.second;
     if (key.first == StepKind::mixed && table.has_mixed()) kind["derived_ms"] = totals.derived_ms;
     kinds.push_back(std::move(kind));
   }
+  json decode_history = json::array();
+  for (size_t group = 0; group < decode_by_passes_since_prompt.size(); ++group)
+    if (decode_by_passes_since_prompt[group].steps > 0)
+      decode_history.push_back(decode_by_passes_since_prompt[group].to_json("passes_since_prompt", kPassesSincePrompt[group].second));
+  json prompt_history = json::array();
+  for (const auto& [before, totals] : prompt_by_pass_before) prompt_history.push_back(totals.to_json("pass_before", before));
   json check = {{"real_steps_ms", real_steps_ms},
                 {"table_steps_ms", table_steps_ms},
                 {"outside_steps_ms", real_makespan_ms - real_steps_ms},
-                {"kinds", std::move(kinds)}};
+                {"kinds", std::move(kinds)},
+                {"decode_by_passes_since_prompt", std::move(decode_history)},
+                {"prompt_by_pass_before", std::move(prompt_history)}};
   if (table.has_mixed()) check["mixed_formula"] = formula_check(table);
   return check;
 }

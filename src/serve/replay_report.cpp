@@ -22,6 +22,9 @@ std::string duration(const json& ms) {
 
 std::string percent(const json& fraction) { return fraction.is_number() ? format("%+.1f%%", 100 * fraction.get<double>()) : "-"; }
 
+// (priced - real) / real as a percentage; "-" when nothing real was timed.
+std::string error_of(double real_ms, double priced_ms) { return percent(real_ms > 0 ? json((priced_ms - real_ms) / real_ms) : json()); }
+
 // Policy names in the lab's order: serial-nocache, serial-cache, static, continuous, by B in a family.
 std::vector<std::string> ordered_policies(const json& result) {
   std::vector<std::pair<sim::PolicyName, std::string>> policies;
@@ -60,12 +63,24 @@ std::string format_replay_report(const json& result) {
 
   std::vector<std::vector<std::string>> steps = {
       {"policy", "forward pass", "rows", "steps", "real", "table", "error", "formula", "error"}};
+  std::vector<std::vector<std::string>> history = {{"policy", "forward pass", "when", "steps", "real", "table", "error"}};
   std::string formula_lines;
   for (const std::string& policy : policies) {
     const json& check = result[policy]["step_check"];
+    auto history_row = [&](const char* pass, const std::string& ran, const json& totals) {
+      history.push_back({policy, pass, ran, std::to_string(totals["steps"].get<long long>()), duration(totals["real_ms"]),
+                         duration(totals["table_ms"]), error_of(totals["real_ms"].get<double>(), totals["table_ms"].get<double>())});
+    };
+    for (const json& group : check["decode_by_passes_since_prompt"]) {
+      const std::string passes = group["passes_since_prompt"].get<std::string>();
+      history_row("decode", passes + (passes == "1" ? " pass" : " passes") + " after a prompt pass", group);
+    }
+    for (const json& group : check["prompt_by_pass_before"])
+      history_row("prompt (prefill, nocache)",
+                  group["pass_before"] == "none" ? "first of the run" : "after " + group["pass_before"].get<std::string>(), group);
     for (const json& kind : check["kinds"]) {
       const double real_ms = kind["real_ms"].get<double>(), table_ms = kind["table_ms"].get<double>();
-      auto error = [&](double priced_ms) { return percent(real_ms > 0 ? json((priced_ms - real_ms) / real_ms) : json()); };
+      auto error = [&](double priced_ms) { return error_of(real_ms, priced_ms); };
       std::vector<std::string> row = {policy, kind["kind"].get<std::string>(), std::to_string(kind["rows"].get<int>()),
                                       std::to_string(kind["steps"].get<long long>()), duration(real_ms),
                                       duration(table_ms), error(table_ms), "", ""};
@@ -91,7 +106,11 @@ std::string format_replay_report(const json& result) {
          aligned_table(drift) +
          "\nWhere the real time went, each forward pass priced on the step table (formula: a mixed step priced by the\n"
          "derived formula instead of the measured mixed grid, docs/memory.md section 1):\n\n" +
-         aligned_table(steps) + (formula_lines.empty() ? "" : "\n" + formula_lines);
+         aligned_table(steps) + (formula_lines.empty() ? "" : "\n" + formula_lines) +
+         "\nThe same passes by what ran before them (a prompt pass: a prefill, a no-cache pass or a mixed step; on some\n"
+         "hosts a pass runs slower soon after dense prompt work, which the table, timing each cell in a stretch of its own,\n"
+         "does not see: docs/replay.md):\n\n" +
+         aligned_table(history);
 }
 
 }  // namespace kvlab::serve

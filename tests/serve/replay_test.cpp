@@ -1,6 +1,7 @@
 // replay(): options are checked before anything runs, with errors that name the field; a small replay
 // on the tiny model has the documented shape with finite numbers.
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ namespace {
 
 using nlohmann::json;
 using testing::tiny_measure_options;
+using testing::workload_json;
 
 // Reading `options` (tiny-model measure options merged in) throws an InputError whose message contains `field`.
 void expect_error_naming(json options, const std::string& field, ErrorKind kind = ErrorKind::range) {
@@ -193,6 +195,37 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
   expect_finite(check["mixed_formula"]["mean_abs_error"], "mean_abs_error");
   EXPECT_LE(check["mixed_formula"]["mean_abs_error"].get<double>(), check["mixed_formula"]["max_abs_error"].get<double>());
   EXPECT_NE(format_replay_report(result).find("chunked:4,6: the derived formula against the table's"), std::string::npos);
+}
+
+TEST(Replay, StepCheckGroupsPassesByWhatRanBeforeThem) {
+  // serial-cache serves in order: a prefill, then answer - 1 decode passes of one row. Answers 1, 3 and 20:
+  // decode passes 1-2 after the second prefill and 1-19 after the third; the prefills come first, after
+  // a prefill (the first answer has no decode pass) and after a decode pass.
+  json options = {{"measure", tiny_measure_options()},
+                  {"workload", workload_json({{0, 4, 1}, {0, 3, 3}, {0, 2, 20}})},
+                  {"policies", {"serial-cache"}}};
+  const json result = replay(read_replay_options(options));
+  const json& check = result["serial-cache"]["step_check"];
+  std::map<std::string, long long> decode_passes;
+  double decode_real_ms = 0;
+  for (const json& group : check["decode_by_passes_since_prompt"]) {
+    decode_passes[group["passes_since_prompt"]] = group["steps"];
+    decode_real_ms += group["real_ms"].get<double>();
+    expect_finite(group["table_ms"], "table_ms");
+  }
+  EXPECT_EQ(decode_passes, (std::map<std::string, long long>{{"1", 2}, {"2", 2}, {"3", 1}, {"4-7", 4}, {"8-15", 8}, {"16+", 4}}));
+  std::map<std::string, long long> prompt_passes;
+  for (const json& group : check["prompt_by_pass_before"]) prompt_passes[group["pass_before"]] = group["steps"];
+  EXPECT_EQ(prompt_passes, (std::map<std::string, long long>{{"none", 1}, {"prefill", 1}, {"decode", 1}}));
+  // The same decode passes as the check by kind.
+  for (const json& kind : check["kinds"]) {
+    if (kind["kind"] == "decode") {
+      EXPECT_DOUBLE_EQ(kind["real_ms"].get<double>(), decode_real_ms);
+    }
+  }
+  const std::string text = format_replay_report(result);
+  for (const char* when : {"16+ passes after a prompt pass", "1 pass after a prompt pass", "first of the run", "after decode"})
+    EXPECT_NE(text.find(when), std::string::npos) << when;
 }
 
 // Each policy's real run makes the simulator's steps, preemptions, recomputed tokens, prefix hits and

@@ -39,6 +39,11 @@ test('replay returns real, sim and error for every policy, with finite numbers',
       assertFinite(entry.drift[key], `${policy}.drift.${key}`);
     }
     assert.ok(entry.step_check.kinds.length > 0, `${policy}.step_check.kinds`);
+    // Every prompt pass (prefill, no-cache pass) again, grouped by the pass that ran before it.
+    const steps = (list) => list.reduce((sum, group) => sum + group.steps, 0);
+    assert.equal(steps(entry.step_check.prompt_by_pass_before),
+      steps(entry.step_check.kinds.filter((kind) => kind.kind === 'prefill' || kind.kind === 'nocache')), `${policy}.step_check.prompt_by_pass_before`);
+    assert.ok(Array.isArray(entry.step_check.decode_by_passes_since_prompt), `${policy}.step_check.decode_by_passes_since_prompt`);
   }
   assert.ok(fractions.length > 0);
   assert.equal(fractions[fractions.length - 1], 1);

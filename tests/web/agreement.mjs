@@ -117,12 +117,35 @@ function summarise(name, replays) {
     `${met} of ${policies} policy runs within ${100 * TARGET}% on both median TTFT and makespan`);
 }
 
+// The step check's passes of every policy by what ran before them, as (table - real) / real: decode
+// passes 1-3 and 16+ passes after a prompt pass, prompt passes after a decode pass and after a prompt pass.
+function historyLine(result) {
+  const sums = {};
+  const add = (key, group) => {
+    sums[key] ??= { real: 0, table: 0 };
+    sums[key].real += group.real_ms;
+    sums[key].table += group.table_ms;
+  };
+  for (const { step_check: check } of Object.values(result)) {
+    for (const group of check.decode_by_passes_since_prompt) {
+      if (['1', '2', '3'].includes(group.passes_since_prompt)) add('decode 1-3 passes after a prompt pass', group);
+      if (group.passes_since_prompt === '16+') add('16+', group);
+    }
+    for (const group of check.prompt_by_pass_before) {
+      if (group.pass_before === 'decode') add('prompt passes after a decode pass', group);
+      if (['prefill', 'nocache'].includes(group.pass_before)) add('after a prompt pass', group);
+    }
+  }
+  return Object.entries(sums).map(([key, { real, table }]) => `${key} ${pct((table - real) / real)}`).join(', ');
+}
+
 function printReplay(name, index, { result, wall_s: wallS, others_s: othersS, steal_s: stealS }) {
   console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU, steal ${stealS.toFixed(1)} s`);
   console.log('policy            median TTFT  makespan   drift (makespan)');
   for (const [policy, entry] of Object.entries(result)) {
     console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}`);
   }
+  console.log(`table vs real by what ran before: ${historyLine(result)}`);
 }
 
 async function main() {
@@ -148,7 +171,9 @@ async function main() {
       }
       report.targets[target] = replays.map(({ result, ...seconds }) => ({
         ...seconds,
-        policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, { error: e.error, drift: e.drift, request_count: e.request_count }])),
+        policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, {
+          error: e.error, drift: e.drift, request_count: e.request_count, step_check: e.step_check,
+        }])),
       }));
     }
     console.log('');

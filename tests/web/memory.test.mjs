@@ -268,6 +268,13 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     assert.notEqual(await page.textContent('#replay-gantt-real-caption'), caption);
     assert.match(await page.textContent('#replay-steps-table caption'), /Static batches of 8/);
     assert.ok((await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.length)) > 0);
+    // The same passes by what ran before them: static batches decode after their batch's prefills, and
+    // every batch after the first starts its prefills after a decode pass.
+    assert.match(await page.textContent('#replay-history-table caption'), /Static batches of 8: the same passes by what ran before them/);
+    const history = await page.$$eval('#replay-history-table tbody tr', (trs) => trs.map((tr) => `${tr.dataset.pass}: ${tr.cells[1].textContent}`));
+    for (const group of ['decode: 1 pass after a prompt pass', 'prompt: first of the run', 'prompt: after a decode pass', 'prompt: after a prefill pass']) {
+      assert.ok(history.includes(group), `${group} in ${history}`);
+    }
     assert.equal(await page.isEnabled('#run'), true);
 
     await page.waitForTimeout(300);

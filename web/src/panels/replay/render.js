@@ -156,22 +156,48 @@ export function renderTimelines(r, name) {
   gantt($('#chart-replay-real'), real, { slots, xMaxMs: xMax, onHover });
   gantt($('#chart-replay-sim'), simulated, { slots, xMaxMs: xMax, onHover });
 
-  const check = p.step_check;
-  if (check) {
-    const formula = (check.kinds || []).some((k) => Number.isFinite(k.derived_ms)) && check.mixed_formula?.cells > 0 ? check.mixed_formula : null;
-    replace($('#replay-steps-box'), h('table', { id: 'replay-steps-table' },
-      h('caption', null, `${policyLabel(name)}: every forward pass of the real run, priced on the table`),
-      h('thead', null, h('tr', null, ['Kind', 'Rows', 'Passes', 'Real', 'Table', 'Table / real', ...(formula ? ['Formula / real'] : [])].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
-      h('tbody', null, (check.kinds || []).map((k) => h('tr', { dataset: { kind: k.kind } },
-        h('th', { scope: 'row' }, k.kind),
-        num(k.rows, int(k.rows), 'rows'),
-        num(k.steps, int(k.steps), 'steps'),
-        num(k.real_ms, duration(k.real_ms), 'real_ms'),
-        num(k.table_ms, duration(k.table_ms), 'table_ms'),
-        num(k.table_ms / k.real_ms, sig(k.table_ms / k.real_ms, 3), 'ratio'),
-        formula ? num(k.derived_ms / k.real_ms, Number.isFinite(k.derived_ms) ? sig(k.derived_ms / k.real_ms, 3) : '', 'formula_ratio') : null))),
-      h('tfoot', null, h('tr', null, h('td', { colspan: formula ? '7' : '6' },
-        `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${ms(check.outside_steps_ms)}.`,
-        formula ? ` A mixed pass (a prompt chunk with decode rows) is priced on the table’s measured mixed grid; “Formula” prices it by the formula derived from prefill and decode alone, which misses the measured grid’s ${int(formula.cells)} cells by ${sig(formula.mean_abs_error * 100, 2)}% on average (${sig(formula.max_abs_error * 100, 2)}% at most).` : '')))));
-  }
+  if (p.step_check) replace($('#replay-steps-box'), kindsTable(name, p.step_check), historyTable(name, p.step_check));
+}
+
+// Every forward pass of the real run priced on the table, by kind and rows.
+function kindsTable(name, check) {
+  const formula = (check.kinds || []).some((k) => Number.isFinite(k.derived_ms)) && check.mixed_formula?.cells > 0 ? check.mixed_formula : null;
+  return h('table', { id: 'replay-steps-table' },
+    h('caption', null, `${policyLabel(name)}: every forward pass of the real run, priced on the table`),
+    h('thead', null, h('tr', null, ['Kind', 'Rows', 'Passes', 'Real', 'Table', 'Table / real', ...(formula ? ['Formula / real'] : [])].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
+    h('tbody', null, (check.kinds || []).map((k) => h('tr', { dataset: { kind: k.kind } },
+      h('th', { scope: 'row' }, k.kind),
+      num(k.rows, int(k.rows), 'rows'),
+      num(k.steps, int(k.steps), 'steps'),
+      num(k.real_ms, duration(k.real_ms), 'real_ms'),
+      num(k.table_ms, duration(k.table_ms), 'table_ms'),
+      num(k.table_ms / k.real_ms, sig(k.table_ms / k.real_ms, 3), 'ratio'),
+      formula ? num(k.derived_ms / k.real_ms, Number.isFinite(k.derived_ms) ? sig(k.derived_ms / k.real_ms, 3) : '', 'formula_ratio') : null))),
+    h('tfoot', null, h('tr', null, h('td', { colspan: formula ? '7' : '6' },
+      `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${ms(check.outside_steps_ms)}.`,
+      formula ? ` A mixed pass (a prompt chunk with decode rows) is priced on the table’s measured mixed grid; “Formula” prices it by the formula derived from prefill and decode alone, which misses the measured grid’s ${int(formula.cells)} cells by ${sig(formula.mean_abs_error * 100, 2)}% on average (${sig(formula.max_abs_error * 100, 2)}% at most).` : ''))));
+}
+
+// The same passes by what ran before them: decode passes by the passes since the last prompt pass, prompt
+// passes by the pass just before. The table times each cell in a stretch of its own.
+function historyTable(name, check) {
+  const groups = [
+    ...(check.decode_by_passes_since_prompt || []).map((g) => ({
+      pass: 'decode', when: `${g.passes_since_prompt} ${g.passes_since_prompt === '1' ? 'pass' : 'passes'} after a prompt pass`, ...g })),
+    ...(check.prompt_by_pass_before || []).map((g) => ({
+      pass: 'prompt', when: g.pass_before === 'none' ? 'first of the run' : `after a ${g.pass_before === 'nocache' ? 'no-cache' : g.pass_before} pass`, ...g })),
+  ];
+  return h('table', { id: 'replay-history-table' },
+    h('caption', null, `${policyLabel(name)}: the same passes by what ran before them`),
+    h('thead', null, h('tr', null, ['Pass', 'When', 'Passes', 'Real', 'Table', 'Table / real'].map((label, i) => h('th', { scope: 'col', class: i > 1 ? 'num' : null }, label)))),
+    h('tbody', null, groups.map((g) => h('tr', { dataset: { pass: g.pass } },
+      h('th', { scope: 'row' }, g.pass),
+      h('td', null, g.when),
+      num(g.steps, int(g.steps), 'steps'),
+      num(g.real_ms, duration(g.real_ms), 'real_ms'),
+      num(g.table_ms, duration(g.table_ms), 'table_ms'),
+      num(g.table_ms / g.real_ms, g.real_ms > 0 ? sig(g.table_ms / g.real_ms, 3) : '', 'ratio')))),
+    h('tfoot', null, h('tr', null, h('td', { colspan: '6' },
+      'A prompt pass is a prefill, a no-cache pass or a prompt chunk. The table times each of its cells in a stretch of that cell alone; '
+      + 'on some processors a pass runs slower soon after dense prompt work, which shows here as a ratio below 1 for the first passes after one.'))));
 }
