@@ -109,8 +109,8 @@ struct PassTotals {
   }
 };
 
-// Decode passes grouped by how many passes ago the last prompt pass ran (a prefill or a no-cache pass,
-// or a mixed step, which carries a prompt chunk), by the first count of each group.
+// Decode passes grouped by how many passes ago the last prompt pass ran (a prefill, a no-cache pass or a
+// mixed step with a prompt chunk), by the first count of each group.
 constexpr std::pair<int, const char*> kPassesSincePrompt[] = {{1, "1"}, {2, "2"}, {3, "3"}, {4, "4-7"}, {8, "8-15"}, {16, "16+"}};
 
 // Which of kPassesSincePrompt `passes` falls in.
