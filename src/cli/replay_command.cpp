@@ -21,6 +21,7 @@ struct ReplayFlags {
   int timeline_requests = 0;
   long long kv_tokens = 0;
   int block_tokens = 0;
+  int after_prompt_rounds = 0;
   bool as_json = false;
 };
 
@@ -38,6 +39,8 @@ Action add_replay_command(CLI::App& app) {
   command->add_option("--kv-tokens", flags->kv_tokens, "KV memory budget of reserve, paged and chunked, in tokens (default: no limit)");
   command->add_option("--block-tokens", flags->block_tokens, "KV block size in tokens (default 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each slot timeline (default 60)");
+  command->add_option("--after-prompt-rounds", flags->after_prompt_rounds,
+                      "rounds of each prompt size in measuring decode passes after a prompt pass, 0 for none (default 8)");
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy (what Embind's replay returns)");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
@@ -50,6 +53,7 @@ Action add_replay_command(CLI::App& app) {
     sources.add_flag("options.timeline_requests", "--timeline");
     sources.add_flag("options.kv_tokens", "--kv-tokens");
     sources.add_flag("options.block_tokens", "--block-tokens");
+    sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds");
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
       if (!flags->workload_file.empty())
@@ -65,6 +69,7 @@ Action add_replay_command(CLI::App& app) {
       if (command->count("--timeline")) options["timeline_requests"] = flags->timeline_requests;
       if (command->count("--kv-tokens")) options["kv_tokens"] = flags->kv_tokens;
       if (command->count("--block-tokens")) options["block_tokens"] = flags->block_tokens;
+      if (command->count("--after-prompt-rounds")) options["after_prompt_rounds"] = flags->after_prompt_rounds;
       if (!flags->policies.empty()) {
         options["policies"] = flags->policies;
       } else if (command->count("--slots")) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "serve/measure_after_prompt.h"
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
 #include "sim/mixed_step.h"
@@ -47,6 +48,13 @@ json mean_of_numbers(const json& a, const json& b) {
   json mean = json::array();
   for (size_t i = 0; i < a.size(); ++i) mean.push_back(mean_of_numbers(a[i], b.at(i)));
   return mean;
+}
+
+// The step table of the moment on the replay's model: the grid, with the after-prompt part (null: none).
+json measure_table(Model& model, const ReplayOptions& o, const json& after_prompt, const ProgressFn& progress) {
+  json table = measure_steps(model, o.measure, progress);
+  if (!after_prompt.is_null()) table["after_prompt"] = after_prompt;
+  return table;
 }
 
 // The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
@@ -205,7 +213,18 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
   if (progress) progress(0, "writing the prompts");
   const std::vector<std::vector<int>> prompts = served_prompts(model, o.requests, o.prompt_seed);
-  json before = measure_steps(model, o.measure, part_of(progress, 0, measure_share, "measuring: "));
+  // The decode passes' slowdown after a prompt pass, measured once: a ratio, which the machine's drift
+  // moves far less than it moves a step's time. None where the step is too short to time alone.
+  json after_prompt;
+  if (o.after_prompt_rounds > 0) {
+    if (progress) progress(0, "measuring: decode passes after a prompt pass");
+    const sim::AfterPromptTable measured = measure_after_prompt(model, o.measure, o.after_prompt_rounds);
+    if (!measured.empty()) {
+      after_prompt = measured.to_json();
+      after_prompt["rounds"] = o.after_prompt_rounds;
+    }
+  }
+  json before = measure_table(model, o, after_prompt, part_of(progress, 0, measure_share, "measuring: "));
 
   // Simulated makespans tell how long each real run will take, for the progress bar.
   std::vector<double> simulated_ms;
@@ -240,7 +259,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     // after each run, and the run is priced on the mean of the tables just before and just after it,
     // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
     // run's drift: the error cannot be read more finely than that.
-    json after = measure_steps(model, o.measure, part_of(progress, progress_done, measure_share, "measuring again: "));
+    json after = measure_table(model, o, after_prompt, part_of(progress, progress_done, measure_share, "measuring again: "));
     progress_done += measure_share;
     const json table = mean_table(before, after);
     json real = real_metrics(run, o.timeline_requests);
@@ -252,6 +271,12 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
                       {"step_table", table},
                       {"real", std::move(real)},
                       {"sim", std::move(simulated)}};
+    if (table.contains("after_prompt")) {
+      // The same run priced on the grid alone: what the after-prompt part changes.
+      json grid_only = table;
+      grid_only.erase("after_prompt");
+      result[policy]["error_grid_only"] = relative_differences(result[policy]["real"], simulate_policy(grid_only, o, policy));
+    }
     before = std::move(after);
   }
   if (progress) progress(1.0, "done");

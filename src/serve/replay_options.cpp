@@ -15,7 +15,7 @@ namespace kvlab::serve {
 
 using nlohmann::json;
 
-const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens, block_tokens";
+const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens, block_tokens, after_prompt_rounds";
 
 namespace {
 
@@ -60,7 +60,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
                          {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests",
-                          "kv_tokens", "block_tokens"});
+                          "kv_tokens", "block_tokens", "after_prompt_rounds"});
   ReplayOptions o;
   // Part A (one answer with and without the cache) is not run: replay times the grid alone
   // (measure_steps). Its fields are read as measure() reads them, and default to the smallest
@@ -101,6 +101,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
       fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));
   o.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", o.timeline_requests, 0, 1000));
+  o.after_prompt_rounds = static_cast<int>(fields::read_int(object, path, "after_prompt_rounds", o.after_prompt_rounds, 0, 200));
   // The simulator's own reading of the KV fields, so a budget means the same and fails the same way.
   nlohmann::json kv_fields = nlohmann::json::object();
   for (const char* key : {"kv_tokens", "block_tokens"})

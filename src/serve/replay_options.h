@@ -30,6 +30,9 @@ struct ReplayOptions {
   // a budget in tokens (none: no limit) and the block size.
   std::optional<long long> kv_tokens;
   int block_tokens = 16;
+  // Rounds of each prompt size in measuring the decode passes after a prompt pass (measure_after_prompt.h),
+  // once per replay; 0: the tables carry no after-prompt part and price every pass at its grid price.
+  int after_prompt_rounds = 8;
 };
 
 // The simulator's options for replaying `options`: its timeline and KV memory.
@@ -44,7 +47,7 @@ constexpr int kReplaySlots = 8;
 std::vector<std::string> default_replay_policies();
 
 // { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests", "kv_tokens",
-// "block_tokens" }, every field optional. Throws InputError naming the field.
+// "block_tokens", "after_prompt_rounds" }, every field optional. Throws InputError naming the field.
 ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options");
 
 // The requests `policy` replays: the first nocache_requests for serial-nocache, else all.

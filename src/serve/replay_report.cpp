@@ -55,6 +55,25 @@ std::string format_replay_report(const json& result) {
     metrics.push_back(std::move(row));
   }
 
+  // Where the tables carry the after-prompt part: its ratios, and each run priced on the grid alone.
+  std::string after_prompt_text;
+  const json& first_table = result[policies.front()]["step_table"];
+  if (first_table.contains("after_prompt")) {
+    const json& part = first_table["after_prompt"];
+    after_prompt_text = "\nDecode passes 1-4 after a prompt pass of n rows, measured over their time at rest (the after-prompt part):\n";
+    for (size_t i = 0; i < part["prompt_rows"].size(); ++i) {
+      after_prompt_text += format("  n = %d:", part["prompt_rows"][i].get<int>());
+      for (size_t k = 0; k < 4 && k < part["ratio"][i].size(); ++k) after_prompt_text += format(" %.2f", part["ratio"][i][k].get<double>());
+      after_prompt_text += "\n";
+    }
+    std::vector<std::vector<std::string>> grid_only = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
+    for (const std::string& policy : policies) {
+      const json& error = result[policy]["error_grid_only"];
+      grid_only.push_back({policy, percent(error["median_ttft"]), percent(error["p95_ttft"]), percent(error["makespan"])});
+    }
+    after_prompt_text += "\nThe errors of the same runs priced on the grid alone, without that part:\n\n" + aligned_table(grid_only);
+  }
+
   std::vector<std::vector<std::string>> drift = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
   for (const std::string& policy : policies) {
     const json& entry = result[policy]["drift"];
@@ -100,16 +119,16 @@ std::string format_replay_report(const json& result) {
   }
 
   return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + aligned_table(metrics) +
-         "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n"
+         "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n" + after_prompt_text +
          "\nThe machine's drift during each run: the simulation on the table measured right after it, against the one right before\n"
          "(the simulation above uses the mean of the two)\n\n" +
          aligned_table(drift) +
          "\nWhere the real time went, each forward pass priced on the step table (formula: a mixed step priced by the\n"
          "derived formula instead of the measured mixed grid, docs/memory.md section 1):\n\n" +
          aligned_table(steps) + (formula_lines.empty() ? "" : "\n" + formula_lines) +
-         "\nThe same passes by what ran before them (a prompt pass: a prefill, a no-cache pass or a mixed step; on some\n"
-         "hosts a pass runs slower soon after dense prompt work, which the table, timing each cell in a stretch of its own,\n"
-         "does not see: docs/replay.md):\n\n" +
+         "\nThe same passes by what ran before them, priced on the grid alone (a prompt pass: a prefill, a no-cache pass\n"
+         "or a mixed step with a chunk; a decode pass runs slower soon after one, which the grid, timing each cell in a\n"
+         "stretch of its own, does not see and the after-prompt part prices: docs/replay.md):\n\n" +
          aligned_table(history);
 }
 

@@ -7,11 +7,17 @@
 namespace kvlab::sim {
 
 PricedServer::PricedServer(const StepTable& steps, const std::vector<Request>& workload)
-    : ServerState(workload), steps_(steps), one_row_(1), prefill_chunk_(1, PrefillChunk{nullptr, 0}) {}
+    : ServerState(workload), steps_(steps), history_(steps.after_prompt()), one_row_(1), prefill_chunk_(1, PrefillChunk{nullptr, 0}) {}
 
 void PricedServer::wait_until(double ms) { clock_ms_ = std::max(clock_ms_, ms); }
 
-void PricedServer::advance(double cost_ms, size_t rows) {
+void PricedServer::advance(double table_ms, size_t rows, size_t forward_rows) {
+  double factor = 1;
+  if (forward_rows > 0)
+    history_.prompt_pass(forward_rows);
+  else
+    factor = history_.decode_pass();
+  const double cost_ms = table_ms * factor;
   count_step(cost_ms, rows);
   clock_ms_ += cost_ms;
 }
@@ -24,19 +30,22 @@ void PricedServer::decode_step(const std::vector<RequestState*>& rows) {
 }
 
 void PricedServer::nocache_step(RequestState& request) {
-  advance(steps_.prefill_ms(request.next_context()), 1);
+  advance(steps_.prefill_ms(request.next_context()), 1, static_cast<size_t>(request.next_context()));
   one_row_[0] = &request;
   complete_step(clock_ms_, one_row_, no_chunks_);
 }
 
 void PricedServer::mixed_step(const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks) {
-  advance(mixed_step_ms(steps_, decode_rows, chunks), decode_rows.size() + chunks.size());
+  size_t chunk_tokens = 0;
+  for (const PrefillChunk& chunk : chunks) chunk_tokens += static_cast<size_t>(chunk.tokens);
+  advance(mixed_step_ms(steps_, decode_rows, chunks), decode_rows.size() + chunks.size(),
+          chunk_tokens > 0 ? decode_rows.size() + chunk_tokens : 0);
   complete_step(clock_ms_, decode_rows, chunks);
 }
 
 void PricedServer::run_prefill_rest(RequestState& request) {
   prefill_chunk_[0] = {&request, request.prefill_tokens - request.prefilled_tokens};
-  advance(mixed_step_ms(steps_, no_decode_rows_, prefill_chunk_), 1);
+  advance(mixed_step_ms(steps_, no_decode_rows_, prefill_chunk_), 1, static_cast<size_t>(std::max(1, prefill_chunk_[0].tokens)));
   complete_prefill(clock_ms_, request);
 }
 

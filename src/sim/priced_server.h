@@ -1,9 +1,11 @@
 #pragma once
 // The priced backend: the simulator's server. Every forward pass a policy asks for is priced on the
-// measured step table (contract section 1; mixed steps as mixed_step.h defines) and moves a simulated
-// clock by that much; nothing is computed.
+// measured step table (contract section 1; mixed steps as mixed_step.h defines), a decode pass soon
+// after a prompt pass at the table's measured ratio where it carries one (after_prompt.h), and moves a
+// simulated clock by that much; nothing is computed.
 #include <vector>
 
+#include "sim/after_prompt.h"
 #include "sim/server_state.h"
 #include "sim/step_table.h"
 
@@ -28,10 +30,13 @@ class PricedServer : public ServerState {
   void wait_until(double ms) override;
 
  private:
-  // Moves the clock by a step of `rows` rows costing `cost_ms`.
-  void advance(double cost_ms, size_t rows);
+  // Moves the clock by a step whose table price is `table_ms`: a decode pass of `rows` rows, or (where
+  // forward_rows > 0) a prompt pass, one that computes prompt positions (a prefill, a no-cache pass, a
+  // mixed step with a prompt chunk), of `rows` sequences and forward_rows rows in its forward pass.
+  void advance(double table_ms, size_t rows, size_t forward_rows = 0);
 
   const StepTable& steps_;
+  PassHistory history_;
   double clock_ms_ = 0;
   // Scratch lists for the passes that are one row or one chunk, so that no step allocates.
   std::vector<RequestState*> no_decode_rows_, one_row_;

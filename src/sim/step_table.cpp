@@ -53,6 +53,8 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
                                           "one per " + prefill_path + ".tokens entry");
 
   if (steps.contains("mixed")) table.read_mixed(steps["mixed"], fields::join(path, "mixed"));
+  if (steps.contains("after_prompt"))
+    table.after_prompt_ = AfterPromptTable::from_json(steps["after_prompt"], fields::join(path, "after_prompt"));
   return table;
 }
 

@@ -2,13 +2,15 @@
 // The measured step times (contract section 1, `steps.json`) and the lookups that price every step a
 // policy runs: prefill of one sequence, one decode step of a batch of rows at given contexts, and (where
 // the table carries the optional `mixed` grid, docs/memory.md section 1) one mixed step of a prompt chunk
-// and decode rows.
+// and decode rows; and (where it carries the optional `after_prompt` part, sim/after_prompt.h) how much
+// slower decode passes run soon after a prompt pass.
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/grid_position.h"
+#include "sim/after_prompt.h"
 
 namespace kvlab::sim {
 
@@ -58,6 +60,9 @@ class StepTable {
     return sum_ms / rows;
   }
 
+  // The decode passes' ratios after a prompt pass; empty (every ratio 1) for a table without the part.
+  const AfterPromptTable& after_prompt() const { return after_prompt_; }
+
   // The measured grid's points, for comparing it with the formula: the callback gets each cell's chunk
   // tokens, rows, context and ms.
   template <class Visit>
@@ -83,6 +88,7 @@ class StepTable {
   std::vector<double> mixed_rows_;
   std::vector<double> mixed_contexts_;
   std::vector<double> mixed_ms_;  // [chunk_tokens][rows][contexts], row-major
+  AfterPromptTable after_prompt_;
 };
 
 }  // namespace kvlab::sim

@@ -78,6 +78,8 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"nocache_requests", 0}}, "options.nocache_requests");
   expect_error_naming({{"prompt_seed", -1}}, "options.prompt_seed");
   expect_error_naming({{"timeline_requests", 1001}}, "options.timeline_requests");
+  expect_error_naming({{"after_prompt_rounds", -1}}, "options.after_prompt_rounds");
+  expect_error_naming({{"after_prompt_rounds", 201}}, "options.after_prompt_rounds");
   expect_error_naming({{"policies", "continuous:8"}}, "options.policies", ErrorKind::type);
   expect_error_naming({{"policies", json::array()}}, "options.policies", ErrorKind::type);
   expect_error_naming({{"policies", {"static:8", 3}}}, "options.policies[1]", ErrorKind::type);
@@ -153,6 +155,10 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
     }
     EXPECT_EQ(entry["step_table"]["decode"]["rows"], json({1, 2, 4, 8}));
     EXPECT_FALSE(entry["step_table"].contains("mixed"));  // no policy here runs a mixed step
+    // The tiny model's steps last microseconds, too short to time one alone: no after-prompt part, and
+    // so no second pricing on the grid alone.
+    EXPECT_FALSE(entry["step_table"].contains("after_prompt"));
+    EXPECT_FALSE(entry.contains("error_grid_only"));
     const json& check = entry["step_check"];
     for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);
     EXPECT_FALSE(check["kinds"].empty());

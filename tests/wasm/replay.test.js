@@ -54,6 +54,7 @@ test('replay reports bad options as RangeError or TypeError naming the field', a
   const kvlab = await loadModule();
   assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: 0 }), { name: 'RangeError', message: /options\.nocache_requests/ });
   assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['static:0'] }), { name: 'RangeError', message: /options\.policies\[0\]/ });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, after_prompt_rounds: 201 }), { name: 'RangeError', message: /options\.after_prompt_rounds/ });
   assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: 'static:4' }), { name: 'TypeError', message: /options\.policies/ });
   assert.throws(() => kvlab.replay({ measure: smallMeasure, workload: { requests: [{ arrival_ms: 0, prompt: 150, answer: 20 }] } }),
     { name: 'RangeError', message: /options\.workload: the longest prompt/ });

@@ -99,13 +99,16 @@ async function chromiumReplay(context, url, kvTokens) {
 
 const pct = (f) => (f === null || f === undefined ? '–' : `${f >= 0 ? '+' : '−'}${Math.abs(100 * f).toFixed(1)}`);
 
-function summarise(name, replays) {
+// The errors of every policy run, by `errorOf(entry)` (the priced error, or the grid-only one).
+function summariseErrors(label, replays, errorOf) {
   const errors = [];
   let met = 0;
   let policies = 0;
   for (const { result } of replays) {
     for (const entry of Object.values(result)) {
-      const { median_ttft: ttft, makespan } = entry.error;
+      const error = errorOf(entry);
+      if (!error) return;
+      const { median_ttft: ttft, makespan } = error;
       errors.push(Math.abs(ttft), Math.abs(makespan));
       policies += 1;
       if (Math.abs(ttft) <= TARGET && Math.abs(makespan) <= TARGET) met += 1;
@@ -113,8 +116,13 @@ function summarise(name, replays) {
   }
   errors.sort((a, b) => a - b);
   const median = errors.length % 2 ? errors[(errors.length - 1) / 2] : (errors[errors.length / 2 - 1] + errors[errors.length / 2]) / 2;
-  console.log(`${name}: median |error| ${(100 * median).toFixed(1)}%, largest ${(100 * errors[errors.length - 1]).toFixed(1)}%; ` +
+  console.log(`${label}: median |error| ${(100 * median).toFixed(1)}%, largest ${(100 * errors[errors.length - 1]).toFixed(1)}%; ` +
     `${met} of ${policies} policy runs within ${100 * TARGET}% on both median TTFT and makespan`);
+}
+
+function summarise(name, replays) {
+  summariseErrors(name, replays, (entry) => entry.error);
+  summariseErrors(`${name}, priced on the grid alone`, replays, (entry) => entry.error_grid_only);
 }
 
 // The step check's passes of every policy by what ran before them, as (table - real) / real: decode
@@ -141,9 +149,16 @@ function historyLine(result) {
 
 function printReplay(name, index, { result, wall_s: wallS, others_s: othersS, steal_s: stealS }) {
   console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU, steal ${stealS.toFixed(1)} s`);
-  console.log('policy            median TTFT  makespan   drift (makespan)');
+  console.log('policy            median TTFT  makespan   drift (makespan)   grid alone: median TTFT  makespan');
   for (const [policy, entry] of Object.entries(result)) {
-    console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}`);
+    const gridOnly = entry.error_grid_only ?? {};
+    console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}` +
+      `   ${pct(gridOnly.median_ttft).padStart(23)} ${pct(gridOnly.makespan).padStart(9)}`);
+  }
+  const afterPrompt = Object.values(result)[0]?.step_table?.after_prompt;
+  if (afterPrompt) {
+    const first = afterPrompt.prompt_rows.map((rows, i) => `${rows}: ${afterPrompt.ratio[i].slice(0, 3).map((r) => r.toFixed(2)).join(' ')}`);
+    console.log(`decode passes 1-3 after a prompt pass of n rows, measured over rested: ${first.join(', ')}`);
   }
   console.log(`table vs real by what ran before: ${historyLine(result)}`);
 }
@@ -172,7 +187,8 @@ async function main() {
       report.targets[target] = replays.map(({ result, ...seconds }) => ({
         ...seconds,
         policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, {
-          error: e.error, drift: e.drift, request_count: e.request_count, step_check: e.step_check,
+          error: e.error, error_grid_only: e.error_grid_only, drift: e.drift, request_count: e.request_count,
+          step_check: e.step_check, after_prompt: e.step_table?.after_prompt,
         }])),
       }));
     }

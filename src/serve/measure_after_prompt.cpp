@@ -1,0 +1,72 @@
+#include "serve/measure_after_prompt.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "model/generate.h"
+
+namespace kvlab::serve {
+
+namespace {
+
+// Steps before each prefill: the first kRestSteps - kRestedSteps bring the step back to its rested
+// speed (after a 128-token prefill, in wasm, 8-row passes still ran 30-40% slow six passes later), the
+// last kRestedSteps are its rested time.
+constexpr int kRestSteps = 24, kRestedSteps = 8;
+constexpr int kPromptTokens[] = {8, 16, 32, 64, 128};
+// A rested step shorter than this is too short for a browser's clock (0.1 ms ticks) to time alone: no
+// table is measured (the tiny preset's steps last microseconds).
+constexpr double kMinRestedMs = 0.5;
+
+}  // namespace
+
+sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& o, int rounds) {
+  std::vector<int> row_counts;
+  for (int rows : o.decode_rows)
+    if (rows <= 8) row_counts.push_back(rows);
+  const int n_rows = row_counts.empty() ? o.decode_rows.front() : row_counts.back();
+  const int context = o.decode_contexts[o.decode_contexts.size() / 2];
+  std::vector<int> prompt_tokens;
+  for (int tokens : kPromptTokens)
+    if (tokens < o.model.max_seq) prompt_tokens.push_back(tokens);
+  const int max_tokens = prompt_tokens.back();
+
+  // Each row has its own cache of context - 1 positions; a step rewrites position context - 1, so it can
+  // be repeated. The prefills fill a cache of their own from position 0.
+  std::vector<KvCache> caches(static_cast<size_t>(n_rows), KvCache(o.model, context));
+  const std::vector<int> history = make_prompt(context, o.model.vocab, o.prompt_seed + 1);
+  if (context > 1) prefill(model, caches[0], history.data(), context - 1, 0);
+  for (KvCache& cache : caches) cache = caches[0];
+  std::vector<Row> rows;  // [n_rows]
+  for (int r = 0; r < n_rows; ++r)
+    rows.push_back(Row{history[context - 1], &caches[static_cast<size_t>(r)], context - 1, true});
+  KvCache prompt_cache(o.model, max_tokens);
+  const std::vector<int> prompt = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
+  model.reserve_rows(std::max(n_rows, max_tokens));
+  auto timed_step_ms = [&] {
+    const double start_ms = now_ms();
+    model.forward(rows);
+    return now_ms() - start_ms;
+  };
+
+  // ratio_sum[i][k]: the k+1-th step after a prefill of prompt_tokens[i], summed over rounds.
+  std::vector<std::vector<double>> ratio_sum(prompt_tokens.size(), std::vector<double>(kAfterPromptPasses, 0.0));
+  for (int round = 0; round < rounds; ++round)
+    for (size_t i = 0; i < prompt_tokens.size(); ++i) {
+      double rested_ms = 0;
+      for (int step = 0; step < kRestSteps; ++step) {
+        const double step_ms = timed_step_ms();
+        if (step >= kRestSteps - kRestedSteps) rested_ms += step_ms / kRestedSteps;
+      }
+      if (rested_ms < kMinRestedMs) return {};
+      prefill(model, prompt_cache, prompt.data(), prompt_tokens[i], 0);
+      for (int k = 0; k < kAfterPromptPasses; ++k) ratio_sum[i][static_cast<size_t>(k)] += timed_step_ms() / rested_ms;
+    }
+  for (auto& row : ratio_sum)
+    for (double& ratio : row) ratio = std::clamp(ratio / rounds, sim::AfterPromptTable::kMinRatio, sim::AfterPromptTable::kMaxRatio);
+  return sim::AfterPromptTable({prompt_tokens.begin(), prompt_tokens.end()}, std::move(ratio_sum));
+}
+
+}  // namespace kvlab::serve

@@ -1,0 +1,19 @@
+#pragma once
+// Measures how much slower decode passes run soon after a prompt pass (sim/after_prompt.h) on the
+// replay's model: rounds of one decode step repeated until it runs at its rested speed, then one prefill
+// of n tokens, then the same step again, each timed alone; a cell's ratio is the mean over its rounds of
+// the k-th step's time over that round's rested time.
+#include "bench/measure_options.h"
+#include "model/model.h"
+#include "sim/after_prompt.h"
+
+namespace kvlab::serve {
+
+// Prefills of 8, 16, 32, 64 and 128 tokens (at most the model's max_seq - 1), `rounds` rounds of each, in
+// turn; the decode step is of the largest grid row count up to 8 at the grid's middle context.
+sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& options, int rounds);
+
+// Decode passes after the prompt pass that the table holds.
+constexpr int kAfterPromptPasses = 16;
+
+}  // namespace kvlab::serve

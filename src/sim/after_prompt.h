@@ -1,0 +1,62 @@
+#pragma once
+// The slowdown of decode passes after prompt work (docs/replay.md, "Decode passes after a prompt pass"):
+// on the hosts measured, the first few decode passes after a forward pass that computed a prompt (a
+// prefill, a no-cache pass, a mixed step with a prompt chunk) run slower than the same pass at rest,
+// by more the more rows that prompt pass had (natively, one 16-token prefill: nothing seen; one of 128
+// tokens: the next two 8-row passes 40-60% slower, back to rest four passes later; in wasm 30-40% after
+// 32 tokens and longer-lived). The step table's cells are timed at rest, so without this a run's price
+// is low by about how often decode passes follow prompt work.
+//
+// The optional step-table part holds the measured ratio (time / time at rest) of the k-th decode pass
+// after one prompt pass of n rows, for a few n and k = 1 .. K. A decode pass is priced at its table
+// price times ratio(n, k) for the last prompt pass (the largest of consecutive ones), linear between
+// the measured n and held at the ends; after K passes, 1. Prompt passes are priced as the table says:
+// its prefill cells are each timed right after a run of their own.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kvlab::sim {
+
+class AfterPromptTable {
+ public:
+  // A ratio below this or above the other is a fault, not a slowdown.
+  static constexpr double kMinRatio = 0.2, kMaxRatio = 10;
+
+  AfterPromptTable() = default;  // empty: every ratio 1
+  // ratio[i][k - 1]: the k-th decode pass after a prompt pass of prompt_rows[i] rows; prompt_rows
+  // strictly increasing, every list of ratios as long.
+  AfterPromptTable(std::vector<double> prompt_rows, std::vector<std::vector<double>> ratio);
+
+  // Reads and checks the part; errors name the field under `path`.
+  static AfterPromptTable from_json(const nlohmann::json& part, const std::string& path);
+  nlohmann::json to_json() const;
+
+  bool empty() const { return prompt_rows_.empty(); }
+  // The k-th decode pass (k >= 1) after a prompt pass of `prompt_rows` rows.
+  double ratio(double prompt_rows, int passes_since) const;
+
+ private:
+  std::vector<double> prompt_rows_;
+  std::vector<std::vector<double>> ratio_;  // [prompt_rows][passes since - 1]
+};
+
+// What ran before, over a simulated run: the pricer tells it of every pass and asks it for the factor
+// of each decode pass.
+class PassHistory {
+ public:
+  explicit PassHistory(const AfterPromptTable& table) : table_(table) {}
+
+  // A prompt pass of `rows` rows in its forward pass: priced at its table price.
+  void prompt_pass(size_t rows);
+  // A decode pass: the factor on its table price.
+  double decode_pass();
+
+ private:
+  const AfterPromptTable& table_;
+  double prompt_rows_ = 0;   // rows of the last prompt pass (the largest of consecutive ones); 0: none yet
+  int passes_since_ = 0;     // decode passes since it
+};
+
+}  // namespace kvlab::sim
