@@ -36,10 +36,11 @@ void PricedServer::nocache_step(RequestState& request) {
 }
 
 void PricedServer::mixed_step(const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks) {
-  size_t chunk_tokens = 0;
-  for (const PrefillChunk& chunk : chunks) chunk_tokens += static_cast<size_t>(chunk.tokens);
-  advance(mixed_step_ms(steps_, decode_rows, chunks), decode_rows.size() + chunks.size(),
-          chunk_tokens > 0 ? decode_rows.size() + chunk_tokens : 0);
+  // A step with prompt chunks is prompt work, counted by its largest chunk: in replays its decode passes
+  // after it ran closer to that than to a prefill of all its rows (docs/replay.md).
+  size_t largest_chunk = 0;
+  for (const PrefillChunk& chunk : chunks) largest_chunk = std::max(largest_chunk, static_cast<size_t>(chunk.tokens));
+  advance(mixed_step_ms(steps_, decode_rows, chunks), decode_rows.size() + chunks.size(), largest_chunk);
   complete_step(clock_ms_, decode_rows, chunks);
 }
 

@@ -71,7 +71,27 @@ TEST(AfterPromptPricing, AStaticBatchsPrefillsCountAsOnePromptPassOfTheLargest) 
   expect_times(r[1], 5, 14.625, 1);
 }
 
-TEST(AfterPromptPricing, ChunkedPrefillsMixedStepIsAPromptPassOfAllItsRows) {
+TEST(AfterPromptPricing, AMixedStepCountsByItsLargestPromptChunk) {
+  // chunked:2,4 on two 1-token prompts: one mixed step holds both chunks. Counted by its largest chunk
+  // (1 row) the decode passes after it are priced at ratio(1) = 1, as on the grid alone; counted by all
+  // its rows (2) they would cost 3 times as much.
+  json steps = testing::linear_steps();
+  steps["after_prompt"] = {{"prompt_rows", {1, 2}}, {"ratio", {{1.0, 1.0}, {3.0, 3.0}}}};
+  const std::vector<Request> requests = {{0, 1, 3}, {0, 1, 3}};
+  auto plain = serve(testing::linear_steps(), requests, "chunked:2,4");
+  auto priced = serve(steps, requests, "chunked:2,4");
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(priced.requests[i].first_token_ms, plain.requests[i].first_token_ms) << i;
+    EXPECT_EQ(priced.requests[i].finish_ms, plain.requests[i].finish_ms) << i;
+  }
+  // The same with 2-token prompts, so that the largest chunk is 2: every decode pass after it at 3x.
+  const std::vector<Request> longer = {{0, 2, 3}, {0, 2, 3}};
+  auto plain_longer = serve(testing::linear_steps(), longer, "chunked:2,4");
+  auto priced_longer = serve(steps, longer, "chunked:2,4");
+  EXPECT_GT(priced_longer.requests[0].finish_ms, plain_longer.requests[0].finish_ms);
+}
+
+TEST(AfterPromptPricing, ChunkedDecodePassesAfterTheLastChunk) {
   // chunked:2,2: the 3-token prompt runs as chunks of 2 and 1 tokens; a mixed step without a chunk is a
   // decode pass. Its price follows mixed_step.h; here only the ratio's effect is checked, against the
   // same run on the grid alone.
@@ -79,8 +99,8 @@ TEST(AfterPromptPricing, ChunkedPrefillsMixedStepIsAPromptPassOfAllItsRows) {
   auto plain = serve(testing::linear_steps(), requests, "chunked:2,2");
   auto priced = serve(linear_steps_after_prompt(), requests, "chunked:2,2");
   EXPECT_DOUBLE_EQ(priced.requests[0].first_token_ms, plain.requests[0].first_token_ms);  // prompt passes: table price
-  // The three decode passes after the last chunk (1 token, 1 row): decode(1, 4), (1, 5), (1, 6) = 5, 6, 7 ms
-  // at ratios 1.5, 1.25, 1: 2.5 + 1.5 ms more than on the grid alone.
+  // The three decode passes after the last chunk (1 token): decode(1, 4), (1, 5), (1, 6) = 5, 6, 7 ms at
+  // ratios 1.5, 1.25, 1: 2.5 + 1.5 ms more than on the grid alone.
   EXPECT_DOUBLE_EQ(priced.requests[0].finish_ms - priced.requests[0].first_token_ms,
                    plain.requests[0].finish_ms - plain.requests[0].first_token_ms + 4);
 }
