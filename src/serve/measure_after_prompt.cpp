@@ -31,6 +31,7 @@ sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& o
   std::vector<int> prompt_tokens;
   for (int tokens : kPromptTokens)
     if (tokens < o.model.max_seq) prompt_tokens.push_back(tokens);
+  if (prompt_tokens.empty()) return {};  // a model of at most 8 positions: no prompt to measure after
   const int max_tokens = prompt_tokens.back();
 
   // Each row has its own cache of context - 1 positions; a step rewrites position context - 1, so it can

@@ -9,7 +9,8 @@
 
 namespace kvlab::serve {
 
-// Prefills of 8, 16, 32, 64 and 128 tokens (at most the model's max_seq - 1), `rounds` rounds of each, in
+// Prefills of 8, 16, 32, 64 and 128 tokens (those under the model's max_seq; none, and so no table, for a
+// model of at most 8 positions), `rounds` rounds of each, in
 // turn; the decode step is of the largest grid row count up to 8 at the grid's middle context.
 sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& options, int rounds);
 

@@ -22,7 +22,9 @@ namespace kvlab::serve {
 //                               mixed grid only: the derived formula's price) }],
 //                     mixed_formula: { cells, mean_abs_error, max_abs_error } (measured mixed grid only:
 //                               the derived formula against the grid's cells, |formula - measured| / measured) },
-//     "step_table": the table "sim" was computed on (the contract's steps.json) }
+//     "error_grid_only": { the same } where the table has the after-prompt part: the run priced without it,
+//     "step_table": the table "sim" was computed on (the contract's steps.json; its "after_prompt" part,
+//                   how much slower decode passes run soon after a prompt pass, measured once per replay) }
 // "real" and "sim" hold every key of the simulator's per-policy result (sim/metrics.h, sim/timeline.h).
 // "drift" is how far the machine's own speed moved while the policy ran: the error cannot be read more
 // finely than that. "step_check" prices every forward pass the engine ran on the step table, so that an

@@ -35,5 +35,13 @@ TEST(MeasureAfterPrompt, StepsTooShortToTimeGiveNoTable) {
   EXPECT_TRUE(measure_after_prompt(model, options, 1).empty());
 }
 
+TEST(MeasureAfterPrompt, AModelTooShortForAnyPromptGivesNoTable) {
+  MeasureOptions options;
+  options.model.max_seq = 8;  // no prompt of 8 tokens or more fits before a decode step
+  options.decode_contexts = {4};
+  Model model(options.model);
+  EXPECT_TRUE(measure_after_prompt(model, options, 1).empty());
+}
+
 }  // namespace
 }  // namespace kvlab::serve

@@ -6,6 +6,7 @@ import { numCell as num } from '../../shared/cells.js';
 import { policyLabel } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
 import { duration, int, ms, pct, sig } from '../../shared/format.js';
+import { afterPromptFinding } from './words.js';
 
 const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked'];
 const kindOf = (name) => name.split(':')[0];
@@ -120,6 +121,7 @@ export function renderReplay(r, policySelect) {
     `Median TTFT and “all done” within ±${ERROR_TARGET * 100}% of the real run for ${within.length} of ${order.length} policies. `,
     `Largest error of median TTFT: ${signedPct(r.policies[wm].error.median_ttft)} (${policyLabel(wm)}); of “all done”: ${signedPct(r.policies[wk].error.makespan)} (${policyLabel(wk)}). `,
     'Where the two differ, the step check below says which kind of forward pass the table misjudged, or how much time went outside forward passes.',
+    afterPromptFinding(r, order, ERROR_TARGET),
     maxDrift > ERROR_TARGET
       ? ` Meanwhile this device’s own speed moved by up to ${sig(maxDrift * 100, 2)}% (the drift column), more than the ±${ERROR_TARGET * 100}% target: other work was probably sharing the processor, so run it again when the device is quiet before reading much into the errors.`
       : '');

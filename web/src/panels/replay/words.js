@@ -1,0 +1,27 @@
+// What the replay panel says about the after-prompt part (docs/replay.md, "Decode passes after a prompt
+// pass, measured"): how much slower this device ran a decode pass just after a prompt pass, and what
+// pricing the runs on the step grid alone would have given.
+
+import { sig } from '../../shared/format.js';
+
+// The part's figures for the largest measured prompt of at most `rows` rows: its size and the first
+// decode pass's ratio.
+function firstPassAfter(part, rows) {
+  let i = 0;
+  while (i + 1 < part.prompt_rows.length && part.prompt_rows[i + 1] <= rows) i += 1;
+  return { rows: part.prompt_rows[i], ratio: part.ratio[i][0] };
+}
+
+// r: the replay's result; order: its policies; target: the error bound (0.05). '' without the part
+// (a model whose steps are too short to time alone, or after_prompt_rounds 0).
+export function afterPromptFinding(r, order, target) {
+  const part = r.policies[order[0]]?.step_table?.after_prompt;
+  if (!part) return '';
+  const mid = firstPassAfter(part, 32);
+  const big = firstPassAfter(part, 128);
+  const within = (error) => error && Math.abs(error.median_ttft) <= target && Math.abs(error.makespan) <= target;
+  const withPart = order.filter((n) => within(r.policies[n].error)).length;
+  const gridOnly = order.filter((n) => within(r.policies[n].error_grid_only)).length;
+  return ` On this device a decode pass right after a prompt pass of ${mid.rows} tokens took ${sig(mid.ratio, 3)}× its time at rest, and after one of ${big.rows} tokens ${sig(big.ratio, 3)}× (measured before the runs); the simulator prices that. ` +
+    `Priced on the step grid alone, ${gridOnly} of ${order.length} policies would have been within ±${target * 100}% (with it: ${withPart}).`;
+}
