@@ -51,8 +51,8 @@ double AfterPromptTable::ratio(double prompt_rows, int passes_since) const {
   return GridPosition::locate(prompt_rows_, rows).interpolate([&](size_t i) { return ratio_[i][k]; });
 }
 
-void PassHistory::prompt_pass(size_t rows) {
-  const double pass_rows = static_cast<double>(rows);
+void PassHistory::prompt_pass(size_t size) {
+  const double pass_rows = static_cast<double>(size);
   prompt_rows_ = passes_since_ == 0 ? std::max(prompt_rows_, pass_rows) : pass_rows;
   passes_since_ = 0;
 }

@@ -48,14 +48,14 @@ class PassHistory {
  public:
   explicit PassHistory(const AfterPromptTable& table) : table_(table) {}
 
-  // A prompt pass of `rows` rows in its forward pass: priced at its table price.
-  void prompt_pass(size_t rows);
+  // A prompt pass of `size` (a prefill's tokens; a mixed step's largest chunk): priced at its table price.
+  void prompt_pass(size_t size);
   // A decode pass: the factor on its table price.
   double decode_pass();
 
  private:
   const AfterPromptTable& table_;
-  double prompt_rows_ = 0;   // rows of the last prompt pass (the largest of consecutive ones); 0: none yet
+  double prompt_rows_ = 0;   // size of the last prompt pass (the largest of consecutive ones); 0: none yet
   int passes_since_ = 0;     // decode passes since it
 };
 

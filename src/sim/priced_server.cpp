@@ -11,10 +11,10 @@ PricedServer::PricedServer(const StepTable& steps, const std::vector<Request>& w
 
 void PricedServer::wait_until(double ms) { clock_ms_ = std::max(clock_ms_, ms); }
 
-void PricedServer::advance(double table_ms, size_t rows, size_t forward_rows) {
+void PricedServer::advance(double table_ms, size_t rows, size_t prompt_size) {
   double factor = 1;
-  if (forward_rows > 0)
-    history_.prompt_pass(forward_rows);
+  if (prompt_size > 0)
+    history_.prompt_pass(prompt_size);
   else
     factor = history_.decode_pass();
   const double cost_ms = table_ms * factor;

@@ -30,10 +30,10 @@ class PricedServer : public ServerState {
   void wait_until(double ms) override;
 
  private:
-  // Moves the clock by a step whose table price is `table_ms`: a decode pass of `rows` rows, or (where
-  // forward_rows > 0) a prompt pass, one that computes prompt positions (a prefill, a no-cache pass, a
-  // mixed step with a prompt chunk), of `rows` sequences and forward_rows rows in its forward pass.
-  void advance(double table_ms, size_t rows, size_t forward_rows = 0);
+  // Moves the clock by a step of `rows` sequences whose table price is `table_ms`: a decode pass, or
+  // (where prompt_size > 0) a prompt pass, one that computes prompt positions: a prefill of prompt_size
+  // tokens, a no-cache pass over that many, a mixed step whose largest prompt chunk has that many.
+  void advance(double table_ms, size_t rows, size_t prompt_size = 0);
 
   const StepTable& steps_;
   PassHistory history_;
