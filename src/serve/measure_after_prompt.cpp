@@ -16,13 +16,10 @@ namespace {
 // last kRestedSteps are its rested time.
 constexpr int kRestSteps = 24, kRestedSteps = 8;
 constexpr int kPromptTokens[] = {8, 16, 32, 64, 128};
-// A rested step shorter than this is too short for a browser's clock (0.1 ms ticks) to time alone: no
-// table is measured (the tiny preset's steps last microseconds).
-constexpr double kMinRestedMs = 0.5;
 
 }  // namespace
 
-sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& o, int rounds) {
+sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& o, int rounds, double min_rested_ms) {
   std::vector<int> row_counts;
   for (int rows : o.decode_rows)
     if (rows <= 8) row_counts.push_back(rows);
@@ -61,7 +58,7 @@ sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& o
         const double step_ms = timed_step_ms();
         if (step >= kRestSteps - kRestedSteps) rested_ms += step_ms / kRestedSteps;
       }
-      if (rested_ms < kMinRestedMs) return {};
+      if (rested_ms < min_rested_ms) return {};
       prefill(model, prompt_cache, prompt.data(), prompt_tokens[i], 0);
       for (int k = 0; k < kAfterPromptPasses; ++k) ratio_sum[i][static_cast<size_t>(k)] += timed_step_ms() / rested_ms;
     }

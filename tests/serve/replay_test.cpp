@@ -130,7 +130,8 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
                   {"workload", {{"count", 12}, {"prompt", {2, 10}}, {"answer", {1, 12}}, {"seed", 3}}},
                   {"policies", {"serial-nocache", "static:3", "continuous:3"}},
                   {"nocache_requests", 5},
-                  {"timeline_requests", 4}};
+                  {"timeline_requests", 4},
+                  {"after_prompt_rounds", 0}};
   double last_fraction = 0;
   json result = replay(read_replay_options(options), [&](double fraction, const std::string&) {
     EXPECT_GE(fraction, last_fraction);
@@ -155,8 +156,7 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
     }
     EXPECT_EQ(entry["step_table"]["decode"]["rows"], json({1, 2, 4, 8}));
     EXPECT_FALSE(entry["step_table"].contains("mixed"));  // no policy here runs a mixed step
-    // The tiny model's steps last microseconds, too short to time one alone: no after-prompt part, and
-    // so no second pricing on the grid alone.
+    // after_prompt_rounds 0: no after-prompt part, and so no second pricing on the grid alone.
     EXPECT_FALSE(entry["step_table"].contains("after_prompt"));
     EXPECT_FALSE(entry.contains("error_grid_only"));
     const json& check = entry["step_check"];
