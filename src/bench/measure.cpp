@@ -166,6 +166,21 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
 
 json model_info(const MeasureOptions& options) { return model_json(options); }
 
+RepeatableDecodeRows::RepeatableDecodeRows(Model& model, const ModelConfig& config, int max_rows, int max_context,
+                                           uint64_t seed)
+    : caches_(static_cast<size_t>(max_rows), KvCache(config, max_context)),
+      history_(make_prompt(max_context, config.vocab, seed)) {
+  if (max_context > 1) prefill(model, caches_[0], history_.data(), max_context - 1, 0);
+  for (KvCache& cache : caches_) cache = caches_[0];
+}
+
+std::vector<Row> RepeatableDecodeRows::rows(int n_rows, int context) {
+  std::vector<Row> rows;
+  for (int r = 0; r < n_rows; ++r)
+    rows.push_back(Row{history_[static_cast<size_t>(context - 1)], &caches_[static_cast<size_t>(r)], context - 1, true});
+  return rows;
+}
+
 namespace {
 
 // One grid's figures in the table's layout: ms[i0][i1]... over `shape` (outermost first), the cells'
@@ -200,30 +215,22 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
   const int max_rows = std::max(o.decode_rows.back(), mixed.rows);
   const int max_context = std::max(o.decode_contexts.back(), mixed.context);
   const int max_tokens = std::max(o.prefill_tokens.back(), mixed.chunk_tokens);
-  std::vector<KvCache> caches(static_cast<size_t>(max_rows), KvCache(o.model, max_context));
-  const std::vector<int> history = make_prompt(max_context, o.model.vocab, o.prompt_seed + 1);
-  if (max_context > 1) prefill(model, caches[0], history.data(), max_context - 1, 0);
-  for (KvCache& cache : caches) cache = caches[0];
+  RepeatableDecodeRows decode_rows(model, o.model, max_rows, max_context, o.prompt_seed + 1);
   KvCache prefill_cache(o.model, max_tokens);
   const std::vector<int> prefill_ids = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
   model.reserve_rows(std::max({max_rows, max_tokens, mixed.rows + mixed.chunk_tokens}));
 
-  auto decode_rows = [&](int n_rows, int context) {
-    std::vector<Row> rows;
-    for (int r = 0; r < n_rows; ++r) rows.push_back(Row{history[context - 1], &caches[r], context - 1, true});
-    return rows;
-  };
   // Shape: [decode_rows.size() * decode_contexts.size()] row lists, row-major over (rows, context), then
   // [mixed_chunk_tokens.size() * mixed_rows.size() * mixed_contexts.size()] over (chunk, rows, context).
   std::vector<std::vector<Row>> batches;
   for (int n_rows : o.decode_rows)
-    for (int context : o.decode_contexts) batches.push_back(decode_rows(n_rows, context));
+    for (int context : o.decode_contexts) batches.push_back(decode_rows.rows(n_rows, context));
   const size_t decode_cells = batches.size();
   if (o.mixed_grid)
     for (int chunk_tokens : o.mixed_chunk_tokens)
       for (int n_rows : o.mixed_rows)
         for (int context : o.mixed_contexts) {
-          std::vector<Row> rows = decode_rows(n_rows, context);
+          std::vector<Row> rows = decode_rows.rows(n_rows, context);
           for (int i = 0; i < chunk_tokens; ++i) rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
           batches.push_back(std::move(rows));
         }

@@ -5,6 +5,7 @@
 //           chunk x decode rows x contexts, in milliseconds.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,21 @@ nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress
 // The "steps" part alone, timed on the caller's model (whose config must be options.model): the
 // replay prices a run on the weights that served it.
 nlohmann::json measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress = nullptr);
+
+// Decode rows whose step can be timed over and over: up to max_rows rows, each with its own KV cache
+// holding the first max_context - 1 positions of one prompt drawn from `seed` (one real prefill, copied);
+// a step over rows(r, c) rewrites position c - 1 of each row's cache only, so it leaves them as it found
+// them, in any order.
+class RepeatableDecodeRows {
+ public:
+  RepeatableDecodeRows(Model& model, const ModelConfig& config, int max_rows, int max_context, uint64_t seed);
+  // n_rows rows at context c (<= max_rows, max_context); they point into this object's caches.
+  std::vector<Row> rows(int n_rows, int context);
+
+ private:
+  std::vector<KvCache> caches_;  // [max_rows], max_context positions each
+  std::vector<int> history_;     // [max_context] the prompt they hold
+};
 
 // Sizes of the model the options describe: parameters, bytes, KV bytes per token, instruction set.
 nlohmann::json model_info(const MeasureOptions& options);

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/measure.h"
 #include "common/clock.h"
 #include "model/generate.h"
 
@@ -31,15 +32,9 @@ sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& o
   if (prompt_tokens.empty()) return {};  // a model of at most 8 positions: no prompt to measure after
   const int max_tokens = prompt_tokens.back();
 
-  // Each row has its own cache of context - 1 positions; a step rewrites position context - 1, so it can
-  // be repeated. The prefills fill a cache of their own from position 0.
-  std::vector<KvCache> caches(static_cast<size_t>(n_rows), KvCache(o.model, context));
-  const std::vector<int> history = make_prompt(context, o.model.vocab, o.prompt_seed + 1);
-  if (context > 1) prefill(model, caches[0], history.data(), context - 1, 0);
-  for (KvCache& cache : caches) cache = caches[0];
-  std::vector<Row> rows;  // [n_rows]
-  for (int r = 0; r < n_rows; ++r)
-    rows.push_back(Row{history[context - 1], &caches[static_cast<size_t>(r)], context - 1, true});
+  // The decode step can be repeated (measure.h); the prefills fill a cache of their own from position 0.
+  RepeatableDecodeRows decode_rows(model, o.model, n_rows, context, o.prompt_seed + 1);
+  const std::vector<Row> rows = decode_rows.rows(n_rows, context);  // [n_rows]
   KvCache prompt_cache(o.model, max_tokens);
   const std::vector<int> prompt = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
   model.reserve_rows(std::max(n_rows, max_tokens));

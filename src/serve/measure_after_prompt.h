@@ -9,12 +9,13 @@
 
 namespace kvlab::serve {
 
-// Prefills of 8, 16, 32, 64 and 128 tokens (those under the model's max_seq; none, and so no table, for a
-// model of at most 8 positions), `rounds` rounds of each, in
-// turn; the decode step is of the largest grid row count up to 8 at the grid's middle context.
-// A rested step shorter than min_rested_ms is too short for a browser's clock (0.1 ms ticks) to time
-// alone: no table is measured (the tiny preset's steps last microseconds).
+// A rested step shorter than this is too short for a browser's clock (0.1 ms ticks) to time alone.
 constexpr double kMinRestedMs = 0.5;
+
+// Prefills of 8, 16, 32, 64 and 128 tokens (those under the model's max_seq), `rounds` rounds of each, in
+// turn; the decode step is of the largest grid row count up to 8 at the grid's middle context. No table
+// (empty) for a model of at most 8 positions, or where the rested step is shorter than min_rested_ms
+// (the tiny preset's steps last microseconds).
 sim::AfterPromptTable measure_after_prompt(Model& model, const MeasureOptions& options, int rounds,
                                            double min_rested_ms = kMinRestedMs);
 

@@ -22,6 +22,11 @@ std::string duration(const json& ms) {
 
 std::string percent(const json& fraction) { return fraction.is_number() ? format("%+.1f%%", 100 * fraction.get<double>()) : "-"; }
 
+// A table row of `policy`'s relative differences (error, drift): median TTFT, p95 TTFT, all done.
+std::vector<std::string> percent_row(const std::string& policy, const json& differences) {
+  return {policy, percent(differences["median_ttft"]), percent(differences["p95_ttft"]), percent(differences["makespan"])};
+}
+
 // (priced - real) / real as a percentage; "-" when nothing real was timed.
 std::string error_of(double real_ms, double priced_ms) { return percent(real_ms > 0 ? json((priced_ms - real_ms) / real_ms) : json()); }
 
@@ -67,18 +72,12 @@ std::string format_replay_report(const json& result) {
       after_prompt_text += "\n";
     }
     std::vector<std::vector<std::string>> grid_only = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
-    for (const std::string& policy : policies) {
-      const json& error = result[policy]["error_grid_only"];
-      grid_only.push_back({policy, percent(error["median_ttft"]), percent(error["p95_ttft"]), percent(error["makespan"])});
-    }
+    for (const std::string& policy : policies) grid_only.push_back(percent_row(policy, result[policy]["error_grid_only"]));
     after_prompt_text += "\nThe errors of the same runs priced on the grid alone, without that part:\n\n" + aligned_table(grid_only);
   }
 
   std::vector<std::vector<std::string>> drift = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
-  for (const std::string& policy : policies) {
-    const json& entry = result[policy]["drift"];
-    drift.push_back({policy, percent(entry["median_ttft"]), percent(entry["p95_ttft"]), percent(entry["makespan"])});
-  }
+  for (const std::string& policy : policies) drift.push_back(percent_row(policy, result[policy]["drift"]));
 
   std::vector<std::vector<std::string>> steps = {
       {"policy", "forward pass", "rows", "steps", "real", "table", "error", "formula", "error"}};

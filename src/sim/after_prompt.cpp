@@ -34,7 +34,8 @@ AfterPromptTable AfterPromptTable::from_json(const nlohmann::json& part, const s
     const size_t passes = ratio[i].is_array() ? ratio[i].size() : 0;
     const size_t expected = i == 0 ? std::clamp<size_t>(passes, 1, kMaxPoints) : ratios[0].size();
     ratios.push_back(require_number_list(ratio[i], entry, expected, kMinRatio, kMaxRatio,
-                                         i == 0 ? "one per pass after a prompt pass, 1 to 64" : "as many as " + ratio_path + "[0]"));
+                                         i == 0 ? "one per pass after a prompt pass, 1 to " + std::to_string(kMaxPoints)
+                                                : "as many as " + ratio_path + "[0]"));
   }
   return AfterPromptTable({rows.begin(), rows.end()}, std::move(ratios));
 }

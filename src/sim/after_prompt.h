@@ -10,8 +10,9 @@
 // The optional step-table part holds the measured ratio (time / time at rest) of the k-th decode pass
 // after one prompt pass of n rows, for a few n and k = 1 .. K. A decode pass is priced at its table
 // price times ratio(n, k) for the last prompt pass (the largest of consecutive ones; a mixed step counts
-// by its largest prompt chunk), linear between the measured n and held at the ends; after K passes, 1. Prompt passes are priced as the table says:
-// its prefill cells are each timed right after a run of their own.
+// by its largest prompt chunk), linear between the measured n and held at the ends; after K passes, 1.
+// Prompt passes are priced as the table says: its prefill cells are each timed right after a run of
+// their own.
 #include <string>
 #include <vector>
 

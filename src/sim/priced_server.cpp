@@ -46,7 +46,7 @@ void PricedServer::mixed_step(const std::vector<RequestState*>& decode_rows, con
 
 void PricedServer::run_prefill_rest(RequestState& request) {
   prefill_chunk_[0] = {&request, request.prefill_tokens - request.prefilled_tokens};
-  advance(mixed_step_ms(steps_, no_decode_rows_, prefill_chunk_), 1, static_cast<size_t>(std::max(1, prefill_chunk_[0].tokens)));
+  advance(mixed_step_ms(steps_, no_decode_rows_, prefill_chunk_), 1, static_cast<size_t>(prefill_chunk_[0].tokens));
   complete_prefill(clock_ms_, request);
 }
 
