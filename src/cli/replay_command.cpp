@@ -40,7 +40,7 @@ Action add_replay_command(CLI::App& app) {
   command->add_option("--block-tokens", flags->block_tokens, "KV block size in tokens (default 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each slot timeline (default 60)");
   command->add_option("--after-prompt-rounds", flags->after_prompt_rounds,
-                      "rounds of each prompt size in measuring decode passes after a prompt pass, 0 for none (default 8)");
+                      "rounds of each cell in measuring passes by what ran before them (the after-prompt and prompt-pass parts), 0 for none (default 8)");
   command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy (what Embind's replay returns)");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;

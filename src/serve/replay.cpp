@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "serve/measure_after_prompt.h"
+#include "serve/measure_pass_history.h"
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
 #include "sim/mixed_step.h"
@@ -50,11 +50,27 @@ json mean_of_numbers(const json& a, const json& b) {
   return mean;
 }
 
-// The step table of the moment on the replay's model: the grid, with the after-prompt part (null: none).
-json measure_table(Model& model, const ReplayOptions& o, const json& after_prompt, const ProgressFn& progress) {
+// The parts of a step table that price a pass by what ran before it (measure_pass_history.h).
+constexpr const char* kHistoryParts[] = {"after_prompt", "prompt_pass"};
+
+// The step table of the moment on the replay's model: the grid, with the history parts (an object of
+// those measured, empty for none).
+json measure_table(Model& model, const ReplayOptions& o, const json& history_parts, const ProgressFn& progress) {
   json table = measure_steps(model, o.measure, progress);
-  if (!after_prompt.is_null()) table["after_prompt"] = after_prompt;
+  table.update(history_parts);
   return table;
+}
+
+// The history parts, measured once: ratios, which the machine's drift moves far less than it moves a
+// step's time. None where the step is too short to time alone, or with after_prompt_rounds 0.
+json measure_history_parts(Model& model, const ReplayOptions& o) {
+  json parts = json::object();
+  if (o.after_prompt_rounds == 0) return parts;
+  const PassHistoryParts measured = measure_pass_history(model, o.measure, o.after_prompt_rounds);
+  if (!measured.after_prompt.empty()) parts["after_prompt"] = measured.after_prompt.to_json();
+  if (!measured.prompt_pass.empty()) parts["prompt_pass"] = measured.prompt_pass.to_json();
+  for (auto& [name, part] : parts.items()) part["rounds"] = o.after_prompt_rounds;
+  return parts;
 }
 
 // The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
@@ -193,6 +209,20 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
   return check;
 }
 
+// The errors of a run priced without each history part the table has, and without any ("grid_only").
+void add_errors_without_parts(json& entry, const json& table, const ReplayOptions& o, const std::string& policy) {
+  json grid_only = table;
+  for (const char* name : kHistoryParts) {
+    if (!table.contains(name)) continue;
+    json without = table;
+    without.erase(name);
+    grid_only.erase(name);
+    entry["error_without"][name] = relative_differences(entry["real"], simulate_policy(without, o, policy));
+  }
+  if (entry.contains("error_without"))
+    entry["error_grid_only"] = relative_differences(entry["real"], simulate_policy(grid_only, o, policy));
+}
+
 }  // namespace
 
 json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
@@ -213,18 +243,9 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
   if (progress) progress(0, "writing the prompts");
   const std::vector<std::vector<int>> prompts = served_prompts(model, o.requests, o.prompt_seed);
-  // The decode passes' slowdown after a prompt pass, measured once: a ratio, which the machine's drift
-  // moves far less than it moves a step's time. None where the step is too short to time alone.
-  json after_prompt;
-  if (o.after_prompt_rounds > 0) {
-    if (progress) progress(0, "measuring: decode passes after a prompt pass");
-    const sim::AfterPromptTable measured = measure_after_prompt(model, o.measure, o.after_prompt_rounds);
-    if (!measured.empty()) {
-      after_prompt = measured.to_json();
-      after_prompt["rounds"] = o.after_prompt_rounds;
-    }
-  }
-  json before = measure_table(model, o, after_prompt, part_of(progress, 0, measure_share, "measuring: "));
+  if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
+  const json history_parts = measure_history_parts(model, o);
+  json before = measure_table(model, o, history_parts, part_of(progress, 0, measure_share, "measuring: "));
 
   // Simulated makespans tell how long each real run will take, for the progress bar.
   std::vector<double> simulated_ms;
@@ -259,7 +280,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     // after each run, and the run is priced on the mean of the tables just before and just after it,
     // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
     // run's drift: the error cannot be read more finely than that.
-    json after = measure_table(model, o, after_prompt, part_of(progress, progress_done, measure_share, "measuring again: "));
+    json after = measure_table(model, o, history_parts, part_of(progress, progress_done, measure_share, "measuring again: "));
     progress_done += measure_share;
     const json table = mean_table(before, after);
     json real = real_metrics(run, o.timeline_requests);
@@ -271,12 +292,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
                       {"step_table", table},
                       {"real", std::move(real)},
                       {"sim", std::move(simulated)}};
-    if (table.contains("after_prompt")) {
-      // The same run priced on the grid alone: what the after-prompt part changes.
-      json grid_only = table;
-      grid_only.erase("after_prompt");
-      result[policy]["error_grid_only"] = relative_differences(result[policy]["real"], simulate_policy(grid_only, o, policy));
-    }
+    add_errors_without_parts(result[policy], table, o, policy);
     before = std::move(after);
   }
   if (progress) progress(1.0, "done");

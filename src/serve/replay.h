@@ -22,9 +22,11 @@ namespace kvlab::serve {
 //                               mixed grid only: the derived formula's price) }],
 //                     mixed_formula: { cells, mean_abs_error, max_abs_error } (measured mixed grid only:
 //                               the derived formula against the grid's cells, |formula - measured| / measured) },
-//     "error_grid_only": { the same } where the table has the after-prompt part: the run priced without it,
-//     "step_table": the table "sim" was computed on (the contract's steps.json; its "after_prompt" part,
-//                   how much slower decode passes run soon after a prompt pass, measured once per replay) }
+//     "error_without": { "after_prompt": {...}, "prompt_pass": {...} } where the table has those parts: the
+//                   errors of the run priced without each, and "error_grid_only" without any,
+//     "step_table": the table "sim" was computed on (the contract's steps.json; its "after_prompt" and
+//                   "prompt_pass" parts, what ran before a pass does to its time, measured once per
+//                   replay: serve/measure_pass_history.h) }
 // "real" and "sim" hold every key of the simulator's per-policy result (sim/metrics.h, sim/timeline.h).
 // "drift" is how far the machine's own speed moved while the policy ran: the error cannot be read more
 // finely than that. "step_check" prices every forward pass the engine ran on the step table, so that an

@@ -30,8 +30,9 @@ struct ReplayOptions {
   // a budget in tokens (none: no limit) and the block size.
   std::optional<long long> kv_tokens;
   int block_tokens = 16;
-  // Rounds of each prompt size in measuring the decode passes after a prompt pass (measure_after_prompt.h),
-  // once per replay; 0: the tables carry no after-prompt part and price every pass at its grid price.
+  // Rounds of each cell in measuring passes by what ran before them (measure_pass_history.h: the
+  // after-prompt and prompt-pass parts), once per replay; 0: the tables carry neither part and price
+  // every pass at its grid price.
   int after_prompt_rounds = 8;
 };
 

@@ -42,6 +42,55 @@ std::vector<std::string> ordered_policies(const json& result) {
   return names;
 }
 
+// "median TTFT / all done" of a run's errors.
+std::string two_errors(const json& differences) {
+  return percent(differences["median_ttft"]) + " / " + percent(differences["makespan"]);
+}
+
+// Where the tables carry the parts that price a pass by what ran before it: their ratios, and each run
+// priced without each part and without both.
+std::string history_parts_text(const json& result, const std::vector<std::string>& policies) {
+  const json& table = result[policies.front()]["step_table"];
+  if (!result[policies.front()].contains("error_without")) return "";
+  std::string text;
+  if (table.contains("after_prompt")) {
+    const json& part = table["after_prompt"];
+    text += "\nDecode passes 1-4 after a prompt pass of n rows, measured over their time at rest (the after-prompt part):\n";
+    for (size_t i = 0; i < part["prompt_rows"].size(); ++i) {
+      text += format("  n = %d:", part["prompt_rows"][i].get<int>());
+      for (size_t k = 0; k < 4 && k < part["ratio"][i].size(); ++k) text += format(" %.2f", part["ratio"][i][k].get<double>());
+      text += "\n";
+    }
+  }
+  if (table.contains("prompt_pass")) {
+    const json& part = table["prompt_pass"];
+    std::vector<std::vector<std::string>> ratios = {{"right after"}};
+    for (const json& tokens : part["tokens"]) ratios[0].push_back(format("m = %d", tokens.get<int>()));
+    auto ratio_row = [&](const std::string& before, const json& values) {
+      ratios.push_back({before});
+      for (const json& value : values) ratios.back().push_back(format("%.2f", value.get<double>()));
+    };
+    for (size_t i = 0; i < part["decode_rows"].size(); ++i) {
+      const int rows = part["decode_rows"][i].get<int>();
+      ratio_row(format("a decode pass of %d row%s", rows, rows == 1 ? "" : "s"), part["after_decode"][i]);
+    }
+    for (size_t i = 0; i < part["tokens"].size(); ++i)
+      ratio_row(format("a prompt pass of %d tokens", part["tokens"][i].get<int>()), part["after_prompt"][i]);
+    text += "\nA prompt pass of m tokens, measured over its time right after one of its own (the prompt-pass part):\n\n" +
+            aligned_table(ratios);
+  }
+  std::vector<std::vector<std::string>> errors = {{"policy", "with both", "without after-prompt", "without prompt-pass", "grid alone"}};
+  for (const std::string& policy : policies) {
+    const json& entry = result[policy];
+    errors.push_back({policy, two_errors(entry["error"])});
+    for (const char* part : {"after_prompt", "prompt_pass"})
+      errors.back().push_back(entry["error_without"].contains(part) ? two_errors(entry["error_without"][part]) : "-");
+    errors.back().push_back(two_errors(entry["error_grid_only"]));
+  }
+  return text + "\nThe errors of the same runs (median TTFT / all done) priced without each part, and on the grid alone:\n\n" +
+         aligned_table(errors);
+}
+
 }  // namespace
 
 std::string format_replay_report(const json& result) {
@@ -60,21 +109,7 @@ std::string format_replay_report(const json& result) {
     metrics.push_back(std::move(row));
   }
 
-  // Where the tables carry the after-prompt part: its ratios, and each run priced on the grid alone.
-  std::string after_prompt_text;
-  const json& first_table = result[policies.front()]["step_table"];
-  if (first_table.contains("after_prompt")) {
-    const json& part = first_table["after_prompt"];
-    after_prompt_text = "\nDecode passes 1-4 after a prompt pass of n rows, measured over their time at rest (the after-prompt part):\n";
-    for (size_t i = 0; i < part["prompt_rows"].size(); ++i) {
-      after_prompt_text += format("  n = %d:", part["prompt_rows"][i].get<int>());
-      for (size_t k = 0; k < 4 && k < part["ratio"][i].size(); ++k) after_prompt_text += format(" %.2f", part["ratio"][i][k].get<double>());
-      after_prompt_text += "\n";
-    }
-    std::vector<std::vector<std::string>> grid_only = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
-    for (const std::string& policy : policies) grid_only.push_back(percent_row(policy, result[policy]["error_grid_only"]));
-    after_prompt_text += "\nThe errors of the same runs priced on the grid alone, without that part:\n\n" + aligned_table(grid_only);
-  }
+  const std::string history_text = history_parts_text(result, policies);
 
   std::vector<std::vector<std::string>> drift = {{"policy", "median TTFT", "p95 TTFT", "all done"}};
   for (const std::string& policy : policies) drift.push_back(percent_row(policy, result[policy]["drift"]));
@@ -118,7 +153,7 @@ std::string format_replay_report(const json& result) {
   }
 
   return "Real engine vs simulator, same workload, step times measured on this machine\n\n" + aligned_table(metrics) +
-         "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n" + after_prompt_text +
+         "\nerror = (simulated - real) / real; target: median TTFT and all done within 5%\n" + history_text +
          "\nThe machine's drift during each run: the simulation on the table measured right after it, against the one right before\n"
          "(the simulation above uses the mean of the two)\n\n" +
          aligned_table(drift) +

@@ -13,8 +13,6 @@ namespace {
 // Bounds of a table's part: the sizes are a grid's.
 constexpr long long kMaxPromptRows = 10'000'000;
 constexpr size_t kMaxPoints = 64;
-// Passes since a prompt pass are counted up to here (beyond any table's), so that no count overflows.
-constexpr int kPassesHeld = 1 << 20;
 
 }  // namespace
 
@@ -50,18 +48,6 @@ double AfterPromptTable::ratio(double prompt_rows, int passes_since) const {
   const size_t k = static_cast<size_t>(passes_since - 1);
   const double rows = std::clamp(prompt_rows, prompt_rows_.front(), prompt_rows_.back());
   return GridPosition::locate(prompt_rows_, rows).interpolate([&](size_t i) { return ratio_[i][k]; });
-}
-
-void PassHistory::prompt_pass(size_t size) {
-  const double pass_rows = static_cast<double>(size);
-  prompt_rows_ = passes_since_ == 0 ? std::max(prompt_rows_, pass_rows) : pass_rows;
-  passes_since_ = 0;
-}
-
-double PassHistory::decode_pass() {
-  if (prompt_rows_ == 0) return 1;
-  passes_since_ = std::min(passes_since_ + 1, kPassesHeld);
-  return table_.ratio(prompt_rows_, passes_since_);
 }
 
 }  // namespace kvlab::sim

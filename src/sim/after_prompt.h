@@ -11,8 +11,8 @@
 // after one prompt pass of n rows, for a few n and k = 1 .. K. A decode pass is priced at its table
 // price times ratio(n, k) for the last prompt pass (the largest of consecutive ones; a mixed step counts
 // by its largest prompt chunk), linear between the measured n and held at the ends; after K passes, 1.
-// Prompt passes are priced as the table says: its prefill cells are each timed right after a run of
-// their own.
+// Prompt passes are priced by the pass before them (prompt_pass.h); the history a run keeps is
+// pass_history.h's.
 #include <string>
 #include <vector>
 
@@ -41,23 +41,6 @@ class AfterPromptTable {
  private:
   std::vector<double> prompt_rows_;
   std::vector<std::vector<double>> ratio_;  // [prompt_rows][passes since - 1]
-};
-
-// What ran before, over a simulated run: the pricer tells it of every pass and asks it for the factor
-// of each decode pass.
-class PassHistory {
- public:
-  explicit PassHistory(const AfterPromptTable& table) : table_(table) {}
-
-  // A prompt pass of `size` (a prefill's tokens; a mixed step's largest chunk): priced at its table price.
-  void prompt_pass(size_t size);
-  // A decode pass: the factor on its table price.
-  double decode_pass();
-
- private:
-  const AfterPromptTable& table_;
-  double prompt_rows_ = 0;   // size of the last prompt pass (the largest of consecutive ones); 0: none yet
-  int passes_since_ = 0;     // decode passes since it
 };
 
 }  // namespace kvlab::sim

@@ -7,16 +7,12 @@
 namespace kvlab::sim {
 
 PricedServer::PricedServer(const StepTable& steps, const std::vector<Request>& workload)
-    : ServerState(workload), steps_(steps), history_(steps.after_prompt()), one_row_(1), prefill_chunk_(1, PrefillChunk{nullptr, 0}) {}
+    : ServerState(workload), steps_(steps), history_(steps.after_prompt(), steps.prompt_pass()), one_row_(1), prefill_chunk_(1, PrefillChunk{nullptr, 0}) {}
 
 void PricedServer::wait_until(double ms) { clock_ms_ = std::max(clock_ms_, ms); }
 
 void PricedServer::advance(double table_ms, size_t rows, size_t prompt_size) {
-  double factor = 1;
-  if (prompt_size > 0)
-    history_.prompt_pass(prompt_size);
-  else
-    factor = history_.decode_pass();
+  const double factor = prompt_size > 0 ? history_.prompt_pass(prompt_size) : history_.decode_pass(rows);
   const double cost_ms = table_ms * factor;
   count_step(cost_ms, rows);
   clock_ms_ += cost_ms;

@@ -1,11 +1,11 @@
 #pragma once
 // The priced backend: the simulator's server. Every forward pass a policy asks for is priced on the
-// measured step table (contract section 1; mixed steps as mixed_step.h defines), a decode pass soon
-// after a prompt pass at the table's measured ratio where it carries one (after_prompt.h), and moves a
+// measured step table (contract section 1; mixed steps as mixed_step.h defines), times the factor of
+// what ran before it where the table carries measured parts for that (pass_history.h), and moves a
 // simulated clock by that much; nothing is computed.
 #include <vector>
 
-#include "sim/after_prompt.h"
+#include "sim/pass_history.h"
 #include "sim/server_state.h"
 #include "sim/step_table.h"
 

@@ -55,6 +55,8 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   if (steps.contains("mixed")) table.read_mixed(steps["mixed"], fields::join(path, "mixed"));
   if (steps.contains("after_prompt"))
     table.after_prompt_ = AfterPromptTable::from_json(steps["after_prompt"], fields::join(path, "after_prompt"));
+  if (steps.contains("prompt_pass"))
+    table.prompt_pass_ = PromptPassTable::from_json(steps["prompt_pass"], fields::join(path, "prompt_pass"));
   return table;
 }
 

@@ -2,8 +2,9 @@
 // The measured step times (contract section 1, `steps.json`) and the lookups that price every step a
 // policy runs: prefill of one sequence, one decode step of a batch of rows at given contexts, and (where
 // the table carries the optional `mixed` grid, docs/memory.md section 1) one mixed step of a prompt chunk
-// and decode rows; and (where it carries the optional `after_prompt` part, sim/after_prompt.h) how much
-// slower decode passes run soon after a prompt pass.
+// and decode rows; and (where it carries the optional `after_prompt` and `prompt_pass` parts,
+// sim/after_prompt.h and sim/prompt_pass.h) how much slower decode passes run soon after a prompt pass,
+// and how a prompt pass's time depends on the pass right before it.
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "sim/grid_position.h"
 #include "sim/after_prompt.h"
+#include "sim/prompt_pass.h"
 
 namespace kvlab::sim {
 
@@ -62,6 +64,8 @@ class StepTable {
 
   // The decode passes' ratios after a prompt pass; empty (every ratio 1) for a table without the part.
   const AfterPromptTable& after_prompt() const { return after_prompt_; }
+  // The prompt passes' ratios by the pass before them; empty (every ratio 1) for a table without the part.
+  const PromptPassTable& prompt_pass() const { return prompt_pass_; }
 
   // The measured grid's points, for comparing it with the formula: the callback gets each cell's chunk
   // tokens, rows, context and ms.
@@ -89,6 +93,7 @@ class StepTable {
   std::vector<double> mixed_contexts_;
   std::vector<double> mixed_ms_;  // [chunk_tokens][rows][contexts], row-major
   AfterPromptTable after_prompt_;
+  PromptPassTable prompt_pass_;
 };
 
 }  // namespace kvlab::sim

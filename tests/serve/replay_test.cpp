@@ -156,8 +156,10 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
     }
     EXPECT_EQ(entry["step_table"]["decode"]["rows"], json({1, 2, 4, 8}));
     EXPECT_FALSE(entry["step_table"].contains("mixed"));  // no policy here runs a mixed step
-    // after_prompt_rounds 0: no after-prompt part, and so no second pricing on the grid alone.
+    // after_prompt_rounds 0: no history parts, and so no pricing without them.
     EXPECT_FALSE(entry["step_table"].contains("after_prompt"));
+    EXPECT_FALSE(entry["step_table"].contains("prompt_pass"));
+    EXPECT_FALSE(entry.contains("error_without"));
     EXPECT_FALSE(entry.contains("error_grid_only"));
     const json& check = entry["step_check"];
     for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);

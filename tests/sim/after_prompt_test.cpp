@@ -2,6 +2,7 @@
 // run keeps, and runs whose times are worked out by hand. linear_steps(): prefill(L) = L ms,
 // decode(r, c) = r + c ms.
 #include "sim/after_prompt.h"
+#include "sim/pass_history.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,8 @@ namespace kvlab::sim {
 namespace {
 
 using nlohmann::json;
+using testing::expect_part_error;
+using testing::expect_same_times;
 using testing::expect_times;
 using testing::serve;
 
@@ -42,15 +45,16 @@ TEST(AfterPromptTable, InterpolatesInPromptRowsAndHoldsTheEnds) {
 
 TEST(PassHistory, CountsDecodePassesSinceTheLastPromptPass) {
   const AfterPromptTable table = AfterPromptTable::from_json(after_prompt_part(), "after_prompt");
-  PassHistory history(table);
-  EXPECT_DOUBLE_EQ(history.decode_pass(), 1);  // no prompt pass yet
-  history.prompt_pass(4);
+  const PromptPassTable no_prompt_part;
+  PassHistory history(table, no_prompt_part);
+  EXPECT_DOUBLE_EQ(history.decode_pass(1), 1);  // no prompt pass yet
+  EXPECT_DOUBLE_EQ(history.prompt_pass(4), 1);   // prompt passes: the table's price
   history.prompt_pass(2);  // consecutive prompt passes: the largest counts
-  EXPECT_DOUBLE_EQ(history.decode_pass(), 2.0);
-  EXPECT_DOUBLE_EQ(history.decode_pass(), 1.5);
-  EXPECT_DOUBLE_EQ(history.decode_pass(), 1);
+  EXPECT_DOUBLE_EQ(history.decode_pass(1), 2.0);
+  EXPECT_DOUBLE_EQ(history.decode_pass(8), 1.5);
+  EXPECT_DOUBLE_EQ(history.decode_pass(1), 1);
   history.prompt_pass(2);  // after decode passes: its own size
-  EXPECT_DOUBLE_EQ(history.decode_pass(), 1.5);
+  EXPECT_DOUBLE_EQ(history.decode_pass(1), 1.5);
 }
 
 TEST(AfterPromptPricing, SerialCacheDecodePassesAfterEachPrefill) {
@@ -109,38 +113,20 @@ TEST(AfterPromptPricing, RatiosOfOneGiveTheGridsPricesToTheBit) {
   json ones = testing::measured_like_steps();
   ones["after_prompt"] = {{"prompt_rows", {8, 128}}, {"ratio", {{1, 1, 1}, {1, 1, 1}}}};
   const std::vector<Request> requests = testing::random_requests(5, 60, 50);
-  for (const std::string policy : {"serial-cache", "static:4", "continuous:4"}) {
-    auto grid_only = serve(testing::measured_like_steps(), requests, policy);
-    auto with_part = serve(ones, requests, policy);
-    for (size_t i = 0; i < requests.size(); ++i) {
-      EXPECT_EQ(with_part.requests[i].first_token_ms, grid_only.requests[i].first_token_ms) << policy << " request " << i;
-      EXPECT_EQ(with_part.requests[i].finish_ms, grid_only.requests[i].finish_ms) << policy << " request " << i;
-    }
-  }
-}
-
-// Reading a table whose after-prompt part is `part` throws an InputError whose message contains `field`.
-void expect_part_error(const json& part, const std::string& field) {
-  json steps = testing::linear_steps();
-  steps["after_prompt"] = part;
-  try {
-    StepTable::from_json(steps);
-    ADD_FAILURE() << "no error for " << part.dump();
-  } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find(field), std::string::npos) << error.what();
-  }
+  for (const std::string policy : {"serial-cache", "static:4", "continuous:4"})
+    expect_same_times(serve(ones, requests, policy), serve(testing::measured_like_steps(), requests, policy), policy);
 }
 
 TEST(AfterPromptTable, BadPartsNameTheField) {
-  expect_part_error(5, "steps.after_prompt must be an object");
-  expect_part_error({{"prompt_rows", {2}}}, "steps.after_prompt.ratio");
-  expect_part_error({{"ratio", {{1.5}}}}, "steps.after_prompt.prompt_rows");
-  expect_part_error({{"prompt_rows", {4, 2}}, {"ratio", {{1.5}, {1.5}}}}, "steps.after_prompt.prompt_rows");
-  expect_part_error({{"prompt_rows", {2, 4}}, {"ratio", {{1.5}}}}, "steps.after_prompt.ratio");
-  expect_part_error({{"prompt_rows", {2, 4}}, {"ratio", {{1.5, 1.2}, {1.5}}}}, "steps.after_prompt.ratio[1]");
-  expect_part_error({{"prompt_rows", {2}}, {"ratio", {{0.1}}}}, "steps.after_prompt.ratio[0]");
-  expect_part_error({{"prompt_rows", {2}}, {"ratio", {json::array()}}}, "steps.after_prompt.ratio[0]");
-  expect_part_error({{"prompt_rows", {2}}, {"ratio", {{1.5}}}, {"speed", 1}}, "steps.after_prompt.speed is not a known field");
+  expect_part_error("after_prompt", 5, "steps.after_prompt must be an object");
+  expect_part_error("after_prompt", {{"prompt_rows", {2}}}, "steps.after_prompt.ratio");
+  expect_part_error("after_prompt", {{"ratio", {{1.5}}}}, "steps.after_prompt.prompt_rows");
+  expect_part_error("after_prompt", {{"prompt_rows", {4, 2}}, {"ratio", {{1.5}, {1.5}}}}, "steps.after_prompt.prompt_rows");
+  expect_part_error("after_prompt", {{"prompt_rows", {2, 4}}, {"ratio", {{1.5}}}}, "steps.after_prompt.ratio");
+  expect_part_error("after_prompt", {{"prompt_rows", {2, 4}}, {"ratio", {{1.5, 1.2}, {1.5}}}}, "steps.after_prompt.ratio[1]");
+  expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {{0.1}}}}, "steps.after_prompt.ratio[0]");
+  expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {json::array()}}}, "steps.after_prompt.ratio[0]");
+  expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {{1.5}}}, {"speed", 1}}, "steps.after_prompt.speed is not a known field");
 }
 
 }  // namespace

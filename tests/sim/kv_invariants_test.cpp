@@ -15,20 +15,11 @@ namespace kvlab::sim {
 namespace {
 
 using nlohmann::json;
+using testing::expect_same_times;
 using testing::kv_blocks;
 using testing::measured_like_steps;
 using testing::random_requests;
 using testing::serve;
-
-void expect_same_times(const testing::Served& a, const testing::Served& b, const std::string& what) {
-  ASSERT_EQ(a.requests.size(), b.requests.size());
-  EXPECT_EQ(a.steps_run, b.steps_run) << what;
-  for (size_t i = 0; i < a.requests.size(); ++i) {
-    EXPECT_EQ(a.requests[i].first_token_ms, b.requests[i].first_token_ms) << what << " request " << i;
-    EXPECT_EQ(a.requests[i].finish_ms, b.requests[i].finish_ms) << what << " request " << i;
-    EXPECT_EQ(a.requests[i].slot, b.requests[i].slot) << what << " request " << i;
-  }
-}
 
 // Requests that share prefixes: a system prompt of 40 tokens, and conversations of every fifth request.
 std::vector<Request> sharing(std::vector<Request> requests) {

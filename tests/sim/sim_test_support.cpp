@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/input_error.h"
 #include "sim/policy_registry.h"
 #include "sim/priced_server.h"
 #include "sim/step_table.h"
@@ -79,6 +80,27 @@ KvSettings kv_blocks(long long budget_blocks, int block_tokens) {
   settings.budget_path = "options.kv_tokens";
   settings.budget_given = std::to_string(budget_blocks * block_tokens);
   return settings;
+}
+
+void expect_part_error(const char* name, const nlohmann::json& part, const std::string& field) {
+  nlohmann::json steps = linear_steps();
+  steps[name] = part;
+  try {
+    StepTable::from_json(steps);
+    ADD_FAILURE() << "no error for " << name << " " << part.dump();
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find(field), std::string::npos) << error.what();
+  }
+}
+
+void expect_same_times(const Served& a, const Served& b, const std::string& what) {
+  ASSERT_EQ(a.requests.size(), b.requests.size());
+  EXPECT_EQ(a.steps_run, b.steps_run) << what;
+  for (size_t i = 0; i < a.requests.size(); ++i) {
+    EXPECT_EQ(a.requests[i].first_token_ms, b.requests[i].first_token_ms) << what << " request " << i;
+    EXPECT_EQ(a.requests[i].finish_ms, b.requests[i].finish_ms) << what << " request " << i;
+    EXPECT_EQ(a.requests[i].slot, b.requests[i].slot) << what << " request " << i;
+  }
 }
 
 void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot) {

@@ -46,6 +46,13 @@ Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, 
 // A KV memory of `budget_blocks` blocks of `block_tokens` tokens.
 KvSettings kv_blocks(long long budget_blocks, int block_tokens);
 
+// Reading linear_steps() with `part` as its field `name` throws an InputError whose message contains
+// `field`.
+void expect_part_error(const char* name, const nlohmann::json& part, const std::string& field);
+
+// The two runs took the same steps and gave every request the same times, to the bit, and slot.
+void expect_same_times(const Served& a, const Served& b, const std::string& what);
+
 // Checks one request's first-token and finish times (to a few ulps) and its slot.
 void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot);
 

@@ -122,6 +122,7 @@ function summariseErrors(label, replays, errorOf) {
 
 function summarise(name, replays) {
   summariseErrors(name, replays, (entry) => entry.error);
+  summariseErrors(`${name}, priced without the prompt-pass part`, replays, (entry) => entry.error_without?.prompt_pass);
   summariseErrors(`${name}, priced on the grid alone`, replays, (entry) => entry.error_grid_only);
 }
 
@@ -149,16 +150,26 @@ function historyLine(result) {
 
 function printReplay(name, index, { result, wall_s: wallS, others_s: othersS, steal_s: stealS }) {
   console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU, steal ${stealS.toFixed(1)} s`);
-  console.log('policy            median TTFT  makespan   drift (makespan)   grid alone: median TTFT  makespan');
+  console.log('policy            median TTFT  makespan   drift (makespan)   no prompt-pass part: median TTFT  makespan   grid alone: median TTFT  makespan');
   for (const [policy, entry] of Object.entries(result)) {
+    const noPromptPart = entry.error_without?.prompt_pass ?? {};
     const gridOnly = entry.error_grid_only ?? {};
     console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}` +
+      `   ${pct(noPromptPart.median_ttft).padStart(32)} ${pct(noPromptPart.makespan).padStart(9)}` +
       `   ${pct(gridOnly.median_ttft).padStart(23)} ${pct(gridOnly.makespan).padStart(9)}`);
   }
   const afterPrompt = Object.values(result)[0]?.step_table?.after_prompt;
   if (afterPrompt) {
     const first = afterPrompt.prompt_rows.map((rows, i) => `${rows}: ${afterPrompt.ratio[i].slice(0, 3).map((r) => r.toFixed(2)).join(' ')}`);
     console.log(`decode passes 1-3 after a prompt pass of n rows, measured over rested: ${first.join(', ')}`);
+  }
+  const promptPass = Object.values(result)[0]?.step_table?.prompt_pass;
+  if (promptPass) {
+    const row = (ratios) => ratios.map((r) => r.toFixed(2)).join(' ');
+    const afterDecode = promptPass.decode_rows.map((rows, i) => `${rows} row${rows === 1 ? '' : 's'}: ${row(promptPass.after_decode[i])}`);
+    const afterPrompt = promptPass.tokens.map((tokens, i) => `${tokens} tokens: ${row(promptPass.after_prompt[i])}`);
+    console.log(`prompt passes of ${promptPass.tokens.join(', ')} tokens over right after their own: after a decode pass of ` +
+      `${afterDecode.join('; ')}; after a prompt pass of ${afterPrompt.join('; ')}`);
   }
   console.log(`table vs real by what ran before: ${historyLine(result)}`);
 }
@@ -187,8 +198,9 @@ async function main() {
       report.targets[target] = replays.map(({ result, ...seconds }) => ({
         ...seconds,
         policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, {
-          error: e.error, error_grid_only: e.error_grid_only, drift: e.drift, request_count: e.request_count,
-          step_check: e.step_check, after_prompt: e.step_table?.after_prompt,
+          error: e.error, error_without: e.error_without, error_grid_only: e.error_grid_only, drift: e.drift,
+          request_count: e.request_count, step_check: e.step_check, after_prompt: e.step_table?.after_prompt,
+          prompt_pass: e.step_table?.prompt_pass,
         }])),
       }));
     }

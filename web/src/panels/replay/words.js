@@ -1,6 +1,7 @@
-// What the replay panel says about the after-prompt part (docs/replay.md, "Decode passes after a prompt
-// pass, measured"): how much slower this device ran a decode pass just after a prompt pass, and what
-// pricing the runs on the step grid alone would have given.
+// What the replay panel says about the parts that price a pass by what ran before it (docs/replay.md,
+// "Decode passes after a prompt pass, measured" and "Prompt passes by the pass before"): how much slower
+// this device ran a decode pass just after a prompt pass, how a prompt pass's time moved with the pass
+// before it, and what pricing the runs on the step grid alone would have given.
 
 import { sig } from '../../shared/format.js';
 
@@ -22,6 +23,16 @@ export function afterPromptFinding(r, order, target) {
   const within = (error) => error && Math.abs(error.median_ttft) <= target && Math.abs(error.makespan) <= target;
   const withPart = order.filter((n) => within(r.policies[n].error)).length;
   const gridOnly = order.filter((n) => within(r.policies[n].error_grid_only)).length;
-  return ` On this device a decode pass right after a prompt pass of ${mid.rows} tokens took ${sig(mid.ratio, 3)}× its time at rest, and after one of ${big.rows} tokens ${sig(big.ratio, 3)}× (measured before the runs); the simulator prices that. ` +
+  return ` On this device a decode pass right after a prompt pass of ${mid.rows} tokens took ${sig(mid.ratio, 3)}× its time at rest, and after one of ${big.rows} tokens ${sig(big.ratio, 3)}× (measured before the runs)` +
+    `${promptPassClause(r.policies[order[0]]?.step_table?.prompt_pass)}; the simulator prices that. ` +
     `Priced on the step grid alone, ${gridOnly} of ${order.length} policies would have been within ±${target * 100}% (with it: ${withPart}).`;
+}
+
+// The prompt-pass part's figure for the largest measured prompt of at most 32 tokens right after a
+// one-row decode pass; '' without the part.
+function promptPassClause(part) {
+  if (!part) return '';
+  let j = 0;
+  while (j + 1 < part.tokens.length && part.tokens[j + 1] <= 32) j += 1;
+  return `, and a prompt pass of ${part.tokens[j]} tokens right after a one-row decode pass ${sig(part.after_decode[0][j], 3)}× its time right after one of its own`;
 }
