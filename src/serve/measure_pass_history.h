@@ -5,9 +5,10 @@
 //     speed, then one prefill of n tokens, then the same step again, each timed alone; a cell is the mean
 //     over its rounds of the k-th step's time over that round's rested time.
 //   prompt_pass (sim/prompt_pass.h): rounds of a few passes of one kind (decode steps of r rows; or decode
-//     steps and then one prefill of n tokens), then a prefill of m tokens, timed, then the same prefill
-//     timed again, as the step table times its cells (right after an untimed one of its own); a cell is
-//     the mean over its rounds of the first time over the second.
+//     steps and then one prefill of n tokens), then a prefill of m tokens, timed. After decode steps, a
+//     cell is the mean over its rounds of that time over the same prefill's right after it (as the step
+//     table times its cells, right after an untimed one of its own); after a prefill of n tokens, over
+//     the round's time of m right after a prefill of m.
 #include "bench/measure_options.h"
 #include "model/model.h"
 #include "sim/after_prompt.h"

@@ -76,7 +76,8 @@ std::string history_parts_text(const json& result, const std::vector<std::string
     }
     for (size_t i = 0; i < part["tokens"].size(); ++i)
       ratio_row(format("a prompt pass of %d tokens", part["tokens"][i].get<int>()), part["after_prompt"][i]);
-    text += "\nA prompt pass of m tokens, measured over its time right after one of its own (the prompt-pass part):\n\n" +
+    text += "\nA prompt pass of m tokens, measured over its time right after one of its own size (the prompt-pass "
+            "part):\n\n" +
             aligned_table(ratios);
   }
   std::vector<std::vector<std::string>> errors = {{"policy", "with both", "without after-prompt", "without prompt-pass", "grid alone"}};

@@ -6,11 +6,12 @@
 // wasm in some hours, 5-10% faster; a request's first pass right after a long no-cache pass 15-24%
 // slower (serial-nocache, every target).
 //
-// The optional step-table part holds the measured ratio (time / time right after a run of its own) of a
-// prompt pass of m tokens right after a decode pass of r rows, and right after a prompt pass of n tokens,
-// for a few m, r and n; linear between them, held at the ends. A prompt pass (a prefill, a no-cache pass,
-// a mixed step with a prompt chunk, counted by its largest chunk) costs its table price times that ratio;
-// the first pass of a run, with nothing before it, its table price.
+// The optional step-table part holds the measured ratio of a prompt pass of m tokens right after a decode
+// pass of r rows (over the same pass right after one of its own), and right after a prompt pass of n
+// tokens (over the same pass right after one of m tokens), for a few m, r and n; linear between them,
+// held at the ends. A prompt pass (a prefill, a no-cache pass, a mixed step with a prompt chunk, counted
+// by its largest chunk) costs its table price times that ratio; the first pass of a run, with nothing
+// before it, its table price.
 #include <string>
 #include <vector>
 

@@ -40,6 +40,8 @@ TEST(MeasurePassHistory, TheDefaultModelGetsARatioForEveryCell) {
   ASSERT_EQ(prompt_pass["after_prompt"].size(), 3u);
   for (const char* cells : {"after_decode", "after_prompt"})
     expect_ratios(prompt_pass[cells], 3, sim::PromptPassTable::kMinRatio, sim::PromptPassTable::kMaxRatio);
+  // A prompt pass right after one of its own size is measured against itself: its cell's price.
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(prompt_pass["after_prompt"][i][i].get<double>(), 1.0) << "tokens before " << i;
 
   // What replay writes into its tables reads back as a step table's parts.
   EXPECT_FALSE(sim::AfterPromptTable::from_json(after_prompt, "after_prompt").empty());

@@ -168,7 +168,7 @@ function printReplay(name, index, { result, wall_s: wallS, others_s: othersS, st
     const row = (ratios) => ratios.map((r) => r.toFixed(2)).join(' ');
     const afterDecode = promptPass.decode_rows.map((rows, i) => `${rows} row${rows === 1 ? '' : 's'}: ${row(promptPass.after_decode[i])}`);
     const afterPrompt = promptPass.tokens.map((tokens, i) => `${tokens} tokens: ${row(promptPass.after_prompt[i])}`);
-    console.log(`prompt passes of ${promptPass.tokens.join(', ')} tokens over right after their own: after a decode pass of ` +
+    console.log(`prompt passes of ${promptPass.tokens.join(', ')} tokens over right after one of their size: after a decode pass of ` +
       `${afterDecode.join('; ')}; after a prompt pass of ${afterPrompt.join('; ')}`);
   }
   console.log(`table vs real by what ran before: ${historyLine(result)}`);
