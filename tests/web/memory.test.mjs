@@ -255,6 +255,17 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
       const expected = (row.values.makespan_ms - realRow.makespan_ms) / realRow.makespan_ms;
       assert.ok(Math.abs(row.values.error_makespan - expected) < 1e-9, `${row.policy}: ${row.values.error_makespan} vs ${expected}`);
     }
+    // Each error is shown as its value to one decimal, signed, as the CLI prints it.
+    const shownErrors = await page.$$eval('#replay-sim-table td[data-key^="error_"]', (cells) =>
+      cells.map((td) => ({ text: td.textContent, value: Number(td.dataset.value) })));
+    assert.equal(shownErrors.length, 3 * REPLAY_ORDER.length);
+    for (const { text, value } of shownErrors) {
+      const match = /^([+−]?)(\d+\.\d)%$/.exec(text);
+      assert.ok(match, `error ${value} shown as "${text}"`);
+      const shown = (match[1] === '−' ? -1 : 1) * Number(match[2]);
+      assert.ok(Math.abs(shown - value * 100) <= 0.05 + 1e-9, `error ${value} shown as "${text}"`);
+      assert.equal(match[1] === '', match[2] === '0.0', `error ${value} shown as "${text}": a sign unless it rounds to 0.0`);
+    }
     assert.equal(real[0].values.request_count, 16);   // serial-nocache replays the first 16 requests
     assert.equal(real[3].values.request_count, 64);
     assert.match(await page.textContent('#replay-finding'), /within ±5%/);

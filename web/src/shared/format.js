@@ -33,6 +33,14 @@ export function pct(value, digits = 3) {
   return Number.isFinite(value) ? `${sig(value, digits)}%` : '–';
 }
 
+// A relative error given as a fraction, in percent to one decimal with its sign, as the CLI prints it:
+// "+1.4%", "−8.6%", "0.0%". Errors are of a few percent; a hundredth of one is noise.
+export function signedPct(fraction) {
+  if (!Number.isFinite(fraction)) return '–';
+  const tenths = Math.round(fraction * 1000);
+  return `${tenths > 0 ? '+' : tenths < 0 ? '−' : ''}${(Math.abs(tenths) / 10).toFixed(1)}%`;
+}
+
 export function ratio(value) {
   if (!Number.isFinite(value)) return '–';
   return `${value >= 100 ? int(value) : sig(value, 3)}×`;

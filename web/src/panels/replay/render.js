@@ -5,7 +5,7 @@ import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
 import { policyLabel } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
-import { duration, int, ms, pct, sig } from '../../shared/format.js';
+import { duration, int, ms, pct, sig, signedPct } from '../../shared/format.js';
 import { afterPromptFinding } from './words.js';
 
 const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked'];
@@ -39,14 +39,6 @@ export function orderPolicies(names) {
   };
   return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
-
-function signedPct(fraction) {
-  if (!Number.isFinite(fraction)) return '–';
-  const v = fraction * 100;
-  const text = sig(Math.abs(v), Math.abs(v) >= 10 ? 3 : 2);
-  return `${v > 0 ? '+' : v < 0 ? '−' : ''}${text}%`;
-}
-
 
 function errorCell(value, key) {
   const high = Number.isFinite(value) && Math.abs(value) > ERROR_TARGET;
