@@ -46,8 +46,7 @@ nlohmann::json AfterPromptTable::to_json() const {
 double AfterPromptTable::ratio(double prompt_rows, int passes_since) const {
   if (empty() || passes_since < 1 || static_cast<size_t>(passes_since) > ratio_[0].size()) return 1;
   const size_t k = static_cast<size_t>(passes_since - 1);
-  const double rows = std::clamp(prompt_rows, prompt_rows_.front(), prompt_rows_.back());
-  return GridPosition::locate(prompt_rows_, rows).interpolate([&](size_t i) { return ratio_[i][k]; });
+  return GridPosition::locate_held(prompt_rows_, prompt_rows).interpolate([&](size_t i) { return ratio_[i][k]; });
 }
 
 }  // namespace kvlab::sim

@@ -24,6 +24,11 @@ class GridPosition {
     return position;
   }
 
+  // Where x falls on `grid`, held at the ends: outside the grid, at its nearest end point (no extrapolation).
+  static GridPosition locate_held(const std::vector<double>& grid, double x) {
+    return locate(grid, std::clamp(x, grid.front(), grid.back()));
+  }
+
   // The interpolated value; value_at(i) gives the value at grid point i (only lo and lo + 1 are asked).
   template <class ValueAt>
   double interpolate(ValueAt value_at) const {

@@ -1,7 +1,5 @@
 #include "sim/prompt_pass.h"
 
-#include <algorithm>
-
 #include "common/json_fields.h"
 #include "sim/grid_position.h"
 #include "sim/required_fields.h"
@@ -17,8 +15,8 @@ constexpr size_t kMaxPoints = 64;
 // ratio[i][j] at (x, y) on the grids xs and ys: linear in each, held at the ends.
 double held_bilinear(const std::vector<double>& xs, double x, const std::vector<double>& ys, double y,
                      const std::vector<std::vector<double>>& ratio) {
-  const GridPosition at_x = GridPosition::locate(xs, std::clamp(x, xs.front(), xs.back()));
-  const GridPosition at_y = GridPosition::locate(ys, std::clamp(y, ys.front(), ys.back()));
+  const GridPosition at_x = GridPosition::locate_held(xs, x);
+  const GridPosition at_y = GridPosition::locate_held(ys, y);
   return at_x.interpolate([&](size_t i) { return at_y.interpolate([&](size_t j) { return ratio[i][j]; }); });
 }
 
