@@ -1,7 +1,7 @@
 #include <iostream>
 #include <memory>
 
-#include "lab/kernel_bench.h"
+#include "experiments/kernel_bench.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"

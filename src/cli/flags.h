@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "bench/measure.h"
+#include "measure/measure.h"
 
 namespace kvlab::cli {
 

@@ -1,7 +1,7 @@
 #include <iostream>
 #include <memory>
 
-#include "lab/lab.h"
+#include "experiments/lab.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"

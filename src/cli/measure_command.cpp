@@ -1,8 +1,8 @@
 #include <iostream>
 #include <memory>
 
-#include "bench/measure.h"
-#include "bench/measure_report.h"
+#include "measure/measure.h"
+#include "measure/measure_report.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"

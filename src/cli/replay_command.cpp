@@ -7,8 +7,8 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "common/input_error.h"
-#include "serve/replay.h"
-#include "serve/replay_report.h"
+#include "experiments/replay.h"
+#include "experiments/replay_report.h"
 
 namespace kvlab::cli {
 

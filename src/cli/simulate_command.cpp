@@ -52,7 +52,7 @@ Action add_simulate_command(CLI::App& app) {
       const bool measure_result = steps.is_object() && steps.contains("steps") && !steps.contains("decode");
       if (measure_result) steps = steps["steps"];
       sources.add_file("steps", "--steps", flags->steps_file, measure_result ? "steps" : "");
-      std::vector<std::string> policies = flags->policies.empty() ? sim::default_policies() : flags->policies;
+      std::vector<std::string> policies = flags->policies.empty() ? policy::default_policies() : flags->policies;
       nlohmann::json options = flags->options.to_json();
       options["timeline_requests"] = flags->timeline_requests;
       options["queue_timeline"] = flags->queue_timeline;

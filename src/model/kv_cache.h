@@ -6,7 +6,7 @@
 // tensor does in vLLM. KvCache is one sequence: its block table says which pool block holds each run of
 // block_tokens positions, so a sequence takes memory a block at a time, gives it back when done, and a
 // block that holds a prefix several sequences share is computed once and read by each. Which blocks a
-// sequence holds is its owner's decision (the serving engine follows the KV accounting of sim/kv_blocks.h);
+// sequence holds is its owner's decision (the serving engine follows the KV accounting of policy/kv_blocks.h);
 // the model reads and writes positions through the table.
 //
 // The single-sequence contiguous cache is the special case of a pool of one block of `capacity` positions

@@ -6,7 +6,7 @@
 #include "common/input_error.h"
 #include "model/generate.h"
 #include "model/kernels.h"
-#include "sim/kv_blocks.h"
+#include "policy/kv_blocks.h"
 
 namespace kvlab::serve {
 
@@ -20,20 +20,20 @@ int engine_slots(int policy_slots, size_t requests) {
   return static_cast<int>(std::clamp<long long>(policy_slots, 1, static_cast<long long>(requests)));
 }
 
-long long kv_pool_blocks(const std::vector<sim::Request>& workload, int slots, const sim::KvSettings& kv) {
+long long kv_pool_blocks(const std::vector<policy::Request>& workload, int slots, const policy::KvSettings& kv) {
   long long blocks = slots * kv.blocks_for(cache_positions(workload));
-  for (const sim::Request& request : workload)
+  for (const policy::Request& request : workload)
     if (request.shares_prefix()) blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
   return kv.budget_blocks ? std::min(*kv.budget_blocks, blocks) : blocks;
 }
 
-int cache_positions(const std::vector<sim::Request>& workload) {
+int cache_positions(const std::vector<policy::Request>& workload) {
   int longest_prompt = 1;
-  for (const sim::Request& request : workload) longest_prompt = std::max(longest_prompt, request.prompt_tokens);
-  return longest_prompt + sim::longest_answer_tokens(workload) - 1;
+  for (const policy::Request& request : workload) longest_prompt = std::max(longest_prompt, request.prompt_tokens);
+  return longest_prompt + policy::longest_answer_tokens(workload) - 1;
 }
 
-void check_workload_fits(const ModelConfig& config, const std::vector<sim::Request>& workload, const std::string& path) {
+void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload, const std::string& path) {
   const int positions = cache_positions(workload);
   if (positions > config.max_seq)
     throw_range({path, "", {}}, ": the longest prompt + the longest answer - 1 = " + std::to_string(positions) +
@@ -41,8 +41,8 @@ void check_workload_fits(const ModelConfig& config, const std::vector<sim::Reque
                 " (a static batch's finished rows run on to the batch's longest answer)");
 }
 
-Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slots, const EngineOptions& options)
-    : sim::ServerState(workload), model_(model), options_(options), one_row_(1) {
+Engine::Engine(Model& model, const std::vector<policy::Request>& workload, int slots, const EngineOptions& options)
+    : policy::ServerState(workload), model_(model), options_(options), one_row_(1) {
   if (workload.empty()) throw_range({"workload", "", {}}, "must hold at least one request");
   check_workload_fits(model.config(), workload, "workload");
   const ModelConfig& config = model.config();
@@ -84,7 +84,7 @@ Engine::Engine(Model& model, const std::vector<sim::Request>& workload, int slot
   // Steps: a prefill per request plus at most one step per further token (padding adds no steps, only
   // rows); rows summed over steps: at most every request riding along to the longest answer.
   step_log_.reserve(workload.size() + answer_tokens,
-                    workload.size() * (1 + static_cast<size_t>(sim::longest_answer_tokens(workload))));
+                    workload.size() * (1 + static_cast<size_t>(policy::longest_answer_tokens(workload))));
 
   warm_up();
   clock_ = RunClock();
@@ -119,7 +119,7 @@ void Engine::warm_up() {
   }
 }
 
-Engine::Slot& Engine::slot_of(const sim::RequestState& request) {
+Engine::Slot& Engine::slot_of(const policy::RequestState& request) {
   if (request.slot < 0 || request.slot >= static_cast<int>(slots_.size()))
     throw std::logic_error("request seated in slot " + std::to_string(request.slot) + " of " +
                            std::to_string(slots_.size()));
@@ -142,12 +142,12 @@ void Engine::forward() {
     if (row.want_logits) tokens_.push_back(kernels::argmax(logits + tokens_.size() * static_cast<size_t>(vocab), vocab));
 }
 
-void Engine::accept_token(const sim::RequestState& request, Slot& slot, int token) {
+void Engine::accept_token(const policy::RequestState& request, Slot& slot, int token) {
   slot.next_input = token;
   if (!request.finished()) served_[index_of(request)].answer.push_back(token);
 }
 
-Engine::Slot& Engine::seat(const sim::RequestState& request) {
+Engine::Slot& Engine::seat(const policy::RequestState& request) {
   // A slot's own cache is simply overwritten; a paged one is pointed at the request's blocks before each
   // pass, and its first prefilled_tokens positions are the cached prefix's blocks, computed before.
   if (!kv_pool_ && request.prefilled_tokens != 0) throw std::logic_error("a slot's own cache holds no cached prefix");
@@ -159,14 +159,14 @@ Engine::Slot& Engine::seat(const sim::RequestState& request) {
   return slot;
 }
 
-Engine::Slot& Engine::prefill_slot(const sim::RequestState& request) {
+Engine::Slot& Engine::prefill_slot(const policy::RequestState& request) {
   const Slot& slot = slots_.at(static_cast<size_t>(request.slot));
   return slot.request == index_of(request) && slot.admission == request.admissions ? slot_of(request) : seat(request);
 }
 
-void Engine::follow_block_table(const sim::RequestState& request, Slot& slot, int first_written, int end_position) {
+void Engine::follow_block_table(const policy::RequestState& request, Slot& slot, int first_written, int end_position) {
   if (!kv_pool_) return;
-  const sim::KvBlockManager* blocks = kv_blocks();
+  const policy::KvBlockManager* blocks = kv_blocks();
   if (blocks == nullptr) throw std::logic_error("paged KV under a policy without a block manager");
   const std::vector<int>& table = blocks->block_table(request);
   std::vector<int>& followed = slot.cache.block_table;
@@ -174,8 +174,8 @@ void Engine::follow_block_table(const sim::RequestState& request, Slot& slot, in
   if (options_.check_block_tables) check_block_table(request, slot, first_written, end_position);
 }
 
-void Engine::check_block_table(const sim::RequestState& request, const Slot& slot, int first_written, int end_position) const {
-  const sim::KvBlockManager* blocks = kv_blocks();
+void Engine::check_block_table(const policy::RequestState& request, const Slot& slot, int first_written, int end_position) const {
+  const policy::KvBlockManager* blocks = kv_blocks();
   const std::vector<int>& table = blocks->block_table(request);
   if (slot.cache.block_table != table)
     throw std::logic_error("request " + std::to_string(index_of(request)) + "'s slot does not follow its block table");
@@ -192,13 +192,13 @@ void Engine::check_block_table(const sim::RequestState& request, const Slot& slo
   }
 }
 
-void Engine::add_prefill_rows(const sim::RequestState& request, Slot& slot, int from, int to) {
+void Engine::add_prefill_rows(const policy::RequestState& request, Slot& slot, int from, int to) {
   const ServedRequest& served = served_[index_of(request)];
   for (int i = from; i < to; ++i)
     rows_.push_back(Row{sequence_token(served, i), &slot.cache, i, i == request.prefill_tokens - 1});
 }
 
-void Engine::run_prefill_rest(sim::RequestState& request) {
+void Engine::run_prefill_rest(policy::RequestState& request) {
   const double start_ms = now_ms();
   const size_t finished_before = finished_count();
   Slot& slot = seat(request);
@@ -222,12 +222,12 @@ void Engine::run_prefill_rest(sim::RequestState& request) {
   }
 }
 
-void Engine::decode_step(const std::vector<sim::RequestState*>& rows) {
+void Engine::decode_step(const std::vector<policy::RequestState*>& rows) {
   const double start_ms = now_ms();
   const size_t finished_before = finished_count();
   rows_.clear();
   contexts_.clear();
-  for (const sim::RequestState* row : rows) {
+  for (const policy::RequestState* row : rows) {
     Slot& slot = slot_of(*row);
     follow_block_table(*row, slot, slot.cache.length, slot.cache.length + 1);
     if (slot.cache.length >= slot.cache.capacity())
@@ -244,7 +244,7 @@ void Engine::decode_step(const std::vector<sim::RequestState*>& rows) {
   end_step(StepKind::decode, start_ms, end_ms, finished_before);
 }
 
-void Engine::nocache_step(sim::RequestState& request) {
+void Engine::nocache_step(policy::RequestState& request) {
   const double start_ms = now_ms();
   const size_t finished_before = finished_count();
   Slot& slot = slot_of(request);
@@ -264,21 +264,21 @@ void Engine::nocache_step(sim::RequestState& request) {
   end_step(StepKind::nocache, start_ms, end_ms, finished_before);
 }
 
-void Engine::mixed_step(const std::vector<sim::RequestState*>& decode_rows, const std::vector<sim::PrefillChunk>& chunks) {
+void Engine::mixed_step(const std::vector<policy::RequestState*>& decode_rows, const std::vector<policy::PrefillChunk>& chunks) {
   const double start_ms = now_ms();
   const size_t finished_before = finished_count();
   rows_.clear();
   contexts_.clear();
   step_requests_.clear();
-  for (const sim::RequestState* row : decode_rows) {
+  for (const policy::RequestState* row : decode_rows) {
     Slot& slot = slot_of(*row);
     follow_block_table(*row, slot, slot.cache.length, slot.cache.length + 1);
     rows_.push_back(Row{slot.next_input, &slot.cache, slot.cache.length, true});
     contexts_.push_back(slot.cache.length + 1);
     step_requests_.push_back(row);
   }
-  for (const sim::PrefillChunk& chunk : chunks) {
-    const sim::RequestState& request = *chunk.request;
+  for (const policy::PrefillChunk& chunk : chunks) {
+    const policy::RequestState& request = *chunk.request;
     Slot& slot = prefill_slot(request);
     follow_block_table(request, slot, request.prefilled_tokens, request.prefilled_tokens + chunk.tokens);
     add_prefill_rows(request, slot, request.prefilled_tokens, request.prefilled_tokens + chunk.tokens);
@@ -291,8 +291,8 @@ void Engine::mixed_step(const std::vector<sim::RequestState*>& decode_rows, cons
   count_step(end_ms - start_ms, decode_rows.size() + chunks.size());
   // Tokens come in row order: one per decode row, then one per chunk that completes its prefill.
   size_t next_token = 0;
-  for (const sim::RequestState* row : decode_rows) accept_token(*row, slots_[static_cast<size_t>(row->slot)], tokens_[next_token++]);
-  for (const sim::PrefillChunk& chunk : chunks)
+  for (const policy::RequestState* row : decode_rows) accept_token(*row, slots_[static_cast<size_t>(row->slot)], tokens_[next_token++]);
+  for (const policy::PrefillChunk& chunk : chunks)
     if (chunk.request->prefilled_tokens + chunk.tokens == chunk.request->prefill_tokens)
       accept_token(*chunk.request, slots_[static_cast<size_t>(chunk.request->slot)], tokens_[next_token++]);
   complete_step(end_ms, decode_rows, chunks);
@@ -302,7 +302,7 @@ void Engine::mixed_step(const std::vector<sim::RequestState*>& decode_rows, cons
 void Engine::end_step(StepKind kind, double start_ms, double end_ms, size_t finished_before, int chunks) {
   const long long step = steps_run() - 1;
   step_log_.add(kind, start_ms, end_ms, contexts_.data(), static_cast<int>(contexts_.size()) - 2 * chunks, chunks);
-  for (const sim::RequestState* request : step_requests_) {
+  for (const policy::RequestState* request : step_requests_) {
     ServedRequest& served = served_[index_of(*request)];
     if (served.prefill_step < 0) served.prefill_step = step;
     if (request->finished() && served.finish_step < 0) served.finish_step = step;

@@ -15,8 +15,8 @@ namespace {
 
 // The turns of each conversation of `requests` (Requests or ServedRequests), workload order within
 // one; conversations in the order of their first turns.
-const sim::Request& request_of(const sim::Request& request) { return request; }
-const sim::Request& request_of(const ServedRequest& served) { return served.state.request; }
+const policy::Request& request_of(const policy::Request& request) { return request; }
+const policy::Request& request_of(const ServedRequest& served) { return served.state.request; }
 template <class Requests>
 std::vector<std::vector<size_t>> conversation_turns(const Requests& requests) {
   std::unordered_map<int, size_t> conversation_index;
@@ -46,18 +46,18 @@ std::vector<int> continue_answer(Model& model, KvCache& cache, const std::vector
 
 }  // namespace
 
-std::vector<int> request_prompt(const sim::Request& request, size_t index, int vocab, uint64_t prompt_seed) {
+std::vector<int> request_prompt(const policy::Request& request, size_t index, int vocab, uint64_t prompt_seed) {
   std::vector<int> prompt = make_prompt(request.system_prompt_tokens, vocab, prompt_seed - 1);
   const std::vector<int> own = make_prompt(request.prompt_tokens - request.system_prompt_tokens, vocab, prompt_seed + index);
   prompt.insert(prompt.end(), own.begin(), own.end());
   return prompt;
 }
 
-void check_chat_turns(const std::vector<sim::Request>& workload, const std::string& path) {
+void check_chat_turns(const std::vector<policy::Request>& workload, const std::string& path) {
   for (const std::vector<size_t>& turns : conversation_turns(workload))
     for (size_t t = 1; t < turns.size(); ++t) {
-      const sim::Request& before = workload[turns[t - 1]];
-      const sim::Request& turn = workload[turns[t]];
+      const policy::Request& before = workload[turns[t - 1]];
+      const policy::Request& turn = workload[turns[t]];
       const long long history = static_cast<long long>(before.prompt_tokens) + before.answer_tokens;
       if (turn.prompt_tokens < history)
         throw_range({path + ".requests[" + std::to_string(turns[t]) + "].prompt", std::to_string(turn.prompt_tokens),
@@ -68,7 +68,7 @@ void check_chat_turns(const std::vector<sim::Request>& workload, const std::stri
     }
 }
 
-std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<sim::Request>& workload, uint64_t prompt_seed) {
+std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload, uint64_t prompt_seed) {
   check_chat_turns(workload, "workload");
   const int vocab = model.config().vocab;
   std::vector<std::vector<int>> prompts(workload.size());

@@ -10,7 +10,7 @@
 
 #include "model/model.h"
 #include "serve/served_request.h"
-#include "sim/request.h"
+#include "policy/request.h"
 
 namespace kvlab::serve {
 
@@ -18,17 +18,17 @@ namespace kvlab::serve {
 // prompt_seed + index), except that a request with a system prompt begins with the workload's,
 // make_prompt(s, vocab, prompt_seed - 1), the same tokens in every request, followed by
 // make_prompt(p - s, vocab, prompt_seed + index).
-std::vector<int> request_prompt(const sim::Request& request, size_t index, int vocab, uint64_t prompt_seed);
+std::vector<int> request_prompt(const policy::Request& request, size_t index, int vocab, uint64_t prompt_seed);
 
 // Throws InputError naming `path`.requests[i].prompt unless every later turn of a conversation is at least as
 // long as the turn before it (in workload order) plus its answer, which its prompt begins with.
-void check_chat_turns(const std::vector<sim::Request>& workload, const std::string& path);
+void check_chat_turns(const std::vector<policy::Request>& workload, const std::string& path);
 
 // Every request's prompt, workload order. A later turn of a conversation is the previous turn's prompt,
 // that turn's greedy answer (generated alone, untimed, continuing one KV cache per conversation) and
 // make_prompt(p - (previous p + previous n), vocab, prompt_seed + index). Checks check_chat_turns(workload,
 // "workload").
-std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<sim::Request>& workload, uint64_t prompt_seed);
+std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload, uint64_t prompt_seed);
 
 // Throws std::logic_error unless every answer of `run` that a later turn's prompt carries is the one the
 // run gave: otherwise the blocks that turn shared would hold other keys and values than its prompt's.

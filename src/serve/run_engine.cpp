@@ -2,12 +2,12 @@
 
 #include <stdexcept>
 
-#include "sim/policy_registry.h"
+#include "policy/policy_registry.h"
 
 namespace kvlab::serve {
 
-std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const sim::KvSettings& kv) {
-  return sim::make_scheduler(sim::parse_policy_name(policy, path), kv);
+std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const policy::KvSettings& kv) {
+  return policy::make_scheduler(policy::parse_policy_name(policy, path), kv);
 }
 
 bool keeps_kv_in_blocks(const std::string& policy) {
@@ -15,9 +15,9 @@ bool keeps_kv_in_blocks(const std::string& policy) {
   return family == "paged" || family == "chunked";
 }
 
-EngineRun run_engine(Model& model, const std::vector<sim::Request>& workload, const std::string& policy,
+EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,
                      const EngineOptions& options) {
-  std::unique_ptr<sim::Scheduler> scheduler = make_scheduler(policy, "policy", options.kv);
+  std::unique_ptr<policy::Scheduler> scheduler = make_scheduler(policy, "policy", options.kv);
   scheduler->check(workload);
   EngineOptions engine_options = options;
   engine_options.paged_kv = keeps_kv_in_blocks(policy);

@@ -1,6 +1,6 @@
 #pragma once
 // One real run: a workload served by the engine under one policy, start to finish, and which of the
-// simulator's policy classes (sim/policy_registry.h) serves it: the same names, B ranges and errors, so
+// simulator's policy classes (policy/policy_registry.h) serves it: the same names, B ranges and errors, so
 // that a name means one decision loop in the real run and in the simulation.
 #include <memory>
 #include <string>
@@ -12,15 +12,15 @@
 #include "serve/engine.h"
 #include "serve/served_request.h"
 #include "serve/step_log.h"
-#include "sim/kv_blocks.h"
-#include "sim/request.h"
-#include "sim/scheduler.h"
+#include "policy/kv_blocks.h"
+#include "policy/request.h"
+#include "policy/scheduler.h"
 
 namespace kvlab::serve {
 
 // The scheduler for `policy`, with the KV memory `kv` (reserve, paged, chunked); `path` names where the
 // name came from ("options.policies[2]"). Throws InputError for a bad name.
-std::unique_ptr<sim::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const sim::KvSettings& kv = {});
+std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const policy::KvSettings& kv = {});
 
 // Whether `policy` (a valid name) keeps its KV in blocks of one pool: paged and chunked.
 bool keeps_kv_in_blocks(const std::string& policy);
@@ -34,7 +34,7 @@ struct EngineRun {
 // Throws InputError for a bad policy name, a workload that does not fit the model, a chat whose turns do
 // not carry the turns before them (serve/prompts.h), or one the policy cannot serve in options.kv. A
 // chat's answers are checked to be the ones its later turns were written with.
-EngineRun run_engine(Model& model, const std::vector<sim::Request>& workload, const std::string& policy,
+EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,
                      const EngineOptions& options = {});
 
 }  // namespace kvlab::serve

@@ -13,7 +13,7 @@ double percentile(std::vector<double> values, double q) {
   return values[lo] + (rank - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
-nlohmann::json policy_metrics(const std::vector<RequestState>& requests, long long steps_run,
+nlohmann::json policy_metrics(const std::vector<policy::RequestState>& requests, long long steps_run,
                               const GoodputTargets& targets) {
   std::vector<double> ttft_ms, latency_ms, tpot_ms;
   ttft_ms.reserve(requests.size());
@@ -23,8 +23,8 @@ nlohmann::json policy_metrics(const std::vector<RequestState>& requests, long lo
   double first_arrival_ms = requests.front().request.arrival_ms, last_finish_ms = requests.front().finish_ms;
   double answer_tokens = 0, time_per_token_sum_ms = 0;
   nlohmann::json per_request = nlohmann::json::array();
-  for (const RequestState& state : requests) {
-    const Request& request = state.request;
+  for (const policy::RequestState& state : requests) {
+    const policy::Request& request = state.request;
     ttft_ms.push_back(state.first_token_ms - request.arrival_ms);
     latency_ms.push_back(state.finish_ms - request.arrival_ms);
     first_arrival_ms = std::min(first_arrival_ms, request.arrival_ms);

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/request.h"
+#include "policy/request.h"
 
 namespace kvlab::sim {
 
@@ -23,7 +23,7 @@ double percentile(std::vector<double> values, double q);
 // and median/p95/p99 of the requests' own TPOTs), goodput, the step count and the per-request times in
 // workload order. tokens_per_s and goodput_per_s are null when the makespan is 0, and the TPOTs when no
 // answer has more than one token.
-nlohmann::json policy_metrics(const std::vector<RequestState>& requests, long long steps_run,
+nlohmann::json policy_metrics(const std::vector<policy::RequestState>& requests, long long steps_run,
                               const GoodputTargets& targets = {});
 
 }  // namespace kvlab::sim

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/server_state.h"
+#include "policy/server_state.h"
 #include "sim/step_table.h"
 
 namespace kvlab::sim {
@@ -69,7 +69,7 @@ std::vector<double> derived_formula_errors(const StepTable& steps);
 
 // The price of a policy's step; `chunks` are priced from their requests' progress before the step
 // (prefilled_tokens).
-double mixed_step_ms(const StepTable& steps, const std::vector<RequestState*>& decode_rows,
-                     const std::vector<PrefillChunk>& chunks);
+double mixed_step_ms(const StepTable& steps, const std::vector<policy::RequestState*>& decode_rows,
+                     const std::vector<policy::PrefillChunk>& chunks);
 
 }  // namespace kvlab::sim

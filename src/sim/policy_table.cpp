@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/text_format.h"
-#include "sim/policy_registry.h"
+#include "policy/policy_registry.h"
 
 namespace kvlab::sim {
 
@@ -41,8 +41,8 @@ std::string percent(const nlohmann::json& value) {
 }  // namespace
 
 std::string format_policy_table(const nlohmann::json& result) {
-  std::vector<std::pair<PolicyName, std::string>> policies;
-  for (const auto& item : result.items()) policies.emplace_back(parse_policy_name(item.key(), "result"), item.key());
+  std::vector<std::pair<policy::PolicyName, std::string>> policies;
+  for (const auto& item : result.items()) policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
   std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
     return std::make_tuple(a.first.family, a.first.batch_rows, a.first.step_tokens) <
            std::make_tuple(b.first.family, b.first.batch_rows, b.first.step_tokens);

@@ -6,25 +6,25 @@
 #include <vector>
 
 #include "sim/pass_history.h"
-#include "sim/server_state.h"
+#include "policy/server_state.h"
 #include "sim/step_table.h"
 
 namespace kvlab::sim {
 
-class PricedServer : public ServerState {
+class PricedServer : public policy::ServerState {
  public:
-  PricedServer(const StepTable& steps, const std::vector<Request>& workload);
+  PricedServer(const StepTable& steps, const std::vector<policy::Request>& workload);
 
   double now_ms() const override { return clock_ms_; }
 
   // decode(r, c_i) summed over the rows' shares, each row at its decode_context().
-  void decode_step(const std::vector<RequestState*>& rows) override;
+  void decode_step(const std::vector<policy::RequestState*>& rows) override;
   // prefill(p + k - 1) for token k: a full forward over the sequence so far.
-  void nocache_step(RequestState& request) override;
-  void mixed_step(const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks) override;
+  void nocache_step(policy::RequestState& request) override;
+  void mixed_step(const std::vector<policy::RequestState*>& decode_rows, const std::vector<policy::PrefillChunk>& chunks) override;
   // A step of the one chunk: the whole prompt alone costs prefill(p); after a prefix hit, only the
   // positions past the cached ones are computed.
-  void run_prefill_rest(RequestState& request) override;
+  void run_prefill_rest(policy::RequestState& request) override;
 
  protected:
   void wait_until(double ms) override;
@@ -39,9 +39,9 @@ class PricedServer : public ServerState {
   PassHistory history_;
   double clock_ms_ = 0;
   // Scratch lists for the passes that are one row or one chunk, so that no step allocates.
-  std::vector<RequestState*> no_decode_rows_, one_row_;
-  std::vector<PrefillChunk> no_chunks_;
-  std::vector<PrefillChunk> prefill_chunk_;  // the one chunk of run_prefill_rest()
+  std::vector<policy::RequestState*> no_decode_rows_, one_row_;
+  std::vector<policy::PrefillChunk> no_chunks_;
+  std::vector<policy::PrefillChunk> prefill_chunk_;  // the one chunk of run_prefill_rest()
 };
 
 }  // namespace kvlab::sim

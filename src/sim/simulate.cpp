@@ -9,7 +9,7 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "sim/metrics.h"
-#include "sim/playback_log.h"
+#include "policy/playback_log.h"
 #include "sim/priced_server.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
@@ -34,8 +34,8 @@ GoodputTargets goodput_targets(const SimulateOptions& options) {
 
 }  // namespace
 
-KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps) {
-  KvSettings settings;
+policy::KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps) {
+  policy::KvSettings settings;
   settings.block_tokens = static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
   if (options.kv_tokens && options.kv_bytes)
     throw_range({"options.kv_tokens", "", {}}, "and options.kv_bytes both give the KV budget: give one");
@@ -86,9 +86,9 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
                         const std::vector<std::string>& policies, const SimulateOptions& options) {
   // Every input is checked before any policy runs, so a bad name does not wait for the others' work.
   StepTable table = StepTable::from_json(steps);
-  std::vector<Request> requests = read_workload(workload);
+  std::vector<policy::Request> requests = read_workload(workload);
   fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
-  const KvSettings kv = kv_settings(options, steps);
+  const policy::KvSettings kv = kv_settings(options, steps);
   const GoodputTargets targets = goodput_targets(options);
   if (policies.empty()) throw_range({"policies", "", {}}, "must name at least one policy");
   // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
@@ -97,10 +97,10 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
     throw_range({"workload", std::to_string(requests.size()), {}}, "has " + std::to_string(requests.size()) + " requests and " + std::to_string(policies.size()) +
                 " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
                 " per-request results (requests x policies) per call");
-  std::vector<std::unique_ptr<Scheduler>> schedulers;
+  std::vector<std::unique_ptr<policy::Scheduler>> schedulers;
   for (size_t i = 0; i < policies.size(); ++i) {
     std::string path = "policies[" + std::to_string(i) + "]";
-    schedulers.push_back(make_scheduler(parse_policy_name(policies[i], path), kv));
+    schedulers.push_back(policy::make_scheduler(policy::parse_policy_name(policies[i], path), kv));
     for (size_t earlier = 0; earlier < i; ++earlier)
       if (policies[earlier] == policies[i])
         throw_range({path, "\"" + policies[i] + "\"", {}}, "\"" + policies[i] + "\" is given twice");
@@ -119,7 +119,7 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
   nlohmann::json result = nlohmann::json::object();
   for (size_t i = 0; i < policies.size(); ++i) {
     PricedServer server(table, requests);
-    std::optional<PlaybackLog> log;
+    std::optional<policy::PlaybackLog> log;
     if (options.queue_timeline) server.record_playback(&log.emplace(requests.size()));
     try {
       schedulers[i]->serve(server);

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/policy_registry.h"  // default_policies()
+#include "policy/policy_registry.h"  // policy::default_policies()
 #include "sim/policy_table.h"     // format_policy_table()
 #include "sim/workload.h"         // explicit_workload()
 
@@ -40,7 +40,7 @@ SimulateOptions read_simulate_options(const nlohmann::json& options, const std::
 
 // The KV memory `options` give (kv_tokens or kv_bytes, block_tokens), checked, errors naming the field;
 // bytes become tokens at steps.model.kv_bytes_per_token. Neither: no limit.
-KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps);
+policy::KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps);
 
 // steps: the contract's section 1 object; workload: section 2. Throws kvlab::InputError naming the field.
 // Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()

@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/request.h"
+#include "policy/request.h"
 
 namespace kvlab::sim {
 
 // [{request, slot, phase: "prefill" | "decode", start_ms, end_ms}] for the first `max_requests` requests in
 // workload order: the prefill from its start to the first token, the decode phase (answers of more than
 // one token) from the first token to the finish. Serial policies use slot 0; static the row in its batch.
-nlohmann::json timeline(const std::vector<RequestState>& requests, int max_requests);
+nlohmann::json timeline(const std::vector<policy::RequestState>& requests, int max_requests);
 
 }  // namespace kvlab::sim

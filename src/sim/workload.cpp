@@ -101,7 +101,7 @@ GeneratedWorkload read_generated(const nlohmann::json& workload, const std::stri
   return generated;
 }
 
-std::vector<Request> read_explicit(const nlohmann::json& workload, const std::string& path) {
+std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const std::string& path) {
   fields::reject_unknown(workload, path, {"requests", "system_prompt"});
   const int system_prompt_tokens =
       static_cast<int>(fields::read_int(workload, path, "system_prompt", 0, 0, kMaxTokens));
@@ -109,13 +109,13 @@ std::vector<Request> read_explicit(const nlohmann::json& workload, const std::st
   const auto& list = workload.at("requests");
   if (!list.is_array() || list.empty() || list.size() > static_cast<size_t>(kMaxRequests))
     throw_type({list_path, "", {}}, "must be a list of 1 to " + std::to_string(kMaxRequests) + " requests");
-  std::vector<Request> requests;
+  std::vector<policy::Request> requests;
   requests.reserve(list.size());
   for (size_t i = 0; i < list.size(); ++i) {
     std::string item_path = list_path + "[" + std::to_string(i) + "]";
     const auto& item = fields::require_object(list[i], item_path);
     fields::reject_unknown(item, item_path, {"arrival_ms", "prompt", "answer", "conversation"});
-    Request request;
+    policy::Request request;
     request.arrival_ms = fields::as_number(require_field(item, item_path, "arrival_ms"),
                                            fields::join(item_path, "arrival_ms"), 0, kMaxArrivalMs);
     request.prompt_tokens = static_cast<int>(
@@ -140,16 +140,16 @@ int draw_tokens(Rng& rng, int lo, int hi, double pareto_alpha) {
 
 }  // namespace
 
-std::vector<Request> generate_requests(const GeneratedWorkload& workload) {
+std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload) {
   Rng rng(workload.seed);
-  std::vector<Request> requests(static_cast<size_t>(workload.count));
+  std::vector<policy::Request> requests(static_cast<size_t>(workload.count));
   // Tokens of each conversation so far: its last turn's prompt and answer, which the next turn's prompt
   // begins with (0 before its first turn).
   std::vector<long long> conversation_tokens(static_cast<size_t>(workload.chat_conversations), 0);
   const double gamma_shape = 1 / (workload.arrival_cv * workload.arrival_cv);
   double arrival_ms = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
-    Request& request = requests[i];
+    policy::Request& request = requests[i];
     long long new_prompt_tokens =
         draw_tokens(rng, workload.prompt_tokens_lo, workload.prompt_tokens_hi, workload.prompt_pareto_alpha);
     request.answer_tokens =
@@ -176,12 +176,12 @@ std::vector<Request> generate_requests(const GeneratedWorkload& workload) {
   return requests;
 }
 
-std::vector<Request> read_workload(const nlohmann::json& workload, const std::string& path) {
+std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path) {
   fields::require_object(workload, path);
-  std::vector<Request> requests = workload.contains("requests") ? read_explicit(workload, path)
+  std::vector<policy::Request> requests = workload.contains("requests") ? read_explicit(workload, path)
                                                                 : generate_requests(read_generated(workload, path));
   long long total_answer_tokens = 0;
-  for (const Request& request : requests) total_answer_tokens += request.answer_tokens;
+  for (const policy::Request& request : requests) total_answer_tokens += request.answer_tokens;
   if (total_answer_tokens > kMaxTotalAnswerTokens)
     throw_range({path, std::to_string(total_answer_tokens), {}}, "asks for " + std::to_string(total_answer_tokens) + " answer tokens in all; at most " +
                 std::to_string(kMaxTotalAnswerTokens) + " are simulated");
@@ -189,9 +189,9 @@ std::vector<Request> read_workload(const nlohmann::json& workload, const std::st
 }
 
 nlohmann::json explicit_workload(const nlohmann::json& workload) {
-  std::vector<Request> requests = read_workload(workload);
+  std::vector<policy::Request> requests = read_workload(workload);
   nlohmann::json list = nlohmann::json::array();
-  for (const Request& request : requests) {
+  for (const policy::Request& request : requests) {
     nlohmann::json item = {{"arrival_ms", request.arrival_ms}, {"prompt", request.prompt_tokens}, {"answer", request.answer_tokens}};
     if (request.conversation >= 0) item["conversation"] = request.conversation;
     list.push_back(std::move(item));

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/request.h"
+#include "policy/request.h"
 
 namespace kvlab::sim {
 
@@ -44,11 +44,11 @@ struct GeneratedWorkload {
 // a mean of 1 / rate. All math is portable (portable_math.h), so the draws are the same to the bit natively
 // and in wasm. A request's prompt is the system prompt plus its new tokens; in a chat, a later turn's prompt
 // is the previous turn's prompt and answer plus its new tokens.
-std::vector<Request> generate_requests(const GeneratedWorkload& workload);
+std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload);
 
 // Reads a workload object of either form (checked; errors name the field under `path`) and returns its
 // requests in workload order.
-std::vector<Request> read_workload(const nlohmann::json& workload, const std::string& path = "workload");
+std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path = "workload");
 
 // The explicit form { "requests": [ {arrival_ms, prompt, answer[, conversation]} ][, "system_prompt": S] } of
 // any workload object, so that a generated workload can be shown, saved and replayed request by request.

@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "lab/kernel_bench.h"
-#include "lab/lab.h"
+#include "experiments/kernel_bench.h"
+#include "experiments/lab.h"
 #include "model/weights.h"
-#include "bench/measure.h"
+#include "measure/measure.h"
 #include "common/input_error.h"
 #include "common/json_input.h"
 #include "roofline/preset_list.h"
 #include "roofline/published_report.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table_builder.h"
-#include "serve/replay.h"
+#include "experiments/replay.h"
 #include "sim/simulate.h"
 #include "wasm/catalog.h"
 
@@ -80,7 +80,7 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
     json policy_list = json_input::parse(policies, "policies");
     json options_object = json_input::parse(options, "options");
     return sim::simulate(json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
-                         policy_list.is_null() ? sim::default_policies() : sim::read_policy_names(policy_list, "policies"),
+                         policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
                          sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
 }

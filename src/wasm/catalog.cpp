@@ -1,14 +1,14 @@
 #include "wasm/catalog.h"
 
-#include "bench/measure_options.h"
-#include "lab/lab.h"
+#include "measure/measure_options.h"
+#include "experiments/lab.h"
 #include "model/config.h"
 #include "model/kv_format.h"
 #include "model/weight_format.h"
 #include "roofline/preset_list.h"
 #include "roofline/table_builder.h"
-#include "serve/replay_options.h"
-#include "sim/policy_registry.h"
+#include "experiments/replay_options.h"
+#include "policy/policy_registry.h"
 #include "sim/simulate.h"
 #include "sim/workload.h"
 
@@ -38,7 +38,7 @@ json model_presets_json() {
 json lab_defaults_json() {
   const MeasureOptions measure;
   const json workload = default_workload();
-  const std::vector<std::string> policies = sim::default_policies();
+  const std::vector<std::string> policies = policy::default_policies();
   return {{"preset", measure.preset},
           {"weights", weight_format_name(measure.model.weights)},
           {"kv", kv_format_name(measure.model.kv)},
@@ -51,7 +51,7 @@ json lab_defaults_json() {
           {"arrival", workload["arrival"]["kind"]},
           {"seed", workload["seed"]},
           // The batch size of the default list's batching policies ("continuous:16").
-          {"slots", sim::parse_policy_name(policies.back(), "default_policies").batch_rows}};
+          {"slots", policy::parse_policy_name(policies.back(), "default_policies").batch_rows}};
 }
 
 json weight_formats_json() {
@@ -72,11 +72,11 @@ json limits_json() {
   return {{"runs", range(1, kMaxRuns)},
           {"tokens", range(1, static_cast<double>(sim::kMaxTokens))},
           // Every lab run simulates each of the default policies on the whole queue.
-          {"requests", range(1, static_cast<double>(sim::kMaxRequestResults / sim::default_policies().size()))},
-          {"batch_rows", range(1, sim::kMaxBatchRows)},
+          {"requests", range(1, static_cast<double>(sim::kMaxRequestResults / policy::default_policies().size()))},
+          {"batch_rows", range(1, policy::kMaxBatchRows)},
           // A modeled GPU's step table has rows up to this batch (the hardware switch's slots).
           {"modeled_batch_rows", range(1, roofline::table_decode_rows().back())},
-          {"step_tokens", range(1, sim::kMaxStepTokens)},
+          {"step_tokens", range(1, policy::kMaxStepTokens)},
           {"rate_per_s", range(sim::kMinRatePerS, sim::kMaxRatePerS)},
           {"seed", range(0, static_cast<double>(sim::kMaxSeed))},
           {"kv_tokens", range(1, static_cast<double>(sim::kMaxKvTokens))},
@@ -90,13 +90,13 @@ json page_catalog() {
   return {{"model_presets", model_presets_json()},
           {"weight_formats", weight_formats_json()},
           {"kv_formats", kv_formats_json()},
-          {"lab", {{"defaults", lab_defaults_json()}, {"policies", sim::default_policies()}}},
+          {"lab", {{"defaults", lab_defaults_json()}, {"policies", policy::default_policies()}}},
           {"replay",
            {{"policies", serve::default_replay_policies()},
             {"slots", serve::kReplaySlots},
             {"block_tokens", serve::ReplayOptions{}.block_tokens},
             {"workload", serve::default_replay_workload()}}},
-          {"policy_forms", sim::policy_name_forms()},
+          {"policy_forms", policy::policy_name_forms()},
           // The real models of the GPU model (src/roofline): the KV calculator's shapes.
           {"real_models", roofline::roofline_presets_json()["models"]},
           {"limits", limits_json()}};

@@ -3,7 +3,7 @@
 // a policy raises about the options, and its JSON form for Embind.
 #include <gtest/gtest.h>
 
-#include "bench/measure_options.h"
+#include "measure/measure_options.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "sim/simulate.h"

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "lab/kernel_bench.h"
-#include "bench/measure_options.h"
+#include "experiments/kernel_bench.h"
+#include "measure/measure_options.h"
 #include "common/input_error.h"
 #include "common/json_input.h"
 #include "roofline/roofline_options.h"

@@ -1,7 +1,9 @@
-// The libraries keep their layers (issue 15): measure (src/bench) sits on the model alone, the lab
-// runner and the kernel benchmark (src/lab) sit above both bench and the simulator, the serving
-// engine's clock is the common one rather than bench's, and no optimisation level is forced on every
-// build type, so that a Debug build is one.
+// The libraries keep their layers, bottom up: common; model; policy (the serving policies and the backend
+// interface they run against); sim (the priced backend, its tables, workloads and reports); measure
+// (timing the model, filling the simulator's table types); serve (the real engine); experiments (lab,
+// replay, kernel bench: what compares); cli and wasm on top. A folder includes only from the folders
+// below it, the engine's clock is the common one rather than measure's, and no optimisation level is
+// forced on every build type, so that a Debug build is one.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -12,21 +14,37 @@ const read = (file) => fs.readFileSync(path.join(root, file), 'utf8');
 const sources = (dir) => fs.readdirSync(path.join(root, dir)).filter((f) => /\.(h|cpp)$/.test(f)).map((f) => `${dir}/${f}`);
 const includes = (file) => [...read(file).matchAll(/^#include "([^"]+)"/gm)].map((m) => m[1]);
 
-test('bench includes and links neither the simulator nor the lab above it', () => {
-  for (const file of sources('src/bench')) {
-    const above = includes(file).filter((h) => h.startsWith('sim/') || h.startsWith('lab/') || h.startsWith('serve/'));
-    assert.deepEqual(above, [], file);
-  }
-  assert.match(read('src/bench/CMakeLists.txt'), /target_link_libraries\(kvlab_bench PUBLIC kvlab_model\)/);
-  assert.match(read('src/lab/CMakeLists.txt'), /target_link_libraries\(kvlab_lab PUBLIC kvlab_bench kvlab_sim\)/);
+// What each folder may include from, besides itself.
+const allowed = {
+  common: [],
+  model: ['common'],
+  policy: ['common'],
+  sim: ['common', 'policy'],
+  measure: ['common', 'model', 'sim'],
+  serve: ['common', 'model', 'policy', 'sim'],
+  experiments: ['common', 'model', 'policy', 'sim', 'measure', 'serve'],
+};
+
+for (const [folder, below] of Object.entries(allowed)) {
+  test(`src/${folder} includes only from ${below.length ? below.join(', ') : 'itself'}`, () => {
+    for (const file of sources(`src/${folder}`)) {
+      const upward = includes(file).filter((h) => {
+        const top = h.split('/')[0];
+        return h.includes('/') && top !== folder && !below.includes(top);
+      });
+      assert.deepEqual(upward, [], file);
+    }
+  });
+}
+
+test('measure reads only the table types of the simulator, and the engine only its workload limits', () => {
+  const simHeaders = (folder) => sources(`src/${folder}`).flatMap(includes).filter((h) => h.startsWith('sim/'));
+  assert.deepEqual([...new Set(simHeaders('measure'))].sort(), ['sim/after_prompt.h', 'sim/prompt_pass.h']);
+  assert.deepEqual([...new Set(simHeaders('serve'))], ['sim/workload.h']);
 });
 
-test('the simulator includes nothing of bench, lab or serve, and the engine does not take its clock from bench', () => {
-  for (const file of sources('src/sim')) {
-    const above = includes(file).filter((h) => /^(bench|lab|serve|model)\//.test(h));
-    assert.deepEqual(above, [], file);
-  }
-  for (const file of sources('src/serve')) assert.ok(!includes(file).includes('bench/step_timer.h'), file);
+test('the engine does not take its clock from measure', () => {
+  for (const file of sources('src/serve')) assert.ok(!includes(file).includes('measure/step_timer.h'), file);
   assert.ok(includes('src/serve/run_clock.cpp').includes('common/clock.h'));
 });
 

@@ -11,7 +11,7 @@
 #include "model/model.h"
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
-#include "sim/kv_blocks.h"
+#include "policy/kv_blocks.h"
 #include "sim/workload.h"
 
 namespace kvlab::serve {
@@ -24,11 +24,11 @@ using testing::tiny_model;
 constexpr uint64_t kPromptSeed = 11;
 
 // What each request generates alone, with a fresh cache (or none), from its own prompt.
-std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<sim::Request>& workload, bool with_cache) {
+std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<policy::Request>& workload, bool with_cache) {
   const std::vector<std::vector<int>> prompts = served_prompts(model, workload, kPromptSeed);
   std::vector<std::vector<int>> answers;
   for (size_t i = 0; i < workload.size(); ++i) {
-    const sim::Request& request = workload[i];
+    const policy::Request& request = workload[i];
     KvCache cache(model.config(), request.prompt_tokens + request.answer_tokens);
     answers.push_back(with_cache ? generate_with_cache(model, cache, prompts[i], request.answer_tokens)
                                  : generate_without_cache(model, cache, prompts[i], request.answer_tokens));
@@ -37,7 +37,7 @@ std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<sim:
 }
 
 // The engine's options of the tests: the prompt seed, and every block table checked before every pass.
-EngineOptions checked_options(const sim::KvSettings& kv = {}) {
+EngineOptions checked_options(const policy::KvSettings& kv = {}) {
   EngineOptions options;
   options.prompt_seed = kPromptSeed;
   options.kv = kv;
@@ -46,8 +46,8 @@ EngineOptions checked_options(const sim::KvSettings& kv = {}) {
 }
 
 // Blocks of 4 tokens, `blocks` of them.
-sim::KvSettings small_blocks(long long blocks) {
-  sim::KvSettings kv;
+policy::KvSettings small_blocks(long long blocks) {
+  policy::KvSettings kv;
   kv.block_tokens = 4;
   kv.budget_blocks = blocks;
   kv.budget_path = "test";
@@ -56,7 +56,7 @@ sim::KvSettings small_blocks(long long blocks) {
 }
 
 // Each request's answer in `run` equals `expected`, and its times are in order.
-void expect_answers(const EngineRun& run, const std::vector<sim::Request>& workload,
+void expect_answers(const EngineRun& run, const std::vector<policy::Request>& workload,
                     const std::vector<std::vector<int>>& expected) {
   ASSERT_EQ(run.requests.size(), workload.size());
   for (size_t i = 0; i < workload.size(); ++i) {
@@ -72,7 +72,7 @@ void expect_answers(const EngineRun& run, const std::vector<sim::Request>& workl
 
 TEST(EngineTokens, EveryPolicyAnswersAsEachRequestAlone) {
   Model model(tiny_model());
-  std::vector<sim::Request> workload = mixed_workload();
+  std::vector<policy::Request> workload = mixed_workload();
   // Two late arrivals: the engine waits for them, and they join a running batch or an idle server.
   workload.push_back({3, 6, 5});
   workload.push_back({40, 2, 8});
@@ -93,8 +93,8 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
   // prefills its prompt and the tokens it already gave), chunked cuts prompts into chunks of at most 4
   // tokens that run in one pass with the decode rows, and reserve admits one request at a time.
   Model model(tiny_model());
-  std::vector<sim::Request> workload = mixed_workload();
-  for (sim::Request& request : workload) {
+  std::vector<policy::Request> workload = mixed_workload();
+  for (policy::Request& request : workload) {
     request.prompt_tokens = std::min(request.prompt_tokens, 6);
     request.answer_tokens = std::min(request.answer_tokens, 6);
   }
@@ -120,7 +120,7 @@ TEST(EngineTokens, SixteenBitKvAnswersAsEachRequestAloneInItsFormat) {
     ModelConfig config = tiny_model();
     config.kv = format;
     Model model(config);
-    const std::vector<sim::Request> workload = mixed_workload();
+    const std::vector<policy::Request> workload = mixed_workload();
     const auto expected = answers_alone(model, workload, true);
     ASSERT_EQ(expected, answers_alone(model, workload, false));
     for (const std::string policy : {"continuous:4", "paged:4", "chunked:4,4"}) {
@@ -133,9 +133,9 @@ TEST(EngineTokens, SixteenBitKvAnswersAsEachRequestAloneInItsFormat) {
 }
 
 // A system prompt of 8 tokens (two blocks of 4) before every prompt.
-std::vector<sim::Request> system_prompt_workload() {
-  std::vector<sim::Request> workload = mixed_workload();
-  for (sim::Request& request : workload) {
+std::vector<policy::Request> system_prompt_workload() {
+  std::vector<policy::Request> workload = mixed_workload();
+  for (policy::Request& request : workload) {
     request.prompt_tokens = 8 + std::min(request.prompt_tokens, 6);
     request.answer_tokens = std::min(request.answer_tokens, 6);
     request.system_prompt_tokens = 8;
@@ -146,12 +146,12 @@ std::vector<sim::Request> system_prompt_workload() {
 // `policy` served by the engine as run_engine() serves it, the engine kept for its block manager.
 struct KeptRun {
   EngineRun run;
-  std::unique_ptr<sim::Scheduler> scheduler;  // owns the block manager the engine points to
+  std::unique_ptr<policy::Scheduler> scheduler;  // owns the block manager the engine points to
   std::unique_ptr<Engine> engine;
 };
-KeptRun serve_kept(Model& model, const std::vector<sim::Request>& workload, const std::string& policy, const sim::KvSettings& kv) {
+KeptRun serve_kept(Model& model, const std::vector<policy::Request>& workload, const std::string& policy, const policy::KvSettings& kv) {
   KeptRun kept;
-  kept.scheduler = make_scheduler(policy, "policy", kv);
+  kept.scheduler = policy::make_scheduler(policy, "policy", kv);
   kept.scheduler->check(workload);
   EngineOptions options = checked_options(kv);
   options.paged_kv = keeps_kv_in_blocks(policy);
@@ -183,7 +183,7 @@ TEST(EngineTokens, SharedPrefixBlocksAreComputedOnceAndAnswerAsEachRequestAlone)
   // 6 blocks of 4 tokens: requests find the system prompt's two blocks cached (a prefill computes only
   // the rest), and memory runs out, so paged and chunked preempt and recompute into fresh blocks.
   Model model(tiny_model());
-  const std::vector<sim::Request> workload = system_prompt_workload();
+  const std::vector<policy::Request> workload = system_prompt_workload();
   const auto expected = answers_alone(model, workload, true);
   for (const std::string policy : {"paged:4", "paged:2", "chunked:4,4", "chunked:4,6", "reserve:4"}) {
     SCOPED_TRACE(policy);
@@ -197,7 +197,7 @@ TEST(EngineTokens, SharedPrefixBlocksAreComputedOnceAndAnswerAsEachRequestAlone)
 
 // 9 turns of 3 conversations after a 4-token system prompt, all at t = 0: turn k + 1 of a conversation
 // (request i + 3) begins with turn k's prompt and answer.
-std::vector<sim::Request> chat_workload() {
+std::vector<policy::Request> chat_workload() {
   sim::GeneratedWorkload chat;
   chat.count = 9;
   chat.prompt_tokens_lo = 2;
@@ -212,7 +212,7 @@ std::vector<sim::Request> chat_workload() {
 
 TEST(EngineTokens, AChatsPromptsCarryEachEarlierTurnAsGeneratedAlone) {
   Model model(tiny_model());
-  const std::vector<sim::Request> workload = chat_workload();
+  const std::vector<policy::Request> workload = chat_workload();
   const std::vector<std::vector<int>> prompts = served_prompts(model, workload, kPromptSeed);
   const auto alone = answers_alone(model, workload, true);
   for (size_t i = 0; i < workload.size(); ++i) {
@@ -233,7 +233,7 @@ TEST(EngineTokens, AChatSharesEachTurnsBlocksWithTheNextAndAnswersAsEachTurnAlon
   // and prefills only what is new, and memory runs out, so paged and chunked preempt and recompute.
   // Every other policy serves the same prompts, with the same answers.
   Model model(tiny_model());
-  const std::vector<sim::Request> workload = chat_workload();
+  const std::vector<policy::Request> workload = chat_workload();
   const auto expected = answers_alone(model, workload, true);
   // A prefix longer than every first turn's prompt holds an earlier turn's answer.
   int first_prompts = 0;
@@ -255,7 +255,7 @@ TEST(EngineTokens, AChatSharesEachTurnsBlocksWithTheNextAndAnswersAsEachTurnAlon
 
 TEST(EngineTokens, AChatTurnShorterThanTheTurnBeforeItIsRefused) {
   Model model(tiny_model());
-  std::vector<sim::Request> workload = {{0, 4, 3, 0, 7}, {0, 6, 2, 0, 7}};  // 6 < 4 + 3
+  std::vector<policy::Request> workload = {{0, 4, 3, 0, 7}, {0, 6, 2, 0, 7}};  // 6 < 4 + 3
   try {
     run_engine(model, workload, "paged:4", checked_options());
     FAIL() << "no error";
@@ -269,7 +269,7 @@ TEST(EngineTokens, AChatTurnShorterThanTheTurnBeforeItIsRefused) {
 
 TEST(EngineTokens, ProgressCountsFinishedRequestsUpToAll) {
   Model model(tiny_model());
-  const std::vector<sim::Request> workload = mixed_workload();
+  const std::vector<policy::Request> workload = mixed_workload();
   std::vector<size_t> reports;
   EngineOptions options;
   options.progress = [&](size_t finished) { reports.push_back(finished); };

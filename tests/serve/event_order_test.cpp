@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/measure.h"
+#include "measure/measure.h"
 #include "model/model.h"
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
@@ -76,7 +76,7 @@ Events simulated_events(const json& result) {
   return events;
 }
 
-void expect_same_decisions(const std::vector<sim::Request>& workload) {
+void expect_same_decisions(const std::vector<policy::Request>& workload) {
   static const json steps = measure(read_measure_options(tiny_measure_options()))["steps"];
   Model model(tiny_model());
   sim::SimulateOptions options;
@@ -98,9 +98,9 @@ TEST(EventOrder, AllAtZeroMatchesTheSimulator) { expect_same_decisions(mixed_wor
 TEST(EventOrder, ArrivalGroupsFarApartMatchTheSimulator) {
   // Each group takes about a millisecond on the tiny model, far less than the gaps: the server goes idle
   // and waits for each group, and a group of 2 then 3 then 1 meets every batching case again.
-  std::vector<sim::Request> workload = mixed_workload(0);
+  std::vector<policy::Request> workload = mixed_workload(0);
   workload.resize(4);
-  for (const sim::Request& request : std::vector<sim::Request>{{150, 6, 5}, {150, 2, 1}, {150, 11, 8}})
+  for (const policy::Request& request : std::vector<policy::Request>{{150, 6, 5}, {150, 2, 1}, {150, 11, 8}})
     workload.push_back(request);
   workload.push_back({300, 3, 4});
   workload.push_back({150, 1, 2});  // listed last, arrives with the second group: queue order is arrival order
@@ -111,7 +111,7 @@ TEST(EventOrder, StaticBatchRowsComputeAsPaddingUntilTheLongestAnswer) {
   // What the cost model charges a static batch: decode step k over all R members at contexts p_i + k,
   // finished or not. The step log holds every forward pass the engine really ran.
   Model model(tiny_model());
-  const std::vector<sim::Request> workload = mixed_workload();
+  const std::vector<policy::Request> workload = mixed_workload();
   const int batch_rows = 4;
   const EngineRun run = run_engine(model, workload, "static:" + std::to_string(batch_rows));
   std::vector<std::vector<int>> expected_decode_contexts;

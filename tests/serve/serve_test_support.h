@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/config.h"
-#include "sim/request.h"
+#include "policy/request.h"
 
 namespace kvlab::serve::testing {
 
@@ -17,10 +17,10 @@ nlohmann::json tiny_measure_options();
 
 // Requests of every shape the policies treat apart: one-token answers, prompts of one token, a prompt
 // longer than every answer, more requests than any batch.
-std::vector<sim::Request> mixed_workload(double arrival_ms = 0);
+std::vector<policy::Request> mixed_workload(double arrival_ms = 0);
 
 // The explicit workload object of `requests`, as the simulator reads it.
-nlohmann::json workload_json(const std::vector<sim::Request>& requests);
+nlohmann::json workload_json(const std::vector<policy::Request>& requests);
 
 // The policies the tests run: both serial ones, and each batching one with a batch smaller than the
 // workload, of one row, and larger than the workload.

@@ -81,7 +81,7 @@ TEST(AfterPromptPricing, AMixedStepCountsByItsLargestPromptChunk) {
   // its rows (2) they would cost 3 times as much.
   json steps = testing::linear_steps();
   steps["after_prompt"] = {{"prompt_rows", {1, 2}}, {"ratio", {{1.0, 1.0}, {3.0, 3.0}}}};
-  const std::vector<Request> requests = {{0, 1, 3}, {0, 1, 3}};
+  const std::vector<policy::Request> requests = {{0, 1, 3}, {0, 1, 3}};
   auto plain = serve(testing::linear_steps(), requests, "chunked:2,4");
   auto priced = serve(steps, requests, "chunked:2,4");
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -89,7 +89,7 @@ TEST(AfterPromptPricing, AMixedStepCountsByItsLargestPromptChunk) {
     EXPECT_EQ(priced.requests[i].finish_ms, plain.requests[i].finish_ms) << i;
   }
   // The same with 2-token prompts, so that the largest chunk is 2: every decode pass after it at 3x.
-  const std::vector<Request> longer = {{0, 2, 3}, {0, 2, 3}};
+  const std::vector<policy::Request> longer = {{0, 2, 3}, {0, 2, 3}};
   auto plain_longer = serve(testing::linear_steps(), longer, "chunked:2,4");
   auto priced_longer = serve(steps, longer, "chunked:2,4");
   EXPECT_GT(priced_longer.requests[0].finish_ms, plain_longer.requests[0].finish_ms);
@@ -99,7 +99,7 @@ TEST(AfterPromptPricing, ChunkedDecodePassesAfterTheLastChunk) {
   // chunked:2,2: the 3-token prompt runs as chunks of 2 and 1 tokens; a mixed step without a chunk is a
   // decode pass. Its price follows mixed_step.h; here only the ratio's effect is checked, against the
   // same run on the grid alone.
-  const std::vector<Request> requests = {{0, 3, 4}};
+  const std::vector<policy::Request> requests = {{0, 3, 4}};
   auto plain = serve(testing::linear_steps(), requests, "chunked:2,2");
   auto priced = serve(linear_steps_after_prompt(), requests, "chunked:2,2");
   EXPECT_DOUBLE_EQ(priced.requests[0].first_token_ms, plain.requests[0].first_token_ms);  // prompt passes: table price
@@ -112,7 +112,7 @@ TEST(AfterPromptPricing, ChunkedDecodePassesAfterTheLastChunk) {
 TEST(AfterPromptPricing, RatiosOfOneGiveTheGridsPricesToTheBit) {
   json ones = testing::measured_like_steps();
   ones["after_prompt"] = {{"prompt_rows", {8, 128}}, {"ratio", {{1, 1, 1}, {1, 1, 1}}}};
-  const std::vector<Request> requests = testing::random_requests(5, 60, 50);
+  const std::vector<policy::Request> requests = testing::random_requests(5, 60, 50);
   for (const std::string policy : {"serial-cache", "static:4", "continuous:4"})
     expect_same_times(serve(ones, requests, policy), serve(testing::measured_like_steps(), requests, policy), policy);
 }

@@ -52,7 +52,7 @@ TEST(MemoryFigures, ASharedSystemPromptCutsTimeToFirstToken) {
 
   // Hit rate by hand: 999 requests find 512 tokens each, out of every prompt's tokens looked up.
   long long prompt_tokens = 0;
-  for (const Request& request : read_workload(workload)) prompt_tokens += request.prompt_tokens;
+  for (const policy::Request& request : read_workload(workload)) prompt_tokens += request.prompt_tokens;
   EXPECT_DOUBLE_EQ(result["paged:16"]["prefix_hit_rate"].get<double>(), 512.0 * 999 / static_cast<double>(prompt_tokens));
 
   // The same requests with nothing marked shared: paged:16 is continuous:16 again.

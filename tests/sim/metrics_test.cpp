@@ -10,8 +10,8 @@
 namespace kvlab::sim {
 namespace {
 
-RequestState finished(double arrival_ms, int answer_tokens, double first_token_ms, double finish_ms, int slot = 0) {
-  RequestState state;
+policy::RequestState finished(double arrival_ms, int answer_tokens, double first_token_ms, double finish_ms, int slot = 0) {
+  policy::RequestState state;
   state.request = {arrival_ms, 4, answer_tokens};
   state.answer_tokens_out = answer_tokens;
   state.slot = slot;
@@ -33,7 +33,7 @@ TEST(Percentile, LinearBetweenOrderStatisticsAtRankNMinus1TimesQ) {
 }
 
 TEST(PolicyMetrics, HandCase) {
-  std::vector<RequestState> requests = {
+  std::vector<policy::RequestState> requests = {
       finished(0, 5, 2, 10),  // TTFT 2, latency 10, TPOT (10 - 2) / 4 = 2
       finished(1, 1, 4, 4),   // TTFT 3, latency 3, no TPOT (n = 1)
       finished(2, 4, 8, 17),  // TTFT 6, latency 15, TPOT (17 - 8) / 3 = 3
@@ -54,7 +54,7 @@ TEST(PolicyMetrics, HandCase) {
 }
 
 TEST(PolicyMetrics, TpotPercentilesAndGoodput) {
-  std::vector<RequestState> requests = {
+  std::vector<policy::RequestState> requests = {
       finished(0, 5, 2, 10),  // TTFT 2, TPOT 2
       finished(1, 1, 4, 4),   // TTFT 3, no TPOT: meets any TPOT target
       finished(2, 4, 8, 17),  // TTFT 6, TPOT 3
@@ -89,7 +89,7 @@ TEST(PolicyMetrics, NullsWhereAMetricIsUndefined) {
 }
 
 TEST(Timeline, FirstRequestsPrefillAndDecodePhasesApart) {
-  std::vector<RequestState> requests = {finished(0, 3, 2, 9, 1), finished(0, 1, 5, 5, 0), finished(0, 2, 6, 8, 0)};
+  std::vector<policy::RequestState> requests = {finished(0, 3, 2, 9, 1), finished(0, 1, 5, 5, 0), finished(0, 2, 6, 8, 0)};
   auto entries = timeline(requests, 2);
   // Request 0: prefill 0..2 then decode 2..9 in slot 1; request 1 (n = 1): prefill only; request 2 is past K.
   ASSERT_EQ(entries.size(), 3u);

@@ -90,7 +90,7 @@ TEST(PromptPassPricing, AChunkAfterADecodePassIsPricedByIt) {
   json steps = testing::linear_steps();
   steps["prompt_pass"] = prompt_pass_part();
   steps["prompt_pass"]["after_prompt"] = {{1.0, 1.0}, {1.0, 1.0}};
-  const std::vector<Request> requests = {{0, 2, 6}, {7, 2, 3}};
+  const std::vector<policy::Request> requests = {{0, 2, 6}, {7, 2, 3}};
   auto plain = serve(testing::linear_steps(), requests, "chunked:2,4");
   auto priced = serve(steps, requests, "chunked:2,4");
   EXPECT_EQ(priced.requests[0].first_token_ms, plain.requests[0].first_token_ms);
@@ -103,7 +103,7 @@ TEST(PromptPassPricing, RatiosOfOneGiveTheGridsPricesToTheBit) {
                          {"decode_rows", {1, 8}},
                          {"after_decode", {{1, 1}, {1, 1}}},
                          {"after_prompt", {{1, 1}, {1, 1}}}};
-  const std::vector<Request> requests = testing::random_requests(5, 60, 50);
+  const std::vector<policy::Request> requests = testing::random_requests(5, 60, 50);
   for (const std::string policy : {"serial-nocache", "serial-cache", "static:4", "continuous:4", "chunked:4,16"})
     expect_same_times(serve(ones, requests, policy), serve(testing::measured_like_steps(), requests, policy), policy);
 }

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
-#include "sim/policy_registry.h"
+#include "policy/policy_registry.h"
 #include "sim/priced_server.h"
 #include "sim/step_table.h"
 #include "sim/workload.h"
@@ -38,7 +38,7 @@ nlohmann::json measured_like_steps() {
           {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.0, 1.1, 1.3, 1.7, 2.6, 4.4, 8.5, 17.9}}}}};
 }
 
-std::vector<Request> random_requests(uint64_t seed, int count, double rate_per_s) {
+std::vector<policy::Request> random_requests(uint64_t seed, int count, double rate_per_s) {
   GeneratedWorkload workload;
   workload.count = count;
   workload.prompt_tokens_lo = 1;
@@ -51,30 +51,30 @@ std::vector<Request> random_requests(uint64_t seed, int count, double rate_per_s
   return generate_requests(workload);
 }
 
-nlohmann::json workload_json(const std::vector<Request>& requests) {
+nlohmann::json workload_json(const std::vector<policy::Request>& requests) {
   nlohmann::json list = nlohmann::json::array();
-  for (const Request& r : requests)
+  for (const policy::Request& r : requests)
     list.push_back({{"arrival_ms", r.arrival_ms}, {"prompt", r.prompt_tokens}, {"answer", r.answer_tokens}});
   return {{"requests", list}};
 }
 
-Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy,
-             const KvSettings& kv) {
+Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const std::string& policy,
+             const policy::KvSettings& kv) {
   StepTable table = StepTable::from_json(steps);
   PricedServer server(table, requests);
-  auto scheduler = make_scheduler(parse_policy_name(policy, "policy"), kv);
+  auto scheduler = policy::make_scheduler(policy::parse_policy_name(policy, "policy"), kv);
   scheduler->check(requests);
   scheduler->serve(server);
   EXPECT_EQ(server.finished_count(), requests.size()) << policy;
-  for (const RequestState& state : server.requests())
+  for (const policy::RequestState& state : server.requests())
     EXPECT_EQ(state.answer_tokens_out, state.request.answer_tokens) << policy;
   nlohmann::json report = nlohmann::json::object();
   scheduler->report(report);
   return {server.requests(), server.steps_run(), report};
 }
 
-KvSettings kv_blocks(long long budget_blocks, int block_tokens) {
-  KvSettings settings;
+policy::KvSettings kv_blocks(long long budget_blocks, int block_tokens) {
+  policy::KvSettings settings;
   settings.block_tokens = block_tokens;
   settings.budget_blocks = budget_blocks;
   settings.budget_path = "options.kv_tokens";
@@ -103,7 +103,7 @@ void expect_same_times(const Served& a, const Served& b, const std::string& what
   }
 }
 
-void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot) {
+void expect_times(const policy::RequestState& state, double first_token_ms, double finish_ms, int slot) {
   EXPECT_DOUBLE_EQ(state.first_token_ms, first_token_ms);
   EXPECT_DOUBLE_EQ(state.finish_ms, finish_ms);
   EXPECT_EQ(state.slot, slot);

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/kv_blocks.h"
-#include "sim/request.h"
+#include "policy/kv_blocks.h"
+#include "policy/request.h"
 
 namespace kvlab::sim::testing {
 
@@ -23,28 +23,28 @@ nlohmann::json measured_like_steps();
 
 // `count` random requests (prompts 1-200, past the table's grid, answers 1-40) arriving as Poisson at
 // `rate_per_s`.
-std::vector<Request> random_requests(uint64_t seed, int count, double rate_per_s);
+std::vector<policy::Request> random_requests(uint64_t seed, int count, double rate_per_s);
 
 // The explicit workload object of `requests`.
-nlohmann::json workload_json(const std::vector<Request>& requests);
+nlohmann::json workload_json(const std::vector<policy::Request>& requests);
 
 // prefill(L) = 2 + L ms, decode(r, c) = r + c ms: linear_steps() with a fixed part of 2 ms in every
 // prefill, so that prefill(0) = 2 and a chunk's prefill(to) - prefill(from) differs from prefill(to).
 nlohmann::json affine_steps();
 
 struct Served {
-  std::vector<RequestState> requests;  // workload order
+  std::vector<policy::RequestState> requests;  // workload order
   long long steps_run = 0;
   nlohmann::json report;  // what the policy adds to its result (the KV-memory keys)
 };
 
 // Serves `requests` under `policy` on `steps` with the KV memory `kv` (default: no limit), after the
 // policy's own check; fails the test unless every request finished exactly once.
-Served serve(const nlohmann::json& steps, const std::vector<Request>& requests, const std::string& policy,
-             const KvSettings& kv = {});
+Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const std::string& policy,
+             const policy::KvSettings& kv = {});
 
 // A KV memory of `budget_blocks` blocks of `block_tokens` tokens.
-KvSettings kv_blocks(long long budget_blocks, int block_tokens);
+policy::KvSettings kv_blocks(long long budget_blocks, int block_tokens);
 
 // Reading linear_steps() with `part` as its field `name` throws an InputError whose message contains
 // `field`.
@@ -54,6 +54,6 @@ void expect_part_error(const char* name, const nlohmann::json& part, const std::
 void expect_same_times(const Served& a, const Served& b, const std::string& what);
 
 // Checks one request's first-token and finish times (to a few ulps) and its slot.
-void expect_times(const RequestState& state, double first_token_ms, double finish_ms, int slot);
+void expect_times(const policy::RequestState& state, double first_token_ms, double finish_ms, int slot);
 
 }  // namespace kvlab::sim::testing

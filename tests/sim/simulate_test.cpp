@@ -30,9 +30,9 @@ std::string error_of(const json& steps, const json& workload, const std::vector<
 }
 
 TEST(Simulate, OneObjectPerPolicyWithTheContractKeys) {
-  json result = simulate(linear_steps(), kWorkload, default_policies());
+  json result = simulate(linear_steps(), kWorkload, policy::default_policies());
   ASSERT_EQ(result.size(), 4u);
-  for (const std::string& policy : default_policies()) {
+  for (const std::string& policy : policy::default_policies()) {
     SCOPED_TRACE(policy);
     const json& metrics = result.at(policy);
     for (const char* key : {"median_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "median_latency_ms", "p95_latency_ms",
@@ -187,7 +187,7 @@ TEST(SimulateErrors, WorkloadFieldsReachTheCaller) {
 
 TEST(SimulateErrors, PerRequestResultsAreBoundedPerCall) {
   json workload = {{"count", 300000}, {"prompt", {1, 1}}, {"answer", {1, 1}}};
-  EXPECT_EQ(error_of(linear_steps(), workload, default_policies()),
+  EXPECT_EQ(error_of(linear_steps(), workload, policy::default_policies()),
             "workload has 300000 requests and 4 policies were asked for: at most 1000000 per-request results "
             "(requests x policies) per call");
 }

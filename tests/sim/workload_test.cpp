@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-void expect_request(const Request& request, double arrival_ms, int prompt_tokens, int answer_tokens) {
+void expect_request(const policy::Request& request, double arrival_ms, int prompt_tokens, int answer_tokens) {
   EXPECT_DOUBLE_EQ(request.arrival_ms, arrival_ms);
   EXPECT_EQ(request.prompt_tokens, prompt_tokens);
   EXPECT_EQ(request.answer_tokens, answer_tokens);
@@ -30,7 +30,7 @@ TEST(GeneratedWorkload, DrawsAreFixedBySeed) {
   expect_request(requests[2], 0, 19, 93);
   expect_request(requests[3], 0, 28, 82);
   long long prompt_sum = 0, answer_sum = 0;
-  for (const Request& r : requests) prompt_sum += r.prompt_tokens, answer_sum += r.answer_tokens;
+  for (const policy::Request& r : requests) prompt_sum += r.prompt_tokens, answer_sum += r.answer_tokens;
   EXPECT_EQ(prompt_sum, 20080);
   EXPECT_EQ(answer_sum, 55220);
 }
@@ -77,7 +77,7 @@ TEST(GeneratedWorkload, GammaGapsHaveTheAskedMeanAndVariation) {
     workload.arrival_cv = cv;
     auto requests = generate_requests(workload);
     double sum = 0, sum_squares = 0, previous_ms = 0;
-    for (const Request& r : requests) {
+    for (const policy::Request& r : requests) {
       double gap = r.arrival_ms - previous_ms;
       previous_ms = r.arrival_ms;
       sum += gap;
@@ -98,7 +98,7 @@ TEST(GeneratedWorkload, BoundedParetoLengthsHaveAHeavyTail) {
   workload.answer_pareto_alpha = 1;
   auto requests = generate_requests(workload);
   int at_least_100 = 0, lo = 1000000, hi = 0;
-  for (const Request& r : requests) {
+  for (const policy::Request& r : requests) {
     at_least_100 += r.answer_tokens >= 100;
     lo = std::min(lo, r.answer_tokens);
     hi = std::max(hi, r.answer_tokens);

@@ -1,0 +1,430 @@
+#include "experiments/kernel_bench.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "measure/measure_report.h"
+#include "measure/step_timer.h"
+#include "common/json_fields.h"
+#include "common/text_format.h"
+#include "model/generate.h"
+#include "model/kernels.h"
+#include "model/model.h"
+#include "model/simd_arch.h"
+#include "sim/simulate.h"
+
+namespace kvlab {
+
+using nlohmann::json;
+
+namespace {
+
+json timing_json(const StepTiming& t, double flops) {
+  return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms},     {"max_ms", t.max_ms},
+          {"repeats", t.repeats},     {"samples", t.samples}, {"gflops", flops / (t.median_ms * 1e6)}};
+}
+
+// A repeatable piece of work to time and how much one run of it does (FLOPs or bytes), for its rate.
+struct Probe {
+  std::function<void()> run;
+  double work;
+};
+
+// Peak arithmetic of this build: many independent multiply-add chains on registers, no memory.
+// Each chain is a*x+b with |a| < 1, so the values stay bounded however long it runs.
+Probe peak_probe(volatile float& sink) {
+  constexpr int kChains = 12, kIterations = 4096;
+#if KVLAB_SIMD
+  using Batch = kernels::FloatBatch;
+  constexpr int kLanes = static_cast<int>(Batch::size);
+  auto body = [&sink] {
+    Batch acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = Batch(0.001f * c);
+    const Batch a(0.999f), b(0.001f);
+    for (int i = 0; i < kIterations; ++i)
+      for (int c = 0; c < kChains; ++c) acc[c] = xsimd::fma(acc[c], a, b);
+    Batch total = acc[0];
+    for (int c = 1; c < kChains; ++c) total += acc[c];
+    sink = sink + xsimd::hadd(total);
+  };
+#else
+  constexpr int kLanes = 1;
+  auto body = [&sink] {
+    float acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = 0.001f * c;
+    for (int i = 0; i < kIterations; ++i)
+      for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * 0.999f + 0.001f;
+    float total = 0;
+    for (float x : acc) total += x;
+    sink = sink + total;
+  };
+#endif
+  return {body, 2.0 * kLanes * kChains * kIterations};
+}
+
+// Streaming read bandwidth over `buffer` (as large as the model's weights), read over and over the way
+// one-row decode steps read them: a decode step cannot take less than the bytes it reads / this.
+Probe read_probe(const FloatBuffer& buffer, volatile float& sink) {
+  // Eight segments read side by side, as the matmul reads eight weight panels: one stream alone
+  // reaches only part of the bandwidth (the hardware prefetcher tracks several streams).
+  constexpr size_t kStreams = 8;
+  const size_t segment = buffer.size() / kStreams;
+#if KVLAB_SIMD
+  using Batch = kernels::FloatBatch;
+  auto body = [&buffer, &sink, segment] {
+    Batch sum[kStreams];
+    for (Batch& s : sum) s = Batch(0.0f);
+    for (size_t i = 0; i < segment; i += Batch::size)
+      for (size_t k = 0; k < kStreams; ++k) sum[k] += Batch::load_aligned(buffer.data() + k * segment + i);
+    Batch total = sum[0];
+    for (size_t k = 1; k < kStreams; ++k) total += sum[k];
+    sink = sink + xsimd::hadd(total);
+  };
+#else
+  auto body = [&buffer, &sink, segment] {
+    float sum[kStreams] = {};
+    for (size_t i = 0; i < segment; ++i)
+      for (size_t k = 0; k < kStreams; ++k) sum[k] += buffer[k * segment + i];
+    sink = sink + sum[0] + sum[kStreams - 1];
+  };
+#endif
+  return {body, 4.0 * segment * kStreams};
+}
+
+// Bytes a one-row decode step at `context` reads: every weight matrix and norm, one row of the token
+// embedding (not the whole table, which model_size's weight_bytes counts) and the keys and values of
+// the context in every layer.
+double one_row_step_bytes(const Model& model, int context) {
+  const ModelConfig& c = model.config();
+  double bytes = 0;
+  for (const PackedMatrix* m : weight_matrices(model.weights())) bytes += static_cast<double>(m->bytes());
+  const double norm_floats = (2.0 * c.n_layers + 1) * c.d_model, embedding_row_floats = c.d_model;
+  return bytes + 4.0 * (norm_floats + embedding_row_floats) + static_cast<double>(model_size(c).kv_bytes_per_token) * context;
+}
+
+// Everything the benchmark compares, timed interleaved (a sample of each in turn, the same number of
+// samples, the median of each): the peak and the read bandwidth in the same rounds as the steps they
+// are held against, so that a loaded machine slows the limits and the steps alike.
+json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const std::vector<int>& contexts,
+                                const std::function<void(double)>& on_round) {
+  const ModelConfig& c = model.config();
+  volatile float sink = 0;
+  std::vector<std::string> names;
+  std::vector<Probe> probes;
+  auto add = [&](std::string name, Probe probe) {
+    names.push_back(std::move(name));
+    probes.push_back(std::move(probe));
+  };
+  add("peak", peak_probe(sink));
+  const FloatBuffer read_buffer(static_cast<size_t>(model_size(c).weight_bytes / 4 / 64 * 64), 1.0f);
+  add("read", read_probe(read_buffer, sink));
+
+  // One weight matrix of the model (w_gate) times 1 row (matrix-vector) and 16 rows (matrix-matrix).
+  const PackedMatrix& gate = model.weights().layers[0].w_gate;
+  std::vector<float> x(static_cast<size_t>(16) * widest_matrix_input(c), 0.5f), interleaved(x.size());
+  std::vector<float> out(static_cast<size_t>(16) * std::max({c.d_model, c.d_ff, c.vocab}));
+  for (int rows : {1, 16})
+    add(rows == 1 ? "matvec" : "matmul16", {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows, interleaved.data()); },
+                                            2.0 * rows * gate.n_out * gate.n_in});
+  // Every matrix of the model times one row: the one-row step's matmuls without the rest of the step.
+  const std::vector<const PackedMatrix*> matrices = weight_matrices(model.weights());
+  double matrix_bytes = 0, matrix_flops = 0;
+  for (const PackedMatrix* m : matrices) {
+    matrix_bytes += static_cast<double>(m->bytes());
+    matrix_flops += 2.0 * m->n_out * m->n_in;
+  }
+  add("matrices_rows1",
+      {[&] { for (const PackedMatrix* m : matrices) kernels::matmul(out.data(), x.data(), *m, 1, interleaved.data()); }, matrix_flops});
+
+  // Decode steps of 1 and 16 rows at each context, every row with its own cache.
+  const int max_context = *std::max_element(contexts.begin(), contexts.end());
+  std::vector<KvCache> caches(16, KvCache(c, max_context));
+  std::vector<int> history = make_prompt(max_context, c.vocab, 11);
+  prefill(model, caches[0], history.data(), max_context - 1, 0);
+  for (KvCache& cache : caches) cache = caches[0];
+  model.reserve_rows(16);
+  std::vector<std::vector<Row>> batches;
+  batches.reserve(2 * contexts.size());
+  for (int context : contexts) {
+    for (int rows : {1, 16}) {
+      std::vector<Row> batch;
+      for (int r = 0; r < rows; ++r) batch.push_back(Row{history[context - 1], &caches[r], context - 1, true});
+      batches.push_back(std::move(batch));
+      const std::vector<Row>& step = batches.back();
+      add("decode", {[&model, &step] { model.forward(step); }, rows * decode_step_flops(c, context)});
+    }
+  }
+
+  std::vector<std::function<void()>> runs;
+  for (const Probe& p : probes) runs.push_back(p.run);
+  const std::vector<StepTiming> t = time_steps_interleaved(runs, policy, on_round);
+  const auto rate = [&](size_t i) { return probes[i].work / (t[i].median_ms * 1e6); };
+
+  json result;
+  result["peak_gflops"] = rate(0);
+  result["read_gb_per_s"] = rate(1);
+  result["matrix"] = {{"matvec", timing_json(t[2], probes[2].work)},
+                      {"matmul16", timing_json(t[3], probes[3].work)},
+                      {"matrix", {{"n_out", gate.n_out}, {"n_in", gate.n_in}, {"bytes", static_cast<double>(gate.bytes())}}}};
+  result["matrices_rows1"] = timing_json(t[4], probes[4].work);
+  result["matrices_rows1"]["bytes_read"] = matrix_bytes;
+  result["matrices_rows1"]["gb_per_s"] = matrix_bytes / (t[4].median_ms * 1e6);
+  result["decode"] = json::array();
+  for (size_t k = 0; k < contexts.size(); ++k) {
+    const size_t one = 5 + 2 * k, sixteen = one + 1;
+    json entry = {{"context", contexts[k]}, {"rows1", timing_json(t[one], probes[one].work)}, {"rows16", timing_json(t[sixteen], probes[sixteen].work)}};
+    entry["rows1"]["bytes_read"] = one_row_step_bytes(model, contexts[k]);
+    entry["rows1"]["gb_per_s"] = entry["rows1"]["bytes_read"].get<double>() / (t[one].median_ms * 1e6);
+    entry["tokens_per_s_ratio"] = 16.0 * t[one].median_ms / t[sixteen].median_ms;
+    result["decode"].push_back(entry);
+  }
+  return result;
+}
+
+// The one-row step at `context` with the same weights in f32 and in bf16, timed interleaved (a sample
+// of each in turn) so that a loaded machine slows both alike: bf16 streams about half the bytes.
+json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int context) {
+  json result = json::object();
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<KvCache> caches;
+  std::vector<std::vector<Row>> rows;
+  const std::vector<int> history = make_prompt(context, config.vocab, 11);
+  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
+    config.weights = format;
+    models.push_back(std::make_unique<Model>(config));
+    caches.emplace_back(config, context);
+  }
+  for (size_t m = 0; m < models.size(); ++m) {
+    prefill(*models[m], caches[m], history.data(), context - 1, 0);
+    rows.push_back({Row{history[context - 1], &caches[m], context - 1, true}});
+  }
+  std::vector<std::function<void()>> steps;
+  for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(rows[m]); });
+  const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+  for (size_t m = 0; m < models.size(); ++m) {
+    const ModelConfig& c = models[m]->config();
+    json entry = timing_json(t[m], decode_step_flops(c, context));
+    entry["weight_bytes"] = model_size(c).weight_bytes;
+    entry["bytes_read"] = one_row_step_bytes(*models[m], context);
+    entry["gb_per_s"] = entry["bytes_read"].get<double>() / (t[m].median_ms * 1e6);
+    result[weight_format_name(c.weights)] = entry;
+  }
+  result["context"] = context;
+  result["bf16_over_f32"] = t[1].median_ms / t[0].median_ms;
+  return result;
+}
+
+// Decode steps of 1 and 16 rows at a middle and the longest context with the KV cache in f32, bf16 and
+// f16, every cell timed interleaved with the others (a loaded machine slows all alike). One model serves
+// every format: the format is the caches' (each cache's pool holds its own numbers), the weights the same.
+json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
+  const std::vector<KvFormat> formats = {KvFormat::f32, KvFormat::bf16, KvFormat::f16};
+  const int longest = config.max_seq;
+  std::vector<int> contexts = {std::min(64, longest), longest};
+  contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
+  const std::vector<int> row_counts = {1, 16};
+  Model model(config);
+  model.reserve_rows(row_counts.back());
+  const std::vector<int> history = make_prompt(longest, config.vocab, 11);
+  std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
+  for (KvFormat format : formats) {
+    ModelConfig c = config;
+    c.kv = format;
+    KvCache first(c, longest);
+    prefill(model, first, history.data(), longest - 1, 0);
+    caches.emplace_back(static_cast<size_t>(row_counts.back()), first);
+  }
+  std::vector<std::vector<Row>> batches;  // [cell][row], cells in order context, rows, format
+  for (int context : contexts)
+    for (int rows : row_counts)
+      for (size_t f = 0; f < formats.size(); ++f) {
+        std::vector<Row> batch;
+        for (int r = 0; r < rows; ++r) batch.push_back(Row{history[context - 1], &caches[f][r], context - 1, true});
+        batches.push_back(batch);
+      }
+  std::vector<std::function<void()>> steps;
+  for (size_t i = 0; i < batches.size(); ++i) steps.push_back([&, i] { model.forward(batches[i]); });
+  const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+
+  json cells = json::array(), bytes_per_token = json::object();
+  size_t cell = 0;
+  for (int context : contexts)
+    for (int rows : row_counts) {
+      json entry = {{"context", context}, {"rows", rows}};
+      for (KvFormat format : formats) entry[kv_format_name(format)] = timing_json(t[cell++], rows * decode_step_flops(config, context));
+      for (const char* name : {"bf16", "f16"})
+        entry[std::string(name) + "_over_f32"] = entry[name]["median_ms"].get<double>() / entry["f32"]["median_ms"].get<double>();
+      cells.push_back(entry);
+    }
+  for (KvFormat format : formats) {
+    ModelConfig c = config;
+    c.kv = format;
+    bytes_per_token[kv_format_name(format)] = model_size(c).kv_bytes_per_token;
+  }
+  return {{"contexts", contexts}, {"rows", row_counts}, {"kv_bytes_per_token", bytes_per_token}, {"cells", cells}};
+}
+
+// A step table shaped like a measured one, for timing the simulator alone.
+json synthetic_steps() {
+  json ms = json::array();
+  for (double rows : {1, 2, 4, 8, 16}) {
+    json row = json::array();
+    for (double context : {8, 16, 32, 64, 128}) row.push_back(1.5 + 0.3 * rows + 0.002 * rows * context);
+    ms.push_back(row);
+  }
+  return {{"decode", {{"rows", {1, 2, 4, 8, 16}}, {"contexts", {8, 16, 32, 64, 128}}, {"ms", ms}}},
+          {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.5, 1.6, 1.8, 2.2, 3.0, 4.6, 7.8, 14.2}}}}};
+}
+
+json measure_simulator() {
+  const json steps = synthetic_steps();
+  const json lab_queue = {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"seed", 1}};
+  const std::vector<std::string> four = policy::default_policies();
+  auto time_once = [](const auto& body) {
+    double start = now_ms();
+    body();
+    return now_ms() - start;
+  };
+  const double cold_ms = time_once([&] { sim::simulate(steps, lab_queue, four); });
+  std::vector<double> warm;
+  for (int i = 0; i < 5; ++i) warm.push_back(time_once([&] { sim::simulate(steps, lab_queue, four); }));
+
+  json big_queue = lab_queue;
+  big_queue["count"] = 100000;
+  json big_result;
+  const double big_ms = time_once([&] { big_result = sim::simulate(steps, big_queue, {"continuous:16"}, {0}); });
+  const double steps_run = big_result["continuous:16"]["steps"].get<double>();
+  return {{"lab_queue_4_policies_ms", {{"first_call", cold_ms}, {"median", summarise(warm).median_ms}}},
+          {"requests_100000_continuous16_ms", big_ms},
+          {"requests_per_s", 100000 / (big_ms / 1000)},
+          {"simulated_steps_per_s", steps_run / (big_ms / 1000)}};
+}
+
+}  // namespace
+
+BenchOptions read_bench_options(const json& object, const std::string& path) {
+  fields::require_object(object, path);
+  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator", "weight_formats", "kv_formats"});
+  json measure_object = object.value("measure", json::object());
+  if (measure_object.is_object()) {
+    if (!measure_object.contains("min_sample_ms")) measure_object["min_sample_ms"] = 20;
+    if (!measure_object.contains("samples")) measure_object["samples"] = 7;
+  }
+  BenchOptions o;
+  o.measure = read_measure_options(measure_object, fields::join(path, "measure"));
+  o.answer_runs = static_cast<int>(fields::read_int(object, path, "answer_runs", o.answer_runs, 0, 100));
+  o.simulator = fields::read_bool(object, path, "simulator", o.simulator);
+  o.weight_formats = fields::read_bool(object, path, "weight_formats", o.weight_formats);
+  o.kv_formats = fields::read_bool(object, path, "kv_formats", o.kv_formats);
+  return o;
+}
+
+double decode_step_flops(const ModelConfig& c, int context) {
+  const double d = c.d_model, kv = c.kv_dim(), ff = c.d_ff;
+  const double weights = c.n_layers * (2 * d * d + 2 * kv * d + 3 * d * ff) + c.vocab * d;
+  const double attention = c.n_layers * 2.0 * 2.0 * c.n_heads * c.head_dim() * context;
+  return 2 * weights + attention;
+}
+
+json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
+  auto report = [&](double fraction, const char* phase) {
+    if (progress) progress(fraction, phase);
+  };
+  TimingPolicy policy = o.measure.timing;
+  Model model(o.measure.model);
+  json result = {{"instruction_set", kernels::instruction_set()}, {"kvlab_arch", kernels::arch_setting()},
+                 {"model", model_info(o.measure)}};
+
+  constexpr int kLimitsContext = 64;  // the context of the published lab's decode figures
+  const auto on_round = [&](double f) { report(0.45 * f, "limits and decode steps"); };
+  result.update(measure_kernels_and_decode(model, policy, {16, kLimitsContext, 128}, on_round));
+  result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
+  // How close the one-row step comes to its memory limit and the 16-row step to its arithmetic limit,
+  // each against the limit this same build measured in the same rounds.
+  const json& at_limits = result["decode"][1];
+  const double read = result["read_gb_per_s"].get<double>();
+  result["decode_fraction_of_bandwidth"] = at_limits["rows1"]["gb_per_s"].get<double>() / read;
+  result["matrices_fraction_of_bandwidth"] = result["matrices_rows1"]["gb_per_s"].get<double>() / read;
+  result["rows16_fraction_of_peak"] = at_limits["rows16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
+  if (o.weight_formats) {
+    report(0.45, "weight formats");
+    result["weight_formats"] = measure_weight_formats(o.measure.model, policy, kLimitsContext);
+  }
+  if (o.kv_formats) {
+    report(0.47, "KV formats");
+    result["kv_formats"] = measure_kv_formats(o.measure.model, policy);
+  }
+  if (o.answer_runs > 0) {
+    report(0.5, "one answer");
+    MeasureOptions answer_only = o.measure;
+    answer_only.runs = o.answer_runs;
+    answer_only.decode_rows = {1};
+    answer_only.decode_contexts = {8};
+    answer_only.prefill_tokens = {1};
+    answer_only.timing = {0.1, 1};
+    result["answer"] = measure(answer_only)["answer"];
+    result["answer"].erase("prompt");
+  }
+  if (o.simulator) {
+    report(0.9, "simulator");
+    result["simulator"] = measure_simulator();
+  }
+  report(1.0, "done");
+  return result;
+}
+
+std::string format_kernel_bench(const json& r) {
+  std::string text;
+  text += format("kvlab bench: %s, model %s (%.1f MB of weights)\n", instruction_set_text(r["model"]).c_str(),
+      r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
+  text += format("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
+  text += format("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());
+  const json& m = r["matrix"];
+  text += format("matrix-vector %dx%d, 1 row            %8.1f GFLOP/s  (%.3f ms)\n", m["matrix"]["n_out"].get<int>(),
+      m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(), m["matvec"]["median_ms"].get<double>());
+  text += format("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
+      m["matmul16"]["median_ms"].get<double>(), 100 * r["gemm_fraction_of_peak"].get<double>());
+  text += format("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row reads GB/s\n");
+  for (const json& d : r["decode"])
+    text += format("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
+        d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
+        d["rows1"]["gb_per_s"].get<double>());
+  const json& mr = r["matrices_rows1"];
+  text += format("every weight matrix x 1 row (no attention, norms) %.3f ms, %.1f GB/s\n", mr["median_ms"].get<double>(),
+      mr["gb_per_s"].get<double>());
+  text += format("at context 64: 1 row streams what it reads at %.0f%% of the read bandwidth (its matrices alone at %.0f%%); "
+      "16 rows compute at %.0f%% of the peak\n", 100 * r["decode_fraction_of_bandwidth"].get<double>(),
+      100 * r["matrices_fraction_of_bandwidth"].get<double>(), 100 * r["rows16_fraction_of_peak"].get<double>());
+  if (r.contains("weight_formats")) {
+    const json& w = r["weight_formats"];
+    text += format("one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
+        w["context"].get<int>(), w["f32"]["median_ms"].get<double>(), w["f32"]["gb_per_s"].get<double>(),
+        w["bf16"]["median_ms"].get<double>(), w["bf16"]["gb_per_s"].get<double>(), w["bf16_over_f32"].get<double>());
+  }
+  if (r.contains("kv_formats")) {
+    text += "KV cache format, interleaved   f32 ms   bf16 ms   f16 ms   bf16/f32   f16/f32\n";
+    for (const json& c : r["kv_formats"]["cells"])
+      text += format("context %-4d %3d row%s %12.3f %9.3f %8.3f %10.2f %9.2f\n", c["context"].get<int>(), c["rows"].get<int>(),
+          c["rows"].get<int>() == 1 ? " " : "s", c["f32"]["median_ms"].get<double>(), c["bf16"]["median_ms"].get<double>(),
+          c["f16"]["median_ms"].get<double>(), c["bf16_over_f32"].get<double>(), c["f16_over_f32"].get<double>());
+  }
+  if (r.contains("answer")) {
+    const json& a = r["answer"];
+    text += format("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),
+        a["answer_tokens"].get<int>(), a["nocache_ms"]["median"].get<double>(), a["cache_ms"]["median"].get<double>(),
+        a["ratio"].get<double>());
+  }
+  if (r.contains("simulator")) {
+    const json& s = r["simulator"];
+    text += format("simulate 1,000 requests x 4 policies: %.1f ms (first call %.1f ms)\n",
+        s["lab_queue_4_policies_ms"]["median"].get<double>(), s["lab_queue_4_policies_ms"]["first_call"].get<double>());
+    text += format("simulate 100,000 requests, continuous:16: %.0f ms (%.0f requests/s, %.2g steps/s)\n",
+        s["requests_100000_continuous16_ms"].get<double>(), s["requests_per_s"].get<double>(),
+        s["simulated_steps_per_s"].get<double>());
+  }
+  return text;
+}
+
+}  // namespace kvlab

@@ -1,0 +1,84 @@
+#include "experiments/lab.h"
+
+#include "measure/measure_report.h"
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "policy/policy_registry.h"
+#include "sim/simulate.h"
+#include "sim/workload.h"
+
+namespace kvlab {
+
+using nlohmann::json;
+
+json default_workload() {
+  return {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
+}
+
+namespace {
+
+// A step table shaped like the contract, with the grids of `o` and unit costs: enough for the
+// simulator to validate a workload and policies before the real table exists.
+json placeholder_steps(const MeasureOptions& o) {
+  json ms = json::array();
+  for (size_t i = 0; i < o.decode_rows.size(); ++i) ms.push_back(std::vector<double>(o.decode_contexts.size(), 1.0));
+  return {{"model", model_info(o)},
+          {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", ms}}},
+          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::vector<double>(o.prefill_tokens.size(), 1.0)}}}};
+}
+
+}  // namespace
+
+LabOptions read_lab_options(const json& object, const std::string& path) {
+  fields::require_object(object, path);
+  fields::reject_unknown(object, path, {"measure", "workload", "policies", "simulate", "timeline_requests"});
+  LabOptions o;
+  o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"));
+  o.workload = object.value("workload", default_workload());
+  o.policies = object.contains("policies") ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
+                                           : policy::default_policies();
+  o.simulate = sim::read_simulate_options(object.value("simulate", json::object()), fields::join(path, "simulate"));
+  if (object.contains("timeline_requests")) {  // the shorthand the page uses; once only
+    if (object.value("simulate", json::object()).contains("timeline_requests"))
+      throw_range({fields::join(path, "timeline_requests"), "", {}},
+                  "and " + fields::join(path, "simulate.timeline_requests") + " are the same setting: give it once");
+    o.simulate.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", 60, 0, 1000));
+  }
+  // The workload and the policy names read where the caller put them, so that an error names the field
+  // as options.workload... and options.policies[i]; then simulating on unit costs validates the rest
+  // (memory settings, what each policy needs) at a small cost next to a measurement, so that a typo fails
+  // at once rather than after it.
+  sim::read_workload(o.workload, fields::join(path, "workload"));
+  for (size_t i = 0; i < o.policies.size(); ++i)
+    policy::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+  sim::SimulateOptions check = o.simulate;
+  check.timeline_requests = 0;
+  check.queue_timeline = false;
+  sim::simulate(placeholder_steps(o.measure), o.workload, o.policies, check);
+  return o;
+}
+
+json run_lab(const LabOptions& o, const ProgressFn& progress, const PartFn& on_part) {
+  // Measurement is nearly all the time; simulation gets the last 2%.
+  ProgressFn measure_progress;
+  if (progress) measure_progress = [&](double fraction, const std::string& phase) { progress(0.98 * fraction, phase); };
+  json result = measure(o.measure, measure_progress, on_part);
+  if (progress) progress(0.98, "simulating");
+  result["workload"] = o.workload;
+  result["policies"] = sim::simulate(result["steps"], o.workload, o.policies, o.simulate);
+  if (progress) progress(1.0, "done");
+  return result;
+}
+
+std::string format_lab_report(const json& result) {
+  return "Part A: one answer, and one step\n\n" + format_measure_report(result) +
+         "\nPart B: the queue, replayed on the step times above\n\n" + sim::format_policy_table(result["policies"]) +
+         "\npublished lab (Apple M2 Pro, single-threaded JavaScript), same queue:\n"
+         "policy                    median TTFT    p95 TTFT    all done    tokens/s\n"
+         "one at a time, no cache       452.2 s     851.5 s     892.3 s          64\n"
+         "one at a time, KV cache        23.9 s      45.1 s      47.3 s       1,203\n"
+         "static batches of 16           21.2 s      40.5 s      42.8 s       1,331\n"
+         "continuous, 16 slots           13.8 s      26.4 s      27.8 s       2,044\n";
+}
+
+}  // namespace kvlab

@@ -1,0 +1,36 @@
+#pragma once
+// The whole lab in one call: measure this machine (Part A and the step table), then replay a request
+// queue on the measured step times under serving policies (Part B).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/measure.h"
+#include "sim/simulate.h"
+
+namespace kvlab {
+
+struct LabOptions {
+  MeasureOptions measure;
+  nlohmann::json workload;            // a simulator workload object (generated or explicit)
+  std::vector<std::string> policies;  // simulator policy names
+  sim::SimulateOptions simulate;      // timeline length, KV memory budget, goodput targets
+};
+
+// The published lab's queue: 1,000 requests at t = 0, prompts 8-32, answers 16-96 tokens.
+nlohmann::json default_workload();
+
+// { "measure": {...}, "workload": {...}, "policies": [...], "simulate": {...}, "timeline_requests": K },
+// every field optional ("timeline_requests" is short for "simulate": {"timeline_requests": K}). Throws InputError naming the field. The workload and policies are checked here, before
+// anything is measured, so that a typo does not cost a whole measurement.
+LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options");
+
+// { "answer", "steps", "workload", "policies": { name: metrics } }. `on_part` receives "first_answer",
+// "answer" and "steps" as each is measured (see measure()).
+nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = nullptr, const PartFn& on_part = nullptr);
+
+// Part A, then the policy table, then the published lab's figures for comparison.
+std::string format_lab_report(const nlohmann::json& result);
+
+}  // namespace kvlab

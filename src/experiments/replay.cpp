@@ -1,0 +1,302 @@
+#include "experiments/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "measure/measure_pass_history.h"
+#include "serve/run_engine.h"
+#include "sim/metrics.h"
+#include "sim/mixed_step.h"
+#include "sim/simulate.h"
+#include "sim/step_table.h"
+#include "sim/timeline.h"
+
+namespace kvlab::serve {
+
+using nlohmann::json;
+
+namespace {
+
+// Share of the progress bar given to all the measurements together; the real runs share the rest in
+// proportion to their simulated makespans. On the default options measuring takes about a third.
+constexpr double kMeasuringShare = 0.35;
+
+// A progress callback for the part of the bar from `start` to `start + share`.
+ProgressFn part_of(const ProgressFn& progress, double start, double share, const std::string& phase_prefix) {
+  if (!progress) return nullptr;
+  return [&progress, start, share, phase_prefix](double fraction, const std::string& phase) {
+    progress(start + share * fraction, phase_prefix + phase);
+  };
+}
+
+// The explicit workload of the first `count` requests, as the simulator reads it.
+json explicit_requests(const json& workload, size_t count) {
+  json listed = sim::explicit_workload(workload);  // its requests, and its system prompt if it has one
+  json& requests = listed["requests"];
+  requests.erase(requests.begin() + static_cast<std::ptrdiff_t>(count), requests.end());
+  return listed;
+}
+
+// The mean of two number trees of one shape (a number, or arrays of them nested to any depth).
+json mean_of_numbers(const json& a, const json& b) {
+  if (a.is_number()) return 0.5 * (a.get<double>() + b.get<double>());
+  json mean = json::array();
+  for (size_t i = 0; i < a.size(); ++i) mean.push_back(mean_of_numbers(a[i], b.at(i)));
+  return mean;
+}
+
+// The parts of a step table that price a pass by what ran before it (measure_pass_history.h).
+constexpr const char* kHistoryParts[] = {"after_prompt", "prompt_pass"};
+
+// The step table of the moment on the replay's model: the grid, with the history parts (an object of
+// those measured, empty for none).
+json measure_table(Model& model, const ReplayOptions& o, const json& history_parts, const ProgressFn& progress) {
+  json table = measure_steps(model, o.measure, progress);
+  table.update(history_parts);
+  return table;
+}
+
+// The history parts, measured once: ratios, which the machine's drift moves far less than it moves a
+// step's time. None where the step is too short to time alone, or with after_prompt_rounds 0.
+json measure_history_parts(Model& model, const ReplayOptions& o) {
+  json parts = json::object();
+  if (o.after_prompt_rounds == 0) return parts;
+  const PassHistoryParts measured = measure_pass_history(model, o.measure, o.after_prompt_rounds);
+  if (!measured.after_prompt.empty()) parts["after_prompt"] = measured.after_prompt.to_json();
+  if (!measured.prompt_pass.empty()) parts["prompt_pass"] = measured.prompt_pass.to_json();
+  for (auto& [name, part] : parts.items()) part["rounds"] = o.after_prompt_rounds;
+  return parts;
+}
+
+// The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
+json mean_table(const json& before, const json& after) {
+  json table = before;
+  for (const char* grid : {"decode", "prefill", "mixed"})  // decode [rows][contexts], prefill [lengths], mixed [chunk_tokens][rows][contexts]
+    if (table.contains(grid)) table[grid]["ms"] = mean_of_numbers(before[grid]["ms"], after[grid]["ms"]);
+  return table;
+}
+
+json real_metrics(const EngineRun& run, int timeline_requests) {
+  std::vector<policy::RequestState> states;
+  states.reserve(run.requests.size());
+  for (const ServedRequest& request : run.requests) states.push_back(request.state);
+  json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  metrics.update(run.policy_report);
+  metrics["timeline"] = sim::timeline(states, timeline_requests);
+  return metrics;
+}
+
+json simulate_policy(const json& steps, const ReplayOptions& o, const std::string& policy) {
+  return sim::simulate(steps, explicit_requests(o.workload, requests_for(o, policy).size()), {policy}, simulate_options(o))[policy];
+}
+
+// (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
+json relative_differences(const json& reference, const json& other) {
+  json differences = json::object();
+  for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) {
+    const std::string field = std::string(key) + "_ms";
+    const double base = reference[field].get<double>();
+    differences[key] = base != 0 ? json((other[field].get<double>() - base) / base) : json();
+  }
+  return differences;
+}
+
+// How far the derived mixed-step formula is from the table's measured mixed grid, over its cells.
+json formula_check(const sim::StepTable& table) {
+  const std::vector<double> errors = sim::derived_formula_errors(table);
+  double sum_abs = 0, max_abs = 0;
+  for (double error : errors) {
+    sum_abs += std::abs(error);
+    max_abs = std::max(max_abs, std::abs(error));
+  }
+  return {{"cells", errors.size()},
+          {"mean_abs_error", errors.empty() ? json() : json(sum_abs / static_cast<double>(errors.size()))},
+          {"max_abs_error", errors.empty() ? json() : json(max_abs)}};
+}
+
+struct PassTotals {
+  long long steps = 0;
+  double real_ms = 0, table_ms = 0, derived_ms = 0;
+
+  void add(double pass_real_ms, double pass_table_ms) {
+    ++steps;
+    real_ms += pass_real_ms;
+    table_ms += pass_table_ms;
+  }
+  json to_json(const char* key, const std::string& value) const {
+    return {{key, value}, {"steps", steps}, {"real_ms", real_ms}, {"table_ms", table_ms}};
+  }
+};
+
+// Decode passes grouped by how many passes ago the last prompt pass ran (a prefill, a no-cache pass or a
+// mixed step with a prompt chunk), by the first count of each group.
+constexpr std::pair<int, const char*> kPassesSincePrompt[] = {{1, "1"}, {2, "2"}, {3, "3"}, {4, "4-7"}, {8, "8-15"}, {16, "16+"}};
+
+// Which of kPassesSincePrompt `passes` falls in.
+size_t passes_since_prompt_group(int passes) {
+  size_t group = 0;
+  while (group + 1 < std::size(kPassesSincePrompt) && kPassesSincePrompt[group + 1].first <= passes) ++group;
+  return group;
+}
+
+// Every forward pass of the run priced on the table, summed by kind and row count. Where the table has
+// the measured mixed grid, mixed steps are also priced by the derived formula (derived_ms), and the
+// formula is compared with the grid's cells (mixed_formula). Also summed by what ran before: decode
+// passes by the passes since the last prompt pass, prompt passes by the pass just before. The table
+// times each cell in a stretch of its own, and on some hosts a pass costs more soon after dense prompt
+// work (docs/replay.md, "An Intel host"): these sums show how much.
+json step_check(const StepLog& log, const sim::StepTable& table, double real_makespan_ms) {
+  std::map<std::pair<StepKind, int>, PassTotals> by_kind;
+  std::vector<PassTotals> decode_by_passes_since_prompt(std::size(kPassesSincePrompt));
+  std::map<std::string, PassTotals> prompt_by_pass_before;
+  int passes_since_prompt = -1;  // none yet
+  std::string pass_before = "none";
+  double real_steps_ms = 0, table_steps_ms = 0;
+  for (const StepRecord& record : log.records()) {
+    const int* contexts = log.contexts(record);
+    auto context_of = [&](int row) { return contexts[row]; };
+    auto span_of = [&](int i) {
+      return std::pair<int, int>(contexts[record.sequences + 2 * i], contexts[record.sequences + 2 * i + 1]);
+    };
+    PassTotals& totals = by_kind[{record.kind, record.sequences}];
+    const double real_ms = record.end_ms - record.start_ms;
+    double table_ms = 0;
+    if (record.kind == StepKind::decode) {
+      table_ms = table.decode_step_ms(record.sequences, context_of);
+    } else if (record.kind == StepKind::mixed) {
+      table_ms = sim::mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
+      totals.derived_ms += sim::derived_mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
+    } else {
+      table_ms = table.prefill_ms(contexts[0]);
+      prompt_by_pass_before[pass_before].add(real_ms, table_ms);
+    }
+    // A mixed step without a prompt chunk is a decode pass (chunked prefill runs every pass as mixed).
+    const bool decode_only = record.kind == StepKind::decode || (record.kind == StepKind::mixed && record.chunks == 0);
+    if (!decode_only)
+      passes_since_prompt = 0;
+    else if (passes_since_prompt >= 0)
+      decode_by_passes_since_prompt[passes_since_prompt_group(++passes_since_prompt)].add(real_ms, table_ms);
+    pass_before = decode_only ? "decode" : step_kind_name(record.kind);
+    totals.add(real_ms, table_ms);
+    real_steps_ms += real_ms;
+    table_steps_ms += table_ms;
+  }
+  json kinds = json::array();
+  for (const auto& [key, totals] : by_kind) {
+    json kind = totals.to_json("kind", step_kind_name(key.first));
+    kind["rows"] = key.second;
+    if (key.first == StepKind::mixed && table.has_mixed()) kind["derived_ms"] = totals.derived_ms;
+    kinds.push_back(std::move(kind));
+  }
+  json decode_history = json::array();
+  for (size_t group = 0; group < decode_by_passes_since_prompt.size(); ++group)
+    if (decode_by_passes_since_prompt[group].steps > 0)
+      decode_history.push_back(decode_by_passes_since_prompt[group].to_json("passes_since_prompt", kPassesSincePrompt[group].second));
+  json prompt_history = json::array();
+  for (const auto& [before, totals] : prompt_by_pass_before) prompt_history.push_back(totals.to_json("pass_before", before));
+  json check = {{"real_steps_ms", real_steps_ms},
+                {"table_steps_ms", table_steps_ms},
+                {"outside_steps_ms", real_makespan_ms - real_steps_ms},
+                {"kinds", std::move(kinds)},
+                {"decode_by_passes_since_prompt", std::move(decode_history)},
+                {"prompt_by_pass_before", std::move(prompt_history)}};
+  if (table.has_mixed()) check["mixed_formula"] = formula_check(table);
+  return check;
+}
+
+// The errors of a run priced without each history part the table has, and without any ("grid_only").
+void add_errors_without_parts(json& entry, const json& table, const ReplayOptions& o, const std::string& policy) {
+  json grid_only = table;
+  for (const char* name : kHistoryParts) {
+    if (!table.contains(name)) continue;
+    json without = table;
+    without.erase(name);
+    grid_only.erase(name);
+    entry["error_without"][name] = relative_differences(entry["real"], simulate_policy(without, o, policy));
+  }
+  if (entry.contains("error_without"))
+    entry["error_grid_only"] = relative_differences(entry["real"], simulate_policy(grid_only, o, policy));
+}
+
+}  // namespace
+
+json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
+  // The bar is made of shares computed from measured times, whose sums may step back by a rounding
+  // error between one part and the next: the caller sees a fraction that never goes back or past 1.
+  double reported = 0;
+  ProgressFn progress = nullptr;
+  if (caller_progress)
+    progress = [&](double fraction, const std::string& phase) {
+      reported = std::clamp(fraction, reported, 1.0);
+      caller_progress(reported, phase);
+    };
+  const double measure_share = kMeasuringShare / static_cast<double>(o.policies.size() + 1);
+  // One model serves every run and is timed for every table, so a run is priced on its own weights:
+  // with a table timed on a model of its own, one-row decode steps in Node wasm ran 6-12% slower in
+  // the engine than in the table (where the weights sit in memory matters to a memory-bound step).
+  Model model(o.measure.model);
+  // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
+  if (progress) progress(0, "writing the prompts");
+  const std::vector<std::vector<int>> prompts = served_prompts(model, o.requests, o.prompt_seed);
+  if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
+  const json history_parts = measure_history_parts(model, o);
+  json before = measure_table(model, o, history_parts, part_of(progress, 0, measure_share, "measuring: "));
+
+  // Simulated makespans tell how long each real run will take, for the progress bar.
+  std::vector<double> simulated_ms;
+  double simulated_total_ms = 0;
+  for (const std::string& policy : o.policies) {
+    simulated_ms.push_back(simulate_policy(before, o, policy)["makespan_ms"].get<double>());
+    simulated_total_ms += simulated_ms.back();
+  }
+
+  json result = json::object();
+  double progress_done = measure_share;
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const std::string& policy = o.policies[i];
+    const std::vector<policy::Request> requests = requests_for(o, policy);
+    const double share = (1 - kMeasuringShare) * (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms
+                                                                         : 1.0 / static_cast<double>(o.policies.size()));
+    EngineOptions engine_options;
+    engine_options.prompts.assign(prompts.begin(), prompts.begin() + static_cast<std::ptrdiff_t>(requests.size()));
+    engine_options.kv = sim::kv_settings(simulate_options(o), before);
+    const std::string phase = "serving " + policy;
+    if (progress) {
+      progress(progress_done, phase);
+      engine_options.progress = [&](size_t finished) {
+        progress(progress_done + share * static_cast<double>(finished) / static_cast<double>(requests.size()), phase);
+      };
+    }
+    const EngineRun run = run_engine(model, requests, policy, engine_options);
+    progress_done += share;
+
+    // The machine's speed moves under the measurement (other processes; on a shared host, other
+    // machines' memory traffic): by 10-20% within a minute here. So the table is measured again right
+    // after each run, and the run is priced on the mean of the tables just before and just after it,
+    // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
+    // run's drift: the error cannot be read more finely than that.
+    json after = measure_table(model, o, history_parts, part_of(progress, progress_done, measure_share, "measuring again: "));
+    progress_done += measure_share;
+    const json table = mean_table(before, after);
+    json real = real_metrics(run, o.timeline_requests);
+    json simulated = simulate_policy(table, o, policy);
+    result[policy] = {{"request_count", requests.size()},
+                      {"error", relative_differences(real, simulated)},
+                      {"drift", relative_differences(simulate_policy(before, o, policy), simulate_policy(after, o, policy))},
+                      {"step_check", step_check(run.step_log, sim::StepTable::from_json(table), real["makespan_ms"].get<double>())},
+                      {"step_table", table},
+                      {"real", std::move(real)},
+                      {"sim", std::move(simulated)}};
+    add_errors_without_parts(result[policy], table, o, policy);
+    before = std::move(after);
+  }
+  if (progress) progress(1.0, "done");
+  return result;
+}
+
+}  // namespace kvlab::serve

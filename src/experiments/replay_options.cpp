@@ -1,0 +1,130 @@
+#include "experiments/replay_options.h"
+
+#include <algorithm>
+
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "model/config.h"
+#include "serve/engine.h"
+#include "serve/prompts.h"
+#include "serve/run_engine.h"
+#include "policy/policy_registry.h"
+#include "sim/workload.h"
+
+namespace kvlab::serve {
+
+using nlohmann::json;
+
+const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens, block_tokens, after_prompt_rounds";
+
+namespace {
+
+// Real serving takes real time: about 10 s natively for the default 64 requests, and twice that in wasm.
+constexpr size_t kMaxReplayRequests = 4096;
+
+// The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions; and each
+// policy must be able to serve the workload in its KV memory.
+void check_engine_memory(const ReplayOptions& o, const std::string& path) {
+  const ModelSize size = model_size(o.measure.model);
+  const int64_t positions = cache_positions(o.requests);
+  const policy::KvSettings kv = sim::kv_settings(simulate_options(o), nlohmann::json::object());
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
+    const std::unique_ptr<policy::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, kv);
+    scheduler->check(requests_for(o, o.policies[i]));
+    const int slots = engine_slots(scheduler->slots(), o.requests.size());
+    const int64_t kv_positions = keeps_kv_in_blocks(o.policies[i])
+                                     ? kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
+                                     : slots * positions;
+    const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
+    if (bytes > kMaxMeasureBytes)
+      throw_range({policy_path, "\"" + o.policies[i] + "\"", {}},
+                  "\"" + o.policies[i] + "\" needs " +
+                  std::to_string(bytes >> 20) + " MiB for weights and KV caches (at most " +
+                  std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller B, model or workload");
+  }
+}
+
+}  // namespace
+
+json default_replay_workload() {
+  return {{"count", 64}, {"prompt", {8, 32}}, {"answer", {16, 48}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
+}
+
+std::vector<std::string> default_replay_policies() {
+  const std::string slots = std::to_string(kReplaySlots);
+  return {"serial-nocache", "serial-cache", "static:" + slots, "continuous:" + slots};
+}
+
+ReplayOptions read_replay_options(const json& object, const std::string& path) {
+  fields::require_object(object, path);
+  fields::reject_unknown(object, path,
+                         {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests",
+                          "kv_tokens", "block_tokens", "after_prompt_rounds"});
+  ReplayOptions o;
+  // Part A (one answer with and without the cache) is not run: replay times the grid alone
+  // (measure_steps). Its fields are read as measure() reads them, and default to the smallest
+  // lengths so that they bound nothing (the memory estimate, the model's max_seq).
+  json measure = {{"runs", 1}, {"prompt_tokens", 1}, {"answer_tokens", 1}};
+  if (object.contains("measure")) measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
+  o.policies = object.contains("policies") ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
+                                           : default_replay_policies();
+  int largest_batch = 2;
+  bool mixed_steps = false;
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const auto scheduler = make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+    largest_batch = std::max(largest_batch, scheduler->slots());
+    mixed_steps = mixed_steps || scheduler->runs_mixed_steps();
+  }
+  // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
+  // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
+  // groups. Larger batches keep measure()'s grid, which the simulator extrapolates.
+  if (!measure.contains("decode_rows") && largest_batch <= 16) {
+    std::vector<int> rows;
+    for (int r = 1; r <= largest_batch; ++r) rows.push_back(r);
+    measure["decode_rows"] = rows;
+  }
+  o.measure = read_measure_options(measure, fields::join(path, "measure"));
+  // The mixed grid only where a policy is priced on it (or the caller asked for its cells).
+  o.measure.mixed_grid = mixed_steps || measure.contains("mixed_chunk_tokens") || measure.contains("mixed_rows") ||
+                         measure.contains("mixed_contexts");
+  const std::string workload_path = fields::join(path, "workload");
+  o.workload = object.value("workload", default_replay_workload());
+  o.requests = sim::read_workload(o.workload, workload_path);
+  if (o.requests.size() > kMaxReplayRequests)
+    throw_range({workload_path, std::to_string(o.requests.size()), {}},
+                "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
+                    std::to_string(kMaxReplayRequests) + " (each takes real time)");
+  check_workload_fits(o.measure.model, o.requests, workload_path);
+  check_chat_turns(o.requests, workload_path);
+  o.nocache_requests = static_cast<int>(
+      fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
+  o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));
+  o.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", o.timeline_requests, 0, 1000));
+  o.after_prompt_rounds = static_cast<int>(fields::read_int(object, path, "after_prompt_rounds", o.after_prompt_rounds, 0, 200));
+  // The simulator's own reading of the KV fields, so a budget means the same and fails the same way.
+  nlohmann::json kv_fields = nlohmann::json::object();
+  for (const char* key : {"kv_tokens", "block_tokens"})
+    if (object.contains(key)) kv_fields[key] = object[key];
+  const sim::SimulateOptions kv_options = sim::read_simulate_options(kv_fields, path);
+  o.kv_tokens = kv_options.kv_tokens;
+  o.block_tokens = kv_options.block_tokens;
+  check_engine_memory(o, path);
+  return o;
+}
+
+sim::SimulateOptions simulate_options(const ReplayOptions& options) {
+  sim::SimulateOptions simulate;
+  simulate.timeline_requests = options.timeline_requests;
+  simulate.kv_tokens = options.kv_tokens;
+  simulate.block_tokens = options.block_tokens;
+  return simulate;
+}
+
+std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy) {
+  if (policy != "serial-nocache") return options.requests;
+  const size_t count = std::min(options.requests.size(), static_cast<size_t>(options.nocache_requests));
+  return {options.requests.begin(), options.requests.begin() + static_cast<std::ptrdiff_t>(count)};
+}
+
+}  // namespace kvlab::serve

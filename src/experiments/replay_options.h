@@ -1,0 +1,60 @@
+#pragma once
+// What `replay` runs: the measurement (model, step grid, timing), the workload, the policies, and how
+// many requests the slow serial-nocache replays. Read from a JSON object (the Embind options object, or
+// built from CLI flags) and checked in full before anything is measured.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/measure_options.h"
+#include "policy/request.h"
+#include "sim/simulate.h"
+
+namespace kvlab::serve {
+
+struct ReplayOptions {
+  MeasureOptions measure;             // the step grid's options (Part A is not run): measure()'s defaults,
+                                      // but, unless given, decode rows 1..B for the largest B of the policies
+  nlohmann::json workload;            // a simulator workload object, generated or explicit
+  std::vector<policy::Request> requests; // its requests, in workload order
+  std::vector<std::string> policies;
+  // serial-nocache reruns the whole sequence for every token (about 10x the work of serial-cache on the
+  // default workload), so it replays only the first this many requests, real and simulated alike.
+  int nocache_requests = 16;
+  uint64_t prompt_seed = 1;           // request i's prompt is make_prompt(p_i, vocab, prompt_seed + i)
+  int timeline_requests = 60;         // requests in each slot timeline, real and simulated
+  // The KV memory of reserve, paged and chunked, real and simulated alike (the simulator's options):
+  // a budget in tokens (none: no limit) and the block size.
+  std::optional<long long> kv_tokens;
+  int block_tokens = 16;
+  // Rounds of each cell in measuring passes by what ran before them (measure_pass_history.h: the
+  // after-prompt and prompt-pass parts), once per replay; 0: the tables carry neither part and price
+  // every pass at its grid price.
+  int after_prompt_rounds = 8;
+};
+
+// The simulator's options for replaying `options`: its timeline and KV memory.
+sim::SimulateOptions simulate_options(const ReplayOptions& options);
+
+// 64 requests at t = 0, prompts 8-32, answers 16-48 (seed 1): about 10 s of real serving natively.
+nlohmann::json default_replay_workload();
+// The slots (batch rows) of the default replay policies: small enough that a replay of the default workload
+// takes seconds, large enough that batching shows.
+constexpr int kReplaySlots = 8;
+// serial-nocache, serial-cache, static:kReplaySlots, continuous:kReplaySlots.
+std::vector<std::string> default_replay_policies();
+
+// { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests", "kv_tokens",
+// "block_tokens", "after_prompt_rounds" }, every field optional. Throws InputError naming the field.
+ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options");
+
+// The requests `policy` replays: the first nocache_requests for serial-nocache, else all.
+std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy);
+
+// Fields understood by read_replay_options, for help texts.
+extern const char* const kReplayOptionFields;
+
+}  // namespace kvlab::serve

@@ -1,0 +1,282 @@
+#include "measure/measure.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "measure/step_timer.h"
+#include "common/rng.h"
+#include "model/generate.h"
+#include "model/kernels.h"
+#include "model/model.h"
+
+namespace kvlab {
+
+using nlohmann::json;
+
+namespace {
+
+json timing_json(const StepTiming& t) { return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}}; }
+
+// Progress over Part A's runs and the grid, each weighted by its rough share of the run time.
+class ProgressTracker {
+ public:
+  ProgressTracker(const ProgressFn& callback, const MeasureOptions& o) : callback_(callback) {
+    // Relative costs in "decode steps": a no-cache answer reruns the growing sequence each token.
+    nocache_run_ = o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
+    cache_run_ = o.answer_tokens + o.prompt_tokens / 4.0;
+    const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
+    grid_ = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
+                        (o.mixed_grid ? o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size() : 0));
+    answer_ = o.runs * (nocache_run_ + cache_run_);
+  }
+
+  // Part A with this many runs of each path done (fractions for a run in progress), in phase `name`.
+  void answer(const std::string& name, double nocache_runs, double cache_runs) const {
+    report((nocache_runs * nocache_run_ + cache_runs * cache_run_) / (answer_ + grid_), name);
+  }
+
+  // The grid, `fraction` of it done.
+  void grid(const std::string& name, double fraction) const { report((answer_ + grid_ * fraction) / (answer_ + grid_), name); }
+
+ private:
+  void report(double fraction, const std::string& name) const {
+    if (callback_) callback_(std::min(1.0, fraction), name);
+  }
+
+  const ProgressFn& callback_;
+  double nocache_run_ = 0, cache_run_ = 0, grid_ = 0, answer_ = 0;
+};
+
+json model_json(const MeasureOptions& o) {
+  const ModelConfig& c = o.model;
+  const ModelSize size = model_size(c);
+  return {{"preset", o.preset},           {"vocab", c.vocab},
+          {"d_model", c.d_model},         {"n_layers", c.n_layers},
+          {"n_heads", c.n_heads},         {"n_kv_heads", c.n_kv_heads},
+          {"head_dim", c.head_dim()},     {"d_ff", c.d_ff},
+          {"max_seq", c.max_seq},         {"seed", c.seed},
+          {"weights", weight_format_name(c.weights)}, {"kv", kv_format_name(c.kv)},
+          {"parameters", size.parameters}, {"weight_bytes", size.weight_bytes},
+          {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()},
+          {"kvlab_arch", kernels::arch_setting()}};
+}
+
+// The run whose total is nearest the median of `totals_ms` (the one whose token times are reported).
+size_t median_run(const std::vector<double>& totals_ms) {
+  const double median = summarise(totals_ms).median_ms;
+  size_t best = 0;
+  for (size_t i = 1; i < totals_ms.size(); ++i)
+    if (std::abs(totals_ms[i] - median) < std::abs(totals_ms[best] - median)) best = i;
+  return best;
+}
+
+// One path of Part A answered `runs` times: the tokens of its first run, the total of each run, and
+// the time (ms since the run's start) at which each token of each run was ready.
+struct PathRuns {
+  std::vector<int> tokens;
+  std::vector<double> totals_ms;               // [runs] one answer's time: the run's mean over its repeats
+  std::vector<std::vector<double>> token_ms;   // [runs][answer_tokens] each token's mean arrival time
+  std::vector<int> repeats;                    // [runs] answers generated to make the run last min_sample_ms
+  bool identical = true;                       // every answer gave the same tokens as the first no-cache one
+};
+
+// Part A's figures from the runs so far: each path's median, min and max, the ratio, the tokens, and
+// the token times of each path's median run, so that a page can replay the two paths racing.
+json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const PathRuns& nocache_runs,
+                 const PathRuns& cache_runs) {
+  StepTiming nocache = summarise(nocache_runs.totals_ms), cached = summarise(cache_runs.totals_ms);
+  return {{"prompt_tokens", o.prompt_tokens},
+          {"answer_tokens", o.answer_tokens},
+          {"runs", static_cast<int>(nocache_runs.totals_ms.size())},
+          {"nocache_ms", timing_json(nocache)},
+          {"cache_ms", timing_json(cached)},
+          {"repeats_nocache", nocache_runs.repeats},
+          {"repeats_cache", cache_runs.repeats},
+          {"ratio", nocache.median_ms / cached.median_ms},
+          {"identical_tokens", nocache_runs.identical && cache_runs.identical},
+          {"prompt", prompt},
+          {"tokens_nocache", nocache_runs.tokens},
+          {"tokens_cache", cache_runs.tokens},
+          {"token_ms_nocache", nocache_runs.token_ms[median_run(nocache_runs.totals_ms)]},
+          {"token_ms_cache", cache_runs.token_ms[median_run(cache_runs.totals_ms)]}};
+}
+
+// One run of a path: the answer generated again until the run lasts at least min_sample_ms, so that a
+// coarse clock (a browser's ticks 0.1-1 ms apart) still times a small model's answer; a default-sized
+// answer lasts far longer and is generated once. `generate(repeat, on_token)` returns the tokens; every
+// repeat's tokens are compared with `first_answer`, the first answer of Part A (a no-cache one), which
+// the very first repeat sets.
+template <typename Generate>
+void time_run(PathRuns& runs, std::vector<int>& first_answer, const MeasureOptions& o, Generate generate) {
+  std::vector<double> token_sum_ms(o.answer_tokens, 0.0);
+  const RepeatedRuns repeated = repeat_until(o.timing.min_sample_ms, [&](int repeat) {
+    const double answer_start = now_ms();
+    std::vector<int> tokens = generate(repeat, [&](int k) { token_sum_ms[k - 1] += now_ms() - answer_start; });
+    if (first_answer.empty()) first_answer = tokens;
+    if (runs.tokens.empty()) runs.tokens = tokens;
+    runs.identical = runs.identical && tokens == first_answer;
+  });
+  for (double& t : token_sum_ms) t /= repeated.runs;
+  runs.totals_ms.push_back(repeated.elapsed_ms / repeated.runs);
+  runs.token_ms.push_back(std::move(token_sum_ms));
+  runs.repeats.push_back(repeated.runs);
+}
+
+// Part A: the same prompt answered without and with the cache, `runs` times each. The first run of
+// each path comes first, so that one answer's ratio is known early ("first_answer" to `on_part`, with
+// runs = 1); then the other runs of each path. Every answer's tokens are checked against the first
+// no-cache answer.
+json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress, const PartFn& on_part) {
+  const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
+  KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
+  PathRuns nocache_runs, cache_runs;
+  std::vector<int> first_answer;
+  double nocache_done = 0, cache_done = 0;
+
+  auto run_nocache = [&] {
+    time_run(nocache_runs, first_answer, o, [&](int repeat, auto on_token) {
+      return generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int k) {
+        on_token(k);
+        // Reported every few tokens of the first repeat: this path is most of Part A.
+        if (repeat == 0 && k % 4 == 0)
+          progress.answer("no-cache answers", nocache_done + static_cast<double>(k) / o.answer_tokens, cache_done);
+      });
+    });
+    nocache_done += 1;
+  };
+  auto run_cache = [&] {
+    progress.answer("KV-cache answers", nocache_done, cache_done);
+    time_run(cache_runs, first_answer, o, [&](int, auto on_token) {
+      return generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
+    });
+    cache_done += 1;
+  };
+
+  run_nocache();
+  run_cache();
+  if (on_part) on_part("first_answer", answer_json(o, prompt, nocache_runs, cache_runs));
+  for (int run = 1; run < o.runs; ++run) run_nocache();
+  for (int run = 1; run < o.runs; ++run) run_cache();
+  return answer_json(o, prompt, nocache_runs, cache_runs);
+}
+
+}  // namespace
+
+json model_info(const MeasureOptions& options) { return model_json(options); }
+
+RepeatableDecodeRows::RepeatableDecodeRows(Model& model, const ModelConfig& config, int max_rows, int max_context,
+                                           uint64_t seed)
+    : caches_(static_cast<size_t>(max_rows), KvCache(config, max_context)),
+      history_(make_prompt(max_context, config.vocab, seed)) {
+  if (max_context > 1) prefill(model, caches_[0], history_.data(), max_context - 1, 0);
+  for (KvCache& cache : caches_) cache = caches_[0];
+}
+
+std::vector<Row> RepeatableDecodeRows::rows(int n_rows, int context) {
+  std::vector<Row> rows;
+  for (int r = 0; r < n_rows; ++r)
+    rows.push_back(Row{history_[static_cast<size_t>(context - 1)], &caches_[static_cast<size_t>(r)], context - 1, true});
+  return rows;
+}
+
+namespace {
+
+// One grid's figures in the table's layout: ms[i0][i1]... over `shape` (outermost first), the cells'
+// means taken in order from `timings` starting at `cell`; the repeat counts alike.
+std::pair<json, json> grid_json(const std::vector<StepTiming>& timings, size_t& cell, const std::vector<size_t>& shape,
+                                size_t level = 0) {
+  if (level == shape.size()) {
+    const StepTiming& timing = timings[cell++];
+    return {timing.mean_ms, timing.repeats};
+  }
+  json ms = json::array(), repeats = json::array();
+  for (size_t i = 0; i < shape[level]; ++i) {
+    auto [ms_entry, repeats_entry] = grid_json(timings, cell, shape, level + 1);
+    ms.push_back(std::move(ms_entry));
+    repeats.push_back(std::move(repeats_entry));
+  }
+  return {std::move(ms), std::move(repeats)};
+}
+
+}  // namespace
+
+// The step-time grids, timed together (time_steps_interleaved) so that every cell spans the same seconds
+// of the machine's drift: decode steps of r rows, every row at context c, for each (r, c); a prefill of
+// L tokens from an empty cache for each L; and mixed steps, shaped as the engine's mixed_step: r decode
+// rows at context c, then a prompt chunk of k tokens from position 0 (the chunk's last row gives a token),
+// for each (k, r, c). Each decode row has its own cache, filled once with a real prefill; a timed step
+// rewrites position c-1 (and the chunk positions [0, k) of its own cache), so it can be repeated, in any
+// order. Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the
+// slow steps as well as the fast ones.
+json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
+  const LargestMixedStep mixed = largest_mixed_step(o);
+  const int max_rows = std::max(o.decode_rows.back(), mixed.rows);
+  const int max_context = std::max(o.decode_contexts.back(), mixed.context);
+  const int max_tokens = std::max(o.prefill_tokens.back(), mixed.chunk_tokens);
+  RepeatableDecodeRows decode_rows(model, o.model, max_rows, max_context, o.prompt_seed + 1);
+  KvCache prefill_cache(o.model, max_tokens);
+  const std::vector<int> prefill_ids = make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2);
+  model.reserve_rows(std::max({max_rows, max_tokens, mixed.rows + mixed.chunk_tokens}));
+
+  // Shape: [decode_rows.size() * decode_contexts.size()] row lists, row-major over (rows, context), then
+  // [mixed_chunk_tokens.size() * mixed_rows.size() * mixed_contexts.size()] over (chunk, rows, context).
+  std::vector<std::vector<Row>> batches;
+  for (int n_rows : o.decode_rows)
+    for (int context : o.decode_contexts) batches.push_back(decode_rows.rows(n_rows, context));
+  const size_t decode_cells = batches.size();
+  if (o.mixed_grid)
+    for (int chunk_tokens : o.mixed_chunk_tokens)
+      for (int n_rows : o.mixed_rows)
+        for (int context : o.mixed_contexts) {
+          std::vector<Row> rows = decode_rows.rows(n_rows, context);
+          for (int i = 0; i < chunk_tokens; ++i) rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
+          batches.push_back(std::move(rows));
+        }
+  std::vector<std::function<void()>> steps;
+  for (size_t b = 0; b < decode_cells; ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
+  for (int n : o.prefill_tokens)
+    steps.push_back([&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
+  for (size_t b = decode_cells; b < batches.size(); ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
+
+  const std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
+    if (progress) progress(fraction, "step grid");
+  });
+
+  size_t cell = 0;
+  auto [decode_ms, decode_repeats] = grid_json(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()});
+  auto [prefill_ms, prefill_repeats] = grid_json(timings, cell, {o.prefill_tokens.size()});
+  json model_description = model_json(o);
+  model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
+                                 {"samples", o.timing.samples},
+                                 {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
+                                 {"decode_repeats", std::move(decode_repeats)},
+                                 {"prefill_repeats", std::move(prefill_repeats)}};
+  json table = {{"model", std::move(model_description)},
+                {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
+                {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
+  if (o.mixed_grid) {
+    auto [mixed_ms, mixed_repeats] =
+        grid_json(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
+    table["model"]["timing"]["mixed_repeats"] = std::move(mixed_repeats);
+    table["mixed"] = {{"chunk_tokens", o.mixed_chunk_tokens},
+                      {"rows", o.mixed_rows},
+                      {"contexts", o.mixed_contexts},
+                      {"ms", std::move(mixed_ms)}};
+  }
+  return table;
+}
+
+json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
+  ProgressTracker progress(callback, o);
+  Model model(o.model);
+  json answer = measure_answer(model, o, progress, on_part);
+  if (on_part) on_part("answer", answer);
+  json steps = measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); });
+  if (on_part) on_part("steps", steps);
+  if (callback) callback(1.0, "done");
+  return {{"answer", std::move(answer)}, {"steps", std::move(steps)}};
+}
+
+}  // namespace kvlab

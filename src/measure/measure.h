@@ -1,0 +1,51 @@
+#pragma once
+// The lab's Part A and the step-time table of the simulator contract (docs/contract.md §1):
+//   answer: one prompt answered `runs` times without and with a KV cache, timings and tokens;
+//   steps:  decode steps over rows x contexts, prefills over token counts and mixed steps over prompt
+//           chunk x decode rows x contexts, in milliseconds.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/measure_options.h"
+#include "model/model.h"
+
+namespace kvlab {
+
+// Called with the fraction done (0..1) and the current phase's name.
+using ProgressFn = std::function<void(double fraction, const std::string& phase)>;
+
+// Called with a part of the result as soon as it is measured, so that a page can show it while the
+// rest is still running: "first_answer" (Part A from the first run of each path, runs = 1), then
+// "answer" and "steps", which are the values the final result holds.
+using PartFn = std::function<void(const std::string& name, const nlohmann::json& value)>;
+
+// Returns { "answer": {...}, "steps": {...} }.
+nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr,
+                       const PartFn& on_part = nullptr);
+
+// The "steps" part alone, timed on the caller's model (whose config must be options.model): the
+// replay prices a run on the weights that served it.
+nlohmann::json measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress = nullptr);
+
+// Decode rows whose step can be timed over and over: up to max_rows rows, each with its own KV cache
+// holding the first max_context - 1 positions of one prompt drawn from `seed` (one real prefill, copied);
+// a step over rows(r, c) rewrites position c - 1 of each row's cache only, so it leaves them as it found
+// them, in any order.
+class RepeatableDecodeRows {
+ public:
+  RepeatableDecodeRows(Model& model, const ModelConfig& config, int max_rows, int max_context, uint64_t seed);
+  // n_rows rows at context c (<= max_rows, max_context); they point into this object's caches.
+  std::vector<Row> rows(int n_rows, int context);
+
+ private:
+  std::vector<KvCache> caches_;  // [max_rows], max_context positions each
+  std::vector<int> history_;     // [max_context] the prompt they hold
+};
+
+// Sizes of the model the options describe: parameters, bytes, KV bytes per token, instruction set.
+nlohmann::json model_info(const MeasureOptions& options);
+
+}  // namespace kvlab

@@ -1,0 +1,64 @@
+#pragma once
+// What `measure` measures: the model, the one-answer comparison (Part A) and the step-time grids.
+// Read from a JSON object (the Embind options object, or built from CLI flags) with every field
+// validated before anything is allocated.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/step_timer.h"
+#include "model/config.h"
+
+namespace kvlab {
+
+struct MeasureOptions {
+  std::string preset = "small";
+  ModelConfig model;                   // the preset, with any fields of options.model applied
+  int prompt_tokens = 16;              // Part A prompt length
+  int answer_tokens = 48;              // Part A answer length
+  int runs = 5;                        // Part A runs per path
+  uint64_t prompt_seed = 7;            // Part A prompt draw
+  std::vector<int> decode_rows = {1, 2, 4, 8, 16};
+  std::vector<int> decode_contexts = {8, 16, 32, 64, 128};
+  std::vector<int> prefill_tokens = {1, 2, 4, 8, 16, 32, 64, 128};
+  // The mixed-step grid (chunked prefill's step): one prompt chunk of mixed_chunk_tokens tokens and
+  // mixed_rows decode rows, every row at mixed_contexts, in one forward pass. Four small cells by
+  // default (a cell costs about a prefill of chunk + rows tokens; 13% of a replay's grid: docs/memory.md): the
+  // simulator interpolates between them, and beyond them, as it does on the decode grid. One context:
+  // the rows' attention is a small part of such a step on these models.
+  std::vector<int> mixed_chunk_tokens = {8, 32};
+  std::vector<int> mixed_rows = {1, 8};
+  std::vector<int> mixed_contexts = {64};
+  // Whether the mixed-step grid is timed at all: replay leaves it out when none of its policies runs a
+  // mixed step (its cells are 13% of a replay's grid work: docs/memory.md section 1).
+  bool mixed_grid = true;
+  TimingPolicy timing;
+};
+
+// The largest mixed step the grid times: its rows, their context and its chunk; all 0 when the grid is
+// not timed (mixed_grid false), so that nothing is reserved for it.
+struct LargestMixedStep {
+  int rows = 0;
+  int context = 0;
+  int chunk_tokens = 0;
+};
+LargestMixedStep largest_mixed_step(const MeasureOptions& options);
+
+// Upper bound on the memory one measurement may use (weights, caches, scratch), so that a request
+// that cannot fit in a browser tab's wasm memory is refused up front instead of failing midway.
+constexpr int64_t kMaxMeasureBytes = int64_t{1} << 30;
+
+// The largest Part A run count.
+constexpr int kMaxRuns = 100;
+
+// Bytes that measuring with these options allocates (weights + KV caches + activations).
+int64_t measure_memory_bytes(const MeasureOptions& options);
+
+// Reads and validates; throws InputError naming the field ("options.runs", "options.model.n_heads").
+MeasureOptions read_measure_options(const nlohmann::json& object, const std::string& path = "options");
+
+// Fields understood by read_measure_options, for help texts.
+extern const char* const kMeasureOptionFields;
+
+}  // namespace kvlab

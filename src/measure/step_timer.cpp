@@ -1,0 +1,69 @@
+#include "measure/step_timer.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace kvlab {
+
+namespace {
+
+// Warms `step` up (caches, page faults, lazy scratch growth), then counts the steps that last 20% more
+// than min_sample_ms, so that a sample of that many steps is long enough for the clock despite noise.
+int calibrate_repeats(const std::function<void()>& step, const TimingPolicy& policy) {
+  step();
+  return repeat_until(1.2 * policy.min_sample_ms, [&](int) { step(); }).runs;
+}
+
+// Per-step time of one sample of `repeats` steps, after one untimed step: in a round the step before
+// was another cell's (a prefill of 128 tokens leaves other data in the caches than a decode step).
+double sample_ms(const std::function<void()>& step, int repeats) {
+  step();
+  double start = now_ms();
+  for (int i = 0; i < repeats; ++i) step();
+  return (now_ms() - start) / repeats;
+}
+
+}  // namespace
+
+StepTiming summarise(std::vector<double> times_ms) {
+  std::sort(times_ms.begin(), times_ms.end());
+  const size_t n = times_ms.size();
+  StepTiming t;
+  t.mean_ms = std::accumulate(times_ms.begin(), times_ms.end(), 0.0) / static_cast<double>(n);
+  t.median_ms = n % 2 ? times_ms[n / 2] : 0.5 * (times_ms[n / 2 - 1] + times_ms[n / 2]);
+  t.min_ms = times_ms.front();
+  t.max_ms = times_ms.back();
+  t.repeats = 1;
+  t.samples = static_cast<int>(n);
+  return t;
+}
+
+StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy) {
+  return time_steps_interleaved({step}, policy)[0];
+}
+
+std::vector<StepTiming> time_steps_interleaved(const std::vector<std::function<void()>>& steps,
+                                               const TimingPolicy& policy,
+                                               const std::function<void(double)>& on_round) {
+  const double rounds = policy.samples + 1.0;
+  if (on_round) on_round(0);
+  std::vector<int> repeats;
+  repeats.reserve(steps.size());
+  for (const auto& step : steps) repeats.push_back(calibrate_repeats(step, policy));
+
+  std::vector<std::vector<double>> per_step_ms(steps.size());
+  for (int s = 0; s < policy.samples; ++s) {
+    if (on_round) on_round((s + 1) / rounds);
+    for (size_t i = 0; i < steps.size(); ++i) per_step_ms[i].push_back(sample_ms(steps[i], repeats[i]));
+  }
+  std::vector<StepTiming> timings;
+  timings.reserve(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    timings.push_back(summarise(std::move(per_step_ms[i])));
+    timings.back().repeats = repeats[i];
+  }
+  return timings;
+}
+
+}  // namespace kvlab

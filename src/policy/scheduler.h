@@ -1,0 +1,32 @@
+#pragma once
+// A serving policy: the loop that decides, step after step, what the server runs next (admit, prefill a
+// prompt or a chunk, decode these rows, preempt). Each policy is one class behind this interface, written
+// once against the backend of server_state.h, so the same class is priced by the simulator (PricedServer)
+// and run for real by the engine (serve::Engine). A new policy is a new class plus a registry entry.
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/server_state.h"
+
+namespace kvlab::policy {
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // Slots the policy seats requests in (0 .. slots() - 1): 1 for the serial policies, B for the batching
+  // ones. The real backend gives each its own KV cache.
+  virtual int slots() const = 0;
+  // Whether the policy runs mixed steps (a prompt chunk and decode rows in one pass), priced on the step
+  // table's mixed grid: a replay measures that grid only for such a policy.
+  virtual bool runs_mixed_steps() const { return false; }
+  // Throws an InputError if the policy cannot serve `workload` at all (a KV memory too small for one of
+  // its requests), before anything runs.
+  virtual void check(const std::vector<Request>& /*workload*/) const {}
+  // Serves every request in the server's queue to its last token.
+  virtual void serve(ServerState& server) = 0;
+  // Adds what the policy measured beyond the request times (KV memory use) to its result.
+  virtual void report(nlohmann::json& /*metrics*/) const {}
+};
+
+}  // namespace kvlab::policy

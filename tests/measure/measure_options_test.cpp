@@ -1,0 +1,133 @@
+// Option validation: every bad field is refused with its path and allowed range, before allocation.
+#include <gtest/gtest.h>
+
+#include "experiments/lab.h"
+#include "measure/measure_options.h"
+#include "common/input_error.h"
+
+namespace kvlab {
+namespace {
+
+using nlohmann::json;
+
+// The message of the InputError that reading `options` throws, and its JS class.
+std::pair<std::string, std::string> error_of(const json& options) {
+  try {
+    read_measure_options(options);
+  } catch (const InputError& e) {
+    return {e.what(), e.js_class()};
+  }
+  return {"", ""};
+}
+
+TEST(MeasureOptions, DefaultsMatchThePublishedLab) {
+  MeasureOptions o = read_measure_options(json::object());
+  EXPECT_EQ(o.prompt_tokens, 16);
+  EXPECT_EQ(o.answer_tokens, 48);
+  EXPECT_EQ(o.runs, 5);
+  EXPECT_EQ(o.decode_rows, (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(o.decode_contexts, (std::vector<int>{8, 16, 32, 64, 128}));
+  EXPECT_EQ(o.prefill_tokens.back(), 128);
+  EXPECT_EQ(o.preset, "small");
+}
+
+TEST(MeasureOptions, FieldsOverrideThePreset) {
+  MeasureOptions o = read_measure_options({{"preset", "tiny"}, {"model", {{"n_layers", 3}}}, {"runs", 2}});
+  EXPECT_EQ(o.model.n_layers, 3);
+  EXPECT_EQ(o.model.d_model, 32);
+  EXPECT_EQ(o.runs, 2);
+}
+
+TEST(MeasureOptions, WeightsChooseTheFormat) {
+  EXPECT_EQ(read_measure_options(json::object()).model.weights, WeightFormat::f32);
+  EXPECT_EQ(read_measure_options({{"weights", "bf16"}, {"preset", "tiny"}}).model.weights, WeightFormat::bf16);
+}
+
+TEST(MeasureOptions, KvChoosesTheCacheFormat) {
+  EXPECT_EQ(read_measure_options(json::object()).model.kv, KvFormat::f32);
+  EXPECT_EQ(read_measure_options({{"kv", "bf16"}, {"preset", "tiny"}}).model.kv, KvFormat::bf16);
+  EXPECT_EQ(read_measure_options({{"kv", "f16"}, {"weights", "bf16"}}).model.kv, KvFormat::f16);
+}
+
+TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {
+  EXPECT_EQ(error_of({{"runs", 0}}).first, "options.runs must be an integer from 1 to 100 (got 0)");
+  EXPECT_EQ(error_of({{"runs", "five"}}), std::make_pair(std::string("options.runs must be an integer from 1 to 100 (got \"five\")"),
+                                                         std::string("TypeError")));
+  EXPECT_EQ(error_of({{"runs", 2.5}}).first, "options.runs must be an integer from 1 to 100 (got 2.5)");
+  EXPECT_EQ(error_of({{"runs", "NaN"}}).first, "options.runs must be an integer from 1 to 100 (got NaN)");
+  EXPECT_EQ(error_of({{"runs", nullptr}}).second, "TypeError");
+  EXPECT_EQ(error_of({{"min_sample_ms", -1}}).first, "options.min_sample_ms must be a number from 0.1 to 1000 (got -1)");
+  EXPECT_EQ(error_of({{"prompt_tokens", 300}}).first, "options.prompt_tokens must be an integer from 1 to 255 (got 300)");
+  EXPECT_EQ(error_of({{"preset", "huge"}}).first,
+            "options.preset must be one of small, lab, medium, tiny (got \"huge\")");
+  EXPECT_EQ(error_of({{"model", {{"d_model", -4}}}}).first,
+            "options.model.d_model must be an integer from 4 to 4096 (got -4)");
+  EXPECT_EQ(error_of({{"model", {{"n_heads", 8}, {"n_kv_heads", 3}}}}).first,
+            "options.model.n_kv_heads must divide options.model.n_heads (8 is not a multiple of 3)");
+  EXPECT_EQ(error_of({{"weights", "fp16"}}).first, "options.weights must be one of f32, bf16 (got \"fp16\")");
+  EXPECT_EQ(error_of({{"weights", 16}}).second, "TypeError");
+  EXPECT_EQ(error_of({{"kv", "x"}}).first, "options.kv must be one of f32, bf16, f16 (got \"x\")");
+  EXPECT_EQ(error_of({{"kv", 3}}).second, "TypeError");
+  EXPECT_EQ(error_of({{"rnus", 1}}).first.substr(0, 37), "options.rnus is not a known field (kn");
+  EXPECT_EQ(error_of(json::array()).first, "options must be an object (got [])");
+}
+
+TEST(MeasureOptions, GridsMustBeIncreasingAndFitTheModel) {
+  EXPECT_EQ(error_of({{"decode_rows", {1, 4, 2}}}).first,
+            "options.decode_rows must be strictly increasing (options.decode_rows[2] = 2 is not above 4)");
+  EXPECT_EQ(error_of({{"decode_contexts", {8, 8}}}).first.substr(0, 51), "options.decode_contexts must be strictly increasing");
+  EXPECT_EQ(error_of({{"decode_rows", json::array()}}).second, "TypeError");
+  EXPECT_EQ(error_of({{"prefill_tokens", {1, 0}}}).first, "options.prefill_tokens[1] must be an integer from 1 to 256 (got 0)");
+  EXPECT_EQ(error_of({{"model", {{"max_seq", 64}}}}).first, "options.decode_contexts must not exceed model.max_seq = 64");
+  EXPECT_EQ(error_of({{"prompt_tokens", 200}, {"answer_tokens", 100}}).first,
+            "options.answer_tokens must be an integer from 1 to 57 (got 100)");
+}
+
+TEST(MeasureOptions, TooMuchMemoryIsRefusedUpFront) {
+  auto [message, kind] = error_of({{"model", {{"d_model", 512}, {"n_layers", 16}, {"n_heads", 8}, {"n_kv_heads", 8}, {"max_seq", 8192}}},
+                                   {"decode_rows", {1, 256}}});
+  EXPECT_NE(message.find("options needs"), std::string::npos) << message;
+  EXPECT_NE(message.find("at most 1024 MiB"), std::string::npos) << message;
+}
+
+TEST(MeasureOptions, MemoryForTheMixedGridIsCountedOnlyWhenItIsTimed) {
+  // 64 mixed rows: more caches and activation rows than the 3 decode rows need.
+  MeasureOptions o = read_measure_options({{"preset", "tiny"}, {"decode_rows", {1, 3}}, {"mixed_rows", {1, 64}}, {"mixed_chunk_tokens", {8, 16}}});
+  const LargestMixedStep timed = largest_mixed_step(o);
+  EXPECT_EQ(timed.rows, 64);
+  EXPECT_EQ(timed.chunk_tokens, 16);
+  EXPECT_EQ(timed.context, 64);
+  const int64_t with_grid = measure_memory_bytes(o);
+
+  o.mixed_grid = false;
+  const LargestMixedStep skipped = largest_mixed_step(o);
+  EXPECT_EQ(skipped.rows, 0);
+  EXPECT_EQ(skipped.context, 0);
+  EXPECT_EQ(skipped.chunk_tokens, 0);
+  const int64_t without_grid = measure_memory_bytes(o);
+  EXPECT_LT(without_grid, with_grid);
+  // Without the grid, the mixed fields no longer change the bound.
+  o.mixed_rows = {1, 2};
+  o.mixed_chunk_tokens = {1, 2};
+  EXPECT_EQ(measure_memory_bytes(o), without_grid);
+}
+
+TEST(LabOptions, WorkloadAndPoliciesAreCheckedBeforeMeasuring) {
+  auto lab_error = [](const json& options) -> std::string {
+    try {
+      read_lab_options(options);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(lab_error(json::object()), "");
+  EXPECT_NE(lab_error({{"policies", {"continuous:0"}}}).find("continuous:0"), std::string::npos);
+  EXPECT_NE(lab_error({{"policies", {"fastest"}}}).find("fastest"), std::string::npos);
+  EXPECT_NE(lab_error({{"workload", {{"count", 10}, {"prompt", {0, 4}}, {"answer", {1, 2}}}}}).find("prompt"), std::string::npos);
+  EXPECT_EQ(lab_error({{"measure", {{"runs", 0}}}}), "options.measure.runs must be an integer from 1 to 100 (got 0)");
+  EXPECT_EQ(lab_error({{"policies", json::array()}}), "options.policies must be a list of 1 to 64 policy names");
+}
+
+}  // namespace
+}  // namespace kvlab

@@ -1,0 +1,164 @@
+// measure() on the tiny model: the contract's shape, finite positive times, identical tokens.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "experiments/lab.h"
+#include "measure/measure.h"
+#include "measure/measure_report.h"
+#include "model/model.h"
+
+namespace kvlab {
+namespace {
+
+using nlohmann::json;
+
+json small_measure_options() {
+  return {{"preset", "tiny"}, {"runs", 2}, {"answer_tokens", 12}, {"decode_rows", {1, 3}}, {"decode_contexts", {4, 20}},
+          {"prefill_tokens", {1, 5, 20}}, {"min_sample_ms", 0.2}, {"samples", 3}};
+}
+
+void expect_positive_finite(const json& value, const std::string& what) {
+  ASSERT_TRUE(value.is_number()) << what;
+  EXPECT_TRUE(std::isfinite(value.get<double>())) << what;
+  EXPECT_GT(value.get<double>(), 0.0) << what;
+}
+
+TEST(Measure, ResultHasTheContractShape) {
+  std::vector<std::pair<double, std::string>> progress;
+  json result = measure(read_measure_options(small_measure_options()),
+                        [&](double fraction, const std::string& phase) { progress.push_back({fraction, phase}); });
+
+  const json& answer = result["answer"];
+  EXPECT_EQ(answer["prompt_tokens"], 16);
+  EXPECT_EQ(answer["answer_tokens"], 12);
+  EXPECT_EQ(answer["runs"], 2);
+  EXPECT_TRUE(answer["identical_tokens"].get<bool>());
+  EXPECT_EQ(answer["tokens_nocache"], answer["tokens_cache"]);
+  EXPECT_EQ(answer["tokens_cache"].size(), 12u);
+  for (const char* path : {"nocache_ms", "cache_ms"})
+    for (const char* stat : {"median", "min", "max"}) expect_positive_finite(answer[path][stat], std::string(path) + "." + stat);
+  EXPECT_LE(answer["nocache_ms"]["min"].get<double>(), answer["nocache_ms"]["median"].get<double>());
+  EXPECT_LE(answer["nocache_ms"]["median"].get<double>(), answer["nocache_ms"]["max"].get<double>());
+  expect_positive_finite(answer["ratio"], "ratio");
+
+  const json& steps = result["steps"];
+  EXPECT_EQ(steps["decode"]["rows"], json({1, 3}));
+  EXPECT_EQ(steps["decode"]["contexts"], json({4, 20}));
+  ASSERT_EQ(steps["decode"]["ms"].size(), 2u);
+  for (const auto& row : steps["decode"]["ms"]) {
+    ASSERT_EQ(row.size(), 2u);
+    for (const auto& ms : row) expect_positive_finite(ms, "decode.ms");
+  }
+  EXPECT_EQ(steps["prefill"]["tokens"], json({1, 5, 20}));
+  for (const auto& ms : steps["prefill"]["ms"]) expect_positive_finite(ms, "prefill.ms");
+  // The mixed-step grid, by default 2 chunk sizes x 2 row counts x 1 context.
+  const json& mixed = steps["mixed"];
+  EXPECT_EQ(mixed["chunk_tokens"], json({8, 32}));
+  EXPECT_EQ(mixed["rows"], json({1, 8}));
+  EXPECT_EQ(mixed["contexts"], json({64}));
+  ASSERT_EQ(mixed["ms"].size(), 2u);
+  for (const auto& chunk : mixed["ms"]) {
+    ASSERT_EQ(chunk.size(), 2u);
+    for (const auto& row : chunk) {
+      ASSERT_EQ(row.size(), 1u);
+      for (const auto& ms : row) expect_positive_finite(ms, "mixed.ms");
+    }
+  }
+  EXPECT_EQ(steps["model"]["timing"]["mixed_repeats"].size(), 2u);
+  EXPECT_EQ(steps["model"]["timing"]["samples"], 3);
+  EXPECT_EQ(steps["model"]["preset"], "tiny");
+
+  // Progress rises through the phases and ends at 1.
+  ASSERT_FALSE(progress.empty());
+  for (size_t i = 1; i < progress.size(); ++i) EXPECT_GE(progress[i].first, progress[i - 1].first);
+  EXPECT_EQ(progress.back().first, 1.0);
+  for (const char* phase : {"no-cache answers", "KV-cache answers", "step grid"})
+    EXPECT_TRUE(std::any_of(progress.begin(), progress.end(), [&](auto& p) { return p.second == phase; })) << phase;
+
+  std::string report = format_measure_report(result);
+  EXPECT_NE(report.find("identical tokens on both paths"), std::string::npos);
+  EXPECT_NE(report.find("no KV cache median"), std::string::npos);
+}
+
+TEST(Measure, StepsWithoutTheMixedGridHaveNoMixedCells) {
+  MeasureOptions o = read_measure_options(small_measure_options());
+  o.mixed_grid = false;
+  Model model(o.model);
+  const json steps = measure_steps(model, o);
+  EXPECT_FALSE(steps.contains("mixed"));
+  EXPECT_FALSE(steps["model"]["timing"].contains("mixed_repeats"));
+  EXPECT_EQ(steps["decode"]["ms"].size(), 2u);
+  EXPECT_EQ(steps["prefill"]["ms"].size(), 3u);
+}
+
+TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
+  json answer = measure(read_measure_options(small_measure_options()))["answer"];
+  for (const char* path : {"token_ms_nocache", "token_ms_cache"}) {
+    const json& times = answer[path];
+    ASSERT_EQ(times.size(), 12u) << path;
+    for (size_t i = 0; i < times.size(); ++i) {
+      expect_positive_finite(times[i], path);
+      if (i > 0) {
+        EXPECT_GE(times[i].get<double>(), times[i - 1].get<double>()) << path << "[" << i << "]";
+      }
+    }
+  }
+  // The last token of a run comes at most at the slowest run's total.
+  EXPECT_LE(answer["token_ms_nocache"].back().get<double>(), answer["nocache_ms"]["max"].get<double>());
+  EXPECT_LE(answer["token_ms_cache"].back().get<double>(), answer["cache_ms"]["max"].get<double>());
+}
+
+// A small model's cached answer can take less than a browser's clock tick (Firefox's is 1 ms): each run
+// repeats the answer until it lasts min_sample_ms, so neither path's time is 0 and the ratio is finite.
+TEST(Measure, EachRunLastsTheShortestSampleSoTheRatioIsFinite) {
+  json options = small_measure_options();
+  options["min_sample_ms"] = 20;
+  json answer = measure(read_measure_options(options))["answer"];
+  for (const char* path : {"nocache", "cache"}) {
+    const json& repeats = answer[std::string("repeats_") + path];
+    ASSERT_EQ(repeats.size(), 2u) << path;
+    for (const json& r : repeats) {
+      EXPECT_GE(r.get<int>(), 1) << path;
+      // A run's total is its mean answer time times its repeats: at least the shortest sample.
+      EXPECT_GE(r.get<int>() * answer[std::string(path) + "_ms"]["max"].get<double>(), 20.0) << path;
+    }
+  }
+  expect_positive_finite(answer["ratio"], "ratio");
+  EXPECT_TRUE(answer["identical_tokens"].get<bool>());
+}
+
+TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
+  json options = {{"measure", small_measure_options()},
+                  {"workload", {{"count", 5}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
+                  {"policies", {"continuous:4"}}};
+  std::vector<std::pair<std::string, json>> parts;
+  json result = run_lab(read_lab_options(options), nullptr,
+                        [&](const std::string& name, const json& value) { parts.emplace_back(name, value); });
+  ASSERT_EQ(parts.size(), 3u);
+  // The first run of each path, before the others: one answer's figures.
+  EXPECT_EQ(parts[0].first, "first_answer");
+  EXPECT_EQ(parts[0].second["runs"], 1);
+  EXPECT_EQ(parts[0].second["tokens_cache"], result["answer"]["tokens_cache"]);
+  EXPECT_TRUE(parts[0].second["identical_tokens"].get<bool>());
+  expect_positive_finite(parts[0].second["ratio"], "first_answer.ratio");
+  EXPECT_EQ(parts[1].first, "answer");
+  EXPECT_EQ(parts[1].second, result["answer"]);
+  EXPECT_EQ(parts[2].first, "steps");
+  EXPECT_EQ(parts[2].second, result["steps"]);
+}
+
+TEST(Lab, RunsMeasureThenEveryPolicy) {
+  json options = {{"measure", small_measure_options()},
+                  {"workload", {{"count", 20}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
+                  {"policies", {"serial-nocache", "continuous:4"}}};
+  json result = run_lab(read_lab_options(options));
+  ASSERT_TRUE(result.contains("answer"));
+  ASSERT_TRUE(result["policies"].contains("serial-nocache"));
+  ASSERT_TRUE(result["policies"].contains("continuous:4"));
+  EXPECT_EQ(result["policies"]["continuous:4"]["requests"].size(), 20u);
+  EXPECT_NE(format_lab_report(result).find("continuous:4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvlab
