@@ -4,10 +4,9 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
-#include "roofline/published_report.h"
+#include "roofline/published_figures.h"
 #include "roofline/roofline_options.h"
-#include "roofline/table_builder.h"
-#include "roofline/table_report.h"
+#include "roofline/table.h"
 
 namespace kvlab::cli {
 

@@ -191,7 +191,7 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
   std::vector<KvCache> caches;
   std::vector<std::vector<Row>> rows;
   const std::vector<int> history = make_prompt(context, config.vocab, 11);
-  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
+  for (NumberFormat format : model_weight_formats()) {
     config.weights = format;
     models.push_back(std::make_unique<Model>(config));
     caches.emplace_back(config, context);
@@ -209,7 +209,7 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
     entry["weight_bytes"] = model_size(c).weight_bytes;
     entry["bytes_read"] = one_row_step_bytes(*models[m], context);
     entry["gb_per_s"] = entry["bytes_read"].get<double>() / (t[m].median_ms * 1e6);
-    result[weight_format_name(c.weights)] = entry;
+    result[number_format_name(c.weights)] = entry;
   }
   result["context"] = context;
   result["bf16_over_f32"] = t[1].median_ms / t[0].median_ms;
@@ -220,7 +220,7 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
 // f16, every cell timed interleaved with the others (a loaded machine slows all alike). One model serves
 // every format: the format is the caches' (each cache's pool holds its own numbers), the weights the same.
 json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
-  const std::vector<KvFormat> formats = {KvFormat::f32, KvFormat::bf16, KvFormat::f16};
+  const std::vector<NumberFormat>& formats = model_kv_formats();
   const int longest = config.max_seq;
   std::vector<int> contexts = {std::min(64, longest), longest};
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
@@ -229,7 +229,7 @@ json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
   model.reserve_rows(row_counts.back());
   const std::vector<int> history = make_prompt(longest, config.vocab, 11);
   std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
-  for (KvFormat format : formats) {
+  for (NumberFormat format : formats) {
     ModelConfig c = config;
     c.kv = format;
     KvCache first(c, longest);
@@ -253,15 +253,15 @@ json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
   for (int context : contexts)
     for (int rows : row_counts) {
       json entry = {{"context", context}, {"rows", rows}};
-      for (KvFormat format : formats) entry[kv_format_name(format)] = timing_json(t[cell++], rows * decode_step_flops(config, context));
+      for (NumberFormat format : formats) entry[number_format_name(format)] = timing_json(t[cell++], rows * decode_step_flops(config, context));
       for (const char* name : {"bf16", "f16"})
         entry[std::string(name) + "_over_f32"] = entry[name]["median_ms"].get<double>() / entry["f32"]["median_ms"].get<double>();
       cells.push_back(entry);
     }
-  for (KvFormat format : formats) {
+  for (NumberFormat format : formats) {
     ModelConfig c = config;
     c.kv = format;
-    bytes_per_token[kv_format_name(format)] = model_size(c).kv_bytes_per_token;
+    bytes_per_token[number_format_name(format)] = model_size(c).kv_bytes_per_token;
   }
   return {{"contexts", contexts}, {"rows", row_counts}, {"kv_bytes_per_token", bytes_per_token}, {"cells", cells}};
 }

@@ -57,7 +57,7 @@ json model_json(const MeasureOptions& o) {
           {"n_heads", c.n_heads},         {"n_kv_heads", c.n_kv_heads},
           {"head_dim", c.head_dim()},     {"d_ff", c.d_ff},
           {"max_seq", c.max_seq},         {"seed", c.seed},
-          {"weights", weight_format_name(c.weights)}, {"kv", kv_format_name(c.kv)},
+          {"weights", number_format_name(c.weights)}, {"kv", number_format_name(c.kv)},
           {"parameters", size.parameters}, {"weight_bytes", size.weight_bytes},
           {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()},
           {"kvlab_arch", kernels::arch_setting()}};

@@ -65,9 +65,10 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
   o.preset = fields::read_string(object, path, "preset", o.preset);
   o.model = find_preset(o.preset, fields::join(path, "preset")).config;
   if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
-  o.model.weights = parse_weight_format(fields::read_string(object, path, "weights", weight_format_name(o.model.weights)),
-                                        fields::join(path, "weights"));
-  o.model.kv = parse_kv_format(fields::read_string(object, path, "kv", kv_format_name(o.model.kv)), fields::join(path, "kv"));
+  o.model.weights = parse_number_format(fields::read_string(object, path, "weights", number_format_name(o.model.weights)),
+                                        model_weight_formats(), fields::join(path, "weights"));
+  o.model.kv = parse_number_format(fields::read_string(object, path, "kv", number_format_name(o.model.kv)), model_kv_formats(),
+                                   fields::join(path, "kv"));
   const int max_seq = o.model.max_seq;
 
   o.prompt_tokens = static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));

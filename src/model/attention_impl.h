@@ -22,7 +22,7 @@ struct F32Heads {
   static void axpy(float* y, float a, const float* v, int head_dim) { Ops::axpy(y, a, v, head_dim); }
 };
 
-template <typename Ops, KvFormat F>
+template <typename Ops, NumberFormat F>
 struct PairHeads {
   using Word = uint32_t;
   static constexpr int kNumbersPerWord = 2;
@@ -64,13 +64,13 @@ template <typename Ops>
 void attention_over(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
                     int head_dim, float* scores) {
   switch (kv.format) {
-    case KvFormat::f32:
+    case NumberFormat::f32:
       return attend<Ops, F32Heads<Ops>>(out, q, kv.keys, kv.values, kv, context, n_heads, n_kv_heads, head_dim, scores);
-    case KvFormat::bf16:
-      return attend<Ops, PairHeads<Ops, KvFormat::bf16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
+    case NumberFormat::bf16:
+      return attend<Ops, PairHeads<Ops, NumberFormat::bf16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
                                                           n_kv_heads, head_dim, scores);
-    case KvFormat::f16:
-      return attend<Ops, PairHeads<Ops, KvFormat::f16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
+    case NumberFormat::f16:
+      return attend<Ops, PairHeads<Ops, NumberFormat::f16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
                                                          n_kv_heads, head_dim, scores);
   }
 }

@@ -20,6 +20,16 @@ ModelConfig make_config(int vocab, int d_model, int n_layers, int n_heads, int n
 
 }  // namespace
 
+const std::vector<NumberFormat>& model_weight_formats() {
+  static const std::vector<NumberFormat> formats = {NumberFormat::f32, NumberFormat::bf16};
+  return formats;
+}
+
+const std::vector<NumberFormat>& model_kv_formats() {
+  static const std::vector<NumberFormat> formats = {NumberFormat::f32, NumberFormat::bf16, NumberFormat::f16};
+  return formats;
+}
+
 const std::vector<ModelPreset>& model_presets() {
   static const std::vector<ModelPreset> presets = {
       // The default. 11.1 M parameters, 44.5 MB of float32 weights: more than a core's L2 and than the
@@ -46,8 +56,8 @@ ModelSize model_size(const ModelConfig& c) {
   int64_t per_layer_matrices = d * d * 2 + 2 * kv * d + 3 * d * ff;  // wq wo, wk wv, gate up down
   int64_t matrices = c.n_layers * per_layer_matrices + vocab * d;     // and the output projection
   int64_t floats = c.n_layers * 2 * d + vocab * d + d;                // norms, embedding, final norm
-  return {matrices + floats, matrices * bytes_per_weight(c.weights) + floats * 4,
-          int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * bytes_per_kv_number(c.kv)};
+  return {matrices + floats, matrices * (bits_per_number(c.weights) / 8) + floats * 4,
+          int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * (bits_per_number(c.kv) / 8)};
 }
 
 void validate(const ModelConfig& c, const std::string& path) {

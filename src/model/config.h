@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "model/kv_format.h"
-#include "model/weight_format.h"
+#include "model/number_format.h"
 
 namespace kvlab {
 
@@ -19,12 +18,24 @@ struct ModelConfig {
   int d_ff = 1152;       // hidden width of the SwiGLU feed-forward
   int max_seq = 256;     // longest sequence a KV cache holds
   uint64_t seed = 1;     // weights are drawn from Rng(seed)
-  WeightFormat weights = WeightFormat::f32;  // how the weight matrices are stored (weight_format.h)
-  KvFormat kv = KvFormat::f32;               // how the KV cache stores keys and values (kv_format.h)
+  // How the weight matrices are stored: f32, or bf16, which halves the bytes a decode step streams.
+  // Weights are drawn in float32 and rounded to bfloat16 once, to nearest even, with integer operations
+  // only, so every build holds the same bits (float16.h). The kernels widen bfloat16 back to float32 (a
+  // 16-bit shift) and compute in float32. Embeddings and norms stay float32 in both formats.
+  NumberFormat weights = NumberFormat::f32;
+  // How the KV cache stores keys and values: f32, or bf16 or f16, which halve the bytes per token, so the
+  // same memory holds twice the tokens, as real servers' caches do. A key or value is rounded once, to
+  // nearest even, when its token's forward pass writes it; attention widens it back to float32 (kernels.h)
+  // and computes in float32.
+  NumberFormat kv = NumberFormat::f32;
 
   int head_dim() const { return d_model / n_heads; }
   int kv_dim() const { return n_kv_heads * head_dim(); }
 };
+
+// The formats the model can store its weights in (f32, bf16) and its KV cache in (f32, bf16, f16).
+const std::vector<NumberFormat>& model_weight_formats();
+const std::vector<NumberFormat>& model_kv_formats();
 
 struct ModelPreset {
   std::string name;

@@ -38,9 +38,9 @@ struct ScalarOps {
   static float dot(const float* a, const float* b, int n) { return scalar::dot(a, b, n); }
   static void axpy(float* y, float a, const float* x, int n) { scalar::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { scalar::softmax(x, n); }
-  template <KvFormat F>
+  template <NumberFormat F>
   static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return scalar::dot_pairs<F>(q, k, head_dim); }
-  template <KvFormat F>
+  template <NumberFormat F>
   static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { scalar::axpy_pairs<F>(y, a, v, head_dim); }
 };
 

@@ -109,7 +109,7 @@ template <int R, int NP>
 void matmul_block(float* out, const float* xs, const PackedMatrix& w, int first_panel) {
   constexpr int V = kVectorsPerPanel;
   BlockSums<R, NP> sums;
-  if (w.format == WeightFormat::bf16)
+  if (w.format == NumberFormat::bf16)
     sum_bf16(sums, xs, w, first_panel);
   else
     sum_f32(sums, xs, w, first_panel);
@@ -162,9 +162,9 @@ struct SimdOps {
   static float dot(const float* a, const float* b, int n) { return kernels::dot(a, b, n); }
   static void axpy(float* y, float a, const float* x, int n) { kernels::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { kernels::softmax(x, n); }
-  template <KvFormat F>
+  template <NumberFormat F>
   static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return kernels::dot_pairs<F>(q, k, head_dim); }
-  template <KvFormat F>
+  template <NumberFormat F>
   static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { kernels::axpy_pairs<F>(y, a, v, head_dim); }
 };
 

@@ -12,7 +12,7 @@
 // The single-sequence contiguous cache is the special case of a pool of one block of `capacity` positions
 // owned by the cache itself: [n_layers, 1, capacity, kv_dim] is the plain [n_layers, capacity, kv_dim].
 //
-// In a 16-bit format (config.kv, kv_format.h) a position's key holds, for each KV head, head_dim / 2
+// In a 16-bit format (config.kv, config.h) a position's key holds, for each KV head, head_dim / 2
 // 32-bit words: word j has number j of the head in its low half and number j + head_dim / 2 in its high
 // half (the pairs rotary embedding turns together). One 32-bit vector load then gives the same lanes of
 // both halves of a head, widened with shifts and masks: no shuffles, whatever the vector width.
@@ -39,17 +39,17 @@ class KvBlockPool {
         n_blocks_(n_blocks),
         block_tokens_(block_tokens),
         kv_dim_(config.kv_dim()),
-        keys_(format_ == KvFormat::f32 ? numbers(config.n_layers) : 0),
+        keys_(format_ == NumberFormat::f32 ? numbers(config.n_layers) : 0),
         values_(keys_.size()),
-        key_pairs_(format_ == KvFormat::f32 ? 0 : numbers(config.n_layers) / 2),
+        key_pairs_(format_ == NumberFormat::f32 ? 0 : numbers(config.n_layers) / 2),
         value_pairs_(key_pairs_.size()) {}
 
-  KvFormat format() const { return format_; }
+  NumberFormat format() const { return format_; }
   int n_blocks() const { return n_blocks_; }
   int block_tokens() const { return block_tokens_; }
   int kv_dim() const { return kv_dim_; }
   // Words a position's key (as its value) takes: kv_dim floats, or kv_dim / 2 pairs.
-  int words_per_position() const { return format_ == KvFormat::f32 ? kv_dim_ : kv_dim_ / 2; }
+  int words_per_position() const { return format_ == NumberFormat::f32 ? kv_dim_ : kv_dim_ / 2; }
   // Bytes of the keys and the values together.
   size_t bytes() const {
     return (keys_.size() + values_.size()) * sizeof(float) + (key_pairs_.size() + value_pairs_.size()) * sizeof(uint32_t);
@@ -69,7 +69,7 @@ class KvBlockPool {
     return buffer.empty() ? nullptr : buffer.data() + static_cast<size_t>(layer) * n_blocks_ * block_tokens_ * words_per_position();
   }
 
-  KvFormat format_;
+  NumberFormat format_;
   int n_blocks_;
   int block_tokens_;
   int kv_dim_;
@@ -86,7 +86,7 @@ struct KvLayerView {
   const float* values;     // likewise
   const int* block_table;  // [blocks covering the context]
   int block_tokens;
-  KvFormat format = KvFormat::f32;
+  NumberFormat format = NumberFormat::f32;
   const uint32_t* key_pairs = nullptr;    // bf16, f16: the layer's [n_blocks, block_tokens, n_kv_heads, head_dim / 2]
   const uint32_t* value_pairs = nullptr;  // likewise
 };

@@ -7,7 +7,7 @@
 
 namespace kvlab::kernels::scalar {
 
-template <KvFormat F>
+template <NumberFormat F>
 float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
   const int half = head_dim / 2;
   float sum = 0.0f;
@@ -16,7 +16,7 @@ float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
   return sum;
 }
 
-template <KvFormat F>
+template <NumberFormat F>
 void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
   const int half = head_dim / 2;
   for (int j = 0; j < half; ++j) {
@@ -27,14 +27,14 @@ void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
 
 #include "model/kv_kernel_instances.inc"
 
-void store_pairs(uint32_t* pairs, const float* x, int n_heads, int head_dim, KvFormat format) {
+void store_pairs(uint32_t* pairs, const float* x, int n_heads, int head_dim, NumberFormat format) {
   const int half = head_dim / 2;
   for (int h = 0; h < n_heads; ++h) {
     const float* head = x + static_cast<size_t>(h) * head_dim;
     uint32_t* out = pairs + static_cast<size_t>(h) * half;
     for (int j = 0; j < half; ++j)
-      out[j] = format == KvFormat::bf16 ? pair_of<KvFormat::bf16, ScalarLanes>(head[j], head[half + j])
-                                        : pair_of<KvFormat::f16, ScalarLanes>(head[j], head[half + j]);
+      out[j] = format == NumberFormat::bf16 ? pair_of<NumberFormat::bf16, ScalarLanes>(head[j], head[half + j])
+                                        : pair_of<NumberFormat::f16, ScalarLanes>(head[j], head[half + j]);
   }
 }
 

@@ -38,7 +38,7 @@ struct BatchLanes {
 
 }  // namespace
 
-template <KvFormat F>
+template <NumberFormat F>
 float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
   const int half = head_dim / 2;
   Batch low_sum(0.0f), high_sum(0.0f);
@@ -54,7 +54,7 @@ float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
   return sum;
 }
 
-template <KvFormat F>
+template <NumberFormat F>
 void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
   const int half = head_dim / 2;
   const Batch av(a);
@@ -74,7 +74,7 @@ void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
 
 namespace {
 
-template <KvFormat F>
+template <NumberFormat F>
 void store_heads(uint32_t* pairs, const float* x, int n_heads, int head_dim) {
   const int half = head_dim / 2;
   for (int h = 0; h < n_heads; ++h) {
@@ -89,11 +89,11 @@ void store_heads(uint32_t* pairs, const float* x, int n_heads, int head_dim) {
 
 }  // namespace
 
-void store_pairs(uint32_t* pairs, const float* x, int n_heads, int head_dim, KvFormat format) {
-  if (format == KvFormat::bf16)
-    store_heads<KvFormat::bf16>(pairs, x, n_heads, head_dim);
+void store_pairs(uint32_t* pairs, const float* x, int n_heads, int head_dim, NumberFormat format) {
+  if (format == NumberFormat::bf16)
+    store_heads<NumberFormat::bf16>(pairs, x, n_heads, head_dim);
   else
-    store_heads<KvFormat::f16>(pairs, x, n_heads, head_dim);
+    store_heads<NumberFormat::f16>(pairs, x, n_heads, head_dim);
 }
 
 #endif

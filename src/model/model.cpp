@@ -51,8 +51,8 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
     kernels::rope(&s.k[r * kv_dim], c.n_kv_heads, c.head_dim(), cos, sin);
     KvCache& cache = *rows[r].cache;
     const int position = rows[r].position;
-    const KvFormat format = cache.pool().format();
-    if (format == KvFormat::f32) {
+    const NumberFormat format = cache.pool().format();
+    if (format == NumberFormat::f32) {
       std::memcpy(cache.key_slot(layer_index, position), &s.k[r * kv_dim], sizeof(float) * kv_dim);
       std::memcpy(cache.value_slot(layer_index, position), &s.v[r * kv_dim], sizeof(float) * kv_dim);
     } else {

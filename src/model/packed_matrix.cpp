@@ -4,7 +4,7 @@
 
 namespace kvlab {
 
-ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, WeightFormat format) {
+ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberFormat format) {
   ArenaLayout layout;
   layout.arena = std::make_shared<WeightArena>();
   const int stripes = kernels::one_row_panels();
@@ -27,7 +27,7 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, WeightF
       words += static_cast<size_t>(panels) * m.words_per_panel();
     }
   }
-  if (format == WeightFormat::f32)
+  if (format == NumberFormat::f32)
     layout.arena->panels.assign(words, 0.0f);
   else
     layout.arena->pairs.assign(words, 0u);
@@ -39,7 +39,7 @@ void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major
   for (int o = 0; o < m.n_out; ++o) {
     const size_t panel = m.panel_offset(o / kPanelWidth) + o % kPanelWidth;
     for (int i = 0; i < m.n_in; ++i) {
-      if (m.format == WeightFormat::f32)
+      if (m.format == NumberFormat::f32)
         arena.panels[panel + static_cast<size_t>(i) * kPanelWidth] = w(o, i);
       else
         arena.pairs[panel + static_cast<size_t>(i / 2) * kPanelWidth] |= static_cast<uint32_t>(to_bf16(w(o, i)))
@@ -48,7 +48,7 @@ void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major
   }
 }
 
-PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat format) {
+PackedMatrix pack(const float* row_major, int n_out, int n_in, NumberFormat format) {
   ArenaLayout layout = lay_out_in_one_arena({{n_out, n_in}}, format);
   pack_into(*layout.arena, layout.matrices[0], row_major);
   return layout.matrices[0];

@@ -20,7 +20,7 @@
 // arena, and where each of its stripes starts in it. A matrix packed alone (pack) has an arena of its
 // own, which holds its stripes one after the other and then its tail.
 //
-// In bfloat16 (weight_format.h) a panel holds pairs of inputs instead: [ceil(n_in / 2), kPanelWidth]
+// In bfloat16 (config.h, float16.h) a panel holds pairs of inputs instead: [ceil(n_in / 2), kPanelWidth]
 // 32-bit words, word (j, o) = bf16(W[o, 2j]) in its low half and bf16(W[o, 2j + 1]) in its high half
 // (0 past n_in). One 32-bit vector load then gives two inputs' weights for the same outputs: a shift
 // left by 16 widens the first to float32 and a mask of the low half the second.
@@ -32,7 +32,8 @@
 #include <xsimd/memory/xsimd_aligned_allocator.hpp>
 
 #include "model/buffer.h"
-#include "model/weight_format.h"
+#include "model/float16.h"
+#include "model/number_format.h"
 
 namespace kvlab {
 
@@ -50,7 +51,7 @@ struct WeightArena {
 struct PackedMatrix {
   int n_out = 0;
   int n_in = 0;
-  WeightFormat format = WeightFormat::f32;
+  NumberFormat format = NumberFormat::f32;
   int stripes = 1;  // panels the one-row matmul reads side by side (kernels::one_row_panels())
   std::shared_ptr<const WeightArena> arena;
   // Words from the arena's start where stripe s's first panel is (s < stripes), then where the tail is.
@@ -60,7 +61,7 @@ struct PackedMatrix {
   int n_pairs() const { return (n_in + 1) / 2; }
   // 32-bit words a panel takes: n_in floats or ceil(n_in / 2) pairs, times kPanelWidth outputs.
   size_t words_per_panel() const {
-    return static_cast<size_t>(format == WeightFormat::f32 ? n_in : n_pairs()) * kPanelWidth;
+    return static_cast<size_t>(format == NumberFormat::f32 ? n_in : n_pairs()) * kPanelWidth;
   }
   // Panels each stripe holds: one per whole group of `stripes` panels.
   int panels_per_stripe() const { return n_panels() / stripes; }
@@ -73,7 +74,7 @@ struct PackedMatrix {
   // W[o, i], widened to float32
   float at(int o, int i) const {
     const size_t panel = panel_offset(o / kPanelWidth);
-    if (format == WeightFormat::f32) return arena->panels[panel + static_cast<size_t>(i) * kPanelWidth + o % kPanelWidth];
+    if (format == NumberFormat::f32) return arena->panels[panel + static_cast<size_t>(i) * kPanelWidth + o % kPanelWidth];
     const uint32_t pair = arena->pairs[panel + static_cast<size_t>(i / 2) * kPanelWidth + o % kPanelWidth];
     return from_bf16(static_cast<uint16_t>(i % 2 == 0 ? pair : pair >> 16));
   }
@@ -93,7 +94,7 @@ struct ArenaLayout {
   std::shared_ptr<WeightArena> arena;
   std::vector<PackedMatrix> matrices;
 };
-ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, WeightFormat format);
+ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberFormat format);
 
 // Writes a row-major [m.n_out, m.n_in] matrix of float32 values, rounded to m.format, into m's place
 // in `arena` (the one m views).
@@ -101,7 +102,7 @@ void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major
 
 // Packs one row-major [n_out, n_in] matrix of float32 values, rounding them to `format`, into an arena
 // of its own.
-PackedMatrix pack(const float* row_major, int n_out, int n_in, WeightFormat format = WeightFormat::f32);
+PackedMatrix pack(const float* row_major, int n_out, int n_in, NumberFormat format = NumberFormat::f32);
 
 // The row-major [n_out, n_in] matrix back, in float32 (for exporting weights to other implementations).
 FloatBuffer unpack(const PackedMatrix& m);

@@ -1,10 +1,15 @@
 #pragma once
 // Measurements others published for preset pairs, with their conditions, so that the model can be priced
-// on the same conditions and its error shown (docs/gpu.md). A figure marked `fit` belongs to the subset the
-// two efficiency factors are chosen on; the others only check them.
+// on the same conditions and its error shown (docs/gpu.md): the figures, the model's figure and error for
+// each, the choice of the two efficiency factors on the `fit` subset (so that the other figures check the
+// model instead of tuning it), and the comparison as JSON (Embind, the page) and as text (kvlab roofline
+// --checks).
+#include <string>
 #include <vector>
 
-#include "roofline/number_formats.h"
+#include <nlohmann/json.hpp>
+
+#include "roofline/deployment.h"
 
 namespace kvlab::roofline {
 
@@ -21,8 +26,8 @@ struct PublishedFigure {
   const char* conditions;  // how it was measured, as the source says
   const char* gpu;
   const char* model;
-  WeightFormat weights;
-  KvFormat kv;
+  NumberFormat weights;
+  NumberFormat kv;
   int tp;
   Metric metric;
   int batch, input_tokens, output_tokens;
@@ -35,5 +40,29 @@ struct PublishedFigure {
 
 const std::vector<PublishedFigure>& published_figures();
 const char* metric_unit(Metric metric);
+
+struct Efficiencies {
+  double bandwidth;
+  double compute;
+};
+
+// The deployment a figure was measured on, with these factors.
+Deployment deployment_of(const PublishedFigure& figure, const Efficiencies& efficiencies);
+
+// The model's figure under the same conditions, in the figure's unit.
+double modeled_figure(const PublishedFigure& figure, const Efficiencies& efficiencies);
+
+// modeled / published - 1.
+double relative_error(const PublishedFigure& figure, const Efficiencies& efficiencies);
+
+// The factors, on a 0.01 grid (bandwidth 0.30..1, compute 0.10..1), that minimise the sum of squared log
+// errors over the `fit` figures.
+Efficiencies fit_efficiencies();
+
+// {efficiencies: {bandwidth, compute, fitted_on: [ids]}, figures: [{id, source, conditions, gpu, model, weights,
+// kv, tp, unit, published, modeled, error_pct, fit}]}
+nlohmann::json published_checks_json(const Efficiencies& efficiencies);
+
+std::string format_published_checks(const nlohmann::json& checks);
 
 }  // namespace kvlab::roofline

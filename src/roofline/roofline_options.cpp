@@ -15,12 +15,12 @@ bool fits(const Deployment& d) { return kv_budget_tokens(d) >= kMinKvBudgetToken
 // "bf16 at tp = 8, fp8 at tp = 4, int4 at tp = 2": the smallest power-of-two TP at which each format fits.
 std::string what_fits(Deployment d) {
   std::string list;
-  for (WeightFormat format : kWeightFormats) {
+  for (NumberFormat format : server_weight_formats()) {
     d.weights = format;
     for (int tp = 1; tp <= kMaxTensorParallel; tp *= 2) {
       d.tp = tp;
       if (d.model.n_heads % tp != 0 || d.model.n_kv_heads % tp != 0 || !fits(d)) continue;
-      list += (list.empty() ? "" : ", ") + std::string(format_name(format)) + " weights at tp = " + std::to_string(tp);
+      list += (list.empty() ? "" : ", ") + std::string(number_format_name(format)) + " weights at tp = " + std::to_string(tp);
       break;
     }
   }
@@ -43,8 +43,8 @@ void check_fits(const Deployment& d, const std::string& path) {
   throw_range({field, std::to_string(d.tp), {}},
               format("= %d: %s with %s weights needs %.1f GB of weights and %.1f GB for %lld KV tokens (%s KV), "
                      "but %d x %s gives %.1f GB (%.0f GB each, less the %.0f%% reserve). What fits on %s: %s",
-                     d.tp, d.model.name.c_str(), format_name(d.weights), weight_bytes(d) / 1e9,
-                     kMinKvBudgetTokens * kv_bytes_per_token(d) / 1e9, kMinKvBudgetTokens, format_name(d.kv), d.tp,
+                     d.tp, d.model.name.c_str(), number_format_name(d.weights), weight_bytes(d) / 1e9,
+                     kMinKvBudgetTokens * kv_bytes_per_token(d) / 1e9, kMinKvBudgetTokens, number_format_name(d.kv), d.tp,
                      d.gpu.name.c_str(), usable_memory_bytes(d) / 1e9, d.gpu.memory_bytes / 1e9,
                      kMemoryReserveFraction * 100, d.gpu.name.c_str(), what_fits(d).c_str()));
 }
@@ -66,8 +66,10 @@ Deployment read_roofline_options(const json& options, const std::string& path) {
   Deployment d;
   d.gpu = find_gpu(fields::read_string(options, path, "gpu", ""), fields::join(path, "gpu"));
   d.model = find_model(fields::read_string(options, path, "model", ""), fields::join(path, "model"));
-  d.weights = parse_weight_format(fields::read_string(options, path, "weights", "bf16"), fields::join(path, "weights"));
-  d.kv = parse_kv_format(fields::read_string(options, path, "kv", "bf16"), fields::join(path, "kv"));
+  d.weights = parse_number_format(fields::read_string(options, path, "weights", "bf16"), server_weight_formats(),
+                                  fields::join(path, "weights"), ListWording::or_before_last);
+  d.kv = parse_number_format(fields::read_string(options, path, "kv", "bf16"), server_kv_formats(), fields::join(path, "kv"),
+                             ListWording::or_before_last);
   d.tp = static_cast<int>(fields::read_int(options, path, "tp", 1, 1, kMaxTensorParallel));
   check_tp(d, fields::join(path, "tp"));
   d.bw_efficiency = fields::read_number(options, path, "bw_efficiency", d.bw_efficiency, 0.01, 1);
@@ -75,6 +77,29 @@ Deployment read_roofline_options(const json& options, const std::string& path) {
   d.step_overhead_ms = fields::read_number(options, path, "step_overhead_ms", d.step_overhead_ms, 0, 1000);
   check_fits(d, path);
   return d;
+}
+
+json roofline_presets_json() {
+  json gpus = json::array();
+  for (const GpuSpec& gpu : gpu_presets())
+    gpus.push_back({{"name", gpu.name},
+                    {"description", gpu.description},
+                    {"memory_bytes", gpu.memory_bytes},
+                    {"memory_bytes_per_s", gpu.memory_bytes_per_s},
+                    {"link", gpu.link}});
+  json models = json::array();
+  for (const ModelShape& model : model_presets())
+    models.push_back({{"name", model.name},
+                      {"description", model.description},
+                      {"parameters", model.parameters()},
+                      {"n_layers", model.n_layers},
+                      {"n_kv_heads", model.n_kv_heads},
+                      {"head_dim", model.head_dim()}});
+  return {{"gpus", gpus},
+          {"models", models},
+          {"weights", number_format_names(server_weight_formats())},
+          {"kv", number_format_names(server_kv_formats())},
+          {"max_tp", kMaxTensorParallel}};
 }
 
 }  // namespace kvlab::roofline

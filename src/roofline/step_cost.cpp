@@ -14,6 +14,12 @@ Operation matmul(const char* name, const Deployment& d, double params, double to
 
 }  // namespace
 
+OperationTime operation_time(const Operation& op, const Deployment& d) {
+  const double memory_s = op.bytes / (d.gpu.memory_bytes_per_s * d.bw_efficiency);
+  const double compute_s = op.flops / (op.flops_per_s * d.compute_efficiency);
+  return {memory_s * 1e3, compute_s * 1e3};
+}
+
 std::vector<Operation> layer_operations(const Deployment& d, const StepShape& shape) {
   const ModelShape& m = d.model;
   const double n = d.tp, dm = m.d_model, kv = m.kv_dim(), ff = m.d_ff;

@@ -13,9 +13,27 @@
 // rows per layer, far below the weights' bytes.
 #include <vector>
 
-#include "roofline/operation_cost.h"
+#include "roofline/deployment.h"
 
 namespace kvlab::roofline {
+
+struct Operation {
+  const char* name;     // "qkv", "attention", ...
+  double bytes;         // moved to or from device memory, on one GPU
+  double flops;         // on one GPU
+  double flops_per_s;   // the peak rate it runs at (matmul rate of the weight format, or BF16)
+};
+
+struct OperationTime {
+  double memory_ms;
+  double compute_ms;
+  double ms() const { return memory_ms > compute_ms ? memory_ms : compute_ms; }
+  bool memory_bound() const { return memory_ms >= compute_ms; }
+};
+
+// The larger of the time to move its bytes at the GPU's bandwidth and the time to do its FLOPs at its tensor
+// rate, each scaled by its efficiency factor.
+OperationTime operation_time(const Operation& op, const Deployment& d);
 
 // A step over `sequences` sequences, each computing its last `new_tokens` positions, which end at
 // position `context` (so each attends over up to `context` positions). A decode step of r rows at

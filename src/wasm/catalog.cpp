@@ -3,10 +3,9 @@
 #include "measure/measure_options.h"
 #include "experiments/lab.h"
 #include "model/config.h"
-#include "model/kv_format.h"
-#include "model/weight_format.h"
-#include "roofline/preset_list.h"
-#include "roofline/table_builder.h"
+#include "model/number_format.h"
+#include "roofline/roofline_options.h"
+#include "roofline/table.h"
 #include "experiments/replay_options.h"
 #include "policy/policy_registry.h"
 #include "sim/simulate.h"
@@ -40,8 +39,8 @@ json lab_defaults_json() {
   const json workload = default_workload();
   const std::vector<std::string> policies = policy::default_policies();
   return {{"preset", measure.preset},
-          {"weights", weight_format_name(measure.model.weights)},
-          {"kv", kv_format_name(measure.model.kv)},
+          {"weights", number_format_name(measure.model.weights)},
+          {"kv", number_format_name(measure.model.kv)},
           {"runs", measure.runs},
           {"prompt_tokens", measure.prompt_tokens},
           {"answer_tokens", measure.answer_tokens},
@@ -56,15 +55,15 @@ json lab_defaults_json() {
 
 json weight_formats_json() {
   json list = json::array();
-  for (const std::string& name : weight_format_names())
-    list.push_back({{"name", name}, {"bytes_per_weight", bytes_per_weight(parse_weight_format(name, "weights"))}});
+  for (NumberFormat format : model_weight_formats())
+    list.push_back({{"name", number_format_name(format)}, {"bytes_per_weight", bits_per_number(format) / 8}});
   return list;
 }
 
 json kv_formats_json() {
   json list = json::array();
-  for (const std::string& name : kv_format_names())
-    list.push_back({{"name", name}, {"bytes_per_number", bytes_per_kv_number(parse_kv_format(name, "kv"))}});
+  for (NumberFormat format : model_kv_formats())
+    list.push_back({{"name", number_format_name(format)}, {"bytes_per_number", bits_per_number(format) / 8}});
   return list;
 }
 

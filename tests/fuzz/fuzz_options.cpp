@@ -12,7 +12,7 @@
 #include "common/input_error.h"
 #include "common/json_input.h"
 #include "roofline/roofline_options.h"
-#include "roofline/table_builder.h"
+#include "roofline/table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json options;

@@ -39,14 +39,14 @@ TEST(MeasureOptions, FieldsOverrideThePreset) {
 }
 
 TEST(MeasureOptions, WeightsChooseTheFormat) {
-  EXPECT_EQ(read_measure_options(json::object()).model.weights, WeightFormat::f32);
-  EXPECT_EQ(read_measure_options({{"weights", "bf16"}, {"preset", "tiny"}}).model.weights, WeightFormat::bf16);
+  EXPECT_EQ(read_measure_options(json::object()).model.weights, NumberFormat::f32);
+  EXPECT_EQ(read_measure_options({{"weights", "bf16"}, {"preset", "tiny"}}).model.weights, NumberFormat::bf16);
 }
 
 TEST(MeasureOptions, KvChoosesTheCacheFormat) {
-  EXPECT_EQ(read_measure_options(json::object()).model.kv, KvFormat::f32);
-  EXPECT_EQ(read_measure_options({{"kv", "bf16"}, {"preset", "tiny"}}).model.kv, KvFormat::bf16);
-  EXPECT_EQ(read_measure_options({{"kv", "f16"}, {"weights", "bf16"}}).model.kv, KvFormat::f16);
+  EXPECT_EQ(read_measure_options(json::object()).model.kv, NumberFormat::f32);
+  EXPECT_EQ(read_measure_options({{"kv", "bf16"}, {"preset", "tiny"}}).model.kv, NumberFormat::bf16);
+  EXPECT_EQ(read_measure_options({{"kv", "f16"}, {"weights", "bf16"}}).model.kv, NumberFormat::f16);
 }
 
 TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {

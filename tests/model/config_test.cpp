@@ -49,7 +49,7 @@ TEST(ModelConfig, KvBytesPerTokenFollowsTheFormula) {
 TEST(ModelConfig, Bf16HalvesTheMatrixBytesOnly) {
   ModelConfig c;  // small: 44.5 MB in f32, of which the embedding and the norms stay float32
   const ModelSize f32 = model_size(c);
-  c.weights = WeightFormat::bf16;
+  c.weights = NumberFormat::bf16;
   const ModelSize bf16 = model_size(c);
   const int64_t floats = int64_t{c.n_layers} * 2 * c.d_model + int64_t{c.vocab} * c.d_model + c.d_model;
   EXPECT_EQ(bf16.parameters, f32.parameters);
@@ -64,7 +64,7 @@ TEST(ModelConfig, SixteenBitKvHalvesTheBytesPerTokenOnly) {
   c.n_heads = 32;
   c.n_kv_heads = 8;
   const ModelSize f32 = model_size(c);
-  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+  for (NumberFormat format : {NumberFormat::bf16, NumberFormat::f16}) {
     c.kv = format;
     EXPECT_EQ(model_size(c).kv_bytes_per_token, 2 * 32 * 8 * 128 * 2);
     EXPECT_EQ(model_size(c).weight_bytes, f32.weight_bytes);
@@ -72,9 +72,10 @@ TEST(ModelConfig, SixteenBitKvHalvesTheBytesPerTokenOnly) {
 }
 
 TEST(ModelConfig, KvFormatNamesParseAndBadOnesNameTheField) {
-  for (const std::string& name : kv_format_names()) EXPECT_EQ(kv_format_name(parse_kv_format(name, "options.kv")), name);
+  for (NumberFormat format : model_kv_formats())
+    EXPECT_EQ(parse_number_format(number_format_name(format), model_kv_formats(), "options.kv"), format);
   try {
-    parse_kv_format("fp8", "options.kv");
+    parse_number_format("fp8", model_kv_formats(), "options.kv");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "options.kv must be one of f32, bf16, f16 (got \"fp8\")");

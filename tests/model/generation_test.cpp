@@ -42,7 +42,7 @@ TEST(Generation, CachedEqualsUncachedOnTinyModel) { expect_cache_matches_no_cach
 TEST(Generation, CachedEqualsUncachedOnDefaultModel) { expect_cache_matches_no_cache(model_presets()[0].config, 16, 24); }
 
 ModelConfig in_bf16(ModelConfig c) {
-  c.weights = WeightFormat::bf16;
+  c.weights = NumberFormat::bf16;
   return c;
 }
 
@@ -116,28 +116,28 @@ TEST(Generation, Bf16AgreementWithF32IsReported) {
   EXPECT_GT(a.share_forced, 0.5);         // and still compute the same model, roughly
 }
 
-ModelConfig with_kv(ModelConfig c, KvFormat kv) {
+ModelConfig with_kv(ModelConfig c, NumberFormat kv) {
   c.kv = kv;
   return c;
 }
 
 TEST(Generation, SixteenBitKvCachedEqualsUncachedOnTinyModel) {
-  for (KvFormat kv : {KvFormat::bf16, KvFormat::f16}) expect_cache_matches_no_cache(with_kv(preset("tiny"), kv), 16, 48);
+  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16}) expect_cache_matches_no_cache(with_kv(preset("tiny"), kv), 16, 48);
 }
 
 TEST(Generation, SixteenBitKvCachedEqualsUncachedOnDefaultModel) {
-  for (KvFormat kv : {KvFormat::bf16, KvFormat::f16}) expect_cache_matches_no_cache(with_kv(model_presets()[0].config, kv), 16, 24);
+  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16}) expect_cache_matches_no_cache(with_kv(model_presets()[0].config, kv), 16, 24);
 }
 
 TEST(Generation, SixteenBitKvAgreementWithF32IsReported) {
   const ModelConfig f32 = model_presets()[0].config;
-  for (KvFormat kv : {KvFormat::bf16, KvFormat::f16}) {
-    const std::string name = std::string(kv_format_name(kv)) + " KV cache";
+  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16}) {
+    const std::string name = std::string(number_format_name(kv)) + " KV cache";
     const Agreement a = agreement_with_f32(f32, with_kv(f32, kv), name.c_str());
     EXPECT_GT(a.largest_difference, 0.0f);  // the cache really holds other numbers
     EXPECT_GT(a.share_forced, 0.5);
   }
-  const Agreement both = agreement_with_f32(f32, with_kv(in_bf16(f32), KvFormat::bf16), "bf16 weights and bf16 KV cache");
+  const Agreement both = agreement_with_f32(f32, with_kv(in_bf16(f32), NumberFormat::bf16), "bf16 weights and bf16 KV cache");
   EXPECT_GT(both.share_forced, 0.5);
 }
 
@@ -198,7 +198,7 @@ TEST(Generation, BatchRowsEqualEachSequenceAlone) {
 }
 
 TEST(Generation, EveryMatrixSharesOneArenaInForwardOrder) {
-  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
+  for (NumberFormat format : {NumberFormat::f32, NumberFormat::bf16}) {
     ModelConfig c = preset("tiny");
     c.weights = format;
     const Weights w = make_weights(c);
@@ -286,8 +286,8 @@ void expect_block_table_addressing_equals_contiguous(const ModelConfig& config) 
 }
 
 TEST(Generation, BlockTableAddressingEqualsContiguousBitForBit) {
-  for (KvFormat kv : {KvFormat::f32, KvFormat::bf16, KvFormat::f16}) {
-    SCOPED_TRACE(kv_format_name(kv));
+  for (NumberFormat kv : {NumberFormat::f32, NumberFormat::bf16, NumberFormat::f16}) {
+    SCOPED_TRACE(number_format_name(kv));
     expect_block_table_addressing_equals_contiguous(with_kv(preset("tiny"), kv));
   }
 }

@@ -51,7 +51,7 @@ TEST(Kernels, Bf16MatmulMatchesScalarForEveryBlockShape) {
       for (int n_out : {1, 3, 8, 9, 17, 64, 72, 100}) {
         auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
         auto w_rows = random_vector(static_cast<size_t>(n_out) * n_in, 2);
-        PackedMatrix w = pack(w_rows.data(), n_out, n_in, WeightFormat::bf16);
+        PackedMatrix w = pack(w_rows.data(), n_out, n_in, NumberFormat::bf16);
         std::vector<float> got(static_cast<size_t>(n_rows) * n_out), want(got.size()), interleaved(x.size());
         kernels::matmul(got.data(), x.data(), w, n_rows, interleaved.data());
         kernels::scalar::matmul(want.data(), x.data(), w, n_rows, interleaved.data());
@@ -79,7 +79,7 @@ TEST(Kernels, Bf16RoundsToNearestEven) {
 
 TEST(Kernels, Bf16PackingRoundsEveryWeightAndPadsWithZeros) {
   auto w = random_vector(11 * 5, 3);
-  PackedMatrix packed = pack(w.data(), 11, 5, WeightFormat::bf16);
+  PackedMatrix packed = pack(w.data(), 11, 5, NumberFormat::bf16);
   EXPECT_TRUE(packed.arena->panels.empty());
   EXPECT_EQ(packed.arena->pairs.size(), 2u * 3 * kPanelWidth);  // 2 panels x 3 pairs of inputs
   EXPECT_EQ(packed.bytes(), 2u * 3 * kPanelWidth * 4);
@@ -132,8 +132,8 @@ const MatrixShape kArenaShapes[] = {{45, 5}, {64, 7}, {17, 33}, {3, 1}, {100, 8}
 
 TEST(Kernels, ArenaStripesRunThroughEveryMatrixInOrder) {
   const int stripes = kernels::one_row_panels();
-  for (WeightFormat format : {WeightFormat::f32, WeightFormat::bf16}) {
-    SCOPED_TRACE(weight_format_name(format));
+  for (NumberFormat format : {NumberFormat::f32, NumberFormat::bf16}) {
+    SCOPED_TRACE(number_format_name(format));
     const std::vector<MatrixShape> shapes(std::begin(kArenaShapes), std::end(kArenaShapes));
     ArenaLayout layout = lay_out_in_one_arena(shapes, format);
     const std::vector<PackedMatrix>& m = layout.matrices;
@@ -153,8 +153,8 @@ TEST(Kernels, ArenaStripesRunThroughEveryMatrixInOrder) {
     size_t bytes = 0;
     for (const PackedMatrix& matrix : m) bytes += matrix.bytes();
     EXPECT_EQ(words * 4, bytes);
-    EXPECT_EQ(format == WeightFormat::f32 ? layout.arena->panels.size() : layout.arena->pairs.size(), words);
-    EXPECT_TRUE(format == WeightFormat::f32 ? layout.arena->pairs.empty() : layout.arena->panels.empty());
+    EXPECT_EQ(format == NumberFormat::f32 ? layout.arena->panels.size() : layout.arena->pairs.size(), words);
+    EXPECT_TRUE(format == NumberFormat::f32 ? layout.arena->pairs.empty() : layout.arena->panels.empty());
     // Within a stripe panel p + stripes follows panel p.
     for (const PackedMatrix& matrix : m)
       for (int p = 0; p + stripes < matrix.panels_per_stripe() * stripes; ++p)
@@ -170,7 +170,7 @@ TEST(Kernels, ArenaStripesRunThroughEveryMatrixInOrder) {
     for (size_t k = 0; k < m.size(); ++k) {
       const FloatBuffer back = unpack(m[k]);
       for (size_t i = 0; i < back.size(); ++i)
-        ASSERT_EQ(back[i], format == WeightFormat::f32 ? rows[k][i] : from_bf16(to_bf16(rows[k][i]))) << "matrix " << k;
+        ASSERT_EQ(back[i], format == NumberFormat::f32 ? rows[k][i] : from_bf16(to_bf16(rows[k][i]))) << "matrix " << k;
       const PackedMatrix alone = pack(rows[k].data(), m[k].n_out, m[k].n_in, format);
       EXPECT_EQ(unpack(alone), back);
       for (int n_rows : {1, 3, 5}) {
@@ -395,7 +395,7 @@ std::vector<uint32_t> pairs_by_definition(const std::vector<uint16_t>& halves) {
 
 // The SIMD kernels widen all 65,536 bit patterns of each format as the scalar conversion does, bit for
 // bit (axpy with a = 1 onto -0 adds each number exactly), and so do their scalar twins.
-template <KvFormat F>
+template <NumberFormat F>
 void expect_every_pattern_widens_exactly() {
   std::vector<uint16_t> halves(65536);
   for (uint32_t h = 0; h < 65536; ++h) halves[h] = static_cast<uint16_t>(h);
@@ -414,8 +414,8 @@ void expect_every_pattern_widens_exactly() {
   }
 }
 
-TEST(KvKernels, EveryBf16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<KvFormat::bf16>(); }
-TEST(KvKernels, EveryF16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<KvFormat::f16>(); }
+TEST(KvKernels, EveryBf16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<NumberFormat::bf16>(); }
+TEST(KvKernels, EveryF16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<NumberFormat::f16>(); }
 
 // Rounding in the SIMD kernel gives the scalar twin's bits for every half's value, every midpoint and
 // neighbour of it, and random float32 bit patterns of every exponent (NaN and infinity included); heads
@@ -431,15 +431,15 @@ TEST(KvKernels, SimdRoundingEqualsTheTwinBitForBit) {
   const int head_dim = 12;
   x.resize(x.size() / head_dim * head_dim);
   const int n_heads = static_cast<int>(x.size()) / head_dim;
-  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+  for (NumberFormat format : {NumberFormat::bf16, NumberFormat::f16}) {
     std::vector<uint32_t> simd(x.size() / 2), twin(x.size() / 2);
     kernels::store_pairs(simd.data(), x.data(), n_heads, head_dim, format);
     kernels::scalar::store_pairs(twin.data(), x.data(), n_heads, head_dim, format);
-    ASSERT_EQ(simd, twin) << kv_format_name(format);
+    ASSERT_EQ(simd, twin) << number_format_name(format);
     for (size_t i = 0; i < x.size(); ++i) {  // and the layout: number i of a head in word i or i - 6
       const size_t head = i / head_dim, j = i % head_dim, word = head * 6 + j % 6;
       const uint32_t half = j < 6 ? twin[word] & 0xFFFFu : twin[word] >> 16;
-      ASSERT_EQ(half, format == KvFormat::bf16 ? to_bf16(x[i]) : to_f16(x[i])) << i;
+      ASSERT_EQ(half, format == NumberFormat::bf16 ? to_bf16(x[i]) : to_f16(x[i])) << i;
     }
   }
 }
@@ -448,15 +448,15 @@ TEST(KvKernels, DotAndAxpyOfPairsMatchScalarAndTheRoundedFloats) {
   for (int head_dim : {2, 6, 8, 16, 24, 64, 66}) {
     SCOPED_TRACE(head_dim);
     auto q = random_vector(head_dim, 30), k = random_vector(head_dim, 31, 4.0f), y = random_vector(head_dim, 32);
-    for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
+    for (NumberFormat format : {NumberFormat::bf16, NumberFormat::f16}) {
       std::vector<uint32_t> pairs(head_dim / 2);
       kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, format);
       std::vector<float> rounded(head_dim);
-      for (int i = 0; i < head_dim; ++i) rounded[i] = format == KvFormat::bf16 ? from_bf16(to_bf16(k[i])) : from_f16(to_f16(k[i]));
-      const auto dot = format == KvFormat::bf16 ? kernels::dot_pairs<KvFormat::bf16> : kernels::dot_pairs<KvFormat::f16>;
-      const auto dot_twin = format == KvFormat::bf16 ? kernels::scalar::dot_pairs<KvFormat::bf16> : kernels::scalar::dot_pairs<KvFormat::f16>;
-      const auto axpy = format == KvFormat::bf16 ? kernels::axpy_pairs<KvFormat::bf16> : kernels::axpy_pairs<KvFormat::f16>;
-      const auto axpy_twin = format == KvFormat::bf16 ? kernels::scalar::axpy_pairs<KvFormat::bf16> : kernels::scalar::axpy_pairs<KvFormat::f16>;
+      for (int i = 0; i < head_dim; ++i) rounded[i] = format == NumberFormat::bf16 ? from_bf16(to_bf16(k[i])) : from_f16(to_f16(k[i]));
+      const auto dot = format == NumberFormat::bf16 ? kernels::dot_pairs<NumberFormat::bf16> : kernels::dot_pairs<NumberFormat::f16>;
+      const auto dot_twin = format == NumberFormat::bf16 ? kernels::scalar::dot_pairs<NumberFormat::bf16> : kernels::scalar::dot_pairs<NumberFormat::f16>;
+      const auto axpy = format == NumberFormat::bf16 ? kernels::axpy_pairs<NumberFormat::bf16> : kernels::axpy_pairs<NumberFormat::f16>;
+      const auto axpy_twin = format == NumberFormat::bf16 ? kernels::scalar::axpy_pairs<NumberFormat::bf16> : kernels::scalar::axpy_pairs<NumberFormat::f16>;
       const float want = kernels::scalar::dot(q.data(), rounded.data(), head_dim);
       EXPECT_NEAR(dot(q.data(), pairs.data(), head_dim), want, 1e-5f * head_dim);
       EXPECT_NEAR(dot_twin(q.data(), pairs.data(), head_dim), want, 1e-5f * head_dim);
@@ -478,8 +478,8 @@ TEST(KvKernels, SixteenBitAttentionMatchesTwinAndF32OverTheRoundedNumbers) {
   auto q = random_vector(static_cast<size_t>(n_heads) * head_dim, 40);
   auto keys = random_vector(static_cast<size_t>(context) * kv_dim, 41, 3.0f);
   auto values = random_vector(keys.size(), 42, 3.0f);
-  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
-    SCOPED_TRACE(kv_format_name(format));
+  for (NumberFormat format : {NumberFormat::bf16, NumberFormat::f16}) {
+    SCOPED_TRACE(number_format_name(format));
     std::vector<uint32_t> key_pairs(table.size() * block_tokens * kv_dim / 2), value_pairs(key_pairs.size());
     std::vector<float> rounded_keys(keys.size()), rounded_values(values.size());
     for (int t = 0; t < context; ++t) {
@@ -488,8 +488,8 @@ TEST(KvKernels, SixteenBitAttentionMatchesTwinAndF32OverTheRoundedNumbers) {
       kernels::store_pairs(&value_pairs[at], &values[static_cast<size_t>(t) * kv_dim], n_kv_heads, head_dim, format);
     }
     for (size_t i = 0; i < keys.size(); ++i) {
-      rounded_keys[i] = format == KvFormat::bf16 ? from_bf16(to_bf16(keys[i])) : from_f16(to_f16(keys[i]));
-      rounded_values[i] = format == KvFormat::bf16 ? from_bf16(to_bf16(values[i])) : from_f16(to_f16(values[i]));
+      rounded_keys[i] = format == NumberFormat::bf16 ? from_bf16(to_bf16(keys[i])) : from_f16(to_f16(keys[i]));
+      rounded_values[i] = format == NumberFormat::bf16 ? from_bf16(to_bf16(values[i])) : from_f16(to_f16(values[i]));
     }
     const int one_block = 0;
     const KvLayerView f32{rounded_keys.data(), rounded_values.data(), &one_block, context};

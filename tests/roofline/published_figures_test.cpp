@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "roofline/published_checks.h"
+#include "roofline/published_figures.h"
 
 namespace kvlab::roofline {
 namespace {

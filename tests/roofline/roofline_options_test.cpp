@@ -22,8 +22,8 @@ TEST(RooflineOptions, DefaultsAreBf16OnOneGpuWithTheFittedFactors) {
   const Deployment d = read_roofline_options({{"gpu", "h100-sxm"}, {"model", "llama-3.1-8b"}});
   EXPECT_EQ(d.gpu.name, "h100-sxm");
   EXPECT_EQ(d.model.name, "llama-3.1-8b");
-  EXPECT_EQ(d.weights, WeightFormat::bf16);
-  EXPECT_EQ(d.kv, KvFormat::bf16);
+  EXPECT_EQ(d.weights, NumberFormat::bf16);
+  EXPECT_EQ(d.kv, NumberFormat::bf16);
   EXPECT_EQ(d.tp, 1);
   EXPECT_EQ(d.bw_efficiency, kDefaultBandwidthEfficiency);
   EXPECT_EQ(d.compute_efficiency, kDefaultComputeEfficiency);
@@ -31,8 +31,8 @@ TEST(RooflineOptions, DefaultsAreBf16OnOneGpuWithTheFittedFactors) {
       {{"gpu", "a100-sxm"}, {"model", "llama-3.1-70b"}, {"weights", "fp8"}, {"kv", "fp8"}, {"tp", 4},
        {"bw_efficiency", 0.7}, {"compute_efficiency", 0.5}, {"step_overhead_ms", 0}});
   EXPECT_EQ(e.tp, 4);
-  EXPECT_EQ(e.weights, WeightFormat::fp8);
-  EXPECT_EQ(e.kv, KvFormat::fp8);
+  EXPECT_EQ(e.weights, NumberFormat::fp8);
+  EXPECT_EQ(e.kv, NumberFormat::fp8);
   EXPECT_EQ(e.bw_efficiency, 0.7);
   EXPECT_EQ(e.step_overhead_ms, 0);
 }

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "roofline/step_cost.h"
-#include "roofline/table_builder.h"
+#include "roofline/table.h"
 
 namespace kvlab::roofline {
 namespace {
@@ -98,19 +98,19 @@ TEST(MemoryPlan, BudgetIsWhatTheWeightsLeaveOfNinetyPercentOverKvBytesAToken) {
   // (100e9 x 0.9 - 71,204,864) / 8192 = 10,977,636.1
   EXPECT_EQ(kv_budget_tokens(d), 10'977'636);
   Deployment fp8 = d;
-  fp8.kv = KvFormat::fp8;
-  fp8.weights = WeightFormat::int4;
+  fp8.kv = NumberFormat::fp8;
+  fp8.weights = NumberFormat::int4;
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(fp8), 4096);
   EXPECT_DOUBLE_EQ(weight_bytes(fp8), 2 * 16'777'216 * (0.5 + 2.0 / 128) + 4'096'000);
 }
 
 TEST(NumberFormats, Fp8RunsAtTheFp8RateOnlyWhereTheGpuHasIt) {
   Deployment d = round_numbers();
-  d.weights = WeightFormat::fp8;
+  d.weights = NumberFormat::fp8;
   EXPECT_EQ(matmul_flops_per_s(d.gpu, d.weights), 100e12);  // no FP8 tensor cores: widened to BF16
   d.gpu.fp8_dense_flops_per_s = 200e12;
   EXPECT_EQ(matmul_flops_per_s(d.gpu, d.weights), 200e12);
-  EXPECT_EQ(matmul_flops_per_s(d.gpu, WeightFormat::int4), 100e12);  // W4A16
+  EXPECT_EQ(matmul_flops_per_s(d.gpu, NumberFormat::int4), 100e12);  // W4A16
 }
 
 }  // namespace

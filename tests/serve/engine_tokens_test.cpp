@@ -115,8 +115,8 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
 // With 16-bit keys and values (the engine's pool and each request's own cache in the model's format),
 // every batching and memory policy still answers as each request alone in the same format.
 TEST(EngineTokens, SixteenBitKvAnswersAsEachRequestAloneInItsFormat) {
-  for (KvFormat format : {KvFormat::bf16, KvFormat::f16}) {
-    SCOPED_TRACE(kv_format_name(format));
+  for (NumberFormat format : {NumberFormat::bf16, NumberFormat::f16}) {
+    SCOPED_TRACE(number_format_name(format));
     ModelConfig config = tiny_model();
     config.kv = format;
     Model model(config);

@@ -4,7 +4,7 @@
 
 #include "roofline/roofline_options.h"
 #include "roofline/step_cost.h"
-#include "roofline/table_builder.h"
+#include "roofline/table.h"
 #include "sim/simulate.h"
 #include "sim/step_table.h"
 
