@@ -151,7 +151,7 @@ struct KeptRun {
 };
 KeptRun serve_kept(Model& model, const std::vector<policy::Request>& workload, const std::string& policy, const policy::KvSettings& kv) {
   KeptRun kept;
-  kept.scheduler = policy::make_scheduler(policy, "policy", kv);
+  kept.scheduler = make_scheduler(policy, "policy", kv);
   kept.scheduler->check(workload);
   EngineOptions options = checked_options(kv);
   options.paged_kv = keeps_kv_in_blocks(policy);
