@@ -1,5 +1,5 @@
 // kvlab's page: the walkthrough first (walkthrough/), then the lab bench with every setting and panel
-// (bench/). One lab run feeds both: its parts fill the chapters as they are measured. Which view shows
+// (lab-bench/). One lab run feeds both: its parts fill the chapters as they are measured. Which view shows
 // comes from the URL (walkthrough/page-view.js): the full page, the compact view (embed.html), or one
 // chapter alone (#chapter=NAME).
 
@@ -7,7 +7,7 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 
 import { $ } from './shared/dom.js';
-import { setupBench } from './bench/index.js';
+import { setupBench } from './lab-bench/index.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
 import { CHAPTER_KEY, isCompactView, postHeightToParent, splitHash } from './walkthrough/page-view.js';
 import { hardwareModel } from './hardware/run.js';

@@ -68,7 +68,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   $('#story-cancel', root).addEventListener('click', () => onCancel());
 
   return {
-    // What the lab tells the walkthrough (bench/run.js's listeners).
+    // What the lab tells the walkthrough (lab-bench/run.js's listeners).
     listeners: {
       started() {
         startedAt = performance.now();

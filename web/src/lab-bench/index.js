@@ -18,7 +18,7 @@ import { hashState } from './hash.js';
 import { labRun } from './run.js';
 import { renderEnvironment } from './environment.js';
 
-// embed: the compact view; viewKeys() -> the page's own hash keys; listeners: see bench/run.js, plus
+// embed: the compact view; viewKeys() -> the page's own hash keys; listeners: see lab-bench/run.js, plus
 // memoryResult(result) for the Memory section's result; hardware: the chapters' modeled GPU server
 // (hardware/run.js), which takes its presets from the module and the lab's queue from the form.
 export function setupBench({ embed, viewKeys, listeners, hardware }) {

@@ -4,7 +4,7 @@
 import { $, h, replace } from '../shared/dom.js';
 import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
 
-// form: bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
+// form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
 // -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; onWrite(settings).
 export function hashState({ form, presets, memoryHash, memoryApply, viewKeys }) {
   let written = DEFAULTS;   // the lab settings last written to the hash
