@@ -1,10 +1,12 @@
 // The walkthrough: the page's first screen. One Run button, then the chapters in the order of the
 // argument, each a short explanation beside a live picture, each filled in as its measurement lands:
-// the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs), the step table (rows), the simulated queue (queue), the Memory section's
-// run (memory). Every chapter module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) },
-// and mount returns { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text),
-// figureLanded(), hardware } (hardware: the shared modeled GPU server of the queue and memory chapters'
-// hardware switch, hardware/run.js).
+// the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs),
+// the step table (rows), the simulated queue (queue), the Memory section's run (memory). Every chapter
+// module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) }, and mount returns
+// { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text), announceFigure(text),
+// figureLanded(), hardware }: announceFigure says what a landed figure shows after the chapter's
+// number, which its place in the list decides; hardware is the queue and memory chapters' shared
+// modeled GPU server (hardware/run.js).
 //
 // When a chapter's figure lands, document gets a `kvlab:figure` event with detail {chapter, elapsed_ms}
 // (since Run was pressed); an embedded page posts {type: 'kvlab:figure', chapter, elapsed_ms} to its parent.
@@ -28,15 +30,17 @@ export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   const announce = (text) => replace(announcer, text);
 
   const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter) => {
+    const number = CHAPTERS.indexOf(chapter) + 1;
     const body = h('div', { class: 'chapter-body' });
     const section = h('section', { class: 'story-chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
       // A chapter alone is its page's main heading.
-      h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, `${CHAPTERS.indexOf(chapter) + 1}`), ' ', chapter.title),
+      h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, String(number)), ' ', chapter.title),
       body);
     $('#story-chapters', root).append(section);
     const ctx = {
       get reducedMotion() { return reducedMotionQuery().matches; },
       announce,
+      announceFigure: (text) => announce(`Chapter ${number}: ${text}`),
       figureLanded: () => figureLanded(chapter.name, section),
       hardware,
     };
