@@ -18,10 +18,11 @@ import { hashState } from './hash.js';
 import { labRun } from './run.js';
 import { renderEnvironment } from './environment.js';
 
-// embed: the compact view; viewKeys() -> the page's own hash keys; listeners: see lab-bench/run.js, plus
-// memoryResult(result) for the Memory section's result; hardware: the chapters' modeled GPU server
-// (hardware/run.js), which takes its presets from the module and the lab's queue from the form.
-export function setupBench({ embed, viewKeys, listeners, hardware }) {
+// embed: the compact view; viewKeys() -> the page's own hash keys; store: the run store (runs/store.js);
+// memoryAfterLab: the Memory section runs by itself when the lab has run (its chapter is shown);
+// hardware: the chapters' modeled GPU server (hardware/run.js), which takes its presets from the module
+// and the lab's queue from the form.
+export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware }) {
   const presets = { ...PRESETS };
   const runs = oneRunAtATime();
   const env = environment();
@@ -56,12 +57,14 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
     memoryHash: () => (memory ? memory.hash() : ''),
     memoryApply: (raw) => (memory ? memory.applyRaw(raw) : []),
     viewKeys,
+    store,
   });
 
   const run = labRun({
     form,
     hash,
     runs,
+    store,
     env: () => env,
     embed,
     stopYielding: () => {
@@ -79,10 +82,6 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
       if (memory) memory.labChanged();
       if (info.roofline_presets) hardware.setPresets(info.roofline_presets);
     },
-    onDone() {
-      if (memory && listeners.wantsMemory()) memory.labDone();
-    },
-    listeners,
   });
   runs.add('lab', {
     running: () => run.running,
@@ -97,17 +96,22 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
   });
   runs.add('simd', { running: () => comparison.running, sync: comparison.sync });
   memory = setupMemory({
-    lab: () => (run.last ? { result: run.last.result, settings: run.last.settings } : null),
+    lab: () => {
+      const { labResult } = store.get();
+      return labResult ? { result: labResult, settings: labResult.settings } : null;
+    },
     labSettings,
     // The last run's table (what the Memory section simulates on), else the form's model and format.
     kvBytesPerToken: () => {
-      const model = run.last && run.last.result.steps && run.last.result.steps.model;
+      const { labResult } = store.get();
+      const model = labResult && labResult.steps && labResult.steps.model;
       if (model && model.kv_bytes_per_token) return { preset: model.preset, kv: model.kv, bytes: model.kv_bytes_per_token };
       return toyKvBytes();
     },
     busy: () => runs.busyFor('memory'),
     onRunningChange: runs.sync,
     onSettingsChange: () => hash.write(hash.written),
+    store,
   });
   runs.add('memory', { running: () => memory.running, sync: memory.sync, yieldsTo: ['lab'] });
   const replayPanel = setupReplay({
@@ -153,7 +157,7 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
   });
   $('#retry').addEventListener('click', run.retry);
 
-  const lastResult = () => run.last && run.last.result;
+  const lastResult = () => store.get().labResult;
   const downloads = {
     'download-json': () => ['kvlab-result.json', `${JSON.stringify(lastResult(), null, 2)}\n`, 'application/json'],
     'download-policies': () => ['kvlab-policies.csv', policiesCsv(lastResult()), 'text/csv'],
@@ -163,7 +167,9 @@ export function setupBench({ embed, viewKeys, listeners, hardware }) {
   for (const [id, file] of Object.entries(downloads)) {
     $(`#${id}`).addEventListener('click', () => lastResult() && download(...file()));
   }
-  document.addEventListener('kvlab:memory-result', (event) => listeners.memoryResult(event.detail));
+  store.subscribe((state, changes) => {
+    if (changes.labResult && memoryAfterLab) memory.labDone();
+  });
 
   // ---- start --------------------------------------------------------------------------------------
 

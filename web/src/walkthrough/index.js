@@ -19,13 +19,14 @@ export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
 const reducedMotionQuery = () => window.matchMedia('(prefers-reduced-motion: reduce)');
 
 // root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab;
+// store: the run store (runs/store.js), whose lab run and Memory result the chapters draw;
 // hardware: hardware/run.js's hardwareModel().
-export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
+export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware }) {
   const status = $('#story-status', root);
   const announcer = $('#story-announce', root);
   let startedAt = null;
+  let run = 0;   // the lab run the chapters draw (the store counts them)
   const landed = new Set();
-  const parts = {};   // what has arrived of this run: answer, steps, result, memory
 
   const announce = (text) => replace(announcer, text);
 
@@ -57,7 +58,8 @@ export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   }
 
   // Shows every chapter whose data has arrived and that has not shown it yet.
-  function showArrived() {
+  function showArrived(state) {
+    const parts = { ...state.lab.parts, memory: state.memory };
     for (const entry of mounted) {
       const data = dataFor(entry.chapter.name, parts);
       if (data && entry.shown !== data) {
@@ -71,43 +73,31 @@ export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   $('#story-run', root).addEventListener('click', () => onRun());
   $('#story-cancel', root).addEventListener('click', () => onCancel());
 
+  // A new run clears the chapters; each draws its part of the run as it lands.
+  function started() {
+    startedAt = performance.now();
+    landed.clear();
+    for (const entry of mounted) {
+      entry.shown = null;
+      entry.section.dataset.state = 'waiting';
+      entry.view.clear();
+    }
+  }
+
+  store.subscribe((state, changes) => {
+    const { lab } = state;
+    if (changes.lab) {
+      if (lab.run !== run) {
+        run = lab.run;
+        started();
+      }
+      if (lab.state !== 'waiting') root.dataset.state = lab.state;
+      if (lab.status !== status.textContent) replace(status, lab.status);
+    }
+    if (changes.lab || 'memory' in changes) showArrived(state);
+  });
+
   return {
-    // What the lab tells the walkthrough (lab-bench/run.js's listeners).
-    listeners: {
-      started() {
-        startedAt = performance.now();
-        landed.clear();
-        for (const key of Object.keys(parts)) delete parts[key];
-        for (const entry of mounted) {
-          entry.shown = null;
-          entry.section.dataset.state = 'waiting';
-          entry.view.clear();
-        }
-        root.dataset.state = 'running';
-      },
-      status(text) {
-        replace(status, text);
-      },
-      part(name, value) {
-        parts[name] = name === 'first_answer' ? { ...value, provisional: true } : value;
-        showArrived();
-      },
-      result(full) {
-        parts.answer = parts.answer || full.answer;
-        parts.steps = parts.steps || full.steps;
-        parts.result = full;
-        root.dataset.state = 'done';
-        showArrived();
-      },
-      memoryResult(memory) {
-        parts.memory = memory;
-        showArrived();
-      },
-      stopped() {
-        root.dataset.state = 'stopped';
-      },
-      wantsMemory: () => !only || only === 'memory',
-    },
     // A message about the link (an unknown chapter), or none.
     setMessage(text) {
       const box = $('#story-message', root);

@@ -13,7 +13,7 @@ import { memoryRun } from './run.js';
 // hooks: lab() -> {result, settings} of the lab's last completed run, or null; labSettings() -> the lab
 //        form's valid settings (for checking before any run); kvBytesPerToken() -> {preset, kv, bytes} or
 //        null; busy() -> another run holds the processor; onRunningChange(); onSettingsChange()
-//        (rewrite the hash).
+//        (rewrite the hash); store: the run store, where its result goes.
 export function setupMemory(hooks) {
   const queue = () => {
     const lab = hooks.lab();
