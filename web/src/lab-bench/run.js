@@ -9,7 +9,6 @@ import { fieldOfModuleError, isPublishedQueue, policyNames, toRunOptions } from 
 import { Lab, standalone } from '../runs/worker-client.js';
 import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
-import { renderResult } from './render.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
 
 // form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
@@ -37,9 +36,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
 
   function setState(state) {
     main.dataset.state = state;
-    const running = state === 'running';
     syncButtons();
-    $('#results').setAttribute('aria-busy', running ? 'true' : 'false');
     runs.sync();
   }
 
@@ -82,9 +79,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       environment: env(),
       page: { standalone, embed },
     };
-    renderResult(full, settings, { full: !embed });
     setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
-    for (const button of $$('.downloads button')) button.disabled = false;
     window.kvlabResult = full;
     const { parts } = store.get().lab;
     store.set({
