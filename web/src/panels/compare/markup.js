@@ -1,6 +1,8 @@
 // The "SIMD vs scalar vs JavaScript" panel's markup: its explanation, its buttons, its progress, its error box
 // and its results (render.js).
 
+import { jobStatusMarkup } from '../../runs/job-panel.js';
+
 export const MARKUP = `
 <section id="simd" class="full-only" aria-labelledby="simd-title" data-state="ready">
   <h2 id="simd-title">SIMD vs scalar vs JavaScript</h2>
@@ -14,18 +16,7 @@ export const MARKUP = `
     <button type="button" id="simd-run" class="primary">Measure SIMD, scalar and JavaScript</button>
     <button type="button" id="simd-cancel" disabled>Cancel</button>
     <button type="button" id="simd-download" disabled>Download (JSON)</button>
-  </div>
-  <div class="status" aria-live="polite">
-    <div class="progress-row">
-      <progress id="simd-progress" max="100" value="0" aria-labelledby="simd-phase"></progress>
-      <span id="simd-percent" class="percent" aria-hidden="true">0%</span>
-    </div>
-    <p id="simd-phase" class="phase">Takes about ten seconds with the default model; the lab’s own run waits meanwhile.</p>
-  </div>
-  <div id="simd-error" class="notice error" role="alert" hidden>
-    <p id="simd-error-message"></p>
-    <p id="simd-error-detail" class="detail"></p>
-  </div>
+  </div>${jobStatusMarkup('simd', 'Takes about ten seconds with the default model; the lab’s own run waits meanwhile.')}
   <div id="simd-results" hidden>
     <div id="simd-cards" class="cards cards-4"></div>
     <p id="simd-model" class="help"></p>

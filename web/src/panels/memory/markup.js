@@ -1,6 +1,8 @@
 // The Memory section's markup: its explanation, its form (filled by form.js), its progress, its error box and its
 // results (drawn by render.js).
 
+import { jobStatusMarkup } from '../../runs/job-panel.js';
+
 export const MARKUP = `
 <section id="memory" class="full-only" aria-labelledby="memory-title" data-state="waiting">
   <h2 id="memory-title">Memory: a KV budget, paged blocks, chunked prefill</h2>
@@ -61,18 +63,7 @@ export const MARKUP = `
       <button type="button" id="mem-download" disabled>Download (JSON)</button>
     </div>
     <p id="mem-form-error" class="notice error" role="alert" hidden></p>
-  </form>
-  <div class="status" aria-live="polite">
-    <div class="progress-row">
-      <progress id="mem-progress" max="100" value="0" aria-labelledby="mem-phase"></progress>
-      <span id="mem-percent" class="percent" aria-hidden="true">0%</span>
-    </div>
-    <p id="mem-phase" class="phase">Runs by itself when the lab has run: it replays the lab’s queue on the step times the lab measured.</p>
-  </div>
-  <div id="mem-error" class="notice error" role="alert" hidden>
-    <p id="mem-error-message"></p>
-    <p id="mem-error-detail" class="detail"></p>
-  </div>
+  </form>${jobStatusMarkup('mem', 'Runs by itself when the lab has run: it replays the lab’s queue on the step times the lab measured.')}
   <div id="mem-results" hidden>
     <p id="mem-summary"></p>
     <figure class="chart">

@@ -1,6 +1,8 @@
 // The "Simulated vs real" panel's markup: its explanation, its form (form.js), its progress, its error box and
 // its results (render.js).
 
+import { jobStatusMarkup } from '../../runs/job-panel.js';
+
 export const MARKUP = `
 <section id="replay" class="full-only" aria-labelledby="replay-title" data-state="ready">
   <h2 id="replay-title">Simulated vs real</h2>
@@ -58,18 +60,7 @@ export const MARKUP = `
       <button type="button" id="replay-download" disabled>Download (JSON)</button>
     </div>
     <p id="replay-form-error" class="notice error" role="alert" hidden></p>
-  </form>
-  <div class="status" aria-live="polite">
-    <div class="progress-row">
-      <progress id="replay-progress" max="100" value="0" aria-labelledby="replay-phase"></progress>
-      <span id="replay-percent" class="percent" aria-hidden="true">0%</span>
-    </div>
-    <p id="replay-phase" class="phase">Measures the step table, serves the queue under each chosen policy, measures again.</p>
-  </div>
-  <div id="replay-error" class="notice error" role="alert" hidden>
-    <p id="replay-error-message"></p>
-    <p id="replay-error-detail" class="detail"></p>
-  </div>
+  </form>${jobStatusMarkup('replay', 'Measures the step table, serves the queue under each chosen policy, measures again.')}
   <div id="replay-results" hidden>
     <p id="replay-summary"></p>
     <div class="compare replay-tables">
