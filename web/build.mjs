@@ -59,19 +59,8 @@ async function writeCatalog() {
   fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
   fs.writeFileSync(path.join(src, 'generated', 'catalog.js'),
     `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`);
-  return catalog;
 }
-const catalog = await writeCatalog();
-
-const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-// The <option> lines of a menu: `label(item)` is what the reader sees, item.name the value.
-const optionsHtml = (items, label) =>
-  items.map((item) => `<option value="${escapeHtml(item.name)}">${escapeHtml(label(item))}</option>`).join('\n              ');
-const presetOptions = optionsHtml(catalog.model_presets, (p) => `${p.name} (${p.label})`);
-const weightOptions = optionsHtml(catalog.weight_formats,
-  (f) => `${f.name} (${f.bytes_per_weight} bytes a weight${f.name === catalog.lab.defaults.weights ? ', default' : ''})`);
-const kvOptions = optionsHtml(catalog.kv_formats,
-  (f) => `${f.name} (${f.bytes_per_number} bytes a number${f.name === catalog.lab.defaults.kv ? ', default' : ''})`);
+await writeCatalog();
 
 const TARGET = ['es2020', 'chrome91', 'firefox89', 'safari16'];
 
@@ -119,10 +108,7 @@ function page(template, { csp, title, head, bodyAttrs = '', scripts }) {
     .replace('{{TITLE}}', () => title)
     .replace('{{HEAD}}', () => head)
     .replace('{{BODY_ATTRS}}', () => bodyAttrs)
-    .replace('{{SCRIPTS}}', () => scripts)
-    .replace('{{PRESET_OPTIONS}}', () => presetOptions)
-    .replace('{{WEIGHT_OPTIONS}}', () => weightOptions)
-    .replace('{{KV_OPTIONS}}', () => kvOptions);
+    .replace('{{SCRIPTS}}', () => scripts);
 }
 
 // Inline text must not end its own element early: refuse rather than ship a broken page.

@@ -1,16 +1,18 @@
 // kvlab's page: the walkthrough first (walkthrough/), then the lab bench with every setting and panel
-// (bench/). One lab run feeds both: its parts fill the chapters as they are measured. Which view shows
-// comes from the URL (walkthrough/page-view.js): the full page, the compact view (embed.html), or one
-// chapter alone (#chapter=NAME).
+// (lab-bench/). One lab run feeds both through the run store (runs/store.js): its parts fill the
+// chapters as they are measured. Which view shows comes from the URL (walkthrough/page-view.js): the
+// full page, the compact view (embed.html), or one chapter alone (#chapter=NAME).
 
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 
 import { $ } from './shared/dom.js';
-import { setupBench } from './bench/index.js';
+import { setupBench } from './lab-bench/index.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
 import { CHAPTER_KEY, isCompactView, postHeightToParent, splitHash } from './walkthrough/page-view.js';
 import { hardwareModel } from './hardware/run.js';
+import { runStore } from './runs/store.js';
+import { DEFAULTS } from './config.js';
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
@@ -22,18 +24,21 @@ if (chapter) {
 }
 
 let bench = null;
+const store = runStore({ settings: DEFAULTS });   // what the runs produce, for the chapters and the panels
 const hardware = hardwareModel();   // the queue and memory chapters' hardware switch
 const walkthrough = setupWalkthrough({
   root: $('#walkthrough'),
   only: chapter,
   onRun: () => bench.start(),
   onCancel: () => bench.cancel(),
+  store,
   hardware,
 });
 bench = setupBench({
   embed: compact || Boolean(chapter),
   viewKeys: () => (chapter ? `${CHAPTER_KEY}=${chapter}` : ''),
-  listeners: walkthrough.listeners,
+  store,
+  memoryAfterLab: !chapter || chapter === 'memory',
   hardware,
 });
 

@@ -16,6 +16,23 @@ export function showProgress(bar, percentLabel, fraction) {
   replace(percentLabel, `${Math.floor(percent)}%`);
 }
 
+// A job panel's progress line and error box, with the ids jobPanel looks them up by; phase: the first
+// phase line (what the panel does, before it runs).
+export function jobStatusMarkup(prefix, phase) {
+  return `
+  <div class="status" aria-live="polite">
+    <div class="progress-row">
+      <progress id="${prefix}-progress" max="100" value="0" aria-labelledby="${prefix}-phase"></progress>
+      <span id="${prefix}-percent" class="percent" aria-hidden="true">0%</span>
+    </div>
+    <p id="${prefix}-phase" class="phase">${phase}</p>
+  </div>
+  <div id="${prefix}-error" class="notice error" role="alert" hidden>
+    <p id="${prefix}-error-message"></p>
+    <p id="${prefix}-error-detail" class="detail"></p>
+  </div>`;
+}
+
 const capitalized = (text) => text.replace(/^(.)/, (c) => c.toUpperCase());
 
 // prefix: of the panel's element ids; root: the panel's element (its data-state and aria-busy).

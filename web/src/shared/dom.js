@@ -39,3 +39,11 @@ export function replace(el, ...children) {
   append(el, children);
   return el;
 }
+
+// A panel's own markup, written in its module (never text from the URL, the module or a result), as
+// elements ready to append.
+export function fromTemplate(markup) {
+  const template = document.createElement('template');
+  template.innerHTML = markup.trim();
+  return template.content;
+}

@@ -1,10 +1,12 @@
 // The walkthrough: the page's first screen. One Run button, then the chapters in the order of the
 // argument, each a short explanation beside a live picture, each filled in as its measurement lands:
-// the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs), the step table (rows), the simulated queue (queue), the Memory section's
-// run (memory). Every chapter module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) },
-// and mount returns { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text),
-// figureLanded(), hardware } (hardware: the shared modeled GPU server of the queue and memory chapters'
-// hardware switch, hardware/run.js).
+// the first run of Part A's two paths (tokens, cache; then cache again with the medians of all runs),
+// the step table (rows), the simulated queue (queue), the Memory section's run (memory). Every chapter
+// module (chapters/<name>/index.js) exports { name, title, mount(root, ctx) }, and mount returns
+// { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text), announceFigure(text),
+// figureLanded(), hardware }: announceFigure says what a landed figure shows after the chapter's
+// number, which its place in the list decides; hardware is the queue and memory chapters' shared
+// modeled GPU server (hardware/run.js).
 //
 // When a chapter's figure lands, document gets a `kvlab:figure` event with detail {chapter, elapsed_ms}
 // (since Run was pressed); an embedded page posts {type: 'kvlab:figure', chapter, elapsed_ms} to its parent.
@@ -17,26 +19,29 @@ export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
 const reducedMotionQuery = () => window.matchMedia('(prefers-reduced-motion: reduce)');
 
 // root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab;
+// store: the run store (runs/store.js), whose lab run and Memory result the chapters draw;
 // hardware: hardware/run.js's hardwareModel().
-export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
+export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware }) {
   const status = $('#story-status', root);
   const announcer = $('#story-announce', root);
   let startedAt = null;
+  let run = 0;   // the lab run the chapters draw (the store counts them)
   const landed = new Set();
-  const parts = {};   // what has arrived of this run: answer, steps, result, memory
 
   const announce = (text) => replace(announcer, text);
 
   const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter) => {
+    const number = CHAPTERS.indexOf(chapter) + 1;
     const body = h('div', { class: 'chapter-body' });
     const section = h('section', { class: 'story-chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
       // A chapter alone is its page's main heading.
-      h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, `${CHAPTERS.indexOf(chapter) + 1}`), ' ', chapter.title),
+      h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, String(number)), ' ', chapter.title),
       body);
     $('#story-chapters', root).append(section);
     const ctx = {
       get reducedMotion() { return reducedMotionQuery().matches; },
       announce,
+      announceFigure: (text) => announce(`Chapter ${number}: ${text}`),
       figureLanded: () => figureLanded(chapter.name, section),
       hardware,
     };
@@ -53,7 +58,8 @@ export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   }
 
   // Shows every chapter whose data has arrived and that has not shown it yet.
-  function showArrived() {
+  function showArrived(state) {
+    const parts = { ...state.lab.parts, memory: state.memory };
     for (const entry of mounted) {
       const data = dataFor(entry.chapter.name, parts);
       if (data && entry.shown !== data) {
@@ -67,43 +73,31 @@ export function setupWalkthrough({ root, only, onRun, onCancel, hardware }) {
   $('#story-run', root).addEventListener('click', () => onRun());
   $('#story-cancel', root).addEventListener('click', () => onCancel());
 
+  // A new run clears the chapters; each draws its part of the run as it lands.
+  function started() {
+    startedAt = performance.now();
+    landed.clear();
+    for (const entry of mounted) {
+      entry.shown = null;
+      entry.section.dataset.state = 'waiting';
+      entry.view.clear();
+    }
+  }
+
+  store.subscribe((state, changes) => {
+    const { lab } = state;
+    if (changes.lab) {
+      if (lab.run !== run) {
+        run = lab.run;
+        started();
+      }
+      if (lab.state !== 'waiting') root.dataset.state = lab.state;
+      if (lab.status !== status.textContent) replace(status, lab.status);
+    }
+    if (changes.lab || 'memory' in changes) showArrived(state);
+  });
+
   return {
-    // What the lab tells the walkthrough (bench/run.js's listeners).
-    listeners: {
-      started() {
-        startedAt = performance.now();
-        landed.clear();
-        for (const key of Object.keys(parts)) delete parts[key];
-        for (const entry of mounted) {
-          entry.shown = null;
-          entry.section.dataset.state = 'waiting';
-          entry.view.clear();
-        }
-        root.dataset.state = 'running';
-      },
-      status(text) {
-        replace(status, text);
-      },
-      part(name, value) {
-        parts[name] = name === 'first_answer' ? { ...value, provisional: true } : value;
-        showArrived();
-      },
-      result(full) {
-        parts.answer = parts.answer || full.answer;
-        parts.steps = parts.steps || full.steps;
-        parts.result = full;
-        root.dataset.state = 'done';
-        showArrived();
-      },
-      memoryResult(memory) {
-        parts.memory = memory;
-        showArrived();
-      },
-      stopped() {
-        root.dataset.state = 'stopped';
-      },
-      wantsMemory: () => !only || only === 'memory',
-    },
     // A message about the link (an unknown chapter), or none.
     setMessage(text) {
       const box = $('#story-message', root);

@@ -60,7 +60,7 @@ export function mount(root, ctx) {
         h('div', { class: 'race', dataset: { identical: String(answer.identical_tokens) } }, view.lanes),
         h('p', { class: 'help' }, TOKENS_NOTE),
         h('div', { class: 'race-controls' }, replay, note))));
-    ctx.announce(announcement(answer));
+    ctx.announceFigure(announcement(answer));
     ctx.figureLanded();
     race();
   }

@@ -27,5 +27,5 @@ export function lane(label, count, total) {
 }
 
 export function announcement(answer) {
-  return `Chapter 2: without a cache ${ms(answer.nocache_ms.median, 4)}, with it ${ms(answer.cache_ms.median, 4)}, ${ratio(answer.ratio)} faster; ${answer.identical_tokens ? 'identical tokens' : 'the tokens differ'}.`;
+  return `without a cache ${ms(answer.nocache_ms.median, 4)}, with it ${ms(answer.cache_ms.median, 4)}, ${ratio(answer.ratio)} faster; ${answer.identical_tokens ? 'identical tokens' : 'the tokens differ'}.`;
 }

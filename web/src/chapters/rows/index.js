@@ -29,7 +29,7 @@ export function mount(root, ctx) {
             h('strong', { class: 'figure-value', dataset: { key: 'tokens_per_s_ratio', value: String(lastPoint.tokens_per_s / first.tokens_per_s) } },
               `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`))))));
     root.dataset.points = JSON.stringify(byRows.points);
-    ctx.announce(announcement(byRows));
+    ctx.announceFigure(announcement(byRows));
     ctx.figureLanded();
   }
 

@@ -22,5 +22,5 @@ export function explanation(byRows, model) {
 export function announcement(byRows) {
   const first = byRows.points[0];
   const lastPoint = byRows.points[byRows.points.length - 1];
-  return `Chapter 3: ${int(first.tokens_per_s)} tokens/s with ${int(first.rows)} row, ${int(lastPoint.tokens_per_s)} with ${int(lastPoint.rows)}.`;
+  return `${int(first.tokens_per_s)} tokens/s with ${int(first.rows)} row, ${int(lastPoint.tokens_per_s)} with ${int(lastPoint.rows)}.`;
 }

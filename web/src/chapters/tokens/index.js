@@ -35,7 +35,7 @@ export function mount(root, ctx) {
       h('div', { class: 'chapter-picture two-figures' },
         figure(left, 'Without a cache', rows.nocache_total, 'nocache_rows'),
         figure(right, 'With a KV cache', rows.cache_total, 'cache_rows'))));
-    ctx.announce(announcement(rows));
+    ctx.announceFigure(announcement(rows));
     ctx.figureLanded();
     if (ctx.reducedMotion) return;
     let k = 0;

@@ -17,5 +17,5 @@ export function explanation(answer, rows) {
 }
 
 export function announcement(rows) {
-  return `Chapter 1: ${int(rows.nocache_total)} rows without a cache against ${int(rows.cache_total)} with one.`;
+  return `${int(rows.nocache_total)} rows without a cache against ${int(rows.cache_total)} with one.`;
 }

@@ -8,7 +8,7 @@
 //   - plain JavaScript: web/reference/model.js over the same weights (exportWeights()).
 // The result goes out as a `kvlab:simd-result` event on document and stays in window.kvlabSimdResult.
 
-import { $ } from '../../shared/dom.js';
+import { $, fromTemplate } from '../../shared/dom.js';
 import { standalone } from '../../runs/worker-client.js';
 import { JobRunner } from '../../runs/jobs.js';
 import { jobPanel } from '../../runs/job-panel.js';
@@ -16,15 +16,31 @@ import { COMPARE_WORKER_NAME } from '../../runs/roles.js';
 import { sig } from '../../shared/format.js';
 import { render } from './render.js';
 import { summarize } from './words.js';
+import { MARKUP } from './markup.js';
 
 export const COMPARE_CONTEXT = 64;
 const MIN_SAMPLE_MS = 10;
 const SAMPLES = 5;
 
+export const name = 'simd';
+
+// ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
+export function mount(root, { runs, env, panels }) {
+  root.append(fromTemplate(MARKUP));
+  const comparison = setupComparison({
+    preset: panels.settings.formPreset,
+    environment: () => env,
+    busy: () => runs.busyFor('simd'),
+    onRunningChange: runs.sync,
+  });
+  runs.add('simd', { running: () => comparison.running, sync: comparison.sync });
+  return comparison;
+}
+
 // hooks: preset() -> the settings form's model preset; environment() -> the environment facts;
 //        busy() -> true while the lab runs (the two would compete for the processor);
 //        onRunningChange() -> called when the panel starts or stops.
-export function setupComparison(hooks) {
+function setupComparison(hooks) {
   let lastOptions = null;
 
   const panel = jobPanel('simd', {

@@ -1,9 +1,10 @@
 // The KV-memory calculator: bytes per token = 2 (keys and values) x layers x KV heads x head size x
 // bytes per number; times the length of one conversation; times the conversations held at once.
 
-import { $, h, replace } from '../../shared/dom.js';
+import { $, fromTemplate, h, replace } from '../../shared/dom.js';
 import { bytes, int } from '../../shared/format.js';
 import { CATALOG } from '../../generated/catalog.js';
+import { MARKUP } from './markup.js';
 
 // The KV cache formats the toy model offers (the module's catalog): bytes per number, and a word for each.
 export function kvFormatBytes(name) {
@@ -36,7 +37,20 @@ export function kvBytesPerToken({ layers, kv_heads, head_dim, bytes_per_number }
   return 2 * layers * kv_heads * head_dim * bytes_per_number;
 }
 
-export function setupKvCalculator(root) {
+export const name = 'kv-calculator';
+
+// ctx: the lab bench's (index.js): the run store and the settings panel, whose model the toy preset follows.
+export function mount(root, { store, panels }) {
+  root.append(fromTemplate(MARKUP));
+  const calculator = setupKvCalculator($('#kv-memory', root));
+  store.subscribe((state, changes) => {
+    const info = (changes.module || changes.settings) && panels.settings.toyModel();
+    if (info) calculator.setToyModel(info, panels.settings.labSettings().kv_format);
+  });
+  return calculator;
+}
+
+function setupKvCalculator(root) {
   const form = $('#kv-form', root);
   const presetSelect = $('#kv-preset', form);
   const out = $('#kv-output', root);

@@ -6,15 +6,60 @@
 // render.js (the charts and table), words.js (what it says), config.js (settings and devices),
 // plan.js (the simulations the job runs, in the worker).
 
+import { fromTemplate } from '../../shared/dom.js';
+import { kvBytesPerToken, kvFormatBytes } from '../kv-calculator/index.js';
 import { MEM_DEFAULTS } from './config.js';
 import { memoryForm } from './form.js';
+import { MARKUP } from './markup.js';
 import { memoryRun } from './run.js';
+
+export const name = 'memory';
+
+// ctx: the lab bench's (index.js): the run store (the lab's last result, the settings, the module), its
+// runs (one at a time; this one yields to the lab's), memoryAfterLab, and the settings panel.
+export function mount(root, { store, runs, memoryAfterLab, panels }) {
+  root.append(fromTemplate(MARKUP));
+  const { labSettings, toyModel, rewriteHash } = panels.settings;
+
+  // The toy model's KV bytes per token in the form's KV cache format (the memory numbers before a run).
+  const toyKvBytes = () => {
+    const info = toyModel();
+    if (!info || !info.n_layers) return null;
+    const format = labSettings().kv_format;
+    return { preset: info.preset, kv: format,
+      bytes: kvBytesPerToken({ layers: info.n_layers, kv_heads: info.n_kv_heads, head_dim: info.head_dim, bytes_per_number: kvFormatBytes(format) }) };
+  };
+  const memory = setupMemory({
+    lab: () => {
+      const { labResult } = store.get();
+      return labResult ? { result: labResult, settings: labResult.settings } : null;
+    },
+    labSettings,
+    // The last run's table (what the section simulates on), else the form's model and format.
+    kvBytesPerToken: () => {
+      const { labResult } = store.get();
+      const model = labResult && labResult.steps && labResult.steps.model;
+      if (model && model.kv_bytes_per_token) return { preset: model.preset, kv: model.kv, bytes: model.kv_bytes_per_token };
+      return toyKvBytes();
+    },
+    busy: () => runs.busyFor('memory'),
+    onRunningChange: runs.sync,
+    onSettingsChange: rewriteHash,
+    store,
+  });
+  runs.add('memory', { running: () => memory.running, sync: memory.sync, yieldsTo: ['lab'] });
+  store.subscribe((state, changes) => {
+    if (changes.module || changes.settings) memory.labChanged();
+    if (changes.labResult && memoryAfterLab) memory.labDone();
+  });
+  return memory;
+}
 
 // hooks: lab() -> {result, settings} of the lab's last completed run, or null; labSettings() -> the lab
 //        form's valid settings (for checking before any run); kvBytesPerToken() -> {preset, kv, bytes} or
 //        null; busy() -> another run holds the processor; onRunningChange(); onSettingsChange()
-//        (rewrite the hash).
-export function setupMemory(hooks) {
+//        (rewrite the hash); store: the run store, where its result goes.
+function setupMemory(hooks) {
   const queue = () => {
     const lab = hooks.lab();
     return lab ? lab.settings : hooks.labSettings();

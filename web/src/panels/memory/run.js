@@ -1,6 +1,6 @@
 // The Memory section's run: a job worker (runs/jobs.js, plan.js) simulates the lab's queue under the
-// memory policies on the lab's step table; the result goes out as a `kvlab:memory-result` event on
-// document and stays in window.kvlabMemoryResult.
+// memory policies on the lab's step table; the result goes into the run store (its chapter draws it from
+// there), out as a `kvlab:memory-result` event on document, and stays in window.kvlabMemoryResult.
 
 import { $ } from '../../shared/dom.js';
 import { JobRunner } from '../../runs/jobs.js';
@@ -23,6 +23,7 @@ export function memoryRun(form, hooks) {
       const { settings, lab, kv_tokens: kvTokensUsed } = pending;
       const result = { ...raw, settings, lab_settings: lab, kv_tokens: kvTokensUsed, block_tokens: settings.block, ttft_target_ms: settings.ttft_target, elapsed_ms: elapsedMs };
       panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`, renderMemory);
+      hooks.store.set({ memory: result });
     },
     onError(error) {
       const field = error.kind === 'input' ? memFieldOfModuleError(error.path) : null;

@@ -9,7 +9,7 @@
 // Its parts: this file (the run), config.js and form.js (the settings) and render.js (the tables and
 // timelines).
 
-import { $ } from '../../shared/dom.js';
+import { $, fromTemplate } from '../../shared/dom.js';
 import { JobRunner } from '../../runs/jobs.js';
 import { jobPanel } from '../../runs/job-panel.js';
 import { policyLabel } from '../../shared/policies.js';
@@ -18,10 +18,26 @@ import { standalone } from '../../runs/worker-client.js';
 import { replayFieldOfModuleError, replayOptions } from './config.js';
 import { IDS, replayForm } from './form.js';
 import { orderPolicies, renderReplay, renderTimelines } from './render.js';
+import { MARKUP } from './markup.js';
+
+export const name = 'replay';
+
+// ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
+export function mount(root, { runs, env, panels }) {
+  root.append(fromTemplate(MARKUP));
+  const replay = setupReplay({
+    preset: panels.settings.formPreset,
+    environment: () => env,
+    busy: () => runs.busyFor('replay'),
+    onRunningChange: runs.sync,
+  });
+  runs.add('replay', { running: () => replay.running, sync: replay.sync });
+  return replay;
+}
 
 // hooks: preset() -> the model preset of the settings form; busy() -> another run holds the processor;
 //        environment() -> the environment facts; onRunningChange().
-export function setupReplay(hooks) {
+function setupReplay(hooks) {
   const policySelect = $('#replay-policy');
   const form = replayForm();
   let lastOptions = null;

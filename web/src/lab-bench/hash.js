@@ -4,13 +4,12 @@
 import { $, h, replace } from '../shared/dom.js';
 import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
 
-// form: bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
-// -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; onWrite(settings).
-export function hashState({ form, presets, memoryHash, memoryApply, viewKeys }) {
-  let written = DEFAULTS;   // the lab settings last written to the hash
-
+// form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
+// -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,
+// whose settings are the ones last written.
+export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, store }) {
   function write(settings) {
-    written = settings;
+    if (store.get().settings !== settings) store.set({ settings });
     const text = [viewKeys(), settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
     const url = `${location.pathname}${location.search}${text ? `#${text}` : ''}`;
     if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
@@ -48,6 +47,6 @@ export function hashState({ form, presets, memoryHash, memoryApply, viewKeys }) 
   return {
     write,
     apply,
-    get written() { return written; },
+    get written() { return store.get().settings; },
   };
 }

@@ -1,28 +1,29 @@
 // The lab's run: the worker that measures and simulates (runs/worker-client.js), its progress line,
 // its errors, and the finished result, published as window.kvlabResult and a `kvlab:result` event
-// (and posted to the parent window when embedded). Parts of the result (Part A, then the step table)
-// reach `listeners.part` as they are measured, before the whole result.
+// (and posted to the parent window when embedded). The run goes into the run store (runs/store.js) as
+// it lands: its progress in words, its parts as they are measured (Part A, then the step table), then
+// the whole result.
 
 import { $, $$, replace } from '../shared/dom.js';
 import { fieldOfModuleError, isPublishedQueue, policyNames, toRunOptions } from '../config.js';
 import { Lab, standalone } from '../runs/worker-client.js';
 import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
-import { renderResult } from './render.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
 
-// form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; env() -> the
-// environment; embed: the compact view; onReady(info): the module is loaded; onDone(full): after the
-// result is drawn; listeners: { started(), part(name, value), result(full), stopped() } for the
-// walkthrough; stopYielding(): stops the runs that give way to the lab.
-export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYielding, listeners }) {
+// form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
+// store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
+// stopYielding(): stops the runs that give way to the lab.
+export function labRun({ form, hash, runs, store, env, embed, onReady, stopYielding }) {
   const main = $('#lab');
-  let last = null;   // { result, settings, options } of the last finished run
   let pending = null;   // { settings, options } of the run in progress
 
+  const updateLab = (change) => store.update('lab', (lab) => ({ ...lab, ...change(lab) }));
+  const setStatus = (status) => updateLab(() => ({ status }));
+  const stopped = () => updateLab(() => ({ state: 'stopped' }));
   const setPhase = (text) => {
     replace($('#phase'), text);
-    listeners.status(text);
+    setStatus(text);
   };
   const setProgress = (fraction) => showProgress($('#progress'), $('#percent'), fraction);
 
@@ -35,15 +36,13 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
 
   function setState(state) {
     main.dataset.state = state;
-    const running = state === 'running';
     syncButtons();
-    $('#results').setAttribute('aria-busy', running ? 'true' : 'false');
     runs.sync();
   }
 
   function showError(error) {
     const field = error.kind === 'input' ? fieldOfModuleError(error.path) : null;
-    listeners.stopped();
+    stopped();
     if (field) {
       form.errors.showField(field, error.detail);
       const box = $('#form-error');
@@ -58,7 +57,7 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
     setState('error');
     setProgress(0);
     setPhase('Stopped.');
-    const kept = last && (error.kind === 'crash' || error.kind === 'memory') ? 'The results below are from the last run that finished.' : '';
+    const kept = store.get().labResult && (error.kind === 'crash' || error.kind === 'memory') ? 'The results below are from the last run that finished.' : '';
     replace($('#error-message'), [error.message, hint(error, env()), kept].filter(Boolean).join(' '));
     replace($('#error-detail'), error.detail || '');
     $('#error').hidden = false;
@@ -80,13 +79,13 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
       environment: env(),
       page: { standalone, embed },
     };
-    last = { result: full, settings, options };
-    renderResult(full, settings, { full: !embed });
     setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
-    onDone(full);
-    for (const button of $$('.downloads button')) button.disabled = false;
     window.kvlabResult = full;
-    listeners.result(full);
+    const { parts } = store.get().lab;
+    store.set({
+      lab: { ...store.get().lab, state: 'done', parts: { ...parts, answer: parts.answer || full.answer, steps: parts.steps || full.steps, result: full } },
+      labResult: full,
+    });
     document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
     if (embed && window.parent !== window) {
       // Results are benchmark figures, nothing private: any embedding page may have them.
@@ -112,10 +111,10 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
     onProgress(fraction, phase) {
       setProgress(fraction);
       replace($('#phase'), `${PHASES[phase] || phase}…`);
-      listeners.status(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
+      setStatus(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
     },
     onPart(name, value) {
-      listeners.part(name, value);
+      updateLab(({ parts }) => ({ parts: { ...parts, [name]: name === 'first_answer' ? { ...value, provisional: true } : value } }));
     },
     onResult(result, elapsedMs) {
       setState('done');
@@ -144,7 +143,7 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
     pending = { settings: { ...settings, published_queue: isPublishedQueue(settings) }, options: toRunOptions(settings) };
     setProgress(0);
     setPhase('Starting…');
-    listeners.started();
+    store.set({ lab: { ...store.get().lab, run: store.get().lab.run + 1, state: 'running', parts: {} }, memory: null });
     lab.run(pending.options);
     return true;
   }
@@ -152,7 +151,7 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
   function cancel() {
     if (!lab.running) return;
     lab.cancel();
-    listeners.stopped();
+    stopped();
     setState('cancelled');
     setProgress(0);
     setPhase('Cancelled: the work was stopped. Press Run to start again.');
@@ -175,6 +174,5 @@ export function labRun({ form, hash, runs, env, embed, onReady, onDone, stopYiel
     setPhase,
     syncButtons,
     get running() { return lab.running; },
-    get last() { return last; },
   };
 }

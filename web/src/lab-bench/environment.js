@@ -1,0 +1,28 @@
+// The "This browser" panel: what the page found out about the browser and, once it is ready, the module.
+
+import { $, fromTemplate, h, replace } from '../shared/dom.js';
+import { environmentItems } from '../env.js';
+import { standalone } from '../runs/worker-client.js';
+
+export const name = 'environment';
+
+const MARKUP = `
+<section id="environment" class="full-only" aria-labelledby="env-title">
+  <h2 id="env-title">This browser</h2>
+  <dl id="env-list" class="env"></dl>
+</section>`;
+
+// ctx: the lab bench's (index.js): env (env.js's environment()), store (its module: the worker's ready message).
+export function mount(root, { env, store }) {
+  root.append(fromTemplate(MARKUP));
+  const list = $('#env-list', root);
+  const render = (info) => {
+    const items = environmentItems(env, { standalone, worker: info });
+    replace(list, items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)]));
+  };
+  render(null);
+  store.subscribe((state, changes) => {
+    if (changes.module) render(state.module);
+  });
+  return {};
+}

@@ -1,0 +1,44 @@
+// The lab bench: the panels below the walkthrough, each mounted like a chapter: it owns its markup,
+// mounts it into its place in index.html (<div data-panel="NAME">) and returns a handle. They share
+// the run store (runs/store.js), the page's one rule for runs that compete for the processor, and the
+// environment facts; a panel that needs another's reaches it through ctx.panels, which holds the
+// panels mounted before it.
+
+import { $ } from '../shared/dom.js';
+import { watchResizes } from '../shared/charts.js';
+import { environment } from '../env.js';
+import { oneRunAtATime } from '../runs/one-at-a-time.js';
+import { toRunOptions } from '../config.js';
+import * as settings from './settings.js';
+import * as results from './results.js';
+import * as memory from '../panels/memory/index.js';
+import * as replay from '../panels/replay/index.js';
+import * as simd from '../panels/compare/index.js';
+import * as kvCalculator from '../panels/kv-calculator/index.js';
+import * as thisBrowser from './environment.js';
+
+// In the page's order.
+const PANELS = [settings, results, memory, replay, simd, kvCalculator, thisBrowser];
+
+// embed: the compact view; viewKeys() -> the page's own hash keys; store: the run store;
+// memoryAfterLab: the Memory section runs by itself when the lab has run (its chapter is shown);
+// hardware: the chapters' modeled GPU server (hardware/run.js), which takes its presets from the module
+// and the lab's queue from the settings. Returns the settings panel: the lab's run and the hash.
+export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware }) {
+  const ctx = { embed, viewKeys, store, memoryAfterLab, runs: oneRunAtATime(), env: environment(), panels: {} };
+  for (const panel of PANELS) ctx.panels[panel.name] = panel.mount($(`[data-panel="${panel.name}"]`), ctx);
+
+  // The chapters' modeled GPU server waits for the bench's runs like any of them.
+  hardware.connect({
+    busy: () => ctx.runs.busyFor('hardware'),
+    onRunningChange: ctx.runs.sync,
+    labQueue: () => toRunOptions(ctx.panels.settings.labSettings()).workload,
+  });
+  ctx.runs.add('hardware', { running: () => hardware.running, sync: hardware.sync });
+  store.subscribe((state, changes) => {
+    if (changes.module && state.module.roofline_presets) hardware.setPresets(state.module.roofline_presets);
+  });
+
+  watchResizes();
+  return ctx.panels.settings;
+}

@@ -1,0 +1,117 @@
+// The lab's settings panel: the settings form (validated, kept in the URL hash), the lab's run with its
+// progress, cancel and errors. It puts the module's ready message, the accepted settings and the run
+// into the run store, which the other panels and the chapters read.
+
+import { $, fromTemplate, h, replace } from '../shared/dom.js';
+import { DEFAULTS, PRESETS } from '../config.js';
+import { CATALOG } from '../generated/catalog.js';
+import { labForm } from './form.js';
+import { hashState } from './hash.js';
+import { labRun } from './run.js';
+import { MARKUP } from './settings-markup.js';
+
+export const name = 'settings';
+
+// The model, weight and KV cache menus: what the module's catalog offers.
+function fillMenus(root) {
+  const options = (items, label) => items.map((item) => h('option', { value: item.name, text: label(item) }));
+  const defaults = CATALOG.lab.defaults;
+  replace($('#preset', root), options(CATALOG.model_presets, (p) => `${p.name} (${p.label})`));
+  replace($('#weights', root), options(CATALOG.weight_formats,
+    (f) => `${f.name} (${f.bytes_per_weight} bytes a weight${f.name === defaults.weights ? ', default' : ''})`));
+  replace($('#kv_format', root), options(CATALOG.kv_formats,
+    (f) => `${f.name} (${f.bytes_per_number} bytes a number${f.name === defaults.kv ? ', default' : ''})`));
+}
+
+// ctx: the lab bench's (index.js). Returns what the page and the other panels ask of the lab.
+export function mount(root, ctx) {
+  const { store, runs, panels } = ctx;
+  root.append(fromTemplate(MARKUP));
+  fillMenus(root);
+  const presets = { ...PRESETS };
+  const form = labForm(presets);
+
+  // The lab's settings as the form has them (the last valid ones while the form has errors).
+  const labSettings = () => {
+    const { settings, errors } = form.peek();
+    return Object.keys(errors).length ? hash.written : settings;
+  };
+
+  const hash = hashState({
+    form,
+    presets,
+    memoryHash: () => (panels.memory ? panels.memory.hash() : ''),
+    memoryApply: (raw) => (panels.memory ? panels.memory.applyRaw(raw) : []),
+    viewKeys: ctx.viewKeys,
+    store,
+  });
+
+  const run = labRun({
+    form,
+    hash,
+    runs,
+    store,
+    env: () => ctx.env,
+    embed: ctx.embed,
+    stopYielding: () => {
+      if (runs.yielding('lab').includes('memory')) panels.memory.cancel();
+    },
+    onReady(info) {
+      for (const [preset, modelInfo] of Object.entries(info.presets || {})) {
+        presets[preset] = { ...(presets[preset] || { label: preset }), max_seq: modelInfo.max_seq, info: modelInfo };
+      }
+      replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
+      // The clock the measurements use is the worker's: kept with every result.
+      Object.assign(ctx.env, { worker_timer_resolution_ms: info.timer_resolution_ms, min_sample_ms: info.min_sample_ms });
+      store.set({ module: info });
+    },
+  });
+  runs.add('lab', {
+    running: () => run.running,
+    sync: () => run.syncButtons(),
+  });
+
+  form.element.addEventListener('submit', (event) => {
+    event.preventDefault();
+    run.start();
+  });
+  // On a change, messages already shown are updated (or cleared once fixed); new ones wait for “Run”,
+  // so that a message appearing on blur never moves the Run button from under a click.
+  form.element.addEventListener('change', (event) => {
+    if (event.target.id === 'arrival') form.showRate();
+    const { settings, errors } = form.peek();
+    form.errors.refresh(errors);
+    if (!Object.keys(errors).length) hash.write(settings);
+  });
+  $('#cancel', root).addEventListener('click', () => {
+    if (!run.running) return;
+    run.cancel();
+    $('#run', root).focus();
+  });
+  $('#reset', root).addEventListener('click', () => {
+    form.fill(DEFAULTS);
+    form.errors.showAll({});
+    $('#hash-message', root).hidden = true;
+    hash.write(DEFAULTS);
+  });
+  $('#retry', root).addEventListener('click', run.retry);
+
+  run.setState('loading');
+
+  return {
+    labSettings,
+    // The module's facts about the form's model preset, once the module is ready.
+    toyModel: () => presets[$('#preset', root).value] && presets[$('#preset', root).value].info,
+    // The form's model preset for the panels that measure one (the default if the form's is unknown).
+    formPreset: () => (PRESETS[$('#preset', root).value] ? $('#preset', root).value : DEFAULTS.preset),
+    // Reads a link's settings (the hash without the page's own keys) into the forms.
+    applyHash: (text) => hash.apply(text),
+    // Rewrites the hash (another panel's settings in it changed).
+    rewriteHash: () => hash.write(hash.written),
+    startLoading: () => run.lab.start(),
+    start: run.start,
+    cancel: run.cancel,
+    setPhase: run.setPhase,
+    get running() { return run.running; },
+  };
+}

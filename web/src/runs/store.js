@@ -1,0 +1,39 @@
+// The page's run store: what the runs have produced, in one place that the chapters and the lab
+// bench's panels both subscribe to, instead of telling each other through callbacks or document events.
+//
+//   settings   the lab's settings as last accepted (the form's valid settings, as the URL hash has them)
+//   lab        the lab's run in progress, or the last one: { run (counts the runs started), state
+//              ('waiting', 'running', 'done' or 'stopped'), status (its progress in words), parts (what has
+//              arrived of it: first_answer (Part A from the first run of each path, marked provisional),
+//              answer, steps, result) }
+//   labResult  the last finished lab run's whole result (its settings in result.settings); kept while a
+//              new run goes, since the Memory section simulates on its step table
+//   module     the lab worker's ready message (the module's version, presets and facts), once it is ready
+//   memory     the Memory section's last result on the current lab run's step table (null from the
+//              moment a new lab run starts)
+
+export const LAB_WAITING = { run: 0, state: 'waiting', status: '', parts: {} };
+
+// initial: the state's first values.
+export function runStore(initial) {
+  let state = { settings: null, module: null, lab: LAB_WAITING, labResult: null, memory: null, ...initial };
+  const listeners = new Set();
+
+  // Replaces the keys of `changes`; every listener then gets the new state and the changes.
+  function set(changes) {
+    state = { ...state, ...changes };
+    for (const listener of [...listeners]) listener(state, changes);
+  }
+
+  return {
+    get: () => state,
+    set,
+    // One key from its value now: update('lab', (lab) => ({ ...lab, status })).
+    update: (key, change) => set({ [key]: change(state[key]) }),
+    // listener(state, changes), called after every change; returns the function that unsubscribes it.
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
