@@ -4,20 +4,42 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "common/text_format.h"
+#include "roofline/deployment.h"
+#include "roofline/presets.h"
 #include "roofline/published_figures.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
 
 namespace kvlab::cli {
 
+namespace {
+
+// The presets' names, in their order, for the help: the list is the presets' own, never retyped here.
+template <typename Preset>
+std::string preset_names(const std::vector<Preset>& presets) {
+  std::vector<std::string> names;
+  for (const Preset& preset : presets) names.push_back(preset.name);
+  return comma_list(names);
+}
+
+// "bf16 (default), fp8, int4": the first format a server accepts is the default.
+std::string format_names(const std::vector<NumberFormat>& formats) {
+  std::vector<std::string> names = number_format_names(formats);
+  names.front() += " (default)";
+  return comma_list(names);
+}
+
+}  // namespace
+
 Action add_roofline_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "roofline", "model the step-time table of a named GPU and model (a roofline per operation; docs/gpu.md)");
   auto flags = std::make_shared<JsonFlags>();
-  flags->add(*command, "gpu", "", "GPU preset: a100-sxm, a100-40gb-sxm, h100-sxm, h200, l4, rtx-4090 (required)", false, true);
-  flags->add(*command, "model", "", "model preset: llama-3.1-8b, llama-3.1-70b, llama-2-7b, llama-2-70b (required)", false, true);
-  flags->add(*command, "weights", "", "weight format: bf16 (default), fp8, int4", false, true);
-  flags->add(*command, "kv", "", "KV cache format: bf16 (default), fp8", false, true);
+  flags->add(*command, "gpu", "", "GPU preset: " + preset_names(roofline::gpu_presets()) + " (required)", false, true);
+  flags->add(*command, "model", "", "model preset: " + preset_names(roofline::model_presets()) + " (required)", false, true);
+  flags->add(*command, "weights", "", "weight format: " + format_names(roofline::server_weight_formats()), false, true);
+  flags->add(*command, "kv", "", "KV cache format: " + format_names(roofline::server_kv_formats()), false, true);
   flags->add(*command, "tp", "", "tensor parallelism: GPUs sharing the model, 1 (default), 2, 4, 8");
   flags->add(*command, "bw_efficiency", "", "share of peak memory bandwidth kernels reach (default: the fitted one)");
   flags->add(*command, "compute_efficiency", "", "share of peak tensor throughput kernels reach (default: the fitted one)");

@@ -42,4 +42,10 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
   return text;
 }
 
+std::string comma_list(const std::vector<std::string>& items) {
+  std::string list;
+  for (const std::string& item : items) list += (list.empty() ? "" : ", ") + item;
+  return list;
+}
+
 }  // namespace kvlab

@@ -15,4 +15,7 @@ std::string grouped(unsigned long long count);
 // one line a row. Every row has as many cells as the first.
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
 
+// Items joined with ", ", as help texts and messages list names: {"a", "b"} -> "a, b".
+std::string comma_list(const std::vector<std::string>& items);
+
 }  // namespace kvlab
