@@ -56,7 +56,7 @@ Action add_simulate_command(CLI::App& app) {
       nlohmann::json options = flags->options.to_json();
       options["timeline_requests"] = flags->timeline_requests;
       options["queue_timeline"] = flags->queue_timeline;
-      nlohmann::json result = sim::simulate(steps, workload, policies, sim::read_simulate_options(options));
+      nlohmann::json result = sim::simulate_json(steps, workload, policies, sim::read_simulate_options(options));
       std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
       return 0;
     });

@@ -279,22 +279,25 @@ json synthetic_steps() {
 }
 
 json measure_simulator() {
-  const json steps = synthetic_steps();
+  const sim::StepTable steps = sim::StepTable::from_json(synthetic_steps());
   const json lab_queue = {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"seed", 1}};
-  const std::vector<std::string> four = policy::default_policies();
+  const std::vector<policy::Request> lab_requests = sim::read_workload(lab_queue);
+  const std::vector<sim::NamedPolicy> four = sim::parse_policies(policy::default_policies());
   auto time_once = [](const auto& body) {
     double start = now_ms();
     body();
     return now_ms() - start;
   };
-  const double cold_ms = time_once([&] { sim::simulate(steps, lab_queue, four); });
+  const double cold_ms = time_once([&] { sim::simulate(steps, lab_requests, four); });
   std::vector<double> warm;
-  for (int i = 0; i < 5; ++i) warm.push_back(time_once([&] { sim::simulate(steps, lab_queue, four); }));
+  for (int i = 0; i < 5; ++i) warm.push_back(time_once([&] { sim::simulate(steps, lab_requests, four); }));
 
   json big_queue = lab_queue;
   big_queue["count"] = 100000;
+  const std::vector<policy::Request> big_requests = sim::read_workload(big_queue);
+  const std::vector<sim::NamedPolicy> continuous = sim::parse_policies({"continuous:16"});
   json big_result;
-  const double big_ms = time_once([&] { big_result = sim::simulate(steps, big_queue, {"continuous:16"}, {0}); });
+  const double big_ms = time_once([&] { big_result = sim::simulate(steps, big_requests, continuous, {0}); });
   const double steps_run = big_result["continuous:16"]["steps"].get<double>();
   return {{"lab_queue_4_policies_ms", {{"first_call", cold_ms}, {"median", summarise(warm).median_ms}}},
           {"requests_100000_continuous16_ms", big_ms},

@@ -35,8 +35,9 @@ LabOptions read_lab_options(const json& object, const std::string& path) {
   LabOptions o;
   o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"));
   o.workload = object.value("workload", default_workload());
-  o.policies = object.contains("policies") ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
-                                           : policy::default_policies();
+  const std::vector<std::string> policy_names =
+      object.contains("policies") ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
+                                  : policy::default_policies();
   o.simulate = sim::read_simulate_options(object.value("simulate", json::object()), fields::join(path, "simulate"));
   if (object.contains("timeline_requests")) {  // the shorthand the page uses; once only
     if (object.value("simulate", json::object()).contains("timeline_requests"))
@@ -48,13 +49,12 @@ LabOptions read_lab_options(const json& object, const std::string& path) {
   // as options.workload... and options.policies[i]; then simulating on unit costs validates the rest
   // (memory settings, what each policy needs) at a small cost next to a measurement, so that a typo fails
   // at once rather than after it.
-  sim::read_workload(o.workload, fields::join(path, "workload"));
-  for (size_t i = 0; i < o.policies.size(); ++i)
-    policy::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+  o.requests = sim::read_workload(o.workload, fields::join(path, "workload"));
+  o.policies = sim::parse_policies(policy_names, fields::join(path, "policies"));
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
   check.queue_timeline = false;
-  sim::simulate(placeholder_steps(o.measure), o.workload, o.policies, check);
+  sim::simulate(sim::StepTable::from_json(placeholder_steps(o.measure)), o.requests, o.policies, check);
   return o;
 }
 
@@ -65,7 +65,7 @@ json run_lab(const LabOptions& o, const ProgressFn& progress, const PartFn& on_p
   json result = measure(o.measure, measure_progress, on_part);
   if (progress) progress(0.98, "simulating");
   result["workload"] = o.workload;
-  result["policies"] = sim::simulate(result["steps"], o.workload, o.policies, o.simulate);
+  result["policies"] = sim::simulate(sim::StepTable::from_json(result["steps"]), o.requests, o.policies, o.simulate);
   if (progress) progress(1.0, "done");
   return result;
 }

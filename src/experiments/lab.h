@@ -7,14 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/measure.h"
+#include "policy/request.h"
 #include "sim/simulate.h"
 
 namespace kvlab {
 
 struct LabOptions {
   MeasureOptions measure;
-  nlohmann::json workload;            // a simulator workload object (generated or explicit)
-  std::vector<std::string> policies;  // simulator policy names
+  nlohmann::json workload;                 // a simulator workload object (generated or explicit), as given
+  std::vector<policy::Request> requests;   // its requests
+  std::vector<sim::NamedPolicy> policies;
   sim::SimulateOptions simulate;      // timeline length, KV memory budget, goodput targets
 };
 

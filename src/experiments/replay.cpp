@@ -34,14 +34,6 @@ ProgressFn part_of(const ProgressFn& progress, double start, double share, const
   };
 }
 
-// The explicit workload of the first `count` requests, as the simulator reads it.
-json explicit_requests(const json& workload, size_t count) {
-  json listed = sim::explicit_workload(workload);  // its requests, and its system prompt if it has one
-  json& requests = listed["requests"];
-  requests.erase(requests.begin() + static_cast<std::ptrdiff_t>(count), requests.end());
-  return listed;
-}
-
 // The mean of two number trees of one shape (a number, or arrays of them nested to any depth).
 json mean_of_numbers(const json& a, const json& b) {
   if (a.is_number()) return 0.5 * (a.get<double>() + b.get<double>());
@@ -49,9 +41,6 @@ json mean_of_numbers(const json& a, const json& b) {
   for (size_t i = 0; i < a.size(); ++i) mean.push_back(mean_of_numbers(a[i], b.at(i)));
   return mean;
 }
-
-// The parts of a step table that price a pass by what ran before it (measure_pass_history.h).
-constexpr const char* kHistoryParts[] = {"after_prompt", "prompt_pass"};
 
 // The step table of the moment on the replay's model: the grid, with the history parts (an object of
 // those measured, empty for none).
@@ -91,8 +80,8 @@ json real_metrics(const EngineRun& run, int timeline_requests) {
   return metrics;
 }
 
-json simulate_policy(const json& steps, const ReplayOptions& o, const std::string& policy) {
-  return sim::simulate(steps, explicit_requests(o.workload, requests_for(o, policy).size()), {policy}, simulate_options(o))[policy];
+json simulate_policy(const sim::StepTable& steps, const ReplayOptions& o, const sim::NamedPolicy& policy) {
+  return sim::simulate(steps, requests_for(o, policy.name), {policy}, simulate_options(o))[policy.name];
 }
 
 // (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
@@ -209,18 +198,17 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
   return check;
 }
 
-// The errors of a run priced without each history part the table has, and without any ("grid_only").
-void add_errors_without_parts(json& entry, const json& table, const ReplayOptions& o, const std::string& policy) {
-  json grid_only = table;
-  for (const char* name : kHistoryParts) {
-    if (!table.contains(name)) continue;
-    json without = table;
-    without.erase(name);
-    grid_only.erase(name);
-    entry["error_without"][name] = relative_differences(entry["real"], simulate_policy(without, o, policy));
-  }
+// The errors of a run priced without each part of the table that prices a pass by what ran before it
+// (measure_pass_history.h), and without any ("grid_only").
+void add_errors_without_parts(json& entry, const sim::StepTable& table, const ReplayOptions& o, const sim::NamedPolicy& policy) {
+  const json& real = entry["real"];
+  if (!table.after_prompt().empty())
+    entry["error_without"]["after_prompt"] = relative_differences(real, simulate_policy(table.without_after_prompt(), o, policy));
+  if (!table.prompt_pass().empty())
+    entry["error_without"]["prompt_pass"] = relative_differences(real, simulate_policy(table.without_prompt_pass(), o, policy));
   if (entry.contains("error_without"))
-    entry["error_grid_only"] = relative_differences(entry["real"], simulate_policy(grid_only, o, policy));
+    entry["error_grid_only"] =
+        relative_differences(real, simulate_policy(table.without_after_prompt().without_prompt_pass(), o, policy));
 }
 
 }  // namespace
@@ -246,33 +234,36 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
   const json history_parts = measure_history_parts(model, o);
   json before = measure_table(model, o, history_parts, part_of(progress, 0, measure_share, "measuring: "));
+  sim::StepTable before_table = sim::StepTable::from_json(before);
+  const std::vector<sim::NamedPolicy> policies = sim::parse_policies(o.policies);
+  const policy::KvSettings kv = sim::kv_settings(simulate_options(o), &before_table);
 
   // Simulated makespans tell how long each real run will take, for the progress bar.
   std::vector<double> simulated_ms;
   double simulated_total_ms = 0;
-  for (const std::string& policy : o.policies) {
-    simulated_ms.push_back(simulate_policy(before, o, policy)["makespan_ms"].get<double>());
+  for (const sim::NamedPolicy& policy : policies) {
+    simulated_ms.push_back(simulate_policy(before_table, o, policy)["makespan_ms"].get<double>());
     simulated_total_ms += simulated_ms.back();
   }
 
   json result = json::object();
   double progress_done = measure_share;
-  for (size_t i = 0; i < o.policies.size(); ++i) {
-    const std::string& policy = o.policies[i];
-    const std::vector<policy::Request> requests = requests_for(o, policy);
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const sim::NamedPolicy& policy = policies[i];
+    const std::vector<policy::Request> requests = requests_for(o, policy.name);
     const double share = (1 - kMeasuringShare) * (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms
                                                                          : 1.0 / static_cast<double>(o.policies.size()));
     EngineOptions engine_options;
     engine_options.prompts.assign(prompts.begin(), prompts.begin() + static_cast<std::ptrdiff_t>(requests.size()));
-    engine_options.kv = sim::kv_settings(simulate_options(o), before);
-    const std::string phase = "serving " + policy;
+    engine_options.kv = kv;
+    const std::string phase = "serving " + policy.name;
     if (progress) {
       progress(progress_done, phase);
       engine_options.progress = [&](size_t finished) {
         progress(progress_done + share * static_cast<double>(finished) / static_cast<double>(requests.size()), phase);
       };
     }
-    const EngineRun run = run_engine(model, requests, policy, engine_options);
+    const EngineRun run = run_engine(model, requests, policy.name, engine_options);
     progress_done += share;
 
     // The machine's speed moves under the measurement (other processes; on a shared host, other
@@ -281,19 +272,23 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
     // run's drift: the error cannot be read more finely than that.
     json after = measure_table(model, o, history_parts, part_of(progress, progress_done, measure_share, "measuring again: "));
+    sim::StepTable after_table = sim::StepTable::from_json(after);
     progress_done += measure_share;
     const json table = mean_table(before, after);
+    const sim::StepTable mean = sim::StepTable::from_json(table);
     json real = real_metrics(run, o.timeline_requests);
-    json simulated = simulate_policy(table, o, policy);
-    result[policy] = {{"request_count", requests.size()},
-                      {"error", relative_differences(real, simulated)},
-                      {"drift", relative_differences(simulate_policy(before, o, policy), simulate_policy(after, o, policy))},
-                      {"step_check", step_check(run.step_log, sim::StepTable::from_json(table), real["makespan_ms"].get<double>())},
-                      {"step_table", table},
-                      {"real", std::move(real)},
-                      {"sim", std::move(simulated)}};
-    add_errors_without_parts(result[policy], table, o, policy);
+    json simulated = simulate_policy(mean, o, policy);
+    json& entry = result[policy.name];
+    entry = {{"request_count", requests.size()},
+             {"error", relative_differences(real, simulated)},
+             {"drift", relative_differences(simulate_policy(before_table, o, policy), simulate_policy(after_table, o, policy))},
+             {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
+             {"step_table", table},
+             {"real", std::move(real)},
+             {"sim", std::move(simulated)}};
+    add_errors_without_parts(entry, mean, o, policy);
     before = std::move(after);
+    before_table = std::move(after_table);
   }
   if (progress) progress(1.0, "done");
   return result;

@@ -27,7 +27,7 @@ constexpr size_t kMaxReplayRequests = 4096;
 void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   const ModelSize size = model_size(o.measure.model);
   const int64_t positions = cache_positions(o.requests);
-  const policy::KvSettings kv = sim::kv_settings(simulate_options(o), nlohmann::json::object());
+  const policy::KvSettings kv = sim::kv_settings(simulate_options(o));
   for (size_t i = 0; i < o.policies.size(); ++i) {
     const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
     const std::unique_ptr<policy::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, kv);
@@ -89,8 +89,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   o.measure.mixed_grid = mixed_steps || measure.contains("mixed_chunk_tokens") || measure.contains("mixed_rows") ||
                          measure.contains("mixed_contexts");
   const std::string workload_path = fields::join(path, "workload");
-  o.workload = object.value("workload", default_replay_workload());
-  o.requests = sim::read_workload(o.workload, workload_path);
+  o.requests = sim::read_workload(object.value("workload", default_replay_workload()), workload_path);
   if (o.requests.size() > kMaxReplayRequests)
     throw_range({workload_path, std::to_string(o.requests.size()), {}},
                 "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +

@@ -18,8 +18,7 @@ namespace kvlab::serve {
 struct ReplayOptions {
   MeasureOptions measure;             // the step grid's options (Part A is not run): measure()'s defaults,
                                       // but, unless given, decode rows 1..B for the largest B of the policies
-  nlohmann::json workload;            // a simulator workload object, generated or explicit
-  std::vector<policy::Request> requests; // its requests, in workload order
+  std::vector<policy::Request> requests; // the workload's requests (generated or explicit), in workload order
   std::vector<std::string> policies;
   // serial-nocache reruns the whole sequence for every token (about 10x the work of serial-cache on the
   // default workload), so it replays only the first this many requests, real and simulated alike.

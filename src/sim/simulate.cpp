@@ -11,14 +11,12 @@
 #include "sim/metrics.h"
 #include "policy/playback_log.h"
 #include "sim/priced_server.h"
-#include "sim/step_table.h"
 #include "sim/timeline.h"
 
 namespace kvlab::sim {
 
 namespace {
 
-constexpr double kMaxKvBytes = 1e15;
 constexpr double kMaxTargetMs = 1e12;
 
 std::string number_text(double x) {
@@ -32,9 +30,29 @@ GoodputTargets goodput_targets(const SimulateOptions& options) {
           fields::as_number(options.tpot_target_ms, "options.tpot_target_ms", 0, kMaxTargetMs)};
 }
 
+// What a run takes from its options, checked: the options first, then how many per-request results
+// `request_count` requests under `policy_count` policies make.
+struct RunSettings {
+  policy::KvSettings kv;
+  GoodputTargets targets;
+};
+
+RunSettings run_settings(const StepTable& steps, size_t request_count, size_t policy_count, const SimulateOptions& options) {
+  fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
+  RunSettings settings{kv_settings(options, &steps), goodput_targets(options)};
+  if (policy_count == 0) throw_range({"policies", "", {}}, "must name at least one policy");
+  // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
+  // that a call fits a wasm heap.
+  if (request_count * policy_count > kMaxRequestResults)
+    throw_range({"workload", std::to_string(request_count), {}}, "has " + std::to_string(request_count) + " requests and " + std::to_string(policy_count) +
+                " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
+                " per-request results (requests x policies) per call");
+  return settings;
+}
+
 }  // namespace
 
-policy::KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps) {
+policy::KvSettings kv_settings(const SimulateOptions& options, const StepTable* steps) {
   policy::KvSettings settings;
   settings.block_tokens = static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
   if (options.kv_tokens && options.kv_bytes)
@@ -46,12 +64,11 @@ policy::KvSettings kv_settings(const SimulateOptions& options, const nlohmann::j
     settings.budget_given = std::to_string(budget_tokens);
   } else if (options.kv_bytes) {
     double bytes = fields::as_number(*options.kv_bytes, "options.kv_bytes", 1, kMaxKvBytes);
-    const auto model = steps.find("model");
-    if (model == steps.end() || !model->is_object() || !model->contains("kv_bytes_per_token"))
+    const std::optional<double> table_bytes_per_token = steps ? steps->kv_bytes_per_token() : std::nullopt;
+    if (!table_bytes_per_token)
       throw_range({"options.kv_bytes", number_text(bytes), {}},
                   "needs steps.model.kv_bytes_per_token (measure's table has it); or give options.kv_tokens");
-    double bytes_per_token =
-        fields::as_number((*model)["kv_bytes_per_token"], "steps.model.kv_bytes_per_token", 1, kMaxKvBytes);
+    const double bytes_per_token = *table_bytes_per_token;
     budget_tokens = static_cast<long long>(std::floor(bytes / bytes_per_token));
     settings.budget_path = "options.kv_bytes";
     settings.budget_given = number_text(bytes) + " (" + std::to_string(budget_tokens) + " tokens at " +
@@ -82,31 +99,25 @@ SimulateOptions read_simulate_options(const nlohmann::json& options, const std::
   return o;
 }
 
-nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workload,
-                        const std::vector<std::string>& policies, const SimulateOptions& options) {
-  // Every input is checked before any policy runs, so a bad name does not wait for the others' work.
-  StepTable table = StepTable::from_json(steps);
-  std::vector<policy::Request> requests = read_workload(workload);
-  fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
-  const policy::KvSettings kv = kv_settings(options, steps);
-  const GoodputTargets targets = goodput_targets(options);
-  if (policies.empty()) throw_range({"policies", "", {}}, "must name at least one policy");
-  // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
-  // that a call fits a wasm heap.
-  if (requests.size() * policies.size() > kMaxRequestResults)
-    throw_range({"workload", std::to_string(requests.size()), {}}, "has " + std::to_string(requests.size()) + " requests and " + std::to_string(policies.size()) +
-                " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
-                " per-request results (requests x policies) per call");
-  std::vector<std::unique_ptr<policy::Scheduler>> schedulers;
-  for (size_t i = 0; i < policies.size(); ++i) {
-    std::string path = "policies[" + std::to_string(i) + "]";
-    schedulers.push_back(policy::make_scheduler(policy::parse_policy_name(policies[i], path), kv));
+std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, const std::string& path) {
+  std::vector<NamedPolicy> policies;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string item = path + "[" + std::to_string(i) + "]";
+    policies.push_back({names[i], policy::parse_policy_name(names[i], item)});
     for (size_t earlier = 0; earlier < i; ++earlier)
-      if (policies[earlier] == policies[i])
-        throw_range({path, "\"" + policies[i] + "\"", {}}, "\"" + policies[i] + "\" is given twice");
+      if (names[earlier] == names[i]) throw_range({item, "\"" + names[i] + "\"", {}}, "\"" + names[i] + "\" is given twice");
   }
+  return policies;
+}
+
+nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
+                        const std::vector<NamedPolicy>& policies, const SimulateOptions& options) {
+  // Every input is checked before any policy runs, so a bad one does not wait for the others' work.
+  const RunSettings settings = run_settings(steps, requests.size(), policies.size(), options);
+  std::vector<std::unique_ptr<policy::Scheduler>> schedulers;
+  for (const NamedPolicy& named : policies) schedulers.push_back(policy::make_scheduler(named.policy, settings.kv));
   auto as_policy_error = [&](size_t i, const InputError& error) {
-    return error.in_context("policy " + policies[i] + ": ");
+    return error.in_context("policy " + policies[i].name + ": ");
   };
   for (size_t i = 0; i < policies.size(); ++i) {
     try {
@@ -118,7 +129,7 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
 
   nlohmann::json result = nlohmann::json::object();
   for (size_t i = 0; i < policies.size(); ++i) {
-    PricedServer server(table, requests);
+    PricedServer server(steps, requests);
     std::optional<policy::PlaybackLog> log;
     if (options.queue_timeline) server.record_playback(&log.emplace(requests.size()));
     try {
@@ -128,18 +139,27 @@ nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workl
     }
     // A policy that leaves a request unserved is a bug in it, not bad input.
     if (server.finished_count() != requests.size())
-      throw std::logic_error("policy " + policies[i] + " finished " + std::to_string(server.finished_count()) + " of " +
+      throw std::logic_error("policy " + policies[i].name + " finished " + std::to_string(server.finished_count()) + " of " +
                              std::to_string(requests.size()) + " requests");
-    nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), targets);
+    nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets);
     schedulers[i]->report(metrics);
     metrics["timeline"] = timeline(server.requests(), options.timeline_requests);
     if (log) {
       metrics["queue_timeline"] = log->queue_json(server.requests());
       if (log->records_memory()) metrics["memory_timeline"] = log->memory_json();
     }
-    result[policies[i]] = std::move(metrics);
+    result[policies[i].name] = std::move(metrics);
   }
   return result;
+}
+
+nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& workload,
+                             const std::vector<std::string>& policy_names, const SimulateOptions& options) {
+  const StepTable table = StepTable::from_json(steps);
+  const std::vector<policy::Request> requests = read_workload(workload);
+  // The options are reported before the policy names (simulate() checks them again, on its own).
+  run_settings(table, requests.size(), policy_names.size(), options);
+  return simulate(table, requests, parse_policies(policy_names), options);
 }
 
 }  // namespace kvlab::sim

@@ -1,6 +1,6 @@
 #pragma once
-// The simulator's entry point for the CLI and Embind: replays one workload on one step-time table under
-// each named policy (contract sections 1-5; KV memory in docs/memory.md).
+// The simulator's entry point: replays one workload on one step-time table under each named policy
+// (contract sections 1-5; KV memory in docs/memory.md), on typed inputs, or on JSON for the CLI and Embind.
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +9,7 @@
 
 #include "policy/policy_registry.h"  // policy::default_policies()
 #include "sim/policy_table.h"     // format_policy_table()
+#include "sim/step_table.h"
 #include "sim/workload.h"         // explicit_workload()
 
 namespace kvlab::sim {
@@ -39,14 +40,31 @@ struct SimulateOptions {
 SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path = "options");
 
 // The KV memory `options` give (kv_tokens or kv_bytes, block_tokens), checked, errors naming the field;
-// bytes become tokens at steps.model.kv_bytes_per_token. Neither: no limit.
-policy::KvSettings kv_settings(const SimulateOptions& options, const nlohmann::json& steps);
+// bytes become tokens at the kv_bytes_per_token() of `steps`, and fail without a table (the replay's
+// budget, checked before its tables are measured, is in tokens). Neither: no limit.
+policy::KvSettings kv_settings(const SimulateOptions& options, const StepTable* steps = nullptr);
 
-// steps: the contract's section 1 object; workload: section 2. Throws kvlab::InputError naming the field.
+// A policy to simulate: its name as given, which keys its result and names it in errors, and what the name says.
+struct NamedPolicy {
+  std::string name;
+  policy::PolicyName policy;
+};
+
+// Parses policy names, errors naming `path`[i] ("policies[2]"); a name given twice is an error.
+std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, const std::string& path = "policies");
+
+// Replays `requests` on `steps` under each policy (names distinct, as parse_policies() gives them).
+// Throws kvlab::InputError naming the option, or the policy whose check() the requests fail.
 // Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()
 // (metrics.h), the "timeline" of timeline() (timeline.h), for the KV-memory policies the memory keys of
 // docs/memory.md, and with options.queue_timeline the playback of playback_log.h.
-nlohmann::json simulate(const nlohmann::json& steps, const nlohmann::json& workload,
-                        const std::vector<std::string>& policies, const SimulateOptions& options = {});
+nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
+                        const std::vector<NamedPolicy>& policies, const SimulateOptions& options = {});
+
+// simulate() on JSON, for the CLI and Embind. steps: the contract's section 1 object; workload: section 2.
+// Throws kvlab::InputError naming the field, the inputs checked in this order: the table, the workload,
+// the options, the policy names.
+nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& workload,
+                             const std::vector<std::string>& policy_names, const SimulateOptions& options = {});
 
 }  // namespace kvlab::sim

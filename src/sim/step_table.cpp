@@ -26,7 +26,9 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   fields::require_object(steps, path);
   StepTable table;
 
-  // The top level also carries a free-form "model" description (and whatever measure adds): not read.
+  // The top level also carries a free-form "model" description (and whatever measure adds): not read,
+  // but for the one fact the simulator may need of it.
+  table.read_kv_bytes_per_token(steps, path);
   std::string decode_path = fields::join(path, "decode");
   const auto& decode = require_object_field(steps, path, "decode");
   fields::reject_unknown(decode, decode_path, {"rows", "contexts", "ms"});
@@ -57,6 +59,34 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
     table.after_prompt_ = AfterPromptTable::from_json(steps["after_prompt"], fields::join(path, "after_prompt"));
   if (steps.contains("prompt_pass"))
     table.prompt_pass_ = PromptPassTable::from_json(steps["prompt_pass"], fields::join(path, "prompt_pass"));
+  return table;
+}
+
+void StepTable::read_kv_bytes_per_token(const nlohmann::json& steps, const std::string& path) {
+  const auto model = steps.find("model");
+  if (model == steps.end() || !model->is_object() || !model->contains("kv_bytes_per_token")) return;
+  try {
+    kv_bytes_per_token_ =
+        fields::as_number((*model)["kv_bytes_per_token"], fields::join(path, "model.kv_bytes_per_token"), 1, kMaxKvBytes);
+  } catch (const InputError& error) {
+    kv_bytes_per_token_error_ = error;
+  }
+}
+
+std::optional<double> StepTable::kv_bytes_per_token() const {
+  if (kv_bytes_per_token_error_) throw *kv_bytes_per_token_error_;
+  return kv_bytes_per_token_;
+}
+
+StepTable StepTable::without_after_prompt() const {
+  StepTable table = *this;
+  table.after_prompt_ = {};
+  return table;
+}
+
+StepTable StepTable::without_prompt_pass() const {
+  StepTable table = *this;
+  table.prompt_pass_ = {};
   return table;
 }
 

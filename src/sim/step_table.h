@@ -5,16 +5,21 @@
 // and decode rows; and (where it carries the optional `after_prompt` and `prompt_pass` parts,
 // sim/after_prompt.h and sim/prompt_pass.h) how much slower decode passes run soon after a prompt pass,
 // and how a prompt pass's time depends on the pass right before it.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/input_error.h"
 #include "sim/grid_position.h"
 #include "sim/after_prompt.h"
 #include "sim/prompt_pass.h"
 
 namespace kvlab::sim {
+
+// The largest KV size in bytes: of a KV budget, and of the model's KV cache a token.
+constexpr double kMaxKvBytes = 1e15;
 
 class StepTable {
  public:
@@ -66,6 +71,15 @@ class StepTable {
   const AfterPromptTable& after_prompt() const { return after_prompt_; }
   // The prompt passes' ratios by the pass before them; empty (every ratio 1) for a table without the part.
   const PromptPassTable& prompt_pass() const { return prompt_pass_; }
+  // The same table without the after-prompt part, or without the prompt-pass part: what each part adds.
+  StepTable without_after_prompt() const;
+  StepTable without_prompt_pass() const;
+
+  // The model's KV cache bytes a token (steps.model.kv_bytes_per_token, which measure writes), which only
+  // a KV budget in bytes needs; nullopt where the table has none. The model part is a free-form
+  // description that reading the table does not check, so a bad value throws its InputError here, for
+  // the caller that needs it.
+  std::optional<double> kv_bytes_per_token() const;
 
   // The measured grid's points, for comparing it with the formula: the callback gets each cell's chunk
   // tokens, rows, context and ms.
@@ -82,6 +96,7 @@ class StepTable {
   double decode_at(const GridPosition& row_position, double context) const;
   double mixed_at(const GridPosition& chunk_position, const GridPosition& row_position, double context) const;
   void read_mixed(const nlohmann::json& mixed, const std::string& path);
+  void read_kv_bytes_per_token(const nlohmann::json& steps, const std::string& path);
 
   std::vector<double> decode_rows_;
   std::vector<double> decode_contexts_;
@@ -94,6 +109,8 @@ class StepTable {
   std::vector<double> mixed_ms_;  // [chunk_tokens][rows][contexts], row-major
   AfterPromptTable after_prompt_;
   PromptPassTable prompt_pass_;
+  std::optional<double> kv_bytes_per_token_;
+  std::optional<InputError> kv_bytes_per_token_error_;  // what kv_bytes_per_token() throws
 };
 
 }  // namespace kvlab::sim

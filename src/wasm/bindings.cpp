@@ -78,9 +78,9 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
   return reply([&] {
     json policy_list = json_input::parse(policies, "policies");
     json options_object = json_input::parse(options, "options");
-    return sim::simulate(json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
-                         policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
-                         sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
+    return sim::simulate_json(json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
+                              policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
+                              sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
 }
 

@@ -46,7 +46,7 @@ TEST(InputError, AFieldInsideAWorkloadListIsNamedByItsFullPath) {
                                        {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
                                        {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
                                        {{"arrival_ms", 0}, {"prompt", 0}, {"answer", 2}}}}};
-  const InputError e = caught([&] { sim::simulate(tiny_steps(), workload, {"continuous:2"}); });
+  const InputError e = caught([&] { sim::simulate_json(tiny_steps(), workload, {"continuous:2"}); });
   EXPECT_EQ(e.field().path, "workload.requests[3].prompt");
   EXPECT_EQ(e.field().given, "0");
   EXPECT_EQ(e.field().allowed.min, 1);
@@ -68,13 +68,13 @@ TEST(InputError, AChoiceNotInTheListCarriesTheChoices) {
 
 TEST(InputError, APolicyNameIsNamedByItsPlaceInTheList) {
   const json workload = {{"count", 4}, {"prompt", {2, 4}}, {"answer", {1, 3}}};
-  const InputError e = caught([&] { sim::simulate(tiny_steps(), workload, {"serial-cache", "static:0"}); });
+  const InputError e = caught([&] { sim::simulate_json(tiny_steps(), workload, {"serial-cache", "static:0"}); });
   EXPECT_STREQ(e.what(), "policies[1] \"static:0\": B must be an integer from 1 to 4096 (got 0)");
   EXPECT_EQ(e.field().path, "policies[1]");
   EXPECT_EQ(e.field().given, "\"static:0\"");
   EXPECT_EQ(e.field().allowed.max, 4096);
 
-  const InputError unknown = caught([&] { sim::simulate(tiny_steps(), workload, {"fastest"}); });
+  const InputError unknown = caught([&] { sim::simulate_json(tiny_steps(), workload, {"fastest"}); });
   EXPECT_EQ(unknown.field().path, "policies[0]");
   EXPECT_EQ(unknown.field().allowed.choices.front(), "serial-nocache");
 }
@@ -83,7 +83,7 @@ TEST(InputError, AnErrorRaisedWhileAPolicyRunsKeepsItsFieldUnderTheContext) {
   const json workload = {{"requests", {{{"arrival_ms", 0}, {"prompt", 40}, {"answer", 30}}}}};
   sim::SimulateOptions options;
   options.kv_tokens = 32;
-  const InputError e = caught([&] { sim::simulate(tiny_steps(), workload, {"paged:2"}, options); });
+  const InputError e = caught([&] { sim::simulate_json(tiny_steps(), workload, {"paged:2"}, options); });
   EXPECT_EQ(e.context(), "policy paged:2: ");
   EXPECT_EQ(e.field().path, "options.kv_tokens");
   EXPECT_EQ(e.field().given, "32");

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                        {"arrival_ms": 1, "prompt": 7, "answer": 9}, {"arrival_ms": 500, "prompt": 200, "answer": 30}]})");
   try {
     nlohmann::json steps = kvlab::json_input::parse(std::string(reinterpret_cast<const char*>(data), size), "steps");
-    kvlab::sim::simulate(steps, workload, {"serial-nocache", "serial-cache", "static:2", "continuous:3"});
+    kvlab::sim::simulate_json(steps, workload, {"serial-nocache", "serial-cache", "static:2", "continuous:3"});
   } catch (const kvlab::InputError&) {
   }
   return 0;

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (workload.is_object() && workload.contains("count") && workload["count"].is_number() &&
         workload["count"].get<double>() > 2000)
       return 0;
-    kvlab::sim::simulate(steps, workload, {"serial-cache", "static:3", "continuous:2"});
+    kvlab::sim::simulate_json(steps, workload, {"serial-cache", "static:3", "continuous:2"});
   } catch (const kvlab::InputError&) {
   }
   return 0;

@@ -44,9 +44,9 @@ TEST(KvPolicies, WithoutALimitReserveAndPagedAreContinuousToTheBit) {
       }
     }
   }
-  // And so every key the contract's policies report, through simulate().
+  // And so every key the contract's policies report, through simulate_json().
   json workload = testing::workload_json(random_requests(3, 200, 800));
-  json result = simulate(measured_like_steps(), workload, {"continuous:8", "reserve:8", "paged:8"});
+  json result = simulate_json(measured_like_steps(), workload, {"continuous:8", "reserve:8", "paged:8"});
   for (const auto& [key, value] : result["continuous:8"].items()) {
     EXPECT_EQ(result["reserve:8"][key], value) << key;
     EXPECT_EQ(result["paged:8"][key], value) << key;
@@ -139,10 +139,10 @@ TEST(ChunkedPrefill, ConstantCostsAndEqualRequestsFollowAClosedForm) {
   }
 }
 
-// The InputError message of a simulate() call with `options`.
+// The InputError message of a simulate_json() call with `options`.
 std::string error_of(const json& workload, const std::vector<std::string>& policies, const SimulateOptions& options) {
   try {
-    simulate(testing::linear_steps(), workload, policies, options);
+    simulate_json(testing::linear_steps(), workload, policies, options);
   } catch (const InputError& error) {
     return error.what();
   }
@@ -170,8 +170,8 @@ TEST(KvPolicies, ABudgetTooSmallForOneRequestIsAnError) {
             "options.kv_tokens = 15 is less than one block of options.block_tokens = 16 tokens");
   // The contract's policies model no memory: a budget leaves them as they are.
   options.kv_tokens = 64;
-  json limited = simulate(testing::linear_steps(), workload, {"continuous:4"}, options);
-  json unlimited = simulate(testing::linear_steps(), workload, {"continuous:4"});
+  json limited = simulate_json(testing::linear_steps(), workload, {"continuous:4"}, options);
+  json unlimited = simulate_json(testing::linear_steps(), workload, {"continuous:4"});
   EXPECT_EQ(limited, unlimited);
 }
 

@@ -17,7 +17,7 @@ using testing::workload_json;
 
 json played(const json& workload, const std::string& policy, SimulateOptions options = {}) {
   options.queue_timeline = true;
-  return simulate(constant_steps(10, 1), workload, {policy}, options)[policy];
+  return simulate_json(constant_steps(10, 1), workload, {policy}, options)[policy];
 }
 
 std::vector<double> numbers(const json& column) { return column.get<std::vector<double>>(); }
@@ -104,11 +104,11 @@ TEST(PlaybackLog, ReserveHoldsTheLongestAnswerFromAdmission) {
 
 TEST(PlaybackLog, OffByDefaultAndThePricedNumbersDoNotMove) {
   SimulateOptions options = four_blocks_of_two();
-  const json plain = simulate(constant_steps(10, 1), kTwo, {"paged:2", "static:2"}, options);
+  const json plain = simulate_json(constant_steps(10, 1), kTwo, {"paged:2", "static:2"}, options);
   EXPECT_FALSE(plain["paged:2"].contains("queue_timeline"));
   EXPECT_FALSE(plain["paged:2"].contains("memory_timeline"));
   options.queue_timeline = true;
-  json with = simulate(constant_steps(10, 1), kTwo, {"paged:2", "static:2"}, options);
+  json with = simulate_json(constant_steps(10, 1), kTwo, {"paged:2", "static:2"}, options);
   for (const char* policy : {"paged:2", "static:2"}) {
     with[policy].erase("queue_timeline");
     with[policy].erase("memory_timeline");

@@ -56,7 +56,7 @@ TEST(TableBuilder, EveryPolicyRunsOnItWith256SlotsAndTheTablesKvBudget) {
                                              "chunked:256,2048"};
   sim::SimulateOptions by_tokens;
   by_tokens.kv_tokens = table["model"]["kv_budget_tokens"].get<long long>();
-  const json result = sim::simulate(table, workload, policies, by_tokens);
+  const json result = sim::simulate_json(table, workload, policies, by_tokens);
   for (const std::string& policy : policies) {
     ASSERT_TRUE(result.contains(policy)) << policy;
     EXPECT_GT(result[policy]["tokens_per_s"].get<double>(), 0) << policy;
@@ -68,7 +68,7 @@ TEST(TableBuilder, EveryPolicyRunsOnItWith256SlotsAndTheTablesKvBudget) {
   // The same budget given in bytes, at the table's kv_bytes_per_token.
   sim::SimulateOptions by_bytes;
   by_bytes.kv_bytes = table["model"]["kv_budget_tokens"].get<double>() * table["model"]["kv_bytes_per_token"].get<double>();
-  const json same = sim::simulate(table, workload, {"paged:256"}, by_bytes);
+  const json same = sim::simulate_json(table, workload, {"paged:256"}, by_bytes);
   EXPECT_EQ(same["paged:256"]["kv_blocks_budget"], result["paged:256"]["kv_blocks_budget"]);
   EXPECT_EQ(same["paged:256"]["makespan_ms"], result["paged:256"]["makespan_ms"]);
 }
@@ -80,7 +80,7 @@ TEST(TableBuilder, PagedMemoryRunsMoreRequestsAtOnceThanReserveInTheSameMemory) 
   const json workload = {{"count", 400}, {"prompt", {64, 512}}, {"answer", {16, 1024}}, {"seed", 5}};
   sim::SimulateOptions options;
   options.kv_tokens = table["model"]["kv_budget_tokens"].get<long long>();
-  const json result = sim::simulate(table, workload, {"reserve:256", "paged:256"}, options);
+  const json result = sim::simulate_json(table, workload, {"reserve:256", "paged:256"}, options);
   EXPECT_LT(result["paged:256"]["makespan_ms"].get<double>(), result["reserve:256"]["makespan_ms"].get<double>());
 }
 

@@ -81,7 +81,7 @@ void expect_same_decisions(const std::vector<policy::Request>& workload) {
   Model model(tiny_model());
   sim::SimulateOptions options;
   options.timeline_requests = static_cast<int>(workload.size());
-  const json simulated = sim::simulate(steps, workload_json(workload), test_policies(), options);
+  const json simulated = sim::simulate_json(steps, workload_json(workload), test_policies(), options);
   for (const std::string& policy : test_policies()) {
     SCOPED_TRACE(policy);
     const Events real = engine_events(run_engine(model, workload, policy));

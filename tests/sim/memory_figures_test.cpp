@@ -20,7 +20,7 @@ TEST(MemoryFigures, ReserveWastesFarMoreThanPaged) {
   // 1,024 tokens (64 blocks of 16) bind: 16 slots of up to 127 positions would need 128 blocks.
   SimulateOptions options;
   options.kv_tokens = 1024;
-  json result = simulate(measured_like_steps(), kLabWorkload, {"reserve:16", "paged:16", "chunked:16,64"}, options);
+  json result = simulate_json(measured_like_steps(), kLabWorkload, {"reserve:16", "paged:16", "chunked:16,64"}, options);
   double reserve = result["reserve:16"]["waste_pct"], paged = result["paged:16"]["waste_pct"],
          chunked = result["chunked:16,64"]["waste_pct"];
   std::printf("waste: reserve %.1f%%, paged %.1f%%, chunked %.1f%%; peak blocks %d, %d, %d of 64; preemptions %d, %d\n",
@@ -43,7 +43,7 @@ TEST(MemoryFigures, ASharedSystemPromptCutsTimeToFirstToken) {
   json workload = kLabWorkload;
   workload["system_prompt"] = 512;
   workload["arrival"] = {{"kind", "poisson"}, {"rate_per_s", 5}};
-  json result = simulate(measured_like_steps(), workload, {"continuous:16", "paged:16", "chunked:16,256"});
+  json result = simulate_json(measured_like_steps(), workload, {"continuous:16", "paged:16", "chunked:16,256"});
   double without = result["continuous:16"]["median_ttft_ms"], with = result["paged:16"]["median_ttft_ms"],
          chunked = result["chunked:16,256"]["median_ttft_ms"];
   std::printf("median TTFT: without reuse %.1f ms, paged with reuse %.1f ms, chunked with reuse %.1f ms; hit rate %.4f\n",
@@ -58,7 +58,7 @@ TEST(MemoryFigures, ASharedSystemPromptCutsTimeToFirstToken) {
   // The same requests with nothing marked shared: paged:16 is continuous:16 again.
   json unshared = explicit_workload(workload);
   unshared.erase("system_prompt");
-  json plain = simulate(measured_like_steps(), unshared, {"paged:16"});
+  json plain = simulate_json(measured_like_steps(), unshared, {"paged:16"});
   EXPECT_EQ(plain["paged:16"]["median_ttft_ms"], result["continuous:16"]["median_ttft_ms"]);
   EXPECT_TRUE(plain["paged:16"]["prefix_hit_rate"].is_null());
 }

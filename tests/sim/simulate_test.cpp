@@ -1,4 +1,4 @@
-// simulate() as the CLI and Embind call it: output keys, bad tables and policy names, the text table.
+// simulate_json() as the CLI and Embind call it: output keys, bad tables and policy names, the text table.
 #include "sim/simulate.h"
 
 #include <gtest/gtest.h>
@@ -18,11 +18,11 @@ using testing::workload_json;
 
 const json kWorkload = workload_json({{0, 3, 2}, {0, 2, 1}, {20, 1, 3}});
 
-// The InputError message of a simulate() call.
+// The InputError message of a simulate_json() call.
 std::string error_of(const json& steps, const json& workload, const std::vector<std::string>& policies,
                      SimulateOptions options = {}) {
   try {
-    simulate(steps, workload, policies, options);
+    simulate_json(steps, workload, policies, options);
   } catch (const InputError& error) {
     return error.what();
   }
@@ -30,7 +30,7 @@ std::string error_of(const json& steps, const json& workload, const std::vector<
 }
 
 TEST(Simulate, OneObjectPerPolicyWithTheContractKeys) {
-  json result = simulate(linear_steps(), kWorkload, policy::default_policies());
+  json result = simulate_json(linear_steps(), kWorkload, policy::default_policies());
   ASSERT_EQ(result.size(), 4u);
   for (const std::string& policy : policy::default_policies()) {
     SCOPED_TRACE(policy);
@@ -54,7 +54,7 @@ TEST(Simulate, OneObjectPerPolicyWithTheContractKeys) {
 TEST(Simulate, TimelineCoversTheFirstKRequests) {
   SimulateOptions options;
   options.timeline_requests = 2;
-  json result = simulate(linear_steps(), kWorkload, {"continuous:4"}, options);
+  json result = simulate_json(linear_steps(), kWorkload, {"continuous:4"}, options);
   const json& entries = result["continuous:4"]["timeline"];
   ASSERT_EQ(entries.size(), 3u);  // request 0: prefill + decode; request 1 (n = 1): prefill
   EXPECT_EQ(entries[2]["request"].get<int>(), 1);
@@ -66,7 +66,7 @@ TEST(Simulate, KvMemoryPoliciesAddTheirKeys) {
   SimulateOptions options;
   options.kv_tokens = 100;
   options.block_tokens = 4;
-  json result = simulate(linear_steps(), kWorkload, {"continuous:2", "reserve:2", "paged:2", "chunked:2,8"}, options);
+  json result = simulate_json(linear_steps(), kWorkload, {"continuous:2", "reserve:2", "paged:2", "chunked:2,8"}, options);
   for (const char* policy : {"reserve:2", "paged:2", "chunked:2,8"}) {
     SCOPED_TRACE(policy);
     const json& metrics = result.at(policy);
@@ -86,7 +86,7 @@ TEST(Simulate, KvBytesAtTheTablesBytesPerToken) {
   steps["model"] = {{"kv_bytes_per_token", 1024}};
   SimulateOptions options;
   options.kv_bytes = 10 * 1024 * 16 + 1000;  // 160 tokens and change: 10 blocks of 16
-  EXPECT_EQ(simulate(steps, kWorkload, {"paged:2"}, options)["paged:2"]["kv_blocks_budget"], 10);
+  EXPECT_EQ(simulate_json(steps, kWorkload, {"paged:2"}, options)["paged:2"]["kv_blocks_budget"], 10);
   EXPECT_EQ(error_of(linear_steps(), kWorkload, {"paged:2"}, options),
             "options.kv_bytes needs steps.model.kv_bytes_per_token (measure's table has it); or give options.kv_tokens");
   options.kv_tokens = 160;
@@ -194,7 +194,7 @@ TEST(SimulateErrors, PerRequestResultsAreBoundedPerCall) {
 
 TEST(PolicyTable, LabOrderAndSeconds) {
   // One request, n = 1, whose prefill costs 13.8 s: every policy takes 13.8 s and has no TPOT.
-  json result = simulate(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
+  json result = simulate_json(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
                          {"continuous:16", "static:4", "serial-cache", "static:16", "serial-nocache"});
   EXPECT_EQ(format_policy_table(result),
             "policy          median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT\n"
@@ -209,7 +209,7 @@ TEST(PolicyTable, KvColumnsWhenAKvPolicyIsShown) {
   // One request, p = 8, n = 1, prefill 13.8 s: 1 block of 16 held, 8 of its 16 slots used: 50% waste.
   SimulateOptions options;
   options.kv_tokens = 64;
-  json result = simulate(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
+  json result = simulate_json(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
                          {"chunked:4,64", "paged:4", "continuous:4"}, options);
   EXPECT_EQ(format_policy_table(result),
             "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT  peak KV blocks  KV waste  preemptions\n"
@@ -222,7 +222,7 @@ TEST(PolicyTable, ThreeSignificantDigits) {
   // Two requests of p = 8, n = 3 at t = 0 under serial-cache, prefill 52.4 ms, decode 2 ms: first tokens
   // at 52.4 and 108.8 ms (TTFT median 80.6, p95 52.4 + 0.95 * 56.4 = 105.98, p99 108.236); all done at
   // 112.8 ms; 6 tokens / 0.1128 s = 53.2 tokens/s; TPOT 2 ms.
-  json result = simulate(testing::constant_steps(52.4, 2), workload_json({{0, 8, 3}, {0, 8, 3}}), {"serial-cache"});
+  json result = simulate_json(testing::constant_steps(52.4, 2), workload_json({{0, 8, 3}, {0, 8, 3}}), {"serial-cache"});
   EXPECT_EQ(format_policy_table(result),
             "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s     TPOT\n"
             "serial-cache     0.0806 s   0.106 s   0.108 s   0.113 s        53  2.00 ms\n");
