@@ -27,12 +27,6 @@ std::string families_with(Trait trait) {
 
 }  // namespace
 
-std::string policy_forms_text() {
-  std::string text;
-  for (const std::string& form : policy::policy_name_forms()) text += (text.empty() ? "" : ", ") + form;
-  return text;
-}
-
 std::string kv_budget_families_text() {
   return families_with([](const policy::PolicyTraits& traits) { return traits.takes_kv_budget; });
 }

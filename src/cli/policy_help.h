@@ -4,10 +4,8 @@
 
 namespace kvlab::cli {
 
-// "serial-nocache, serial-cache, static:B, ..., chunked:B,T": every policy name form.
-std::string policy_forms_text();
-
-// The families with a trait, as a sentence's list: "reserve, paged and chunked" (takes_kv_budget).
+// The families with a trait, as a sentence's list: those that take a KV budget ("reserve, paged and
+// chunked"), those that keep no KV cache ("serial-nocache").
 std::string kv_budget_families_text();
 std::string uncached_families_text();
 

@@ -39,7 +39,7 @@ Action add_replay_command(CLI::App& app) {
                       uncached_families_text() + " replays only the first this many (default 16)");
   command->add_option("--slots", flags->slots, "B of static:B and continuous:B in the default policies (default 8)");
   command->add_option("--policy", flags->policies,
-                      "policy, repeatable: " + policy_forms_text());
+                      "policy, repeatable: " + policy::policy_registry().name_forms_text());
   command->add_option("--kv-tokens", flags->kv_tokens,
                       "KV memory budget of " + kv_budget_families_text() + ", in tokens (default: no limit)");
   command->add_option("--block-tokens", flags->block_tokens, "KV block size in tokens (default 16)");

@@ -7,6 +7,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/policy_help.h"
+#include "policy/policy_registry.h"
 #include "sim/simulate.h"
 
 namespace kvlab::cli {
@@ -28,7 +29,7 @@ Action add_simulate_command(CLI::App& app) {
       ->required();
   command->add_option("--workload", flags->workload_file, "workload.json: generated or explicit requests")->required();
   command->add_option("--policy", flags->policies,
-                      "policy, repeatable: " + policy_forms_text() + " (default: the first four, B = " +
+                      "policy, repeatable: " + policy::policy_registry().name_forms_text() + " (default: the first four, B = " +
                           std::to_string(policy::kLabBatchRows) + ")");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each policy's slot timeline (default 60)");
   command->add_flag("--queue-timeline", flags->queue_timeline,

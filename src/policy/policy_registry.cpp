@@ -65,12 +65,6 @@ std::string parameters_text(PolicyParameters parameters) {
   return parameters == PolicyParameters::none ? "" : std::string(":") + parameter_names(parameters);
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string list;
-  for (const std::string& item : items) list += (list.empty() ? "" : ", ") + item;
-  return list;
-}
-
 // A count as written in the policy name at `where`: digits only, lo to hi; `what` names it in the error ("B").
 int parse_count(const std::string& digits, const FieldError& where, const std::string& what, int lo, int hi) {
   std::string allowed = what + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
@@ -121,6 +115,12 @@ std::vector<std::string> PolicyRegistry::name_forms() const {
   return forms;
 }
 
+std::string PolicyRegistry::name_forms_text() const {
+  std::string text;
+  for (const std::string& form : name_forms()) text += (text.empty() ? "" : ", ") + form;
+  return text;
+}
+
 PolicyName PolicyRegistry::parse(const std::string& name, const std::string& path) const {
   const FieldError where{path, "\"" + name + "\"", {}};
   size_t colon = name.find(':');
@@ -148,7 +148,7 @@ PolicyName PolicyRegistry::parse(const std::string& name, const std::string& pat
     return {&family, i, batch_rows, step_tokens};
   }
   throw_range({path, where.given, one_of(name_forms())},
-              where.given + " is not a known policy (known: " + joined(name_forms()) + ")");
+              where.given + " is not a known policy (known: " + name_forms_text() + ")");
 }
 
 const PolicyRegistry& policy_registry() {

@@ -85,6 +85,8 @@ class PolicyRegistry {
   const std::deque<PolicyFamily>& families() const { return families_; }
   // Each family's name with its parameters, in row order: "serial-nocache", "static:B", ..., "chunked:B,T".
   std::vector<std::string> name_forms() const;
+  // The same as one line: "serial-nocache, serial-cache, static:B, ..., chunked:B,T".
+  std::string name_forms_text() const;
 
  private:
   std::deque<PolicyFamily> families_;  // a deque: PolicyName points into it, and add() keeps it valid
