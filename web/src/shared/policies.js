@@ -41,6 +41,14 @@ export const POLICY_ROLES = {
   paged: (t) => t.keeps_kv_in_blocks && !t.runs_mixed_steps,
 };
 
+// The policy name of `family` with batch size `b` and step tokens `t`, as many as it takes ("paged:8",
+// "chunked:8,64", "serial-cache").
+export function policyNameOf(family, b, t) {
+  const { parameters } = FAMILIES.get(family);
+  if (parameters === '') return family;
+  return parameters === 'B,T' ? `${family}:${b},${t}` : `${family}:${b}`;
+}
+
 export function policyLabel(name) {
   const traits = policyTraits(name);
   if (!traits) return name;

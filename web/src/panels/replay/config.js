@@ -6,7 +6,7 @@
 
 import { fieldOfErrorPath, parseSpec } from '../../shared/fields.js';
 import { CATALOG } from '../../generated/catalog.js';
-import { policyTraits } from '../../shared/policies.js';
+import { policyNameOf } from '../../shared/policies.js';
 
 const LIMITS = CATALOG.limits;
 const defaultFamilies = CATALOG.replay.policies.map((name) => name.split(':')[0]);
@@ -50,10 +50,7 @@ export const REPLAY_ORDER = ['policies', ...Object.keys(REPLAY_FIELDS), 'prefix'
 
 // The policy name of a family under these settings ("paged:8", "chunked:8,64").
 export function policyName(family, settings) {
-  const { parameters } = policyTraits(family);
-  if (parameters === '') return family;
-  if (parameters === 'B,T') return `${family}:${REPLAY_SLOTS},${settings.chunk}`;
-  return `${family}:${REPLAY_SLOTS}`;
+  return policyNameOf(family, REPLAY_SLOTS, settings.chunk);
 }
 
 // raw: {families: [checked family names], kv, block, chunk, prefix_kind, prefix (strings)} -> {settings,
