@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "policy/policy_registry.h"
 
 namespace kvlab::cli {
 
@@ -38,8 +39,7 @@ Action add_lab_command(CLI::App& app) {
                                 : read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) options["workload"]["count"] = flags->requests;
       if (command->count("--slots"))
-        options["policies"] = {"serial-nocache", "serial-cache", "static:" + std::to_string(flags->slots),
-                               "continuous:" + std::to_string(flags->slots)};
+        options["policies"] = policy::default_policies(flags->slots);
       nlohmann::json result = run_lab(read_lab_options(options), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : format_lab_report(result));
       return 0;

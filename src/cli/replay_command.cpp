@@ -6,9 +6,11 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/policy_help.h"
 #include "common/input_error.h"
 #include "experiments/replay.h"
 #include "experiments/replay_report.h"
+#include "policy/policy_registry.h"
 
 namespace kvlab::cli {
 
@@ -29,14 +31,17 @@ Action add_replay_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "replay", "measure, serve a request queue for real under each policy, and compare with the simulator's prediction");
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  command->footer(policy_help_footer());
   auto flags = std::make_shared<ReplayFlags>();
   command->add_option("--workload", flags->workload_file, "workload.json instead of the default queue (64 requests at t = 0, prompts 8-32, answers 16-48)");
   command->add_option("--requests", flags->requests, "requests in the generated queue (default 64)");
-  command->add_option("--nocache-requests", flags->nocache_requests, "serial-nocache replays only the first this many (default 16)");
+  command->add_option("--nocache-requests", flags->nocache_requests,
+                      uncached_families_text() + " replays only the first this many (default 16)");
   command->add_option("--slots", flags->slots, "B of static:B and continuous:B in the default policies (default 8)");
   command->add_option("--policy", flags->policies,
-                      "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, chunked:B,T");
-  command->add_option("--kv-tokens", flags->kv_tokens, "KV memory budget of reserve, paged and chunked, in tokens (default: no limit)");
+                      "policy, repeatable: " + policy::policy_registry().name_forms_text());
+  command->add_option("--kv-tokens", flags->kv_tokens,
+                      "KV memory budget of " + kv_budget_families_text() + ", in tokens (default: no limit)");
   command->add_option("--block-tokens", flags->block_tokens, "KV block size in tokens (default 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each slot timeline (default 60)");
   command->add_option("--after-prompt-rounds", flags->after_prompt_rounds,
@@ -73,8 +78,7 @@ Action add_replay_command(CLI::App& app) {
       if (!flags->policies.empty()) {
         options["policies"] = flags->policies;
       } else if (command->count("--slots")) {
-        const std::string b = std::to_string(flags->slots);
-        options["policies"] = {"serial-nocache", "serial-cache", "static:" + b, "continuous:" + b};
+        options["policies"] = policy::default_policies(flags->slots);
       }
       nlohmann::json result = serve::replay(serve::read_replay_options(options), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : serve::format_replay_report(result));

@@ -6,6 +6,8 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/policy_help.h"
+#include "policy/policy_registry.h"
 #include "sim/simulate.h"
 
 namespace kvlab::cli {
@@ -21,17 +23,19 @@ struct SimulateFlags {
 
 Action add_simulate_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("simulate", "replay a request queue on a step-time table under serving policies");
+  command->footer(policy_help_footer());
   auto flags = std::make_shared<SimulateFlags>();
   command->add_option("--steps", flags->steps_file, "step-time table (steps.json, as `measure --json` prints under \"steps\")")
       ->required();
   command->add_option("--workload", flags->workload_file, "workload.json: generated or explicit requests")->required();
   command->add_option("--policy", flags->policies,
-                      "policy, repeatable: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, "
-                      "chunked:B,T (default: the first four, B = 16)");
+                      "policy, repeatable: " + policy::policy_registry().name_forms_text() + " (default: the first four, B = " +
+                          std::to_string(policy::kLabBatchRows) + ")");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each policy's slot timeline (default 60)");
   command->add_flag("--queue-timeline", flags->queue_timeline,
                     "with --json: add each policy's whole-queue playback (queue_timeline, memory_timeline)");
-  flags->options.add(*command, "kv_tokens", "", "KV memory budget of reserve, paged and chunked, in tokens (default: no limit)");
+  flags->options.add(*command, "kv_tokens", "",
+                     "KV memory budget of " + kv_budget_families_text() + ", in tokens (default: no limit)");
   flags->options.add(*command, "kv_bytes", "",
                      "KV memory budget in bytes, at the table's model.kv_bytes_per_token (instead of --kv-tokens)");
   flags->options.add(*command, "block_tokens", "", "KV block size in tokens (default 16)");

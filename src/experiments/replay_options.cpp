@@ -52,8 +52,7 @@ json default_replay_workload() {
 }
 
 std::vector<std::string> default_replay_policies() {
-  const std::string slots = std::to_string(kReplaySlots);
-  return {"serial-nocache", "serial-cache", "static:" + slots, "continuous:" + slots};
+  return policy::default_policies(kReplaySlots);
 }
 
 ReplayOptions read_replay_options(const json& object, const std::string& path) {
@@ -72,9 +71,9 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   int largest_batch = 2;
   bool mixed_steps = false;
   for (size_t i = 0; i < o.policies.size(); ++i) {
-    const auto scheduler = make_scheduler(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
-    largest_batch = std::max(largest_batch, scheduler->slots());
-    mixed_steps = mixed_steps || scheduler->runs_mixed_steps();
+    const policy::PolicyName name = policy::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+    largest_batch = std::max(largest_batch, policy::make_scheduler(name)->slots());
+    mixed_steps = mixed_steps || name.traits().runs_mixed_steps;
   }
   // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
   // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
@@ -121,7 +120,7 @@ sim::SimulateOptions simulate_options(const ReplayOptions& options) {
 }
 
 std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy) {
-  if (policy != "serial-nocache") return options.requests;
+  if (policy::parse_policy_name(policy, "policy").traits().caches_kv) return options.requests;
   const size_t count = std::min(options.requests.size(), static_cast<size_t>(options.nocache_requests));
   return {options.requests.begin(), options.requests.begin() + static_cast<std::ptrdiff_t>(count)};
 }

@@ -35,7 +35,7 @@ std::vector<std::string> ordered_policies(const json& result) {
   std::vector<std::pair<policy::PolicyName, std::string>> policies;
   for (const auto& item : result.items()) policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
   std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
-    return std::make_pair(a.first.family, a.first.batch_rows) < std::make_pair(b.first.family, b.first.batch_rows);
+    return std::make_pair(a.first.order, a.first.batch_rows) < std::make_pair(b.first.order, b.first.batch_rows);
   });
   std::vector<std::string> names;
   for (const auto& policy : policies) names.push_back(policy.second);

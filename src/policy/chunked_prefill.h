@@ -17,7 +17,6 @@ class ChunkedPrefill : public Scheduler {
   ChunkedPrefill(int slots, int step_tokens, const KvSettings& settings)
       : slots_(slots), step_tokens_(step_tokens), settings_(settings) {}
   int slots() const override { return slots_; }
-  bool runs_mixed_steps() const override { return true; }
   void check(const std::vector<Request>& workload) const override;
   void serve(ServerState& server) override;
   // The memory's keys, plus split_prefills: (re)prefills that ran over more than one step.

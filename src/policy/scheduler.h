@@ -17,9 +17,6 @@ class Scheduler {
   // Slots the policy seats requests in (0 .. slots() - 1): 1 for the serial policies, B for the batching
   // ones. The real backend gives each its own KV cache.
   virtual int slots() const = 0;
-  // Whether the policy runs mixed steps (a prompt chunk and decode rows in one pass), priced on the step
-  // table's mixed grid: a replay measures that grid only for such a policy.
-  virtual bool runs_mixed_steps() const { return false; }
   // Throws an InputError if the policy cannot serve `workload` at all (a KV memory too small for one of
   // its requests), before anything runs.
   virtual void check(const std::vector<Request>& /*workload*/) const {}

@@ -11,8 +11,7 @@ std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, con
 }
 
 bool keeps_kv_in_blocks(const std::string& policy) {
-  const std::string family = policy.substr(0, policy.find(':'));
-  return family == "paged" || family == "chunked";
+  return policy::parse_policy_name(policy, "policy").traits().keeps_kv_in_blocks;
 }
 
 EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,

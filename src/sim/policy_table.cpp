@@ -44,8 +44,8 @@ std::string format_policy_table(const nlohmann::json& result) {
   std::vector<std::pair<policy::PolicyName, std::string>> policies;
   for (const auto& item : result.items()) policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
   std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.first.family, a.first.batch_rows, a.first.step_tokens) <
-           std::make_tuple(b.first.family, b.first.batch_rows, b.first.step_tokens);
+    return std::make_tuple(a.first.order, a.first.batch_rows, a.first.step_tokens) <
+           std::make_tuple(b.first.order, b.first.batch_rows, b.first.step_tokens);
   });
 
   // The KV columns appear only when a KV-memory policy is in the table, so the lab's table is unchanged.

@@ -107,7 +107,7 @@ Module['memory'] = function () {
   return kvlabUnwrap(Module['memory_json']());
 };
 
-/** catalog() -> { model_presets, lab: {defaults, policies}, replay: {policies, block_tokens}, policy_forms, limits }:
+/** catalog() -> { model_presets, lab: {defaults, policies}, replay: {policies, block_tokens}, policy_forms, policies (each family's traits), limits }:
  *  what the page's forms offer, from the C++ that defines it (src/wasm/catalog.h) */
 Module['catalog'] = function () {
   return kvlabUnwrap(Module['catalog_json']());

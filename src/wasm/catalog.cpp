@@ -37,7 +37,6 @@ json model_presets_json() {
 json lab_defaults_json() {
   const MeasureOptions measure;
   const json workload = default_workload();
-  const std::vector<std::string> policies = policy::default_policies();
   return {{"preset", measure.preset},
           {"weights", number_format_name(measure.model.weights)},
           {"kv", number_format_name(measure.model.kv)},
@@ -49,8 +48,31 @@ json lab_defaults_json() {
           {"answer", workload["answer"]},
           {"arrival", workload["arrival"]["kind"]},
           {"seed", workload["seed"]},
-          // The batch size of the default list's batching policies ("continuous:16").
-          {"slots", policy::parse_policy_name(policies.back(), "default_policies").batch_rows}};
+          {"slots", policy::kLabBatchRows}};
+}
+
+// Each family's traits, in the table's row order: what the page says and draws for a policy.
+json policies_json() {
+  const std::vector<std::string> forms = policy::policy_name_forms();
+  json list = json::array();
+  for (size_t i = 0; i < forms.size(); ++i) {
+    const policy::PolicyTraits& traits = policy::families()[i].traits;
+    list.push_back({{"family", traits.family},
+                    {"form", forms[i]},
+                    {"parameters", policy::parameter_names(traits.parameters)},
+                    {"admission", policy::admission_name(traits.admission)},
+                    {"label", traits.label},
+                    {"short_label", traits.short_label},
+                    {"colour", traits.colour},
+                    {"dash", traits.dash},
+                    {"help", traits.help},
+                    {"caches_kv", traits.caches_kv},
+                    {"keeps_kv_in_blocks", traits.keeps_kv_in_blocks},
+                    {"takes_kv_budget", traits.takes_kv_budget},
+                    {"runs_mixed_steps", traits.runs_mixed_steps},
+                    {"options", traits.options}});
+  }
+  return list;
 }
 
 json weight_formats_json() {
@@ -96,6 +118,7 @@ json page_catalog() {
             {"block_tokens", serve::ReplayOptions{}.block_tokens},
             {"workload", serve::default_replay_workload()}}},
           {"policy_forms", policy::policy_name_forms()},
+          {"policies", policies_json()},
           // The real models of the GPU model (src/roofline): the KV calculator's shapes.
           {"real_models", roofline::roofline_presets_json()["models"]},
           {"limits", limits_json()}};

@@ -15,6 +15,9 @@ namespace kvlab::wasm {
 //   "replay": {"policies": [...], "block_tokens": 16},
 //   "real_models": [{name, description, parameters, n_layers, n_kv_heads, head_dim}],
 //   "policy_forms": ["serial-nocache", "static:B", ..., "chunked:B,T"],
+//   "policies": [{family, form, parameters ("", "B" or "B,T"), admission, label ("Paged, {B} slots"), short_label,
+//                 colour, dash, help, caches_kv, keeps_kv_in_blocks, takes_kv_budget, runs_mixed_steps, options}],
+//                 policy/policy_registry.h's traits, in the table's row order
 //   "limits": {name: {min, max}, ..., "page_answer_work": {max}}
 // }
 nlohmann::json page_catalog();

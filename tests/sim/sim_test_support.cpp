@@ -60,14 +60,20 @@ nlohmann::json workload_json(const std::vector<policy::Request>& requests) {
 
 Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const std::string& policy,
              const policy::KvSettings& kv) {
+  return serve(steps, requests, policy::parse_policy_name(policy, "policy"), kv);
+}
+
+Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const policy::PolicyName& policy,
+             const policy::KvSettings& kv) {
   StepTable table = StepTable::from_json(steps);
   PricedServer server(table, requests);
-  auto scheduler = policy::make_scheduler(policy::parse_policy_name(policy, "policy"), kv);
+  auto scheduler = policy::make_scheduler(policy, kv);
   scheduler->check(requests);
   scheduler->serve(server);
-  EXPECT_EQ(server.finished_count(), requests.size()) << policy;
+  const std::string& family = policy.traits().family;
+  EXPECT_EQ(server.finished_count(), requests.size()) << family;
   for (const policy::RequestState& state : server.requests())
-    EXPECT_EQ(state.answer_tokens_out, state.request.answer_tokens) << policy;
+    EXPECT_EQ(state.answer_tokens_out, state.request.answer_tokens) << family;
   nlohmann::json report = nlohmann::json::object();
   scheduler->report(report);
   return {server.requests(), server.steps_run(), report};

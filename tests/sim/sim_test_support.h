@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/kv_blocks.h"
+#include "policy/policy_registry.h"
 #include "policy/request.h"
 
 namespace kvlab::sim::testing {
@@ -41,6 +42,9 @@ struct Served {
 // Serves `requests` under `policy` on `steps` with the KV memory `kv` (default: no limit), after the
 // policy's own check; fails the test unless every request finished exactly once.
 Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const std::string& policy,
+             const policy::KvSettings& kv = {});
+// The same for a parsed name, of any registry.
+Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const policy::PolicyName& policy,
              const policy::KvSettings& kv = {});
 
 // A KV memory of `budget_blocks` blocks of `block_tokens` tokens.

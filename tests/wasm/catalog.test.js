@@ -55,6 +55,22 @@ test('the defaults are what the module uses when a field is left out', () => {
   assert.deepEqual(catalog.policy_forms.map((f) => f.split(':')[0]), ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked']);
 });
 
+test('the policies carry each family\'s traits, in the registry\'s order, and the module serves them so', () => {
+  assert.deepEqual(catalog.policies.map((p) => p.form), catalog.policy_forms);
+  for (const p of catalog.policies) {
+    assert.equal(p.form, p.parameters ? `${p.family}:${p.parameters}` : p.family);
+    assert.ok(p.label.length > 0 && p.short_label.length > 0 && p.help.length > 0, p.family);
+    assert.match(p.colour, /^#[0-9a-f]{6}$/, p.family);
+    const name = p.form.replace('B,T', '2,4').replace('B', '2');
+    const r = kvlab.simulate(steps, workload, [name], { kv_tokens: 256 })[name];
+    assert.equal('kv_blocks_budget' in r, p.takes_kv_budget, name);
+  }
+  const traits = (family) => catalog.policies.find((p) => p.family === family);
+  assert.deepEqual(catalog.policies.filter((p) => p.keeps_kv_in_blocks).map((p) => p.family), ['paged', 'chunked']);
+  assert.deepEqual(catalog.policies.filter((p) => !p.caches_kv).map((p) => p.family), ['serial-nocache']);
+  assert.equal(traits('paged').label, 'Paged, {B} slots');
+});
+
 test('each limit is where the module starts to refuse, naming the field', () => {
   const L = catalog.limits;
   const refused = (call, path) => {

@@ -7,7 +7,7 @@ import { h, replace } from '../shared/dom.js';
 import { numCell as num } from '../shared/cells.js';
 import { barChart, blocksChart } from '../shared/charts.js';
 import { duration, int, ms, ratio, sig } from '../shared/format.js';
-import { policyLabel, policyStyle } from '../shared/policies.js';
+import { POLICY_ROLES, policyIs, policyLabel, policyStyle } from '../shared/policies.js';
 import { MEMORY_SETTINGS } from './settings.js';
 import { budgetWords, checksSummary, gainWords, memoryWords, modeledLabel, queueWords, shortPolicyLabel } from './words.js';
 
@@ -114,7 +114,7 @@ function memoryTable(r, id) {
 export function memoryView(r, prefix) {
   const draws = [];
   const m = r.memory;
-  const memoryNames = m.policies.filter((name) => !name.startsWith('continuous:'));
+  const memoryNames = m.policies.filter((name) => policyIs(name, POLICY_ROLES.memoryBudget));
   const budget = m.results[memoryNames[0]].kv_blocks_budget;
   const element = h('div', { class: 'hw-view' },
     banner(r),

@@ -2,7 +2,7 @@
 // number comes from the result.
 
 import { bytes, duration, int, ratio, sig } from '../shared/format.js';
-import { policyLabel } from '../shared/policies.js';
+import { POLICY_ROLES, findPolicy, policyLabel, policyTraits } from '../shared/policies.js';
 
 const PHASES = { 'modeling the step table': 'Modeling the step table', 'replaying the lab’s queue under four policies': 'Replaying the lab’s queue under four policies' };
 
@@ -12,12 +12,11 @@ export function describeProgress(fraction, phase) {
 }
 
 const range = (pair) => `${int(pair[0])}–${int(pair[1])}`;
-const byFamily = (names, family) => names.find((name) => name.startsWith(`${family}:`) || name === family);
 
 // A policy in a word or two, under a bar.
 export function shortPolicyLabel(name) {
-  const kind = name.split(':')[0];
-  return { 'serial-nocache': 'no cache', 'serial-cache': 'cache', static: 'static', continuous: 'continuous' }[kind] || name;
+  const traits = policyTraits(name);
+  return traits ? traits.short_label : name;
 }
 
 // The line above every modeled view (r.label: the server in words, form.js's choiceText).
@@ -33,10 +32,10 @@ export function checksSummary(r) {
 
 export function queueWords(r) {
   const { workload, policies, results } = r.queue;
-  const cont = byFamily(policies, 'continuous');
-  const stat = byFamily(policies, 'static');
-  const cache = results['serial-cache'];
-  const nocache = results['serial-nocache'];
+  const cont = findPolicy(policies, POLICY_ROLES.continuous);
+  const stat = findPolicy(policies, POLICY_ROLES.staticBatches);
+  const cache = results[findPolicy(policies, POLICY_ROLES.oneAtATimeWithCache)];
+  const nocache = results[findPolicy(policies, POLICY_ROLES.noCache)];
   const arrival = workload.arrival && workload.arrival.kind === 'poisson' ? `arriving at ${sig(workload.arrival.rate_per_s, 3)} a second` : 'all at once';
   return [
     `The lab’s own queue, on this GPU’s modeled step times: ${int(workload.count)} requests ${arrival}, prompts of ${range(workload.prompt)} tokens, answers of ${range(workload.answer)}. ` +
@@ -71,8 +70,8 @@ export function budgetWords(r) {
 export function memoryWords(r, load) {
   const m = r.memory;
   const w = m.workload;
-  const reserve = m.results[byFamily(m.policies, 'reserve')];
-  const paged = m.results[byFamily(m.policies, 'paged')];
+  const reserve = m.results[findPolicy(m.policies, POLICY_ROLES.reserve)];
+  const paged = m.results[findPolicy(m.policies, POLICY_ROLES.paged)];
   const slots = Number(m.policies[0].split(':')[1]);
   const more = paged.requests_at_once.peak > reserve.requests_at_once.peak;
   return [

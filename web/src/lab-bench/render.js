@@ -3,7 +3,7 @@
 
 import { $, h, replace } from '../shared/dom.js';
 import { duration, int, ms, ratio, sig } from '../shared/format.js';
-import { PUBLISHED_LABEL, PUBLISHED_PART_A, PUBLISHED_POLICIES, policyLabel } from '../shared/policies.js';
+import { POLICY_ROLES, PUBLISHED_LABEL, PUBLISHED_PART_A, PUBLISHED_POLICIES, findPolicy, policyLabel } from '../shared/policies.js';
 import { referenceContext } from '../shared/steps.js';
 import { PHASE_COLORS, destroyCharts, gantt, legendSwatches, stepChart, ttftCdf, timelineUnit } from '../shared/charts.js';
 
@@ -183,8 +183,8 @@ function renderPlots(result, settings, { full }) {
   ttftCdf($('#chart-cdf'), result.policies, order);
   if (!full) return;
 
-  const staticName = order.find((n) => n.startsWith('static:'));
-  const contName = order.find((n) => n.startsWith('continuous:'));
+  const staticName = findPolicy(order, POLICY_ROLES.staticBatches);
+  const contName = findPolicy(order, POLICY_ROLES.continuous);
   const tl = (name) => (name && result.policies[name].timeline) || [];
   const requestsShown = new Set([...tl(staticName), ...tl(contName)].map((t) => t.request)).size;
   replace($('#timeline-count'), String(requestsShown));

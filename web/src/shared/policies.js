@@ -1,43 +1,71 @@
-// Policy names, labels and colours, and the published lab's figures for comparison.
+// Policy names, labels and colours (the registry's, through the catalog), and the published lab's
+// figures for comparison.
+
+import { CATALOG } from '../generated/catalog.js';
+
+// Each family's traits (src/policy/policy_registry.cpp, through the module's catalog), by family name, in
+// the registry's row order.
+const FAMILIES = new Map(CATALOG.policies.map((traits) => [traits.family, traits]));
+
+// A policy name's family traits ("paged:8" -> paged's), or undefined for a name no family has.
+export function policyTraits(name) {
+  return FAMILIES.get(name.split(':')[0]);
+}
+
+// The registry's row order of a policy name's family (unknown names last).
+export function policyOrder(name) {
+  const traits = policyTraits(name);
+  return traits ? CATALOG.policies.indexOf(traits) : CATALOG.policies.length;
+}
+
+// Whether a policy name's family has `trait` (a predicate on the traits, such as one of POLICY_ROLES).
+export function policyIs(name, trait) {
+  const traits = policyTraits(name);
+  return traits !== undefined && trait(traits);
+}
+
+// The first policy name of `names` whose family has `trait`.
+export function findPolicy(names, trait) {
+  return names.find((name) => policyIs(name, trait));
+}
+
+// The policies the page's sentences compare, each picked by its traits rather than its name.
+export const POLICY_ROLES = {
+  oneAtATime: (t) => t.admission === 'one_at_a_time',
+  noCache: (t) => !t.caches_kv,
+  oneAtATimeWithCache: (t) => t.admission === 'one_at_a_time' && t.caches_kv,
+  staticBatches: (t) => t.admission === 'whole_batches',
+  continuous: (t) => t.admission === 'freed_slots' && !t.takes_kv_budget,
+  memoryBudget: (t) => t.takes_kv_budget,
+  reserve: (t) => t.takes_kv_budget && !t.keeps_kv_in_blocks,
+  paged: (t) => t.keeps_kv_in_blocks && !t.runs_mixed_steps,
+};
+
+// The policy name of `family` with batch size `b` and step tokens `t`, as many as it takes ("paged:8",
+// "chunked:8,64", "serial-cache").
+export function policyNameOf(family, b, t) {
+  const { parameters } = FAMILIES.get(family);
+  if (parameters === '') return family;
+  return parameters === 'B,T' ? `${family}:${b},${t}` : `${family}:${b}`;
+}
 
 export function policyLabel(name) {
-  const [kind, size] = name.split(':');
-  switch (kind) {
-    case 'serial-nocache': return 'One at a time, no cache';
-    case 'serial-cache': return 'One at a time, with cache';
-    case 'static': return `Static batches of ${size}`;
-    case 'continuous': return `Continuous batching, ${size} slots`;
-    case 'reserve': return `Reserve, ${size} slots`;
-    case 'paged': return `Paged, ${size} slots`;
-    case 'chunked': {
-      const [b, t] = String(size).split(',');
-      return `Chunked prefill, ${b} slots, ${t} tokens/step`;
-    }
-    default: return name;
-  }
+  const traits = policyTraits(name);
+  if (!traits) return name;
+  const [b, t] = String(name.split(':')[1]).split(',');
+  return traits.label.replace('{B}', b).replace('{T}', t);
 }
 
 // Colours with at least 3:1 contrast on white, told apart by dash pattern too.
-const STYLE = {
-  'serial-nocache': { color: '#b54708', dash: [2, 3] },
-  'serial-cache': { color: '#1d5fa8', dash: [8, 4] },
-  static: { color: '#8a3f8f', dash: [4, 2, 1, 2] },
-  continuous: { color: '#0a7a5a', dash: [] },
-  reserve: { color: '#b42318', dash: [6, 3] },
-  paged: { color: '#1d5fa8', dash: [] },
-  chunked: { color: '#8a3f8f', dash: [2, 2] },
-};
-
-// What each memory policy does, in a few words (the Memory section's table).
-export const MEMORY_POLICY_NOTES = {
-  continuous: 'no memory limit (reference)',
-  reserve: 'reserves prompt + longest answer at admission',
-  paged: 'blocks on demand, preempts by recompute',
-  chunked: 'paged, prompts fused into decode steps',
-};
-
 export function policyStyle(name) {
-  return STYLE[name.split(':')[0]] || { color: '#333333', dash: [] };
+  const traits = policyTraits(name);
+  return traits ? { color: traits.colour, dash: traits.dash } : { color: '#333333', dash: [] };
+}
+
+// What a policy does, in a few words (the Memory section's table).
+export function policyHelp(name) {
+  const traits = policyTraits(name);
+  return traits ? traits.help : '';
 }
 
 export const PUBLISHED_LABEL = 'Apple M2 Pro, JavaScript, published';

@@ -8,7 +8,7 @@
 
 import './memory.css';
 import { replace } from '../../shared/dom.js';
-import { policyLabel } from '../../shared/policies.js';
+import { POLICY_ROLES, policyIs, policyLabel } from '../../shared/policies.js';
 import { speedFor } from '../../playback/controls.js';
 import { eventTimes } from '../../playback/events.js';
 import { memoryAt, prepareMemory } from '../../playback/memory.js';
@@ -61,7 +61,7 @@ function drawPanelAt(panel, t, endMs, dpr, textWaits) {
 
 function build(plan, dpr) {
   const results = plan.results || {};
-  const shown = (plan.policies || []).filter((p) => /^(reserve|paged):/.test(p) && results[p] && results[p].memory_timeline && results[p].queue_timeline);
+  const shown = (plan.policies || []).filter((p) => (policyIs(p, POLICY_ROLES.reserve) || policyIs(p, POLICY_ROLES.paged)) && results[p] && results[p].memory_timeline && results[p].queue_timeline);
   if (shown.length === 0) return { note: 'This run carries no memory timeline: run the memory policies again to play them back.' };
   const panels = shown.map((p) => makePanel(p, results[p]));
   const byPolicy = Object.fromEntries(panels.map((panel) => [panel.policy, panel]));

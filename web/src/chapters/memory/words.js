@@ -1,7 +1,7 @@
 // Chapter 5's words. Every number comes from the Memory section's run.
 
 import { duration, int, sig } from '../../shared/format.js';
-import { policyLabel } from '../../shared/policies.js';
+import { POLICY_ROLES, findPolicy, policyLabel } from '../../shared/policies.js';
 
 export const TITLE = 'Memory';
 
@@ -14,8 +14,8 @@ export function introParagraphs(plan, shown, prepared) {
     `${first.block_tokens} tokens (each square below is a block), and ${int(count)} requests arrive at random, ` +
     `${sig(plan.rate, 3)} a second on average.`,
   ];
-  const reserve = shown.find((name) => name.startsWith('reserve:'));
-  const paged = shown.find((name) => name.startsWith('paged:'));
+  const reserve = findPolicy(shown, POLICY_ROLES.reserve);
+  const paged = findPolicy(shown, POLICY_ROLES.paged);
   if (reserve) {
     const r = plan.results[reserve];
     out.push(`Reserving takes blocks for the prompt plus the longest answer a request might give, at admission, and holds them to the end: ` +

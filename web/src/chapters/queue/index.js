@@ -10,7 +10,7 @@
 
 import './queue.css';
 import { replace } from '../../shared/dom.js';
-import { policyStyle } from '../../shared/policies.js';
+import { POLICY_ROLES, policyIs, policyStyle } from '../../shared/policies.js';
 import { speedFor } from '../../playback/controls.js';
 import { eventTimes } from '../../playback/events.js';
 import { prepareQueue, stateAt } from '../../playback/seats.js';
@@ -71,7 +71,7 @@ function build(result, dpr) {
   const prepared = Object.fromEntries(order.map((p) => [p, prepareQueue(policies[p].queue_timeline)]));
   const panels = order.map((p) => makePanel(p, prepared[p]));
   // The batched policies set the pace: the fastest of them plays in about 15 s.
-  const batched = order.filter((p) => !p.startsWith('serial-'));
+  const batched = order.filter((p) => !policyIs(p, POLICY_ROLES.oneAtATime));
   const paceMs = Math.min(...(batched.length ? batched : order).map((p) => prepared[p].endMs));
   return {
     words: introParagraphs(result, order, prepared),

@@ -2,7 +2,7 @@
 // Every number comes from the run's result.
 
 import { duration, int } from '../../shared/format.js';
-import { policyLabel } from '../../shared/policies.js';
+import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from '../../shared/policies.js';
 
 export const TITLE = 'The queue';
 
@@ -14,9 +14,8 @@ function range(pair) {
 export function introParagraphs(result, order, prepared) {
   const w = result.workload || {};
   const count = prepared[order[0]].count;
-  const byFamily = (family) => order.find((name) => name.startsWith(family));
-  const stat = byFamily('static:');
-  const cont = byFamily('continuous:');
+  const stat = findPolicy(order, POLICY_ROLES.staticBatches);
+  const cont = findPolicy(order, POLICY_ROLES.continuous);
   const slots = cont ? prepared[cont].slots : stat ? prepared[stat].slots : 1;
   const done = (name) => duration(prepared[name].endMs);
   const out = [
@@ -32,9 +31,9 @@ export function introParagraphs(result, order, prepared) {
       `Continuous batching hands a freed seat to the next person at once. Here the whole queue is done in ${done(stat)} ` +
       `with static batches and in ${done(cont)} with continuous batching, on ${slots} seats each, on this device's step times.`);
   }
-  const serial = order.filter((name) => name.startsWith('serial-'));
+  const serial = order.filter((name) => policyIs(name, POLICY_ROLES.oneAtATime));
   if (serial.length) {
-    out.push(`One at a time, the same queue takes ${serial.map((name) => `${done(name)} ${name === 'serial-nocache' ? 'without a cache' : 'with the cache'}`).join(' and ')}: ` +
+    out.push(`One at a time, the same queue takes ${serial.map((name) => `${done(name)} ${policyIs(name, POLICY_ROLES.noCache) ? 'without a cache' : 'with the cache'}`).join(' and ')}: ` +
       'the four run on one clock, so the slow ones are still near the start of the crowd when the batched ones finish.');
   }
   out.push('The histogram under each server fills with the time to first token of everyone served so far.');

@@ -10,11 +10,21 @@
 //   4. the load curve: every policy under the budget at Poisson rates from a quarter to twice that.
 
 import { AUTO_LOAD } from './config.js';
+import { CATALOG } from '../../generated/catalog.js';
+import { POLICY_ROLES, policyNameOf } from '../../shared/policies.js';
 
 export const LOAD_FRACTIONS = [0.25, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2];
 
+// Continuous batching (the reference, no memory limit) and every policy served within a KV budget, in
+// the registry's order: continuous:B, reserve:B, paged:B, chunked:B,T.
 export function memoryPolicies(slots, chunk) {
-  return [`continuous:${slots}`, `reserve:${slots}`, `paged:${slots}`, `chunked:${slots},${chunk}`];
+  return CATALOG.policies.filter((traits) => POLICY_ROLES.continuous(traits) || traits.takes_kv_budget)
+    .map((traits) => policyNameOf(traits.family, slots, chunk));
+}
+
+// The name of the first family with `trait`, with batch size `slots`.
+function nameWith(trait, slots) {
+  return policyNameOf(CATALOG.policies.find(trait).family, slots);
 }
 
 // Two significant digits, so that the rates read well on an axis.
@@ -43,7 +53,7 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   const tick = (phase) => { done += 1; progress(done / total, phase); };
 
   progress(0, 'finding the server’s capacity');
-  const continuous = `continuous:${slots}`;
+  const continuous = nameWith(POLICY_ROLES.continuous, slots);
   const saturated = m.simulate(steps, { ...workload, arrival: { kind: 'all-at-zero' } }, [continuous], { timeline_requests: 0 })[continuous];
   const capacity = saturated.makespan_ms > 0 ? workload.count / (saturated.makespan_ms / 1000) : null;
   const rate = options.rate === 'auto' ? roundRate((options.load ?? AUTO_LOAD) * (capacity || 1)) : options.rate;
@@ -54,7 +64,7 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   for (const name of policies) policyResults[name] = slim(main[name]);
   tick('simulating unlimited memory');
 
-  const unlimitedName = `paged:${slots}`;
+  const unlimitedName = nameWith(POLICY_ROLES.paged, slots);
   const unlimited = slim(m.simulate(steps, at(rate), [unlimitedName], { block_tokens: options.block_tokens, ttft_target_ms: options.ttft_target_ms, timeline_requests: 0 })[unlimitedName]);
   tick('load curve');
 

@@ -3,10 +3,10 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
-import { MEMORY_POLICY_NOTES, policyLabel, policyStyle } from '../../shared/policies.js';
+import { POLICY_ROLES, policyHelp, policyIs, policyLabel, policyStyle } from '../../shared/policies.js';
 import { barChart, blocksChart, loadCurveChart } from '../../shared/charts.js';
 import { duration, int, pct, sig } from '../../shared/format.js';
-import { crossingText, findings, kindOf, summary, tableFoot } from './words.js';
+import { crossingText, findings, summary, tableFoot } from './words.js';
 
 // The first rate at which p95 TTFT goes above the target, interpolated on log TTFT between the two
 // rates around it; null when it never does; the first rate itself when it is above already.
@@ -66,14 +66,14 @@ function renderTable(r, budget) {
     h('tbody', null, r.policies.map((name) => {
       const p = r.results[name];
       return h('tr', { dataset: { policy: name } },
-        h('th', { scope: 'row', title: name }, policyLabel(name), h('span', { class: 'impl-note' }, MEMORY_POLICY_NOTES[kindOf(name)] || '')),
+        h('th', { scope: 'row', title: name }, policyLabel(name), h('span', { class: 'impl-note' }, policyHelp(name))),
         COLUMNS.map(([key, , fmt]) => num(p[key], Number.isFinite(p[key]) ? fmt(p[key], p) : '–', key)));
     })),
     h('tfoot', null, h('tr', null, h('td', { colspan: String(COLUMNS.length + 1) }, tableFoot(r.ttft_target_ms))))));
 }
 
 export function renderMemory(r) {
-  const memoryNames = r.policies.filter((n) => kindOf(n) !== 'continuous');
+  const memoryNames = r.policies.filter((n) => policyIs(n, POLICY_ROLES.memoryBudget));
   const anyMemory = r.results[memoryNames[0]];
   const budget = anyMemory ? anyMemory.kv_blocks_budget : null;
   replace($('#mem-summary'), ...summary(r, budget));

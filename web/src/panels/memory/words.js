@@ -4,8 +4,7 @@
 import { REAL_CONTEXT, deviceBudget, longestRequest } from './config.js';
 import { bytes, duration, int, pct, sig } from '../../shared/format.js';
 import { kvFormatWord } from '../kv-calculator/index.js';
-
-export const kindOf = (name) => name.split(':')[0];
+import { POLICY_ROLES, findPolicy } from '../../shared/policies.js';
 
 // device: the example chosen (or undefined for a number of tokens); errors: the form's; toy: the toy
 // model's {preset, kv (its KV cache format), bytes} per token, or null.
@@ -46,10 +45,9 @@ export function tableFoot(target) {
 
 export function findings(r, lines) {
   const out = [];
-  const find = (kind) => r.policies.find((n) => kindOf(n) === kind);
-  const reserve = r.results[find('reserve')];
-  const paged = r.results[find('paged')];
-  const cont = r.results[find('continuous')];
+  const reserve = r.results[findPolicy(r.policies, POLICY_ROLES.reserve)];
+  const paged = r.results[findPolicy(r.policies, POLICY_ROLES.paged)];
+  const cont = r.results[findPolicy(r.policies, POLICY_ROLES.continuous)];
   if (reserve && paged) {
     out.push(`Reserve holds ${pct(reserve.waste_pct)} of the memory it takes without writing it (room for the longest answer, ${r.lab_settings.answer_hi} tokens, from admission on); paged wastes ${pct(paged.waste_pct)}, the unwritten end of each request’s last block.`);
     if (paged.preemptions > 0) {

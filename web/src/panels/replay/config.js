@@ -6,6 +6,7 @@
 
 import { fieldOfErrorPath, parseSpec } from '../../shared/fields.js';
 import { CATALOG } from '../../generated/catalog.js';
+import { policyNameOf } from '../../shared/policies.js';
 
 const LIMITS = CATALOG.limits;
 const defaultFamilies = CATALOG.replay.policies.map((name) => name.split(':')[0]);
@@ -15,11 +16,8 @@ export const REPLAY_SLOTS = CATALOG.replay.slots;
 
 // The policy families offered, in the module's order; `memory`: served within the KV budget; the
 // module's default replay policies are checked.
-const MEMORY_FAMILIES = ['reserve', 'paged', 'chunked'];
-export const REPLAY_FAMILIES = CATALOG.policy_forms.map((form) => {
-  const family = form.split(':')[0];
-  return { family, memory: MEMORY_FAMILIES.includes(family), checked: defaultFamilies.includes(family) };
-});
+export const REPLAY_FAMILIES = CATALOG.policies.map(({ family, takes_kv_budget }) =>
+  ({ family, memory: takes_kv_budget, checked: defaultFamilies.includes(family) }));
 
 export const REPLAY_DEFAULTS = Object.freeze({ kv: 512, block: CATALOG.replay.block_tokens, chunk: 64 });
 
@@ -52,9 +50,7 @@ export const REPLAY_ORDER = ['policies', ...Object.keys(REPLAY_FIELDS), 'prefix'
 
 // The policy name of a family under these settings ("paged:8", "chunked:8,64").
 export function policyName(family, settings) {
-  if (family === 'serial-nocache' || family === 'serial-cache') return family;
-  if (family === 'chunked') return `chunked:${REPLAY_SLOTS},${settings.chunk}`;
-  return `${family}:${REPLAY_SLOTS}`;
+  return policyNameOf(family, REPLAY_SLOTS, settings.chunk);
 }
 
 // raw: {families: [checked family names], kv, block, chunk, prefix_kind, prefix (strings)} -> {settings,

@@ -3,13 +3,11 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
-import { policyLabel } from '../../shared/policies.js';
+import { POLICY_ROLES, findPolicy, policyLabel, policyOrder } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
 import { duration, int, ms, pct, sig, signedPct } from '../../shared/format.js';
 import { afterPromptFinding } from './words.js';
 
-const KIND_ORDER = ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked'];
-const kindOf = (name) => name.split(':')[0];
 // B of "static:B", "paged:B" or "chunked:B,T"; 1 for the serial policies.
 const slotsOf = (name) => {
   const size = Number(String(name.split(':')[1]).split(',')[0]);
@@ -33,11 +31,7 @@ function memoryColumns(order, r, side) {
 export const ERROR_TARGET = 0.05;
 
 export function orderPolicies(names) {
-  const rank = (n) => {
-    const i = KIND_ORDER.indexOf(kindOf(n));
-    return i < 0 ? KIND_ORDER.length : i;
-  };
-  return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return [...names].sort((a, b) => policyOrder(a) - policyOrder(b) || a.localeCompare(b));
 }
 
 function errorCell(value, key) {
@@ -118,7 +112,7 @@ export function renderReplay(r, policySelect) {
       ? ` Meanwhile this device’s own speed moved by up to ${sig(maxDrift * 100, 2)}% (the drift column), more than the ±${ERROR_TARGET * 100}% target: other work was probably sharing the processor, so run it again when the device is quiet before reading much into the errors.`
       : '');
 
-  const current = order.includes(policySelect.value) ? policySelect.value : (order.find((n) => kindOf(n) === 'continuous') || order[0]);
+  const current = order.includes(policySelect.value) ? policySelect.value : (findPolicy(order, POLICY_ROLES.continuous) || order[0]);
   replace(policySelect, order.map((name) => h('option', { value: name, text: policyLabel(name) })));
   policySelect.value = current;
   $('#replay-results').hidden = false;
