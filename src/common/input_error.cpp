@@ -1,5 +1,7 @@
 #include "common/input_error.h"
 
+#include "common/text_format.h"
+
 namespace kvlab {
 
 namespace {
@@ -11,8 +13,68 @@ std::string path_and_problem(const std::string& path, const std::string& problem
   return path + (!problem.empty() && problem[0] == ':' ? "" : " ") + problem;
 }
 
+bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+size_t utf8_length(const std::string& text) {
+  size_t count = 0;
+  for (char c : text) count += is_continuation_byte(c) ? 0 : 1;
+  return count;
+}
+
+std::string scalar_text(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Appends `value` as JSON to `out`, stopping once `out` holds more than `max_bytes`: a large list is
+// never rendered whole.
+void append_json(const nlohmann::json& value, std::string& out, size_t max_bytes) {
+  if (!value.is_structured()) {
+    out += scalar_text(value);
+    return;
+  }
+  out += value.is_array() ? '[' : '{';
+  bool first = true;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (out.size() > max_bytes) return;
+    if (!first) out += ',';
+    first = false;
+    if (value.is_object()) out += scalar_text(it.key()) + ':';
+    append_json(*it, out, max_bytes);
+  }
+  out += value.is_array() ? ']' : '}';
+}
+
 }  // namespace
 
+std::string utf8_prefix(const std::string& text, size_t max_chars) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (is_continuation_byte(text[i])) continue;
+    if (chars == max_chars) return text.substr(0, i);
+    ++chars;
+  }
+  return text;
+}
+
+std::string echo_value(const nlohmann::json& value) {
+  try {
+    if (value.is_string()) {
+      const std::string& text = value.get_ref<const std::string&>();
+      const size_t chars = utf8_length(text);
+      if (chars <= kMaxEchoedChars) return "\"" + text + "\"";
+      return "\"" + utf8_prefix(text, kMaxEchoedChars) + "\"… (" + grouped(chars) + " characters)";
+    }
+    std::string text;
+    // A character is at most 4 bytes: this renders enough for the cap and little more.
+    append_json(value, text, 4 * kMaxEchoedChars);
+    if (utf8_length(text) <= kMaxEchoedChars) return text;
+    const char* unit = value.is_array() ? " elements)" : value.is_object() ? " members)" : " characters)";
+    const size_t count = value.is_structured() ? value.size() : utf8_length(text);
+    return utf8_prefix(text, kMaxEchoedChars) + "… (" + grouped(count) + unit;
+  } catch (...) {
+    return "(a value that cannot be shown)";
+  }
+}
 InputError::InputError(ErrorKind kind, FieldError field, const std::string& context, const std::string& problem)
     : std::runtime_error(context + path_and_problem(field.path, problem)),
       kind_(kind),

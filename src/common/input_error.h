@@ -36,7 +36,8 @@ class InputError : public std::runtime_error {
  public:
   // An error about one field: the message is the field's path, then `problem` ("must be an integer
   // from 1 to 100 (got 0)"), a space between them unless the problem starts with a colon.
-  InputError(ErrorKind kind, FieldError field, const std::string& problem) : InputError(kind, std::move(field), "", problem) {}
+  InputError(ErrorKind kind, FieldError field, const std::string& problem)
+      : InputError(kind, std::move(field), "", problem) {}
   // An error about an input as a whole (a file that cannot be read, text that is not JSON): no field.
   InputError(ErrorKind kind, const std::string& message) : InputError(kind, FieldError{}, "", message) {}
 
@@ -50,7 +51,9 @@ class InputError : public std::runtime_error {
   // What the message says after the field's path (all of it when there is no field).
   const std::string& problem() const { return problem_; }
   // The same error with `context` put before its message, the field kept.
-  InputError in_context(const std::string& context) const { return InputError(kind_, field_, context + context_, problem_); }
+  InputError in_context(const std::string& context) const {
+    return InputError(kind_, field_, context + context_, problem_);
+  }
   // {"type", "message", "path", "given", "allowed": {"min", "max", "integer", "choices"}}, the absent
   // parts left out: what Embind hands to JS.
   nlohmann::json to_json() const;
@@ -72,5 +75,18 @@ class InputError : public std::runtime_error {
 Allowed integers_from(long long lo, long long hi);
 Allowed numbers_from(double lo, double hi);
 Allowed one_of(std::vector<std::string> choices);
+
+// The most characters of a given value a message echoes: enough to recognise it, small enough that a
+// seven-million-element list makes a one-line message.
+constexpr size_t kMaxEchoedChars = 200;
+
+// At most `max_chars` characters (UTF-8 code points) of `text`, never cutting inside one.
+std::string utf8_prefix(const std::string& text, size_t max_chars);
+
+// What the user gave, as every message and FieldError::given echo it: a string as its text in quotes,
+// anything else as JSON; past kMaxEchoedChars characters the text stops and the whole size follows
+// ("[1,2,3,… (7,000,000 elements)", "\"aaa…\"… (5,000 characters)"). Renders little more than it shows,
+// and never throws.
+std::string echo_value(const nlohmann::json& value);
 
 }  // namespace kvlab

@@ -10,13 +10,6 @@ namespace kvlab::fields {
 
 namespace {
 
-// Short rendering of what the user gave, for error messages (long strings are cut).
-std::string describe(const json& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (text.size() > 40) text = text.substr(0, 40) + "...";
-  return value.is_string() ? "\"" + text + "\"" : text;
-}
-
 std::string number_text(double x) {
   std::ostringstream out;
   out << x;
@@ -33,7 +26,8 @@ bool is_non_finite_marker(const json& value) {
 }  // namespace
 
 const json& require_object(const json& value, const std::string& path) {
-  if (!value.is_object()) throw_type({path, describe(value), {}}, "must be an object (got " + describe(value) + ")");
+  if (!value.is_object())
+    throw_type({path, echo_value(value), {}}, "must be an object (got " + echo_value(value) + ")");
   return value;
 }
 
@@ -52,7 +46,7 @@ void reject_unknown(const json& object, const std::string& path, std::initialize
 std::string join(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
 
 long long as_int(const json& value, const std::string& path, long long lo, long long hi) {
-  const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : describe(value);
+  const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : echo_value(value);
   const FieldError field{path, given, integers_from(lo, hi)};
   const std::string problem = "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " + given + ")";
   if (is_non_finite_marker(value)) throw_range(field, problem);
@@ -64,7 +58,7 @@ long long as_int(const json& value, const std::string& path, long long lo, long 
 }
 
 double as_number(const json& value, const std::string& path, double lo, double hi) {
-  const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : describe(value);
+  const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : echo_value(value);
   const FieldError field{path, given, numbers_from(lo, hi)};
   const std::string problem = "must be a number from " + number_text(lo) + " to " + number_text(hi) + " (got " + given + ")";
   if (is_non_finite_marker(value)) throw_range(field, problem);
@@ -89,14 +83,17 @@ double read_number(const json& object, const std::string& path, const char* name
 bool read_bool(const json& object, const std::string& path, const char* name, bool fallback) {
   auto it = object.find(name);
   if (it == object.end()) return fallback;
-  if (!it->is_boolean()) throw_type({join(path, name), describe(*it), one_of({"true", "false"})}, "must be true or false (got " + describe(*it) + ")");
+  if (!it->is_boolean())
+    throw_type({join(path, name), echo_value(*it), one_of({"true", "false"})},
+               "must be true or false (got " + echo_value(*it) + ")");
   return it->get<bool>();
 }
 
 std::string read_string(const json& object, const std::string& path, const char* name, const std::string& fallback) {
   auto it = object.find(name);
   if (it == object.end()) return fallback;
-  if (!it->is_string()) throw_type({join(path, name), describe(*it), {}}, "must be a string (got " + describe(*it) + ")");
+  if (!it->is_string())
+    throw_type({join(path, name), echo_value(*it), {}}, "must be a string (got " + echo_value(*it) + ")");
   return it->get<std::string>();
 }
 
@@ -107,8 +104,8 @@ std::vector<int> read_int_list(const json& object, const std::string& path, cons
   if (it == object.end()) return fallback;
   std::string field = join(path, name);
   if (!it->is_array() || it->empty() || it->size() > max_count)
-    throw_type({field, describe(*it), integers_from(lo, hi)},
-               "must be a list of 1 to " + std::to_string(max_count) + " integers (got " + describe(*it) + ")");
+    throw_type({field, echo_value(*it), integers_from(lo, hi)},
+               "must be a list of 1 to " + std::to_string(max_count) + " integers (got " + echo_value(*it) + ")");
   std::vector<int> values;
   std::vector<double> as_doubles;
   for (size_t i = 0; i < it->size(); ++i) {

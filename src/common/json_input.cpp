@@ -120,10 +120,10 @@ class LimitedBuilder {
     std::string text;
     for (const Frame& frame : frames_) {
       if (frame.is_object && frame.count > 0)
-        text += (text.empty() ? "" : ".") + (frame.key.size() > 40 ? frame.key.substr(0, 40) + "..." : frame.key);
+        text += (text.empty() ? "" : ".") + (frame.key.size() > 40 ? utf8_prefix(frame.key, 40) + "..." : frame.key);
       else if (!frame.is_object && frame.count > 0)
         text += "[" + std::to_string(frame.count - 1) + "]";
-      if (text.size() > 200) return text.substr(0, 200) + "...";
+      if (text.size() > 200) return utf8_prefix(text, 200) + "...";
     }
     return text.empty() ? "the top level" : text;
   }

@@ -174,10 +174,11 @@ std::vector<std::string> read_policy_names(const nlohmann::json& list, const std
   std::vector<std::string> names;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";
-    if (!list[i].is_string()) throw_type({item, list[i].dump(), one_of(policy_name_forms())}, "must be a policy name string");
+    if (!list[i].is_string())
+      throw_type({item, echo_value(list[i]), one_of(policy_name_forms())}, "must be a policy name string");
     names.push_back(list[i].get<std::string>());
     if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
-      throw_range({item, "\"" + names.back() + "\"", {}}, "\"" + names.back() + "\" is given twice");
+      throw_range({item, echo_value(list[i]), {}}, echo_value(list[i]) + " is given twice");
   }
   return names;
 }

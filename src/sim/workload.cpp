@@ -24,10 +24,13 @@ constexpr long long kMaxConversation = kMaxRequests - 1;
 // An inclusive [lo, hi] token range such as [8, 32], at `field`.
 std::pair<int, int> read_range(const nlohmann::json& value, const std::string& field) {
   if (!value.is_array() || value.size() != 2)
-    throw_type({field, value.dump(), integers_from(1, kMaxTokens)}, "must be a range [lo, hi] of two integers (got " + value.dump() + ")");
+    throw_type({field, echo_value(value), integers_from(1, kMaxTokens)},
+               "must be a range [lo, hi] of two integers (got " + echo_value(value) + ")");
   int lo = static_cast<int>(fields::as_int(value[0], field + "[0]", 1, kMaxTokens));
   int hi = static_cast<int>(fields::as_int(value[1], field + "[1]", 1, kMaxTokens));
-  if (lo > hi) throw_range({field, value.dump(), integers_from(1, kMaxTokens)}, "must be a range [lo, hi] with lo <= hi (got " + value.dump() + ")");
+  if (lo > hi)
+    throw_range({field, echo_value(value), integers_from(1, kMaxTokens)},
+                "must be a range [lo, hi] with lo <= hi (got " + echo_value(value) + ")");
   return {lo, hi};
 }
 

@@ -3,10 +3,11 @@
 // a policy raises about the options, and its JSON form for Embind.
 #include <gtest/gtest.h>
 
-#include "measure/measure_options.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "measure/measure_options.h"
 #include "sim/simulate.h"
+#include "sim/workload.h"
 
 namespace kvlab {
 namespace {
@@ -104,6 +105,37 @@ TEST(InputError, ItsJsonCarriesTheFieldAndLeavesOutWhatIsUnknown) {
 TEST(InputError, AProblemThatStartsWithAColonFollowsThePathDirectly) {
   const InputError e(ErrorKind::range, FieldError{"workload", "", {}}, ": this policy would run too long");
   EXPECT_STREQ(e.what(), "workload: this policy would run too long");
+}
+
+// The bug: "a" and thirty "é" were cut at byte 40, inside a character, and rendering the error threw
+// (nlohmann type_error 316). A long string is cut between characters and says how long it was.
+TEST(InputError, ALongTextIsCutBetweenCharactersAndItsErrorRendersAsJson) {
+  std::string text = "a";
+  for (int i = 0; i < 300; ++i) text += "é";
+  const InputError e = caught([&] { fields::as_int(json(text), "options.runs", 1, 100); });
+  const std::string given = e.field().given;
+  EXPECT_EQ(given.substr(0, 3), "\"a\xC3");
+  const std::string end = "\"… (301 characters)";
+  EXPECT_EQ(given.rfind(end), given.size() - end.size()) << given;
+  EXPECT_NO_THROW(e.to_json().dump());
+  EXPECT_EQ(json::parse(e.to_json().dump())["given"], given);
+}
+
+TEST(InputError, AShortValueIsEchoedWhole) {
+  EXPECT_EQ(echo_value(json("aé")), "\"aé\"");
+  EXPECT_EQ(echo_value(json::parse("[1, [2, 3], {\"a\": null}]")), "[1,[2,3],{\"a\":null}]");
+  EXPECT_EQ(utf8_prefix("aéb", 2), "aé");
+}
+
+// A 7,000,000-element range was echoed whole: 14 MB of message.
+TEST(InputError, AHugeListInAFieldGivesAShortMessage) {
+  json workload = {{"count", 4}, {"prompt", json::array()}, {"answer", {4, 8}}};
+  workload["prompt"].get_ref<json::array_t&>().assign(7'000'000, 1);
+  const InputError e = caught([&] { sim::read_workload(workload); });
+  EXPECT_EQ(e.field().path, "workload.prompt");
+  EXPECT_LT(std::string(e.what()).size(), 400u) << std::string(e.what()).substr(0, 1000);
+  EXPECT_LE(e.field().given.size(), kMaxEchoedChars + 30);
+  EXPECT_NE(e.field().given.find("… (7,000,000 elements)"), std::string::npos) << e.field().given;
 }
 
 }  // namespace
