@@ -19,8 +19,11 @@ function kvlabToJson(value, name) {
       return typeof v === 'number' && !isFinite(v) ? String(v) : v;
     });
   } catch (e) {
-    throw new TypeError(name + ' cannot be read as JSON: ' + e.message);
+    throw kvlabArgumentError(name, value, name + ' cannot be read as JSON: ' + e.message);
   }
+  // A Symbol or a function has no JSON text: Embind would refuse it without naming the argument.
+  if (text === undefined)
+    throw kvlabArgumentError(name, value, name + ' must be a JSON value (got a ' + typeof value + ')');
   var limits = kvlabInputLimits();
   // A UTF-16 unit is 1 to 3 UTF-8 bytes: count them exactly only where it matters.
   if (text !== undefined && text.length > limits.max_bytes / 3) {
@@ -30,6 +33,15 @@ function kvlabToJson(value, name) {
     }
   }
   return text;
+}
+
+// A TypeError about a whole argument, with the argument as the field: error.path is its name and
+// error.given its JavaScript type.
+function kvlabArgumentError(name, value, message) {
+  var error = new TypeError(message);
+  error.path = name;
+  error.given = typeof value;
+  return error;
 }
 
 function kvlabUnwrap(replyText) {

@@ -30,24 +30,38 @@ using nlohmann::json;
 
 namespace {
 
+// JSON text that never throws: text that is not UTF-8 is replaced, not refused (nlohmann type_error 316).
+std::string reply_text(const json& reply) { return reply.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string error_reply(const char* type, const std::string& message) {
-  return json{{"error", {{"type", type}, {"message", message}}}}.dump();
+  return reply_text(json{{"error", {{"type", type}, {"message", message}}}});
 }
 
 // An InputError's reply carries its field as data: path, given, allowed (input_error.h).
-std::string error_reply(const InputError& e) { return json{{"error", e.to_json()}}.dump(); }
+std::string error_reply(const InputError& e) { return reply_text(json{{"error", e.to_json()}}); }
 
-// Runs `body`, which returns the result, and wraps it as a reply.
-template <typename Body>
-std::string reply(Body body) {
+// The reply for the exception being handled, whatever it is: nothing a call throws reaches Embind.
+std::string current_error_reply() {
   try {
-    return json{{"ok", body()}}.dump();
+    throw;
   } catch (const InputError& e) {
     return error_reply(e);
   } catch (const std::bad_alloc&) {
     return error_reply("RangeError", "out of memory: try a smaller model, grid or workload");
   } catch (const std::exception& e) {
     return error_reply("Error", std::string("internal error: ") + e.what());
+  } catch (...) {
+    return error_reply("Error", "internal error: an exception of unknown type");
+  }
+}
+
+// Runs `body`, which returns the result, and wraps it as a reply.
+template <typename Body>
+std::string reply(Body body) {
+  try {
+    return reply_text(json{{"ok", body()}});
+  } catch (...) {
+    return current_error_reply();
   }
 }
 
@@ -111,15 +125,6 @@ val float_array(const FloatBuffer& buffer) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(buffer.size(), buffer.data()));
 }
 
-val error_value(const char* type, const std::string& message) {
-  val error = val::object();
-  error.set("type", type);
-  error.set("message", message);
-  val reply = val::object();
-  reply.set("error", error);
-  return reply;
-}
-
 // The model's weights as row-major Float32Arrays, for implementations outside wasm (the plain-JS
 // reference). Returns {error} instead of throwing, like every call here.
 val weights_value(const std::string& options) {
@@ -146,10 +151,10 @@ val weights_value(const std::string& options) {
     result.set("w_out", float_array(unpack(w.w_out)));
     result.set("rope_cos", float_array(w.rope_cos));
     result.set("rope_sin", float_array(w.rope_sin));
-  } catch (const InputError& e) {
-    return val::global("JSON").call<val>("parse", error_reply(e));
   } catch (const std::bad_alloc&) {
-    return error_value("RangeError", "out of memory: try a smaller model");
+    return val::global("JSON").call<val>("parse", error_reply("RangeError", "out of memory: try a smaller model"));
+  } catch (...) {
+    return val::global("JSON").call<val>("parse", current_error_reply());
   }
   return result;
 }
