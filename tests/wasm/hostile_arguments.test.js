@@ -73,3 +73,13 @@ test('a value cut in the middle of a two-byte character is echoed whole characte
   assert.ok(error.given.endsWith('"… (301 characters)'), error.given);
   assert.ok(!error.given.includes('\ufffd'), 'no character was cut');
 });
+
+test('a 7,000,000-element list in a field gives a short message with its size', async () => {
+  const kvlab = await loadModule();
+  const steps = kvlab.roofline({ gpu: 'h100-sxm', model: 'llama-3.1-8b' });
+  const workload = { count: 4, prompt: new Array(7000000).fill(1), answer: [4, 8] };
+  const error = assertDataError('simulate', () => kvlab.simulate(steps, workload));
+  assert.equal(error.path, 'workload.prompt');
+  assert.ok(error.given.length < 260, `given of ${error.given.length} characters`);
+  assert.ok(error.given.endsWith('… (7,000,000 elements)'), error.given.slice(-60));
+});
