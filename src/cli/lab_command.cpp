@@ -1,10 +1,11 @@
 #include <iostream>
 #include <memory>
 
-#include "experiments/lab.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "common/input_error.h"
+#include "experiments/lab.h"
 #include "policy/policy_registry.h"
 
 namespace kvlab::cli {
@@ -22,7 +23,7 @@ Action add_lab_command(CLI::App& app) {
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
   auto flags = std::make_shared<LabFlags>();
   command->add_option("--workload", flags->workload_file, "workload.json instead of the published lab's queue");
-  command->add_option("--requests", flags->requests, "requests in the default queue (default 1000)");
+  command->add_option("--requests", flags->requests, "requests in the default queue (default 1000; a --workload file sets its own)");
   command->add_option("--slots", flags->slots, "batch size B of static:B and continuous:B (default 16)");
   command->add_flag("--json", flags->as_json, "print the whole result as JSON (what Embind's run returns)");
   return [command, measure_flags, flags]() -> int {
@@ -33,6 +34,11 @@ Action add_lab_command(CLI::App& app) {
     sources.add_flag("options.workload.count", "--requests");
     sources.add_flag("options.policies", "--slots");
     return run_reporting(sources, [&] {
+      // A file's queue is the file's: --requests changing it would make the report describe a queue
+      // the file does not hold.
+      if (!flags->workload_file.empty() && command->count("--requests"))
+        throw_range(
+            "--requests sets the size of the published lab's queue, not of a --workload file's (set \"count\" in the file)");
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
       options["workload"] = flags->workload_file.empty()
                                 ? experiments::default_workload()
