@@ -12,7 +12,7 @@ namespace kvlab::cli {
 
 struct LabFlags {
   std::string workload_file;
-  int requests = 0;
+  std::string requests;
   int slots = 0;
   bool as_json = false;
 };
@@ -43,7 +43,7 @@ Action add_lab_command(CLI::App& app) {
       options["workload"] = flags->workload_file.empty()
                                 ? experiments::default_workload()
                                 : read_json_file(flags->workload_file, "--workload");
-      if (command->count("--requests")) options["workload"]["count"] = flags->requests;
+      if (command->count("--requests")) options["workload"]["count"] = flag_value(flags->requests);
       if (command->count("--slots"))
         options["policies"] = policy::default_policies(flags->slots);
       nlohmann::json result = experiments::run_lab(experiments::read_lab_options(options), terminal_progress());

@@ -16,14 +16,14 @@ namespace kvlab::cli {
 
 struct ReplayFlags {
   std::string workload_file;
-  int requests = 0;
-  int nocache_requests = 0;
+  std::string requests;
+  std::string nocache_requests;
   int slots = 0;
   std::vector<std::string> policies;
-  int timeline_requests = 0;
-  long long kv_tokens = 0;
-  int block_tokens = 0;
-  int after_prompt_rounds = 0;
+  std::string timeline_requests;
+  std::string kv_tokens;
+  std::string block_tokens;
+  std::string after_prompt_rounds;
   bool as_json = false;
 };
 
@@ -67,14 +67,15 @@ Action add_replay_command(CLI::App& app) {
         nlohmann::json workload = options.value("workload", experiments::default_replay_workload());
         if (!workload.is_object() || !workload.contains("count"))
           throw_range("--requests sets the count of a generated workload; this workload lists its requests");
-        workload["count"] = flags->requests;
+        workload["count"] = flag_value(flags->requests);
         options["workload"] = workload;
       }
-      if (command->count("--nocache-requests")) options["nocache_requests"] = flags->nocache_requests;
-      if (command->count("--timeline")) options["timeline_requests"] = flags->timeline_requests;
-      if (command->count("--kv-tokens")) options["kv_tokens"] = flags->kv_tokens;
-      if (command->count("--block-tokens")) options["block_tokens"] = flags->block_tokens;
-      if (command->count("--after-prompt-rounds")) options["after_prompt_rounds"] = flags->after_prompt_rounds;
+      if (command->count("--nocache-requests")) options["nocache_requests"] = flag_value(flags->nocache_requests);
+      if (command->count("--timeline")) options["timeline_requests"] = flag_value(flags->timeline_requests);
+      if (command->count("--kv-tokens")) options["kv_tokens"] = flag_value(flags->kv_tokens);
+      if (command->count("--block-tokens")) options["block_tokens"] = flag_value(flags->block_tokens);
+      if (command->count("--after-prompt-rounds"))
+        options["after_prompt_rounds"] = flag_value(flags->after_prompt_rounds);
       if (!flags->policies.empty()) {
         options["policies"] = flags->policies;
       } else if (command->count("--slots")) {

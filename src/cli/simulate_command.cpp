@@ -15,7 +15,7 @@ namespace kvlab::cli {
 struct SimulateFlags {
   std::string steps_file, workload_file;
   std::vector<std::string> policies;
-  int timeline_requests = 60;
+  std::string timeline_requests = "60";
   bool queue_timeline = false;
   bool as_json = false;
   JsonFlags options;  // the KV memory and goodput fields of SimulateOptions, read as Embind reads them
@@ -58,7 +58,7 @@ Action add_simulate_command(CLI::App& app) {
       sources.add_file("steps", "--steps", flags->steps_file, measure_result ? "steps" : "");
       std::vector<std::string> policies = flags->policies.empty() ? policy::default_policies() : flags->policies;
       nlohmann::json options = flags->options.to_json();
-      options["timeline_requests"] = flags->timeline_requests;
+      options["timeline_requests"] = flag_value(flags->timeline_requests);
       options["queue_timeline"] = flags->queue_timeline;
       nlohmann::json result = sim::simulate_json(steps, workload, policies, sim::read_simulate_options(options));
       std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));

@@ -1,0 +1,42 @@
+// A numeric flag of lab and replay is read by the same JSON reader as the option it fills, so a value
+// it cannot hold names the flag's range, as every other flag does, rather than CLI11's bare
+// "Could not convert: --requests = 1.5".
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const os = require('node:os');
+const { kvlabScript, nativeCli, wasmDir } = require('./helpers');
+
+const prefixes = [[]];
+if (fs.existsSync(path.join(path.dirname(wasmDir), 'cli/kvlab-cli.js'))) prefixes.push(['--wasm']);
+
+const cases = [
+  [['lab', '--requests', '1.5'], 'kvlab: --requests must be an integer from 1 to 1000000 (got 1.5)\n'],
+  [['replay', '--requests', '1.5'], 'kvlab: --requests must be an integer from 1 to 1000000 (got 1.5)\n'],
+  [['replay', '--nocache-requests', 'many'], 'kvlab: --nocache-requests must be an integer from 1 to 4096 (got "many")\n'],
+  [['replay', '--kv-tokens', '99999999999999999999'], 'kvlab: --kv-tokens must be an integer from 1 to 1000000000000 (got 1e+20)\n'],
+  [['replay', '--block-tokens', 'x'], 'kvlab: --block-tokens must be an integer from 1 to 65536 (got "x")\n'],
+  [['replay', '--timeline', '-1'], 'kvlab: --timeline must be an integer from 0 to 1000 (got -1)\n'],
+  [['replay', '--after-prompt-rounds', '2.5'], 'kvlab: --after-prompt-rounds must be an integer from 0 to 200 (got 2.5)\n'],
+];
+
+// simulate reads its files before its options: give it good ones.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-flag-ranges-'));
+const stepsFile = path.join(dir, 'steps.json');
+const workloadFile = path.join(dir, 'workload.json');
+fs.writeFileSync(stepsFile, spawnSync(nativeCli, ['roofline', '--gpu', 'h100-sxm', '--model', 'llama-3.1-8b', '--json'], { encoding: 'utf8' }).stdout);
+fs.writeFileSync(workloadFile, JSON.stringify({ count: 4, prompt: [8, 32], answer: [4, 8] }));
+cases.push([['simulate', '--steps', stepsFile, '--workload', workloadFile, '--timeline', '1.5'],
+  'kvlab: --timeline must be an integer from 0 to 1000000 (got 1.5)\n']);
+
+test('a numeric flag holding a value out of its type names the flag and its range, with exit 2', () => {
+  for (const prefix of prefixes) {
+    for (const [args, expected] of cases) {
+      const run = spawnSync(kvlabScript, [...prefix, ...args], { encoding: 'utf8' });
+      assert.equal(run.status, 2, `${prefix} ${args.join(' ')}: status ${run.status}, ${run.stderr}`);
+      assert.equal(run.stderr, expected, `${prefix} ${args.join(' ')}`);
+    }
+  }
+});
