@@ -6,13 +6,16 @@
 #endif
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "common/input_error.h"
+#include "common/json_fields.h"
 #include "common/json_input.h"
+#include "policy/policy_registry.h"
 
 namespace kvlab::cli {
 
@@ -33,6 +36,13 @@ json flag_value(const std::string& text, bool is_string) {
     if (!parsed.is_discarded() && parsed.is_primitive()) return parsed;
   }
   return text;
+}
+
+int slots_flag(const std::string& text) {
+  const json value = flag_value(text);
+  if (value.is_number_integer() && value.get<long long>() >= INT_MIN && value.get<long long>() <= INT_MAX)
+    return value.get<int>();
+  return static_cast<int>(fields::as_int(value, "options.policies", 1, policy::kMaxBatchRows));
 }
 
 void JsonFlags::add(CLI::App& command, const std::string& field, const std::string& object_path,

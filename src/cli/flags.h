@@ -39,6 +39,10 @@ class JsonFlags {
 // A flag's text as JSON: a number if it reads as one, else the string (for the validator to name).
 nlohmann::json flag_value(const std::string& text, bool is_string = false);
 
+// The batch size --slots gives: a whole number goes on to the policy names, which check its range; any
+// other text is refused here with that range, naming the flag.
+int slots_flag(const std::string& text);
+
 // Adds the flags of MeasureOptions (and its model fields) to a command.
 JsonFlags add_measure_flags(CLI::App& command);
 

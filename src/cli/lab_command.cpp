@@ -13,7 +13,7 @@ namespace kvlab::cli {
 struct LabFlags {
   std::string workload_file;
   std::string requests;
-  int slots = 0;
+  std::string slots;
   bool as_json = false;
 };
 
@@ -44,8 +44,7 @@ Action add_lab_command(CLI::App& app) {
                                 ? experiments::default_workload()
                                 : read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) options["workload"]["count"] = flag_value(flags->requests);
-      if (command->count("--slots"))
-        options["policies"] = policy::default_policies(flags->slots);
+      if (command->count("--slots")) options["policies"] = policy::default_policies(slots_flag(flags->slots));
       nlohmann::json result = experiments::run_lab(experiments::read_lab_options(options), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_lab_report(result));
       return 0;

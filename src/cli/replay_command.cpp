@@ -18,7 +18,7 @@ struct ReplayFlags {
   std::string workload_file;
   std::string requests;
   std::string nocache_requests;
-  int slots = 0;
+  std::string slots;
   std::vector<std::string> policies;
   std::string timeline_requests;
   std::string kv_tokens;
@@ -79,7 +79,7 @@ Action add_replay_command(CLI::App& app) {
       if (!flags->policies.empty()) {
         options["policies"] = flags->policies;
       } else if (command->count("--slots")) {
-        options["policies"] = policy::default_policies(flags->slots);
+        options["policies"] = policy::default_policies(slots_flag(flags->slots));
       }
       nlohmann::json result = experiments::replay(experiments::read_replay_options(options), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_replay_report(result));

@@ -19,6 +19,9 @@ const cases = [
   [['replay', '--kv-tokens', '99999999999999999999'], 'kvlab: --kv-tokens must be an integer from 1 to 1000000000000 (got 1e+20)\n'],
   [['replay', '--block-tokens', 'x'], 'kvlab: --block-tokens must be an integer from 1 to 65536 (got "x")\n'],
   [['replay', '--timeline', '-1'], 'kvlab: --timeline must be an integer from 0 to 1000 (got -1)\n'],
+  [['lab', '--slots', '1.5'], 'kvlab: --slots must be an integer from 1 to 4096 (got 1.5)\n'],
+  [['replay', '--slots', 'x'], 'kvlab: --slots must be an integer from 1 to 4096 (got "x")\n'],
+  [['replay', '--slots', '99999'], 'kvlab: --slots "static:99999": B must be an integer from 1 to 4096 (got 99999)\n'],
   [['replay', '--after-prompt-rounds', '2.5'], 'kvlab: --after-prompt-rounds must be an integer from 0 to 200 (got 2.5)\n'],
 ];
 
