@@ -62,6 +62,7 @@ test(`${ITERATIONS} failing calls of each binding with bad values of every type 
   assert.equal(after.heap_bytes, before.heap_bytes, 'the heap did not grow');
   assert.ok(after.in_use_bytes - before.in_use_bytes < 64 * 1024, `bytes in use: ${before.in_use_bytes} before, ${after.in_use_bytes} after`);
   assert.equal(kvlab.modelInfo({ preset: 'tiny' }).preset, 'tiny');
+  console.log(`# heap ${before.heap_bytes} bytes before, ${after.heap_bytes} after; in use ${before.in_use_bytes} before, ${after.in_use_bytes} after`);
 });
 
 test('a value cut in the middle of a two-byte character is echoed whole characters and the error carries its field', async () => {
