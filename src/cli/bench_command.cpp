@@ -35,9 +35,9 @@ Action add_bench_command(CLI::App& app) {
       nlohmann::json given = {{"measure", measure_flags->to_json()}, {"simulator", !flags->no_simulator},
                              {"weight_formats", flags->weight_formats}, {"kv_formats", flags->kv_formats}};
       if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
-      BenchOptions options = read_bench_options(given);
-      nlohmann::json result = run_kernel_bench(options, terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : format_kernel_bench(result));
+      experiments::BenchOptions options = experiments::read_bench_options(given);
+      nlohmann::json result = experiments::run_kernel_bench(options, terminal_progress());
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_kernel_bench(result));
       return 0;
     });
   };

@@ -35,13 +35,13 @@ Action add_lab_command(CLI::App& app) {
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
       options["workload"] = flags->workload_file.empty()
-                                ? default_workload()
+                                ? experiments::default_workload()
                                 : read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) options["workload"]["count"] = flags->requests;
       if (command->count("--slots"))
         options["policies"] = policy::default_policies(flags->slots);
-      nlohmann::json result = run_lab(read_lab_options(options), terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : format_lab_report(result));
+      nlohmann::json result = experiments::run_lab(experiments::read_lab_options(options), terminal_progress());
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_lab_report(result));
       return 0;
     });
   };

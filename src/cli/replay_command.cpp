@@ -64,7 +64,7 @@ Action add_replay_command(CLI::App& app) {
       if (!flags->workload_file.empty())
         options["workload"] = read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) {
-        nlohmann::json workload = options.value("workload", serve::default_replay_workload());
+        nlohmann::json workload = options.value("workload", experiments::default_replay_workload());
         if (!workload.is_object() || !workload.contains("count"))
           throw_range("--requests sets the count of a generated workload; this workload lists its requests");
         workload["count"] = flags->requests;
@@ -80,8 +80,8 @@ Action add_replay_command(CLI::App& app) {
       } else if (command->count("--slots")) {
         options["policies"] = policy::default_policies(flags->slots);
       }
-      nlohmann::json result = serve::replay(serve::read_replay_options(options), terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : serve::format_replay_report(result));
+      nlohmann::json result = experiments::replay(experiments::read_replay_options(options), terminal_progress());
+      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_replay_report(result));
       return 0;
     });
   };

@@ -15,7 +15,7 @@
 #include "model/simd_arch.h"
 #include "sim/simulate.h"
 
-namespace kvlab {
+namespace kvlab::experiments {
 
 using nlohmann::json;
 
@@ -430,4 +430,4 @@ std::string format_kernel_bench(const json& r) {
   return text;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::experiments

@@ -8,7 +8,7 @@
 
 #include "measure/measure.h"
 
-namespace kvlab {
+namespace kvlab::experiments {
 
 struct BenchOptions {
   MeasureOptions measure;      // the model (default preset) and the timing policy
@@ -33,4 +33,4 @@ nlohmann::json run_kernel_bench(const BenchOptions& options, const ProgressFn& p
 // The result as a text table.
 std::string format_kernel_bench(const nlohmann::json& result);
 
-}  // namespace kvlab
+}  // namespace kvlab::experiments

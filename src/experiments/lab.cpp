@@ -7,7 +7,7 @@
 #include "sim/simulate.h"
 #include "sim/workload.h"
 
-namespace kvlab {
+namespace kvlab::experiments {
 
 using nlohmann::json;
 
@@ -81,4 +81,4 @@ std::string format_lab_report(const json& result) {
          "continuous, 16 slots           13.8 s      26.4 s      27.8 s       2,044\n";
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::experiments

@@ -10,7 +10,7 @@
 #include "policy/request.h"
 #include "sim/simulate.h"
 
-namespace kvlab {
+namespace kvlab::experiments {
 
 struct LabOptions {
   MeasureOptions measure;
@@ -35,4 +35,4 @@ nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = n
 // Part A, then the policy table, then the published lab's figures for comparison.
 std::string format_lab_report(const nlohmann::json& result);
 
-}  // namespace kvlab
+}  // namespace kvlab::experiments

@@ -16,7 +16,7 @@
 #include "sim/step_table.h"
 #include "sim/timeline.h"
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 
 using nlohmann::json;
 
@@ -70,10 +70,10 @@ json mean_table(const json& before, const json& after) {
   return table;
 }
 
-json real_metrics(const EngineRun& run, int timeline_requests) {
+json real_metrics(const serve::EngineRun& run, int timeline_requests) {
   std::vector<policy::RequestState> states;
   states.reserve(run.requests.size());
-  for (const ServedRequest& request : run.requests) states.push_back(request.state);
+  for (const serve::ServedRequest& request : run.requests) states.push_back(request.state);
   json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
   metrics.update(run.policy_report);
   metrics["timeline"] = sim::timeline(states, timeline_requests);
@@ -139,14 +139,14 @@ size_t passes_since_prompt_group(int passes) {
 // passes by the passes since the last prompt pass, prompt passes by the pass just before. The table
 // times each cell in a stretch of its own, and on some hosts a pass costs more soon after dense prompt
 // work (docs/replay.md, "An Intel host"): these sums show how much.
-json step_check(const StepLog& log, const sim::StepTable& table, double real_makespan_ms) {
-  std::map<std::pair<StepKind, int>, PassTotals> by_kind;
+json step_check(const serve::StepLog& log, const sim::StepTable& table, double real_makespan_ms) {
+  std::map<std::pair<serve::StepKind, int>, PassTotals> by_kind;
   std::vector<PassTotals> decode_by_passes_since_prompt(std::size(kPassesSincePrompt));
   std::map<std::string, PassTotals> prompt_by_pass_before;
   int passes_since_prompt = -1;  // none yet
   std::string pass_before = "none";
   double real_steps_ms = 0, table_steps_ms = 0;
-  for (const StepRecord& record : log.records()) {
+  for (const serve::StepRecord& record : log.records()) {
     const int* contexts = log.contexts(record);
     auto context_of = [&](int row) { return contexts[row]; };
     auto span_of = [&](int i) {
@@ -155,9 +155,9 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
     PassTotals& totals = by_kind[{record.kind, record.sequences}];
     const double real_ms = record.end_ms - record.start_ms;
     double table_ms = 0;
-    if (record.kind == StepKind::decode) {
+    if (record.kind == serve::StepKind::decode) {
       table_ms = table.decode_step_ms(record.sequences, context_of);
-    } else if (record.kind == StepKind::mixed) {
+    } else if (record.kind == serve::StepKind::mixed) {
       table_ms = sim::mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
       totals.derived_ms += sim::derived_mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
     } else {
@@ -165,7 +165,7 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
       prompt_by_pass_before[pass_before].add(real_ms, table_ms);
     }
     // A mixed step without a prompt chunk is a decode pass (chunked prefill runs every pass as mixed).
-    const bool decode_only = record.kind == StepKind::decode || (record.kind == StepKind::mixed && record.chunks == 0);
+    const bool decode_only = record.kind == serve::StepKind::decode || (record.kind == serve::StepKind::mixed && record.chunks == 0);
     if (!decode_only)
       passes_since_prompt = 0;
     else if (passes_since_prompt >= 0)
@@ -179,7 +179,7 @@ json step_check(const StepLog& log, const sim::StepTable& table, double real_mak
   for (const auto& [key, totals] : by_kind) {
     json kind = totals.to_json("kind", step_kind_name(key.first));
     kind["rows"] = key.second;
-    if (key.first == StepKind::mixed && table.has_mixed()) kind["derived_ms"] = totals.derived_ms;
+    if (key.first == serve::StepKind::mixed && table.has_mixed()) kind["derived_ms"] = totals.derived_ms;
     kinds.push_back(std::move(kind));
   }
   json decode_history = json::array();
@@ -230,7 +230,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   Model model(o.measure.model);
   // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
   if (progress) progress(0, "writing the prompts");
-  const std::vector<std::vector<int>> prompts = served_prompts(model, o.requests, o.prompt_seed);
+  const std::vector<std::vector<int>> prompts = serve::served_prompts(model, o.requests, o.prompt_seed);
   if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
   const json history_parts = measure_history_parts(model, o);
   json before = measure_table(model, o, history_parts, part_of(progress, 0, measure_share, "measuring: "));
@@ -253,7 +253,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     const std::vector<policy::Request> requests = requests_for(o, policy.name);
     const double share = (1 - kMeasuringShare) * (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms
                                                                          : 1.0 / static_cast<double>(o.policies.size()));
-    EngineOptions engine_options;
+    serve::EngineOptions engine_options;
     engine_options.prompts.assign(prompts.begin(), prompts.begin() + static_cast<std::ptrdiff_t>(requests.size()));
     engine_options.kv = kv;
     const std::string phase = "serving " + policy.name;
@@ -263,7 +263,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
         progress(progress_done + share * static_cast<double>(finished) / static_cast<double>(requests.size()), phase);
       };
     }
-    const EngineRun run = run_engine(model, requests, policy.name, engine_options);
+    const serve::EngineRun run = serve::run_engine(model, requests, policy.name, engine_options);
     progress_done += share;
 
     // The machine's speed moves under the measurement (other processes; on a shared host, other
@@ -294,4 +294,4 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   return result;
 }
 
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

@@ -8,7 +8,7 @@
 #include "measure/measure.h"
 #include "experiments/replay_options.h"
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 
 // One object with a key per policy name as given, each
 //   { "request_count": N,
@@ -34,4 +34,4 @@ namespace kvlab::serve {
 // misjudges, or to time spent outside forward passes.
 nlohmann::json replay(const ReplayOptions& options, const ProgressFn& progress = nullptr);
 
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

@@ -11,7 +11,7 @@
 #include "policy/policy_registry.h"
 #include "sim/workload.h"
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 
 using nlohmann::json;
 
@@ -26,15 +26,15 @@ constexpr size_t kMaxReplayRequests = 4096;
 // policy must be able to serve the workload in its KV memory.
 void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   const ModelSize size = model_size(o.measure.model);
-  const int64_t positions = cache_positions(o.requests);
+  const int64_t positions = serve::cache_positions(o.requests);
   const policy::KvSettings kv = sim::kv_settings(simulate_options(o));
   for (size_t i = 0; i < o.policies.size(); ++i) {
     const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
-    const std::unique_ptr<policy::Scheduler> scheduler = make_scheduler(o.policies[i], policy_path, kv);
+    const std::unique_ptr<policy::Scheduler> scheduler = serve::make_scheduler(o.policies[i], policy_path, kv);
     scheduler->check(requests_for(o, o.policies[i]));
-    const int slots = engine_slots(scheduler->slots(), o.requests.size());
-    const int64_t kv_positions = keeps_kv_in_blocks(o.policies[i])
-                                     ? kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
+    const int slots = serve::engine_slots(scheduler->slots(), o.requests.size());
+    const int64_t kv_positions = serve::keeps_kv_in_blocks(o.policies[i])
+                                     ? serve::kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
                                      : slots * positions;
     const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
@@ -93,8 +93,8 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
     throw_range({workload_path, std::to_string(o.requests.size()), {}},
                 "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
                     std::to_string(kMaxReplayRequests) + " (each takes real time)");
-  check_workload_fits(o.measure.model, o.requests, workload_path);
-  check_chat_turns(o.requests, workload_path);
+  serve::check_workload_fits(o.measure.model, o.requests, workload_path);
+  serve::check_chat_turns(o.requests, workload_path);
   o.nocache_requests = static_cast<int>(
       fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));
@@ -125,4 +125,4 @@ std::vector<policy::Request> requests_for(const ReplayOptions& options, const st
   return {options.requests.begin(), options.requests.begin() + static_cast<std::ptrdiff_t>(count)};
 }
 
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

@@ -13,7 +13,7 @@
 #include "policy/request.h"
 #include "sim/simulate.h"
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 
 struct ReplayOptions {
   MeasureOptions measure;             // the step grid's options (Part A is not run): measure()'s defaults,
@@ -56,4 +56,4 @@ std::vector<policy::Request> requests_for(const ReplayOptions& options, const st
 // Fields understood by read_replay_options, for help texts.
 extern const char* const kReplayOptionFields;
 
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

@@ -7,7 +7,7 @@
 #include "common/text_format.h"
 #include "policy/policy_registry.h"
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 
 using nlohmann::json;
 
@@ -167,4 +167,4 @@ std::string format_replay_report(const json& result) {
          aligned_table(history);
 }
 
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

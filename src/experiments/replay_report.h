@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 
 std::string format_replay_report(const nlohmann::json& result);
 
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

@@ -8,7 +8,7 @@
 #include "common/clock.h"
 #include "model/generate.h"
 
-namespace kvlab::serve {
+namespace kvlab {
 
 namespace {
 
@@ -147,4 +147,4 @@ PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& o, int
   return parts;
 }
 
-}  // namespace kvlab::serve
+}  // namespace kvlab

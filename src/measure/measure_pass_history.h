@@ -14,7 +14,7 @@
 #include "sim/after_prompt.h"
 #include "sim/prompt_pass.h"
 
-namespace kvlab::serve {
+namespace kvlab {
 
 struct PassHistoryParts {
   sim::AfterPromptTable after_prompt;
@@ -35,4 +35,4 @@ PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& option
 // Decode passes after the prompt pass that the after_prompt part holds.
 constexpr int kAfterPromptPasses = 16;
 
-}  // namespace kvlab::serve
+}  // namespace kvlab

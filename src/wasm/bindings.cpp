@@ -98,12 +98,12 @@ std::string roofline_checks_json(const std::string& options) {
 
 std::string run_json(const std::string& options, val progress, val on_part) {
   return reply([&] {
-    return run_lab(read_lab_options(json_input::parse(options, "options")), progress_to(progress), parts_to(on_part));
+    return experiments::run_lab(experiments::read_lab_options(json_input::parse(options, "options")), progress_to(progress), parts_to(on_part));
   });
 }
 
 std::string replay_json(const std::string& options, val progress) {
-  return reply([&] { return serve::replay(serve::read_replay_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] { return experiments::replay(experiments::read_replay_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 // A copy of a float buffer as a JS Float32Array (a bare typed_memory_view would detach when memory grows).
@@ -155,7 +155,7 @@ val weights_value(const std::string& options) {
 }
 
 std::string bench_json(const std::string& options, val progress) {
-  return reply([&] { return run_kernel_bench(read_bench_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] { return experiments::run_kernel_bench(experiments::read_bench_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 // The model presets with their sizes, so that the page lists what this build knows.

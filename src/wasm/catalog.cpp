@@ -36,7 +36,7 @@ json model_presets_json() {
 // What run() uses for each field it is not given.
 json lab_defaults_json() {
   const MeasureOptions measure;
-  const json workload = default_workload();
+  const json workload = experiments::default_workload();
   return {{"preset", measure.preset},
           {"weights", number_format_name(measure.model.weights)},
           {"kv", number_format_name(measure.model.kv)},
@@ -113,10 +113,10 @@ json page_catalog() {
           {"kv_formats", kv_formats_json()},
           {"lab", {{"defaults", lab_defaults_json()}, {"policies", policy::default_policies()}}},
           {"replay",
-           {{"policies", serve::default_replay_policies()},
-            {"slots", serve::kReplaySlots},
-            {"block_tokens", serve::ReplayOptions{}.block_tokens},
-            {"workload", serve::default_replay_workload()}}},
+           {{"policies", experiments::default_replay_policies()},
+            {"slots", experiments::kReplaySlots},
+            {"block_tokens", experiments::ReplayOptions{}.block_tokens},
+            {"workload", experiments::default_replay_workload()}}},
           {"policy_forms", policy::policy_name_forms()},
           {"policies", policies_json()},
           // The real models of the GPU model (src/roofline): the KV calculator's shapes.

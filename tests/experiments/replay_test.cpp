@@ -14,12 +14,12 @@
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
 
-namespace kvlab::serve {
+namespace kvlab::experiments {
 namespace {
 
 using nlohmann::json;
-using testing::tiny_measure_options;
-using testing::workload_json;
+using serve::testing::tiny_measure_options;
+using serve::testing::workload_json;
 
 // Reading `options` (tiny-model measure options merged in) throws an InputError whose message contains `field`.
 void expect_error_naming(json options, const std::string& field, ErrorKind kind = ErrorKind::range) {
@@ -110,14 +110,14 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
 }
 
 TEST(ReplayOptions, TheEngineRefusesAWorkloadThatDoesNotFit) {
-  Model model(testing::tiny_model());
+  Model model(serve::testing::tiny_model());
   try {
-    run_engine(model, {{0, 150, 20}}, "serial-cache");
+    serve::run_engine(model, {{0, 150, 20}}, "serial-cache");
     ADD_FAILURE() << "no error";
   } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find("workload: the longest prompt"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(run_engine(model, {{0, 4, 4}}, "continuous:0"), InputError);
+  EXPECT_THROW(serve::run_engine(model, {{0, 4, 4}}, "continuous:0"), InputError);
 }
 
 void expect_finite(const json& value, const std::string& what) {
@@ -277,4 +277,4 @@ TEST(Replay, AChatServesForRealAsSimulated) {
 }
 
 }  // namespace
-}  // namespace kvlab::serve
+}  // namespace kvlab::experiments

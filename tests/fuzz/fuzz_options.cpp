@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const kvlab::InputError&) {
   }
   try {
-    kvlab::read_bench_options(options);
+    kvlab::experiments::read_bench_options(options);
   } catch (const kvlab::InputError&) {
   }
   try {

@@ -115,7 +115,7 @@ TEST(MeasureOptions, MemoryForTheMixedGridIsCountedOnlyWhenItIsTimed) {
 TEST(LabOptions, WorkloadAndPoliciesAreCheckedBeforeMeasuring) {
   auto lab_error = [](const json& options) -> std::string {
     try {
-      read_lab_options(options);
+      experiments::read_lab_options(options);
     } catch (const InputError& e) {
       return e.what();
     }

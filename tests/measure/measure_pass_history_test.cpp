@@ -7,7 +7,7 @@
 
 #include "serve_test_support.h"
 
-namespace kvlab::serve {
+namespace kvlab {
 namespace {
 
 using nlohmann::json;
@@ -50,7 +50,7 @@ TEST(MeasurePassHistory, TheDefaultModelGetsARatioForEveryCell) {
 
 TEST(MeasurePassHistory, StepsTooShortToTimeGiveNoParts) {
   MeasureOptions options;
-  options.model = testing::tiny_model();
+  options.model = serve::testing::tiny_model();
   Model model(options.model);
   // No step lasts a day: whatever this machine's speed (or a sanitizer's), the rested step is too short.
   const PassHistoryParts parts = measure_pass_history(model, options, 1, 86'400'000.0);
@@ -69,4 +69,4 @@ TEST(MeasurePassHistory, AModelTooShortForAnyPromptGivesNoParts) {
 }
 
 }  // namespace
-}  // namespace kvlab::serve
+}  // namespace kvlab

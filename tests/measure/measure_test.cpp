@@ -133,7 +133,7 @@ TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
                   {"workload", {{"count", 5}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
                   {"policies", {"continuous:4"}}};
   std::vector<std::pair<std::string, json>> parts;
-  json result = run_lab(read_lab_options(options), nullptr,
+  json result = experiments::run_lab(experiments::read_lab_options(options), nullptr,
                         [&](const std::string& name, const json& value) { parts.emplace_back(name, value); });
   ASSERT_EQ(parts.size(), 3u);
   // The first run of each path, before the others: one answer's figures.
@@ -152,12 +152,12 @@ TEST(Lab, RunsMeasureThenEveryPolicy) {
   json options = {{"measure", small_measure_options()},
                   {"workload", {{"count", 20}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
                   {"policies", {"serial-nocache", "continuous:4"}}};
-  json result = run_lab(read_lab_options(options));
+  json result = experiments::run_lab(experiments::read_lab_options(options));
   ASSERT_TRUE(result.contains("answer"));
   ASSERT_TRUE(result["policies"].contains("serial-nocache"));
   ASSERT_TRUE(result["policies"].contains("continuous:4"));
   EXPECT_EQ(result["policies"]["continuous:4"]["requests"].size(), 20u);
-  EXPECT_NE(format_lab_report(result).find("continuous:4"), std::string::npos);
+  EXPECT_NE(experiments::format_lab_report(result).find("continuous:4"), std::string::npos);
 }
 
 }  // namespace
