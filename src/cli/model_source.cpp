@@ -1,5 +1,9 @@
 #include "cli/model_source.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -16,16 +20,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
+#ifdef __EMSCRIPTEN__
+// Under Node the tool is the script Node runs (process.argv[1]); its path, as UTF-8, into `buffer`.
+EM_JS(int, node_script_path, (char* buffer, int size), {
+  var script = typeof process !== 'undefined' && process.argv && process.argv[1] ? process.argv[1] : '';
+  return script ? stringToUTF8(require('path').resolve(script), buffer, size) : 0;
+});
+#endif
+
+// This program's file: the native executable, or the wasm tool's script; empty if unknown.
+fs::path own_path() {
+#ifdef __EMSCRIPTEN__
+  char buffer[4096];
+  return node_script_path(buffer, sizeof buffer) > 0 ? fs::path(buffer) : fs::path();
+#else
+  std::error_code error;
+  const fs::path executable = fs::canonical("/proc/self/exe", error);
+  return error ? fs::path() : executable;
+#endif
+}
+
 const uint8_t* bytes_of(const std::string& data) { return reinterpret_cast<const uint8_t*>(data.data()); }
 
-// Where build/models/<directory> may be: beside the native executable (build/native/src/cli/kvlab), or
-// under the current folder or one of its parents (the repository; the wasm tool under Node sees the real
-// file system through NODERAWFS, from wherever it was started).
+// Where build/models/<directory> may be: beside the program (build/native/src/cli/kvlab, or the wasm
+// tool build/wasm/src/cli/kvlab-cli.js, which sees the real file system through NODERAWFS), or under the
+// current folder or one of its parents (the repository).
 fs::path find_shipped_directory(const ShippedModel& shipped) {
   std::vector<fs::path> candidates;
   std::error_code error;
-  const fs::path executable = fs::canonical("/proc/self/exe", error);
-  if (!error) candidates.push_back(executable.parent_path() / "../../../models" / shipped.directory);
+  const fs::path program = own_path();
+  if (!program.empty()) candidates.push_back(program.parent_path() / "../../../models" / shipped.directory);
   for (fs::path folder = fs::current_path(error); !error && !folder.empty(); folder = folder.parent_path()) {
     candidates.push_back(folder / "build/models" / shipped.directory);
     if (folder == folder.parent_path()) break;
