@@ -20,8 +20,9 @@ struct GenerateFlags {
 int parse_tokens(const std::string& text) {
   const nlohmann::json value = flag_value(text);
   if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 8192)
-    throw_range({"tokens", text, integers_from(1, 8192)},
-                "must be an integer from 1 to 8192, at most the model's positions less the prompt's (got " + text + ")");
+    throw_range(
+        {"tokens", text, integers_from(1, 8192)},
+        "must be an integer from 1 to 8192, at most the model's positions less the prompt's (got " + text + ")");
   return value.get<int>();
 }
 
@@ -47,7 +48,8 @@ Action add_generate_command(CLI::App& app) {
       LoadedModel loaded = load_model_source(*model_flags, weights, kv, sources);
       const TextGeneration out = generate_text(*loaded.model, *loaded.tokenizer, flags->prompt, n_tokens);
       if (flags->json) {
-        const nlohmann::ordered_json result = {{"prompt_tokens", out.prompt_tokens}, {"tokens", out.tokens}, {"text", out.text}};
+        const nlohmann::ordered_json result = {
+            {"prompt_tokens", out.prompt_tokens}, {"tokens", out.tokens}, {"text", out.text}};
         // Byte tokens may leave a character unfinished where generation stopped: shown as U+FFFD.
         std::cout << result.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
       } else {

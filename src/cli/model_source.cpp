@@ -23,7 +23,7 @@ namespace {
 #ifdef __EMSCRIPTEN__
 // Under Node the tool is the script Node runs (process.argv[1]); its path, as UTF-8, into `buffer`.
 EM_JS(int, node_script_path, (char* buffer, int size), {
-  var script = typeof process !== 'undefined' && process.argv && process.argv[1] ? process.argv[1] : '';
+  var script = typeof process != = 'undefined' && process.argv && process.argv[1] ? process.argv[1] : '';
   return script ? stringToUTF8(require('path').resolve(script), buffer, size) : 0;
 });
 #endif
@@ -73,7 +73,8 @@ std::shared_ptr<ModelSourceFlags> add_model_source_flags(CLI::App& command) {
   return flags;
 }
 
-LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weights, NumberFormat kv, InputSources& sources) {
+LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weights, NumberFormat kv,
+                              InputSources& sources) {
   const int given = !flags.model.empty() + !flags.checkpoint.empty() + !flags.gguf.empty();
   if (given != 1 || flags.checkpoint.empty() != flags.tokenizer.empty())
     throw_range("give one model: --model NAME, --checkpoint FILE with --tokenizer FILE, or --gguf FILE");

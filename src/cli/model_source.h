@@ -29,6 +29,7 @@ struct LoadedModel {
 
 // Reads the chosen files, its weights stored in `weights` and its KV cache in `kv`, registering the
 // files with `sources` so that errors name them. Throws InputError unless exactly one source is given.
-LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weights, NumberFormat kv, InputSources& sources);
+LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weights, NumberFormat kv,
+                              InputSources& sources);
 
 }  // namespace kvlab::cli

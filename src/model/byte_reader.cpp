@@ -17,8 +17,10 @@ T little_endian(const uint8_t* bytes) {
     std::memcpy(&out, &value, sizeof out);
   } else {
     const auto narrow = static_cast<uint32_t>(value);
-    if constexpr (sizeof(T) == 4) std::memcpy(&out, &narrow, sizeof out);
-    else out = static_cast<T>(narrow);
+    if constexpr (sizeof(T) == 4)
+      std::memcpy(&out, &narrow, sizeof out);
+    else
+      out = static_cast<T>(narrow);
   }
   return out;
 }

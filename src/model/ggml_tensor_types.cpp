@@ -10,7 +10,8 @@ namespace {
 
 enum : uint32_t { kF32 = 0, kF16 = 1, kQ8_0 = 8, kBF16 = 30 };
 
-const GgmlType kSupported[] = {{kF32, "F32", 1, 4}, {kF16, "F16", 1, 2}, {kBF16, "BF16", 1, 2}, {kQ8_0, "Q8_0", 32, 34}};
+const GgmlType kSupported[] = {
+    {kF32, "F32", 1, 4}, {kF16, "F16", 1, 2}, {kBF16, "BF16", 1, 2}, {kQ8_0, "Q8_0", 32, 34}};
 
 uint16_t u16_at(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
@@ -24,10 +25,10 @@ const GgmlType* supported_ggml_type(uint32_t id) {
 
 std::string ggml_type_name(uint32_t id) {
   // ggml.h's enum ggml_type; 4 and 5 (Q4_2, Q4_3) were removed.
-  static const char* const names[] = {"F32",    "F16",     "Q4_0",  "Q4_1",  "", "",      "Q5_0", "Q5_1",
-                                      "Q8_0",   "Q8_1",    "Q2_K",  "Q3_K",  "Q4_K",  "Q5_K",  "Q6_K", "Q8_K",
+  static const char* const names[] = {"F32",     "F16",    "Q4_0",    "Q4_1",  "",       "",      "Q5_0",  "Q5_1",
+                                      "Q8_0",    "Q8_1",   "Q2_K",    "Q3_K",  "Q4_K",   "Q5_K",  "Q6_K",  "Q8_K",
                                       "IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S", "IQ2_S", "IQ4_XS",
-                                      "I8",     "I16",     "I32",   "I64",   "F64",   "IQ1_M", "BF16"};
+                                      "I8",      "I16",    "I32",     "I64",   "F64",    "IQ1_M", "BF16"};
   if (id < sizeof names / sizeof names[0] && names[id][0] != '\0') return names[id];
   return "unknown";
 }

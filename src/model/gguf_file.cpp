@@ -13,8 +13,8 @@ constexpr int kMaxDims = 4;              // GGML_MAX_DIMS
 constexpr uint64_t kMaxElements = uint64_t{1} << 40;
 
 const char* type_name(GgufType type) {
-  static const char* const names[] = {"uint8", "int8",   "uint16", "int16", "uint32", "int32", "float32",
-                                      "bool",  "string", "array",  "uint64", "int64", "float64"};
+  static const char* const names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
+                                      "bool",  "string", "array",  "uint64", "int64",  "float64"};
   const auto index = static_cast<uint32_t>(type);
   return index < sizeof names / sizeof names[0] ? names[index] : "unknown";
 }
@@ -22,10 +22,17 @@ const char* type_name(GgufType type) {
 // Bytes of one element of a fixed-size type; 0 for string and array.
 uint64_t fixed_size(GgufType type) {
   switch (type) {
-    case GgufType::uint8: case GgufType::int8: case GgufType::boolean: return 1;
-    case GgufType::uint16: case GgufType::int16: return 2;
-    case GgufType::uint32: case GgufType::int32: case GgufType::float32: return 4;
-    case GgufType::uint64: case GgufType::int64: case GgufType::float64: return 8;
+    case GgufType::uint8:
+    case GgufType::int8:
+    case GgufType::boolean: return 1;
+    case GgufType::uint16:
+    case GgufType::int16: return 2;
+    case GgufType::uint32:
+    case GgufType::int32:
+    case GgufType::float32: return 4;
+    case GgufType::uint64:
+    case GgufType::int64:
+    case GgufType::float64: return 8;
     default: return 0;
   }
 }
@@ -42,7 +49,6 @@ std::string read_string(ByteReader& in, const std::string& field) {
   in.require_fits(length, 1, field + ".length");
   return in.text(static_cast<size_t>(length), field);
 }
-
 
 void skip_string(ByteReader& in, const std::string& field) {
   const uint64_t length = in.u64(field + ".length");
@@ -90,8 +96,10 @@ void skip_elements(ByteReader& in, GgufType type, uint64_t count, int depth, con
   in.require_fits(count, type == GgufType::string ? 8 : 12, field + ".count");  // a length, or a type and a count
   for (uint64_t i = 0; i < count; ++i) {
     const std::string element = field + "[" + std::to_string(i) + "]";
-    if (type == GgufType::string) skip_string(in, element);
-    else read_value(in, type, depth, element);
+    if (type == GgufType::string)
+      skip_string(in, element);
+    else
+      read_value(in, type, depth, element);
   }
 }
 
@@ -145,7 +153,8 @@ GgufFile::GgufFile(const uint8_t* data, size_t size) : data_(data), size_(size) 
   }
   const uint64_t start = (in.position() + alignment - 1) / alignment * alignment;
   if (start > size_ && !tensors_.empty())
-    in.fail("tensor_data", std::to_string(start), "starts past the end of the file (" + std::to_string(size_) + " bytes)");
+    in.fail("tensor_data", std::to_string(start),
+            "starts past the end of the file (" + std::to_string(size_) + " bytes)");
   data_start_ = static_cast<size_t>(start > size_ ? size_ : start);
   for (const GgufTensorInfo& t : tensors_)
     if (t.offset % alignment != 0)
@@ -162,16 +171,16 @@ const GgufValue& GgufFile::value(const std::string& key, GgufType type) const {
                     (type == GgufType::float64 && (integer || v.type == GgufType::float32)) ||
                     (type == GgufType::array && v.type == GgufType::array);
   if (!fits)
-    throw_type({path(key), type_name(v.type), {}},
-               std::string("must be ") + (type == GgufType::uint64 ? "an integer" : type_name(type)) + " (got " +
-                   type_name(v.type) + ")");
+    throw_type({path(key), type_name(v.type), {}}, std::string("must be ") +
+                                                       (type == GgufType::uint64 ? "an integer" : type_name(type)) +
+                                                       " (got " + type_name(v.type) + ")");
   return v;
 }
 
 uint64_t GgufFile::unsigned_integer(const std::string& key) const {
   const GgufValue& v = value(key, GgufType::uint64);
-  const bool is_signed = v.type == GgufType::int8 || v.type == GgufType::int16 || v.type == GgufType::int32 ||
-                         v.type == GgufType::int64;
+  const bool is_signed =
+      v.type == GgufType::int8 || v.type == GgufType::int16 || v.type == GgufType::int32 || v.type == GgufType::int64;
   if (!is_signed) return v.unsigned_value;
   if (v.signed_value < 0) throw_range({path(key), std::to_string(v.signed_value), {}}, "must not be negative");
   return static_cast<uint64_t>(v.signed_value);
@@ -180,8 +189,8 @@ uint64_t GgufFile::unsigned_integer(const std::string& key) const {
 double GgufFile::number(const std::string& key) const {
   const GgufValue& v = value(key, GgufType::float64);
   if (v.type == GgufType::float32 || v.type == GgufType::float64) return v.number;
-  const bool is_signed = v.type == GgufType::int8 || v.type == GgufType::int16 || v.type == GgufType::int32 ||
-                         v.type == GgufType::int64;
+  const bool is_signed =
+      v.type == GgufType::int8 || v.type == GgufType::int16 || v.type == GgufType::int32 || v.type == GgufType::int64;
   return is_signed ? static_cast<double>(v.signed_value) : static_cast<double>(v.unsigned_value);
 }
 
@@ -191,8 +200,8 @@ namespace {
 
 void require_elements(const GgufValue& v, GgufType element, const std::string& key) {
   if (v.element_type != element)
-    throw_type({GgufFile::path(key), "", {}}, std::string("must be an array of ") + type_name(element) + " (got an array of " +
-                                                  type_name(v.element_type) + ")");
+    throw_type({GgufFile::path(key), "", {}}, std::string("must be an array of ") + type_name(element) +
+                                                  " (got an array of " + type_name(v.element_type) + ")");
 }
 
 }  // namespace
@@ -233,8 +242,8 @@ const uint8_t* GgufFile::tensor_bytes(const GgufTensorInfo& tensor, uint64_t n_b
   const std::string field = "tensors[" + tensor.name + "]";
   if (tensor.offset > available || n_bytes > available - tensor.offset)
     throw_range({path(field + ".offset"), std::to_string(tensor.offset), {}},
-                "puts the tensor's " + std::to_string(n_bytes) + " bytes past the end of the file (the data section has " +
-                    std::to_string(available) + " bytes)");
+                "puts the tensor's " + std::to_string(n_bytes) +
+                    " bytes past the end of the file (the data section has " + std::to_string(available) + " bytes)");
   return data_ + data_start_ + tensor.offset;
 }
 

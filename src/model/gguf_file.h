@@ -18,16 +18,27 @@
 namespace kvlab {
 
 enum class GgufType : uint32_t {
-  uint8 = 0, int8 = 1, uint16 = 2, int16 = 3, uint32 = 4, int32 = 5, float32 = 6, boolean = 7,
-  string = 8, array = 9, uint64 = 10, int64 = 11, float64 = 12,
+  uint8 = 0,
+  int8 = 1,
+  uint16 = 2,
+  int16 = 3,
+  uint32 = 4,
+  int32 = 5,
+  float32 = 6,
+  boolean = 7,
+  string = 8,
+  array = 9,
+  uint64 = 10,
+  int64 = 11,
+  float64 = 12,
 };
 
 struct GgufValue {
   GgufType type = GgufType::uint8;
-  uint64_t unsigned_value = 0;  // unsigned integers and booleans
-  int64_t signed_value = 0;     // signed integers
-  double number = 0.0;          // float32, float64
-  std::string text;             // string
+  uint64_t unsigned_value = 0;              // unsigned integers and booleans
+  int64_t signed_value = 0;                 // signed integers
+  double number = 0.0;                      // float32, float64
+  std::string text;                         // string
   GgufType element_type = GgufType::uint8;  // array: its elements' type,
   uint64_t count = 0;                       // how many,
   size_t elements_at = 0;                   // and where the first starts in the file

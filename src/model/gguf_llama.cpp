@@ -14,7 +14,7 @@ namespace kvlab {
 
 namespace {
 
-constexpr int kMaxPositions = 8192;  // validate()'s max_seq
+constexpr int kMaxPositions = 8192;   // validate()'s max_seq
 constexpr double kRmsEpsilon = 1e-5;  // kernels::rmsnorm's
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
@@ -47,7 +47,8 @@ ModelConfig read_config(const GgufFile& file, int vocab) {
                      : c.n_heads;
   // A longer context than the KV cache can hold is fine: the model is used for fewer positions.
   const uint64_t context = file.unsigned_integer("llama.context_length");
-  if (context < 2) throw_range({GgufFile::path("llama.context_length"), std::to_string(context), {}}, "must be at least 2");
+  if (context < 2)
+    throw_range({GgufFile::path("llama.context_length"), std::to_string(context), {}}, "must be at least 2");
   c.max_seq = static_cast<int>(std::min<uint64_t>(context, kMaxPositions));
   if (file.has("llama.vocab_size") && file.unsigned_integer("llama.vocab_size") != static_cast<uint64_t>(vocab))
     throw_range({GgufFile::path("llama.vocab_size"), std::to_string(file.unsigned_integer("llama.vocab_size")), {}},
@@ -56,7 +57,8 @@ ModelConfig read_config(const GgufFile& file, int vocab) {
   if (file.has("llama.rope.dimension_count") &&
       file.unsigned_integer("llama.rope.dimension_count") != static_cast<uint64_t>(c.head_dim()))
     throw_range({GgufFile::path("llama.rope.dimension_count"),
-                 std::to_string(file.unsigned_integer("llama.rope.dimension_count")), {}},
+                 std::to_string(file.unsigned_integer("llama.rope.dimension_count")),
+                 {}},
                 "must be the head size, " + std::to_string(c.head_dim()) + ": kvlab rotates whole heads");
   const std::string epsilon_key = "llama.attention.layer_norm_rms_epsilon";
   if (file.has(epsilon_key) && std::fabs(file.number(epsilon_key) / kRmsEpsilon - 1.0) > 1e-3)
@@ -158,9 +160,9 @@ void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorS
                 "is " + ggml_type_name(info.type) + " (" + std::to_string(info.type) + "); kvlab reads " +
                     supported_ggml_type_names());
   if (info.dims[0] % static_cast<uint64_t>(type->block_elements) != 0)
-    throw_range({GgufFile::path(field + ".dims"), std::to_string(info.dims[0]), {}},
-                "must be rows of whole " + std::string(type->name) + " blocks of " +
-                    std::to_string(type->block_elements));
+    throw_range(
+        {GgufFile::path(field + ".dims"), std::to_string(info.dims[0]), {}},
+        "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
   const uint64_t n_bytes = info.n_elements / static_cast<uint64_t>(type->block_elements) * type->block_bytes;
   const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocation below is bounded
   slot.destination->resize(static_cast<size_t>(info.n_elements));
@@ -182,8 +184,9 @@ ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
   for (const GgufTensorInfo& info : file.tensors()) {
     auto slot = slots.find(info.name);
     if (slot == slots.end())
-      throw_range({GgufFile::path("tensors[" + info.name + "]"), "", {}},
-                  "is not a tensor of the Llama model kvlab runs (of " + std::to_string(t.config.n_layers) + " layers)");
+      throw_range(
+          {GgufFile::path("tensors[" + info.name + "]"), "", {}},
+          "is not a tensor of the Llama model kvlab runs (of " + std::to_string(t.config.n_layers) + " layers)");
     if (seen[info.name]) throw_range({GgufFile::path("tensors[" + info.name + "]"), "", {}}, "appears twice");
     seen[info.name] = true;
     read_tensor(file, info, slot->second);

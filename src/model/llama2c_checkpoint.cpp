@@ -53,9 +53,9 @@ WeightTensors read_llama2c_checkpoint(const uint8_t* data, size_t size) {
                           2 * rope_floats + (shared_classifier ? 0 : uint64_t{vocab} * d);
   const uint64_t expected = kHeaderBytes + floats * 4;
   if (size != expected)
-    throw_range({in.path("size"), std::to_string(size), {}},
-                "must be " + std::to_string(expected) + " bytes, as the header's dimensions make it (got " +
-                    std::to_string(size) + ")");
+    throw_range({in.path("size"), std::to_string(size), {}}, "must be " + std::to_string(expected) +
+                                                                 " bytes, as the header's dimensions make it (got " +
+                                                                 std::to_string(size) + ")");
 
   WeightTensors t;
   t.config = c;

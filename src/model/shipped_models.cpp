@@ -6,7 +6,8 @@ namespace kvlab {
 
 const std::vector<ShippedModel>& shipped_models() {
   static const std::vector<ShippedModel> models = {
-      {"stories15M", "a real model that writes children's stories: karpathy's llama2.c stories15M, trained on TinyStories",
+      {"stories15M",
+       "a real model that writes children's stories: karpathy's llama2.c stories15M, trained on TinyStories",
        "stories15M", "model.bin", "tokenizer.bin"},
   };
   return models;

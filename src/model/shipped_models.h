@@ -7,11 +7,11 @@
 namespace kvlab {
 
 struct ShippedModel {
-  std::string name;         // what --model takes
+  std::string name;  // what --model takes
   std::string description;
-  std::string directory;    // under build/models
-  std::string checkpoint;   // llama2.c checkpoint, in the directory
-  std::string tokenizer;    // llama2.c tokenizer file, in the directory
+  std::string directory;   // under build/models
+  std::string checkpoint;  // llama2.c checkpoint, in the directory
+  std::string tokenizer;   // llama2.c tokenizer file, in the directory
 };
 
 const std::vector<ShippedModel>& shipped_models();

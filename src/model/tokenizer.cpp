@@ -57,8 +57,10 @@ std::vector<int> Tokenizer::encode(const std::string& text, const std::string& f
   };
   auto add_piece = [&](const std::string& piece) {
     const int id = lookup(piece);
-    if (id >= 0) tokens.push_back(id);
-    else add_bytes(piece);
+    if (id >= 0)
+      tokens.push_back(id);
+    else
+      add_bytes(piece);
   };
   if (!text.empty()) add_piece(" ");
   // One UTF-8 character at a time (as run.c: a lead byte and up to three continuation bytes).

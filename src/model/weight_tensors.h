@@ -23,10 +23,10 @@ struct LayerTensors {
 };
 
 struct WeightTensors {
-  ModelConfig config;  // passed validate()
+  ModelConfig config;           // passed validate()
   FloatBuffer token_embedding;  // [vocab, d_model]
   std::vector<LayerTensors> layers;
-  FloatBuffer final_norm;       // [d_model]
+  FloatBuffer final_norm;  // [d_model]
   // [vocab, d_model]; empty when the classifier is shared with the token embedding
   FloatBuffer w_out;
 };

@@ -10,7 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return 0;
-  const size_t n = std::min<size_t>(data[0] | data[1] << 8 | data[2] << 16 | static_cast<size_t>(data[3]) << 24, size - 4);
+  const size_t n =
+      std::min<size_t>(data[0] | data[1] << 8 | data[2] << 16 | static_cast<size_t>(data[3]) << 24, size - 4);
   try {
     kvlab::fuzz::run_model_file(kvlab::read_llama2c_files(data + 4, n, data + 4 + n, size - 4 - n));
   } catch (const kvlab::InputError&) {

@@ -2,8 +2,8 @@
 // writers make (tests/model/model_file_writers.h), well under scripts/fuzz's 4,096-byte small runs.
 //   model_seeds FOLDER checkpoint|gguf
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "model_file_writers.h"

@@ -27,7 +27,8 @@ ModelFile read_gguf(const test::FileWeights& w, const Vocabulary& v, const test:
   return read_gguf_llama(bytes_of(bytes), bytes.size());
 }
 
-TextGeneration generate(ModelFile file, const std::string& prompt, int n_tokens, NumberFormat weights = NumberFormat::f32) {
+TextGeneration generate(ModelFile file, const std::string& prompt, int n_tokens,
+                        NumberFormat weights = NumberFormat::f32) {
   file.tensors.config.weights = weights;
   Tokenizer tokenizer(std::move(file.vocabulary));
   Model model(pack_weights(std::move(file.tensors)));
@@ -55,7 +56,8 @@ std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tok
   std::vector<std::vector<std::vector<float>>> keys(c.n_layers), values(c.n_layers);
   std::vector<int> answer;
   for (size_t pos = 0; answer.size() < static_cast<size_t>(n_tokens); ++pos) {
-    std::vector<float> x(w.token_embedding.begin() + tokens[pos] * d, w.token_embedding.begin() + (tokens[pos] + 1) * d);
+    std::vector<float> x(w.token_embedding.begin() + tokens[pos] * d,
+                         w.token_embedding.begin() + (tokens[pos] + 1) * d);
     for (int l = 0; l < c.n_layers; ++l) {
       std::vector<float> xb = rmsnorm(x, w.attn_norm[l]);
       std::vector<float> q = matvec(w.wq[l], xb, d), k = matvec(w.wk[l], xb, kv_dim), v = matvec(w.wv[l], xb, kv_dim);
@@ -95,7 +97,8 @@ std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tok
       for (int i = 0; i < d; ++i) x[i] += down[i];
     }
     if (pos + 1 < tokens.size()) continue;
-    const std::vector<float> logits = matvec(w.w_out.empty() ? w.token_embedding : w.w_out, rmsnorm(x, w.final_norm), c.vocab);
+    const std::vector<float> logits =
+        matvec(w.w_out.empty() ? w.token_embedding : w.w_out, rmsnorm(x, w.final_norm), c.vocab);
     const int next = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     answer.push_back(next);
     tokens.push_back(next);

@@ -33,7 +33,7 @@ Vocabulary tiny_vocabulary() {
     v.pieces.push_back(hex);
     v.scores.push_back(0.0f);
   }
-  const std::vector<std::string> pieces = {" ", "a", "b", "c", "d", "e", "o", "n", "t", "\xC3\xA9",  // é
+  const std::vector<std::string> pieces = {" ",  "a",  "b",   "c",  "d",  "e",   "o",    "n",     "t", "\xC3\xA9",  // é
                                            " a", "ab", " ab", "on", "ce", " on", "once", " once", "t "};
   for (size_t i = 0; i < pieces.size(); ++i) {
     v.pieces.push_back(pieces[i]);
@@ -89,7 +89,8 @@ FileWeights tiny_weights(const ModelConfig& c, uint64_t seed, bool shared_classi
 std::string llama2c_checkpoint_bytes(const FileWeights& w) {
   const ModelConfig& c = w.config;
   ByteWriter out;
-  for (int v : {c.d_model, c.d_ff, c.n_layers, c.n_heads, c.n_kv_heads, w.w_out.empty() ? c.vocab : -c.vocab, c.max_seq})
+  for (int v :
+       {c.d_model, c.d_ff, c.n_layers, c.n_heads, c.n_kv_heads, w.w_out.empty() ? c.vocab : -c.vocab, c.max_seq})
     out.i32(v);
   auto floats = [&](const std::vector<float>& values) {
     for (float x : values) out.f32(x);
@@ -109,7 +110,9 @@ std::string llama2c_tokenizer_bytes(const Vocabulary& v) {
   for (const std::string& piece : v.pieces) longest = std::max(longest, piece.size() + 2);
   out.i32(static_cast<int32_t>(longest));
   for (size_t id = 0; id < v.pieces.size(); ++id) {
-    const std::string piece = static_cast<int>(id) == v.bos ? "\n<s>\n" : static_cast<int>(id) == v.eos ? "\n</s>\n" : v.pieces[id];
+    const std::string piece = static_cast<int>(id) == v.bos   ? "\n<s>\n"
+                              : static_cast<int>(id) == v.eos ? "\n</s>\n"
+                                                              : v.pieces[id];
     out.f32(v.scores[id]);
     out.i32(static_cast<int32_t>(piece.size()));
     out.text(piece);
@@ -135,9 +138,12 @@ std::string sentencepiece_spaces(const std::string& piece) {
 // The tensor's data in `type`; rows of n_in values.
 std::string tensor_data(const std::vector<float>& values, uint32_t type) {
   ByteWriter out;
-  if (type == 0) for (float x : values) out.f32(x);
-  if (type == 1) for (float x : values) out.u16(to_f16(x));
-  if (type == 30) for (float x : values) out.u16(to_bf16(x));
+  if (type == 0)
+    for (float x : values) out.f32(x);
+  if (type == 1)
+    for (float x : values) out.u16(to_f16(x));
+  if (type == 30)
+    for (float x : values) out.u16(to_bf16(x));
   if (type == 8) {
     for (size_t block = 0; block < values.size() / 32; ++block) {
       out.u16(to_f16(1.0f / 512.0f));

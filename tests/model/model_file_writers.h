@@ -15,11 +15,11 @@ namespace kvlab::test {
 // A model's weights in a file's order and convention: row-major, wq and wk for adjacent-pair rotary.
 struct FileWeights {
   ModelConfig config;
-  std::vector<float> token_embedding;                        // [vocab, d_model]
+  std::vector<float> token_embedding;                         // [vocab, d_model]
   std::vector<std::vector<float>> attn_norm, wq, wk, wv, wo;  // per layer
   std::vector<std::vector<float>> ffn_norm, w1, w2, w3;       // per layer: gate, down, up
-  std::vector<float> final_norm;                             // [d_model]
-  std::vector<float> w_out;                                  // [vocab, d_model]; empty: shared
+  std::vector<float> final_norm;                              // [d_model]
+  std::vector<float> w_out;                                   // [vocab, d_model]; empty: shared
 };
 
 // <unk>, BOS, EOS, the 256 byte tokens <0x00>..<0xFF>, then a few pieces and their merges (" a",

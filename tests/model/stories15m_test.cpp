@@ -30,10 +30,10 @@ TEST(Stories15M, OnceUponATimeWritesTheGreedyStory) {
   EXPECT_EQ(out.prompt_tokens, (std::vector<int>{1, 9038, 2501, 263, 931}));  // BOS "Once" " upon" " a" " time"
   // What this build generated natively (greedy decoding is deterministic).
   const std::vector<int> expected = {
-      29892, 727,  471,  263,   2217, 7826, 4257, 365,  2354, 29889, 2296,  18012, 304,  1708, 5377, 297,
-      278,   6575, 845,  457,   29889, 3118, 2462, 29892, 1183, 4446, 263,   4802,  29892, 2654, 8287, 297,
-      278,   14744, 29889, 739, 471,  278,  6575, 29991, 2296, 2714,  372,   471,   577,  5051, 29889, 13,
-      29931, 2354, 5131, 304,  1708, 411,  278,  8287,  29892, 541,  372,   471,   2086, 1880, 701,  297};
+      29892, 727,   471,   263, 2217,  7826, 4257, 365,   2354,  29889, 2296, 18012, 304,   1708, 5377,  297,
+      278,   6575,  845,   457, 29889, 3118, 2462, 29892, 1183,  4446,  263,  4802,  29892, 2654, 8287,  297,
+      278,   14744, 29889, 739, 471,   278,  6575, 29991, 2296,  2714,  372,  471,   577,   5051, 29889, 13,
+      29931, 2354,  5131,  304, 1708,  411,  278,  8287,  29892, 541,   372,  471,   2086,  1880, 701,   297};
   EXPECT_EQ(out.tokens, expected);
   const std::string story = ", there was a little girl named Lily. She loved to play outside in the sunshine.";
   EXPECT_EQ(out.text.substr(0, story.size()), story);

@@ -41,7 +41,7 @@ TEST_F(TokenizerTest, BestScoredPairMergesFirst) {
 
 TEST_F(TokenizerTest, UnknownCharactersFallBackToTheirBytes) {
   EXPECT_EQ(tokenizer.encode("x"), (std::vector<int>{1, id(" "), byte('x')}));
-  EXPECT_EQ(tokenizer.encode("\xC3\xA9"), (std::vector<int>{1, id(" "), id("\xC3\xA9")}));  // é is a piece
+  EXPECT_EQ(tokenizer.encode("\xC3\xA9"), (std::vector<int>{1, id(" "), id("\xC3\xA9")}));          // é is a piece
   EXPECT_EQ(tokenizer.encode("\xC3\xBC"), (std::vector<int>{1, id(" "), byte(0xC3), byte(0xBC)}));  // ü is not
 }
 

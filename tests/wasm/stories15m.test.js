@@ -17,21 +17,23 @@ const args = ['generate', '--model', 'stories15M', '--prompt', 'Once upon a time
 
 // The 64 ids this build generates natively (tests/model/stories15m_test.cpp asserts them too).
 const expected = [
-  29892, 727, 471, 263, 2217, 7826, 4257, 365, 2354, 29889, 2296, 18012, 304, 1708, 5377, 297,
-  278, 6575, 845, 457, 29889, 3118, 2462, 29892, 1183, 4446, 263, 4802, 29892, 2654, 8287, 297,
-  278, 14744, 29889, 739, 471, 278, 6575, 29991, 2296, 2714, 372, 471, 577, 5051, 29889, 13,
-  29931, 2354, 5131, 304, 1708, 411, 278, 8287, 29892, 541, 372, 471, 2086, 1880, 701, 297,
+  29892, 727, 471, 263, 2217, 7826, 4257, 365, 2354, 29889, 2296, 18012, 304, 1708, 5377, 297, 278, 6575, 845, 457,
+  29889, 3118, 2462, 29892, 1183, 4446, 263, 4802, 29892, 2654, 8287, 297, 278, 14744, 29889, 739, 471, 278, 6575,
+  29991, 2296, 2714, 372, 471, 577, 5051, 29889, 13, 29931, 2354, 5131, 304, 1708, 411, 278, 8287, 29892, 541, 372, 471,
+  2086, 1880, 701, 297,
 ];
 
 // llama2.c's greedy continuation of `prompt` (ids, BOS first), n tokens long.
 async function llama2cGreedy(prompt, n) {
   const createLlama2 = require(path.join(llama2cDir, 'llama2.js'));
   const llama2 = await createLlama2({
-    locateFile: (file) => path.join(llama2cDir, file), arguments: ['model.bin'], print: () => {},
+    locateFile: (file) => path.join(llama2cDir, file),
+    arguments: ['model.bin'],
+    print: () => {},
   });
   llama2.ccall('set_parameters', null, ['number', 'number'], [0.0, 256]);
   const vocab = llama2.ccall('get_vocab_size', 'number', [], []);
-  assert.equal(llama2.ccall('manual_start', 'number', ['string'], ['']), prompt[0]);  // BOS at position 0
+  assert.equal(llama2.ccall('manual_start', 'number', ['string'], ['']), prompt[0]); // BOS at position 0
   const answer = [];
   let token = prompt[1];
   for (let position = 1; answer.length < n; position++) {
@@ -61,19 +63,27 @@ test('llama2.c itself generates the same 64 ids from the same prompt tokens', { 
   assert.deepEqual(await llama2cGreedy([1, 9038, 2501, 263, 931], 64), expected);
 });
 
-test('the Embind module loads stories15M from bytes and generates the same ids; a bad file is refused', { skip }, async () => {
-  const kvlab = await loadModule();
-  const checkpoint = fs.readFileSync(path.join(modelDir, 'model.bin'));
-  const tokenizer = fs.readFileSync(path.join(modelDir, 'tokenizer.bin'));
-  const info = kvlab.loadModel({ checkpoint, tokenizer });
-  assert.equal(info.d_model, 288);
-  assert.equal(info.vocab, 32000);
-  const out = kvlab.generate({ prompt: 'Once upon a time', tokens: 16 });
-  assert.deepEqual(out.tokens, expected.slice(0, 16));
-  assert.match(out.text, /^, there was a little girl named Lily\./);
+test(
+  'the Embind module loads stories15M from bytes and generates the same ids; a bad file is refused',
+  { skip },
+  async () => {
+    const kvlab = await loadModule();
+    const checkpoint = fs.readFileSync(path.join(modelDir, 'model.bin'));
+    const tokenizer = fs.readFileSync(path.join(modelDir, 'tokenizer.bin'));
+    const info = kvlab.loadModel({ checkpoint, tokenizer });
+    assert.equal(info.d_model, 288);
+    assert.equal(info.vocab, 32000);
+    const out = kvlab.generate({ prompt: 'Once upon a time', tokens: 16 });
+    assert.deepEqual(out.tokens, expected.slice(0, 16));
+    assert.match(out.text, /^, there was a little girl named Lily\./);
 
-  const error = thrown(() => kvlab.loadModel({ checkpoint: checkpoint.subarray(0, 1000), tokenizer }));
-  assert.ok(error instanceof RangeError);
-  assert.equal(error.path, 'checkpoint.size');
-  assert.equal(kvlab.generate({ prompt: 'Once upon a time', tokens: 2 }).tokens.length, 2, 'a refused file leaves the model loaded before in place');
-});
+    const error = thrown(() => kvlab.loadModel({ checkpoint: checkpoint.subarray(0, 1000), tokenizer }));
+    assert.ok(error instanceof RangeError);
+    assert.equal(error.path, 'checkpoint.size');
+    assert.equal(
+      kvlab.generate({ prompt: 'Once upon a time', tokens: 2 }).tokens.length,
+      2,
+      'a refused file leaves the model loaded before in place'
+    );
+  }
+);
