@@ -36,7 +36,8 @@ TextGeneration generate(ModelFile file, const std::string& prompt, int n_tokens,
 }
 
 // llama2.c's forward pass (run.c), plainly, on the file's weights: rotary turns adjacent pairs.
-std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tokens, int n_tokens) {
+std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tokens, int n_tokens,
+                                float rope_theta = 10000.0f) {
   const ModelConfig& c = w.config;
   const int d = c.d_model, kv_dim = c.kv_dim(), hs = c.head_dim(), ff = c.d_ff;
   auto matvec = [](const std::vector<float>& m, const std::vector<float>& x, int n_out) {
@@ -62,7 +63,7 @@ std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tok
       std::vector<float> xb = rmsnorm(x, w.attn_norm[l]);
       std::vector<float> q = matvec(w.wq[l], xb, d), k = matvec(w.wk[l], xb, kv_dim), v = matvec(w.wv[l], xb, kv_dim);
       for (int i = 0; i < d; i += 2) {
-        const float freq = 1.0f / std::pow(10000.0f, static_cast<float>(i % hs) / static_cast<float>(hs));
+        const float freq = 1.0f / std::pow(rope_theta, static_cast<float>(i % hs) / static_cast<float>(hs));
         const float fcr = std::cos(pos * freq), fci = std::sin(pos * freq);
         for (std::vector<float>* vec : {&q, &k}) {
           if (vec == &k && i >= kv_dim) continue;
@@ -132,6 +133,18 @@ TEST(ModelFile, GgufOfEveryTensorTypeGeneratesTheCheckpointsTokens) {
       EXPECT_EQ(got.text, expected.text);
     }
   }
+}
+
+TEST(ModelFile, GgufRopeFreqBaseIsTheRotaryBase) {
+  const Vocabulary v = test::tiny_vocabulary();
+  const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
+  test::GgufOptions options;
+  options.rope_freq_base = 100.0f;  // far from 10000, so that positions turn visibly differently
+  const ModelFile file = read_gguf(w, v, options);
+  EXPECT_EQ(file.tensors.config.rope_theta, 100.0);
+  const TextGeneration ours = generate(file, kPrompt, 24);
+  EXPECT_EQ(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24, 100.0f));
+  EXPECT_NE(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24, 10000.0f));
 }
 
 TEST(ModelFile, Bf16WeightsRunTheSameFile) {
@@ -244,6 +257,13 @@ TEST_F(HostileFiles, GgufOtherArchitecturesAndTokenizersAreRefusedNamingThem) {
   expect_refused([&] { read_gguf_file(); }, "gguf.general.architecture", "\"qwen2\"");
   gguf = test::gguf_bytes(w, v, {0, "llama", "gpt2"});
   expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"gpt2\"");
+}
+
+TEST_F(HostileFiles, GgufRmsEpsilonOtherThanTheModelsIsRefused) {
+  test::GgufOptions options;
+  options.rms_epsilon = 1e-6f;
+  gguf = test::gguf_bytes(w, v, options);
+  expect_refused([&] { read_gguf_file(); }, "gguf.llama.attention.layer_norm_rms_epsilon", "must be 1e-05");
 }
 
 TEST_F(HostileFiles, GgufVersionOneAndOtherMagicAreRefused) {

@@ -179,9 +179,9 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
   u32_key(a + "attention.head_count", static_cast<uint32_t>(c.n_heads));
   u32_key(a + "attention.head_count_kv", static_cast<uint32_t>(c.n_kv_heads));
   key(a + "attention.layer_norm_rms_epsilon", kFloat32);
-  meta.f32(1e-5f);
+  meta.f32(options.rms_epsilon);
   key(a + "rope.freq_base", kFloat32);
-  meta.f32(10000.0f);
+  meta.f32(options.rope_freq_base);
   key("tokenizer.ggml.model", kString);
   gguf_string(meta, options.tokenizer_model);
   key("tokenizer.ggml.tokens", kArray);

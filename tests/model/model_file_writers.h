@@ -37,6 +37,8 @@ struct GgufOptions {
   uint32_t matrix_type = 0;  // ggml type of the weight matrices and the embedding: 0 F32, 1 F16, 8 Q8_0, 30 BF16
   std::string architecture = "llama";
   std::string tokenizer_model = "llama";
+  float rope_freq_base = 10000.0f;
+  float rms_epsilon = 1e-5f;
 };
 // A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does.
 std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options = {});
