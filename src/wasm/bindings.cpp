@@ -270,7 +270,15 @@ std::string generate_json(const std::string& options) {
     const json& o = fields::require_object(parsed, "options");
     fields::reject_unknown(o, "options", {"prompt", "tokens"});
     const int n_tokens = static_cast<int>(fields::read_int(o, "options", "tokens", 64, 1, 8192));
-    const TextGeneration out = generate_text(*loaded.model, *loaded.tokenizer, fields::read_string(o, "options", "prompt", ""), n_tokens);
+    const std::string prompt = fields::read_string(o, "options", "prompt", "");
+    TextGeneration out;
+    try {
+      out = generate_text(*loaded.model, *loaded.tokenizer, prompt, n_tokens);
+    } catch (const InputError& e) {  // about "prompt" or "tokens": the fields of these options
+      FieldError field = e.field();
+      field.path = fields::join("options", field.path);
+      throw InputError(e.kind(), field, e.problem());
+    }
     // Byte tokens may leave a character unfinished where generation stopped: U+FFFD stands for it.
     const json text = json::parse(json(out.text).dump(-1, ' ', false, json::error_handler_t::replace));
     return json{{"prompt_tokens", out.prompt_tokens}, {"tokens", out.tokens}, {"text", text}};
