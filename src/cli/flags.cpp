@@ -91,7 +91,10 @@ JsonFlags add_measure_flags(CLI::App& command) {
   return flags;
 }
 
-std::string read_file(const std::string& path, const std::string& flag) {
+namespace {
+
+// The whole file, refused past max_bytes (limit_text says the limit: "more than 64 MiB").
+std::string read_at_most(const std::string& path, const std::string& flag, size_t max_bytes, const std::string& limit_text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
   // In pieces, up to one byte past the limit: a file that never ends (/dev/zero) is refused, not read.
@@ -99,11 +102,21 @@ std::string read_file(const std::string& path, const std::string& flag) {
   std::vector<char> piece(1 << 20);
   while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
     text.append(piece.data(), static_cast<size_t>(in.gcount()));
-    if (text.size() > json_input::kLimits.max_bytes)
-      throw_range(flag + ": file \"" + path + "\" has " + json_input::size_limit_text());
+    if (text.size() > max_bytes) throw_range(flag + ": file \"" + path + "\" has " + limit_text);
   }
   if (in.bad()) throw_range(flag + ": cannot read file \"" + path + "\"");
   return text;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, const std::string& flag) {
+  return read_at_most(path, flag, json_input::kLimits.max_bytes, json_input::size_limit_text());
+}
+
+std::string read_model_file(const std::string& path, const std::string& flag) {
+  constexpr size_t kMaxModelBytes = size_t{1} << 30;
+  return read_at_most(path, flag, kMaxModelBytes, "more than 1 GiB (the most kvlab loads)");
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& flag) {

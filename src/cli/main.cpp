@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   std::vector<kvlab::cli::Action> actions = {
       kvlab::cli::add_measure_command(app), kvlab::cli::add_simulate_command(app), kvlab::cli::add_lab_command(app),
       kvlab::cli::add_info_command(app), kvlab::cli::add_bench_command(app),
-      kvlab::cli::add_replay_command(app), kvlab::cli::add_roofline_command(app)};
+      kvlab::cli::add_replay_command(app), kvlab::cli::add_roofline_command(app),
+      kvlab::cli::add_generate_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

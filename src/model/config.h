@@ -17,6 +17,9 @@ struct ModelConfig {
   int n_kv_heads = 2;    // key/value heads (grouped-query attention: n_heads % n_kv_heads == 0)
   int d_ff = 1152;       // hidden width of the SwiGLU feed-forward
   int max_seq = 256;     // longest sequence a KV cache holds
+  // Rotary base: pair i of a head turns by position * rope_theta^(-2i / head_dim). 10000 as in Llama
+  // and llama2.c; a GGUF file may give its own (rope.freq_base).
+  double rope_theta = 10000.0;
   uint64_t seed = 1;     // weights are drawn from Rng(seed)
   // How the weight matrices are stored: f32, or bf16, which halves the bytes a decode step streams.
   // Weights are drawn in float32 and rounded to bfloat16 once, to nearest even, with integer operations

@@ -13,8 +13,10 @@ void resize(FloatBuffer& buffer, int rows, int width) { buffer.assign(static_cas
 
 }  // namespace
 
-Model::Model(const ModelConfig& config) : weights_(make_weights(config)) {
-  resize(scratch_.scores, 1, config.max_seq);
+Model::Model(const ModelConfig& config) : Model(make_weights(config)) {}
+
+Model::Model(Weights weights) : weights_(std::move(weights)) {
+  resize(scratch_.scores, 1, weights_.config.max_seq);
   reserve_rows(1);
 }
 

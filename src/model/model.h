@@ -44,8 +44,10 @@ struct Scratch {
 
 class Model {
  public:
-  // `config` must have passed validate().
+  // Random weights: `config` must have passed validate().
   explicit Model(const ModelConfig& config);
+  // Given weights (a model file's: pack_weights).
+  explicit Model(Weights weights);
 
   const ModelConfig& config() const { return weights_.config; }
   const Weights& weights() const { return weights_; }

@@ -8,6 +8,7 @@
 #include "model/buffer.h"
 #include "model/config.h"
 #include "model/packed_matrix.h"
+#include "model/weight_tensors.h"
 
 namespace kvlab {
 
@@ -35,6 +36,10 @@ struct Weights {
 
 // Draws the weights of `config` (which must have passed validate()).
 Weights make_weights(const ModelConfig& config);
+
+// The weights a model file holds, packed in tensors.config.weights's format. A shared classifier (empty
+// w_out) is packed from the token embedding. The tensors' shapes must follow their config.
+Weights pack_weights(WeightTensors tensors);
 
 // Every weight matrix, in the order a forward pass reads them (Model::forward): per layer wq, wk, wv,
 // wo, w_gate, w_up, w_down, then w_out. Their stripes run through the arena in this order.

@@ -164,3 +164,20 @@ Module['replay'] = function (options, onProgress) {
 Module['exportWeights'] = function (options) {
   return kvlabResultOf(Module['weights_value'](kvlabToJson(options, 'options')));
 };
+
+/** loadModel(files, {weights, kv}?) -> { vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, weights, kv,
+ *  parameters, weight_bytes }: reads a real model from file bytes, files being {checkpoint, tokenizer} (a llama2.c
+ *  checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before */
+Module['loadModel'] = function (files, options) {
+  if (typeof files !== 'object' || files === null) throw new TypeError('files must be {checkpoint, tokenizer} or {gguf}');
+  ['checkpoint', 'tokenizer', 'gguf'].forEach(function (name) {
+    if (files[name] !== undefined && !(files[name] instanceof Uint8Array)) throw new TypeError('files.' + name + ' must be a Uint8Array');
+  });
+  return kvlabUnwrap(Module['load_model_json'](files, kvlabToJson(options, 'options')));
+};
+
+/** generate({prompt, tokens}) -> { prompt_tokens, tokens, text }: greedy text from the loaded model, stopping
+ *  early at BOS or EOS (what `kvlab generate --json` prints) */
+Module['generate'] = function (options) {
+  return kvlabUnwrap(Module['generate_json'](kvlabToJson(options, 'options')));
+};
