@@ -74,8 +74,11 @@ JsonFlags add_measure_flags(CLI::App& command) {
   flags.add(command, "preset", "", "model preset: small (default), lab, medium, tiny", false, true);
   for (const char* field : {"vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_seq", "seed"})
     flags.add(command, field, "model", std::string("model ") + field + " (overrides the preset)");
-  flags.add(command, "weights", "", "weight format: f32 (default) or bf16 (half the bytes, rounded to nearest even)", false, true);
-  flags.add(command, "kv", "", "KV cache format: f32 (default), bf16 or f16 (half the bytes a token, rounded to nearest even)", false, true);
+  flags.add(command, "weights", "", "weight format: f32 (default) or bf16 (half the bytes, rounded to nearest even)",
+            false, true);
+  flags.add(command, "kv", "",
+            "KV cache format: f32 (default), bf16 or f16 (half the bytes a token, rounded to nearest even)", false,
+            true);
   flags.add(command, "prompt_tokens", "", "Part A prompt length (default 16)");
   flags.add(command, "answer_tokens", "", "Part A answer length (default 48)");
   flags.add(command, "runs", "", "Part A runs per path (default 5)");
@@ -94,7 +97,8 @@ JsonFlags add_measure_flags(CLI::App& command) {
 namespace {
 
 // The whole file, refused past max_bytes (limit_text says the limit: "more than 64 MiB").
-std::string read_at_most(const std::string& path, const std::string& flag, size_t max_bytes, const std::string& limit_text) {
+std::string read_at_most(const std::string& path, const std::string& flag, size_t max_bytes,
+                         const std::string& limit_text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
   // In pieces, up to one byte past the limit: a file that never ends (/dev/zero) is refused, not read.
@@ -127,7 +131,8 @@ namespace {
 
 #ifdef __EMSCRIPTEN__
 // Under Node, Emscripten's isatty() says yes for every standard stream; ask Node itself.
-EM_JS(int, node_stderr_is_tty, (), { return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; });
+EM_JS(int, node_stderr_is_tty, (),
+      { return typeof process != = 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; });
 #endif
 
 bool stderr_is_terminal() {
@@ -144,8 +149,8 @@ ProgressFn terminal_progress() {
   if (!stderr_is_terminal()) return nullptr;
   return [](double fraction, const std::string& phase) {
     const int width = 30, filled = static_cast<int>(fraction * width);
-    std::fprintf(stderr, "\r[%s%s] %3d%% %-24s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                 static_cast<int>(fraction * 100), phase.c_str());
+    std::fprintf(stderr, "\r[%s%s] %3d%% %-24s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), static_cast<int>(fraction * 100), phase.c_str());
     if (fraction >= 1.0) std::fprintf(stderr, "\n");
     std::fflush(stderr);
   };

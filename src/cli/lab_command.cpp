@@ -1,10 +1,10 @@
 #include <iostream>
 #include <memory>
 
-#include "experiments/lab.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "experiments/lab.h"
 #include "policy/policy_registry.h"
 
 namespace kvlab::cli {
@@ -34,12 +34,10 @@ Action add_lab_command(CLI::App& app) {
     sources.add_flag("options.policies", "--slots");
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
-      options["workload"] = flags->workload_file.empty()
-                                ? experiments::default_workload()
-                                : read_json_file(flags->workload_file, "--workload");
+      options["workload"] = flags->workload_file.empty() ? experiments::default_workload()
+                                                         : read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) options["workload"]["count"] = flags->requests;
-      if (command->count("--slots"))
-        options["policies"] = policy::default_policies(flags->slots);
+      if (command->count("--slots")) options["policies"] = policy::default_policies(flags->slots);
       nlohmann::json result = experiments::run_lab(experiments::read_lab_options(options), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_lab_report(result));
       return 0;

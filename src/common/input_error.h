@@ -36,7 +36,8 @@ class InputError : public std::runtime_error {
  public:
   // An error about one field: the message is the field's path, then `problem` ("must be an integer
   // from 1 to 100 (got 0)"), a space between them unless the problem starts with a colon.
-  InputError(ErrorKind kind, FieldError field, const std::string& problem) : InputError(kind, std::move(field), "", problem) {}
+  InputError(ErrorKind kind, FieldError field, const std::string& problem)
+      : InputError(kind, std::move(field), "", problem) {}
   // An error about an input as a whole (a file that cannot be read, text that is not JSON): no field.
   InputError(ErrorKind kind, const std::string& message) : InputError(kind, FieldError{}, "", message) {}
 
@@ -50,7 +51,9 @@ class InputError : public std::runtime_error {
   // What the message says after the field's path (all of it when there is no field).
   const std::string& problem() const { return problem_; }
   // The same error with `context` put before its message, the field kept.
-  InputError in_context(const std::string& context) const { return InputError(kind_, field_, context + context_, problem_); }
+  InputError in_context(const std::string& context) const {
+    return InputError(kind_, field_, context + context_, problem_);
+  }
   // {"type", "message", "path", "given", "allowed": {"min", "max", "integer", "choices"}}, the absent
   // parts left out: what Embind hands to JS.
   nlohmann::json to_json() const;

@@ -14,24 +14,24 @@ namespace kvlab {
 
 struct LayerWeights {
   FloatBuffer attn_norm;  // [d_model]
-  PackedMatrix wq;         // [d_model, d_model]
-  PackedMatrix wk;         // [kv_dim, d_model]
-  PackedMatrix wv;         // [kv_dim, d_model]
-  PackedMatrix wo;         // [d_model, d_model]
+  PackedMatrix wq;        // [d_model, d_model]
+  PackedMatrix wk;        // [kv_dim, d_model]
+  PackedMatrix wv;        // [kv_dim, d_model]
+  PackedMatrix wo;        // [d_model, d_model]
   FloatBuffer ffn_norm;   // [d_model]
-  PackedMatrix w_gate;     // [d_ff, d_model]
-  PackedMatrix w_up;       // [d_ff, d_model]
-  PackedMatrix w_down;     // [d_model, d_ff]
+  PackedMatrix w_gate;    // [d_ff, d_model]
+  PackedMatrix w_up;      // [d_ff, d_model]
+  PackedMatrix w_down;    // [d_model, d_ff]
 };
 
 struct Weights {
   ModelConfig config;
   FloatBuffer token_embedding;  // [vocab, d_model]
   std::vector<LayerWeights> layers;
-  FloatBuffer final_norm;       // [d_model]
-  PackedMatrix w_out;           // [vocab, d_model]
-  FloatBuffer rope_cos;         // [max_seq, head_dim / 2]: cos(pos * theta_i)
-  FloatBuffer rope_sin;         // [max_seq, head_dim / 2]
+  FloatBuffer final_norm;  // [d_model]
+  PackedMatrix w_out;      // [vocab, d_model]
+  FloatBuffer rope_cos;    // [max_seq, head_dim / 2]: cos(pos * theta_i)
+  FloatBuffer rope_sin;    // [max_seq, head_dim / 2]
 };
 
 // Draws the weights of `config` (which must have passed validate()).

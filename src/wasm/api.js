@@ -41,7 +41,8 @@ function kvlabUnwrap(replyText) {
 // {choices}), each present when the module knows it.
 function kvlabResultOf(reply) {
   if (reply.error) {
-    var ErrorClass = reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
+    var ErrorClass =
+      reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
     var error = new ErrorClass(reply.error.message);
     ['path', 'given', 'allowed'].forEach(function (key) {
       if (key in reply.error) error[key] = reply.error[key];
@@ -71,12 +72,16 @@ function kvlabCallback(callback, name, args) {
 
 // Progress: (fraction, phase), as wasm passes them.
 function kvlabProgress(callback) {
-  return kvlabCallback(callback, 'onProgress', function (fraction, phase) { return [fraction, phase]; });
+  return kvlabCallback(callback, 'onProgress', function (fraction, phase) {
+    return [fraction, phase];
+  });
 }
 
 // A part of a result: (name, value), the value parsed from the JSON text wasm passes.
 function kvlabParts(callback) {
-  return kvlabCallback(callback, 'onPart', function (name, text) { return [name, JSON.parse(text)]; });
+  return kvlabCallback(callback, 'onPart', function (name, text) {
+    return [name, JSON.parse(text)];
+  });
 }
 
 /** measure(options?, onProgress?) -> { answer, steps } */
@@ -121,9 +126,14 @@ Module['presets'] = function () {
 /** simulate(steps, workload, policies?, options?) -> { [policy]: metrics }; options: { timeline_requests,
  *  queue_timeline, kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
 Module['simulate'] = function (steps, workload, policies, options) {
-  return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),
-                                             policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
-                                             options === undefined ? 'null' : kvlabToJson(options, 'options')));
+  return kvlabUnwrap(
+    Module['simulate_json'](
+      kvlabToJson(steps, 'steps'),
+      kvlabToJson(workload, 'workload'),
+      policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
+      options === undefined ? 'null' : kvlabToJson(options, 'options')
+    )
+  );
 };
 
 /** roofline({gpu, model, weights, kv, tp, bw_efficiency, compute_efficiency, step_overhead_ms}) -> { model, decode,
@@ -148,7 +158,9 @@ Module['rooflinePresets'] = function () {
  *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
  *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured */
 Module['run'] = function (options, onProgress, onPart) {
-  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart)));
+  return kvlabUnwrap(
+    Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart))
+  );
 };
 
 /** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens,
@@ -169,9 +181,11 @@ Module['exportWeights'] = function (options) {
  *  parameters, weight_bytes }: reads a real model from file bytes, files being {checkpoint, tokenizer} (a llama2.c
  *  checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before */
 Module['loadModel'] = function (files, options) {
-  if (typeof files !== 'object' || files === null) throw new TypeError('files must be {checkpoint, tokenizer} or {gguf}');
+  if (typeof files !== 'object' || files === null)
+    throw new TypeError('files must be {checkpoint, tokenizer} or {gguf}');
   ['checkpoint', 'tokenizer', 'gguf'].forEach(function (name) {
-    if (files[name] !== undefined && !(files[name] instanceof Uint8Array)) throw new TypeError('files.' + name + ' must be a Uint8Array');
+    if (files[name] !== undefined && !(files[name] instanceof Uint8Array))
+      throw new TypeError('files.' + name + ' must be a Uint8Array');
   });
   return kvlabUnwrap(Module['load_model_json'](files, kvlabToJson(options, 'options')));
 };

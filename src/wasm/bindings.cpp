@@ -10,20 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "experiments/kernel_bench.h"
 #include "experiments/lab.h"
+#include "experiments/replay.h"
+#include "measure/measure.h"
 #include "model/gguf_llama.h"
 #include "model/model_file.h"
 #include "model/text_generation.h"
 #include "model/weights.h"
-#include "measure/measure.h"
-#include "common/input_error.h"
-#include "common/json_fields.h"
-#include "common/json_input.h"
 #include "roofline/published_figures.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
-#include "experiments/replay.h"
 #include "sim/simulate.h"
 #include "wasm/catalog.h"
 
@@ -70,7 +70,8 @@ PartFn parts_to(val callback) {
 }  // namespace
 
 std::string measure_json(const std::string& options, val progress) {
-  return reply([&] { return measure(read_measure_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply(
+      [&] { return measure(read_measure_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 std::string model_info_json(const std::string& options) {
@@ -82,9 +83,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
   return reply([&] {
     json policy_list = json_input::parse(policies, "policies");
     json options_object = json_input::parse(options, "options");
-    return sim::simulate_json(json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
-                              policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
-                              sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
+    return sim::simulate_json(
+        json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
+        policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
+        sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
 }
 
@@ -97,17 +99,23 @@ std::string roofline_presets_json() {
 }
 
 std::string roofline_checks_json(const std::string& options) {
-  return reply([&] { return roofline::published_checks_json(roofline::read_efficiencies(json_input::parse(options, "options"))); });
+  return reply([&] {
+    return roofline::published_checks_json(roofline::read_efficiencies(json_input::parse(options, "options")));
+  });
 }
 
 std::string run_json(const std::string& options, val progress, val on_part) {
   return reply([&] {
-    return experiments::run_lab(experiments::read_lab_options(json_input::parse(options, "options")), progress_to(progress), parts_to(on_part));
+    return experiments::run_lab(experiments::read_lab_options(json_input::parse(options, "options")),
+                                progress_to(progress), parts_to(on_part));
   });
 }
 
 std::string replay_json(const std::string& options, val progress) {
-  return reply([&] { return experiments::replay(experiments::read_replay_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] {
+    return experiments::replay(experiments::read_replay_options(json_input::parse(options, "options")),
+                               progress_to(progress));
+  });
 }
 
 // A copy of a float buffer as a JS Float32Array (a bare typed_memory_view would detach when memory grows).
@@ -138,10 +146,9 @@ val weights_value(const std::string& options) {
       val l = val::object();
       l.set("attn_norm", float_array(layer.attn_norm));
       l.set("ffn_norm", float_array(layer.ffn_norm));
-      const std::pair<const char*, const PackedMatrix*> matrices[] = {{"wq", &layer.wq},         {"wk", &layer.wk},
-                                                                      {"wv", &layer.wv},         {"wo", &layer.wo},
-                                                                      {"w_gate", &layer.w_gate}, {"w_up", &layer.w_up},
-                                                                      {"w_down", &layer.w_down}};
+      const std::pair<const char*, const PackedMatrix*> matrices[] = {
+          {"wq", &layer.wq},         {"wk", &layer.wk},     {"wv", &layer.wv},        {"wo", &layer.wo},
+          {"w_gate", &layer.w_gate}, {"w_up", &layer.w_up}, {"w_down", &layer.w_down}};
       for (const auto& [name, matrix] : matrices) l.set(name, float_array(unpack(*matrix)));
       layers.call<void>("push", l);
     }
@@ -159,7 +166,10 @@ val weights_value(const std::string& options) {
 }
 
 std::string bench_json(const std::string& options, val progress) {
-  return reply([&] { return experiments::run_kernel_bench(experiments::read_bench_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] {
+    return experiments::run_kernel_bench(experiments::read_bench_options(json_input::parse(options, "options")),
+                                         progress_to(progress));
+  });
 }
 
 // The model presets with their sizes, so that the page lists what this build knows.
@@ -192,9 +202,12 @@ std::string memory_json() {
 std::string input_limits_json() {
   return reply([] {
     const json_input::Limits& l = json_input::kLimits;
-    return json{{"max_bytes", l.max_bytes},     {"max_values", l.max_values},
-                {"max_depth", l.max_depth},     {"max_members", l.max_members},
-                {"max_string_bytes", l.max_string_bytes}, {"size_limit_text", json_input::size_limit_text()}};
+    return json{{"max_bytes", l.max_bytes},
+                {"max_values", l.max_values},
+                {"max_depth", l.max_depth},
+                {"max_members", l.max_members},
+                {"max_string_bytes", l.max_string_bytes},
+                {"size_limit_text", json_input::size_limit_text()}};
   });
 }
 
@@ -233,9 +246,10 @@ std::string load_model_json(val files, const std::string& options) {
     const json parsed = json_input::parse(options, "options");
     const json& o = fields::require_object(parsed, "options");
     fields::reject_unknown(o, "options", {"weights", "kv"});
-    const NumberFormat weights =
-        parse_number_format(fields::read_string(o, "options", "weights", "f32"), model_weight_formats(), "options.weights");
-    const NumberFormat kv = parse_number_format(fields::read_string(o, "options", "kv", "f32"), model_kv_formats(), "options.kv");
+    const NumberFormat weights = parse_number_format(fields::read_string(o, "options", "weights", "f32"),
+                                                     model_weight_formats(), "options.weights");
+    const NumberFormat kv =
+        parse_number_format(fields::read_string(o, "options", "kv", "f32"), model_kv_formats(), "options.kv");
     ModelFile file;
     if (!files["gguf"].isUndefined()) {
       const std::vector<uint8_t> gguf = bytes_of(files["gguf"]);
@@ -254,10 +268,17 @@ std::string load_model_json(val files, const std::string& options) {
     loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
     const ModelConfig& c = loaded.model->config();
     const ModelSize size = model_size(c);
-    return json{{"vocab", c.vocab},       {"d_model", c.d_model},         {"n_layers", c.n_layers},
-                {"n_heads", c.n_heads},   {"n_kv_heads", c.n_kv_heads},   {"d_ff", c.d_ff},
-                {"max_seq", c.max_seq},   {"weights", number_format_name(c.weights)},
-                {"kv", number_format_name(c.kv)}, {"parameters", size.parameters}, {"weight_bytes", size.weight_bytes}};
+    return json{{"vocab", c.vocab},
+                {"d_model", c.d_model},
+                {"n_layers", c.n_layers},
+                {"n_heads", c.n_heads},
+                {"n_kv_heads", c.n_kv_heads},
+                {"d_ff", c.d_ff},
+                {"max_seq", c.max_seq},
+                {"weights", number_format_name(c.weights)},
+                {"kv", number_format_name(c.kv)},
+                {"parameters", size.parameters},
+                {"weight_bytes", size.weight_bytes}};
   });
 }
 

@@ -78,10 +78,10 @@ test(
     assert.match(out.text, /^, there was a little girl named Lily\./);
 
     const tooLong = thrown(() => kvlab.generate({ prompt: 'Once upon a time', tokens: 252 }));
-  assert.equal(tooLong.path, 'options.tokens');
-  assert.match(tooLong.message, /must be an integer from 1 to 251/);
+    assert.equal(tooLong.path, 'options.tokens');
+    assert.match(tooLong.message, /must be an integer from 1 to 251/);
 
-  const error = thrown(() => kvlab.loadModel({ checkpoint: checkpoint.subarray(0, 1000), tokenizer }));
+    const error = thrown(() => kvlab.loadModel({ checkpoint: checkpoint.subarray(0, 1000), tokenizer }));
     assert.ok(error instanceof RangeError);
     assert.equal(error.path, 'checkpoint.size');
     assert.equal(
