@@ -131,8 +131,12 @@ namespace {
 
 #ifdef __EMSCRIPTEN__
 // Under Node, Emscripten's isatty() says yes for every standard stream; ask Node itself.
-EM_JS(int, node_stderr_is_tty, (),
-      { return typeof process != = 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; });
+// The body is JavaScript, which clang-format would rewrite ("!==" into "!= =").
+// clang-format off
+EM_JS(int, node_stderr_is_tty, (), {
+  return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0;
+});
+// clang-format on
 #endif
 
 bool stderr_is_terminal() {

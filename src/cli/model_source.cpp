@@ -22,10 +22,13 @@ namespace {
 
 #ifdef __EMSCRIPTEN__
 // Under Node the tool is the script Node runs (process.argv[1]); its path, as UTF-8, into `buffer`.
+// The body is JavaScript, which clang-format would rewrite ("!==" into "!= =").
+// clang-format off
 EM_JS(int, node_script_path, (char* buffer, int size), {
-  var script = typeof process != = 'undefined' && process.argv && process.argv[1] ? process.argv[1] : '';
+  var script = typeof process !== 'undefined' && process.argv && process.argv[1] ? process.argv[1] : '';
   return script ? stringToUTF8(require('path').resolve(script), buffer, size) : 0;
 });
+// clang-format on
 #endif
 
 // This program's file: the native executable, or the wasm tool's script; empty if unknown.
