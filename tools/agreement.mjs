@@ -25,7 +25,9 @@ const TARGETS = ['native', 'node', 'chromium'];
 const POLICIES = ['serial-nocache', 'serial-cache', 'static:8', 'continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
 
 function usage(message) {
-  console.error(`agreement: ${message}\nusage: node tools/agreement.mjs [--runs N (1-50)] [--targets ${TARGETS.join(',')}] [--kv-tokens N] [--out FILE.json]`);
+  console.error(
+    `agreement: ${message}\nusage: node tools/agreement.mjs [--runs N (1-50)] [--targets ${TARGETS.join(',')}] [--kv-tokens N] [--out FILE.json]`
+  );
   process.exit(2);
 }
 
@@ -38,7 +40,8 @@ function parseArgs(argv) {
     if (value === undefined) usage(`${flag} needs a value`);
     if (flag === '--runs') {
       options.runs = Number(value);
-      if (!Number.isInteger(options.runs) || options.runs < 1 || options.runs > 50) usage('--runs must be an integer in 1..50');
+      if (!Number.isInteger(options.runs) || options.runs < 1 || options.runs > 50)
+        usage('--runs must be an integer in 1..50');
     } else if (flag === '--targets') {
       options.targets = value.split(',');
       const unknown = options.targets.filter((t) => !TARGETS.includes(t));
@@ -69,11 +72,23 @@ async function timed(run) {
   const result = await run();
   const wallS = (performance.now() - start) / 1000;
   const after = cpuSeconds();
-  return { result, wall_s: wallS, others_s: Math.max(0, after.busy - before.busy - wallS), steal_s: after.steal - before.steal };
+  return {
+    result,
+    wall_s: wallS,
+    others_s: Math.max(0, after.busy - before.busy - wallS),
+    steal_s: after.steal - before.steal,
+  };
 }
 
 function cliReplay(wasm, kvTokens) {
-  const args = [...(wasm ? ['--wasm'] : []), 'replay', '--json', ...POLICIES.flatMap((p) => ['--policy', p]), '--kv-tokens', String(kvTokens)];
+  const args = [
+    ...(wasm ? ['--wasm'] : []),
+    'replay',
+    '--json',
+    ...POLICIES.flatMap((p) => ['--policy', p]),
+    '--kv-tokens',
+    String(kvTokens),
+  ];
   return JSON.parse(execFileSync(path.join(root, 'scripts', 'kvlab'), args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
 }
 
@@ -86,8 +101,11 @@ async function chromiumReplay(context, url, kvTokens) {
     await page.fill('#replay-kv', String(kvTokens));
     await page.fill('#replay-chunk', '64');
     await page.click('#replay-run');
-    await page.waitForFunction(() => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
-      null, { timeout: 600000, polling: 500 });
+    await page.waitForFunction(
+      () => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
+      null,
+      { timeout: 600000, polling: 500 }
+    );
     const failed = await page.isVisible('#replay-error');
     if (failed) throw new Error(`the page's replay failed: ${await page.textContent('#replay-error')}`);
     return page.evaluate(() => window.kvlabReplayResult.policies);
@@ -114,9 +132,14 @@ function summariseErrors(label, replays, errorOf) {
     }
   }
   errors.sort((a, b) => a - b);
-  const median = errors.length % 2 ? errors[(errors.length - 1) / 2] : (errors[errors.length / 2 - 1] + errors[errors.length / 2]) / 2;
-  console.log(`${label}: median |error| ${(100 * median).toFixed(1)}%, largest ${(100 * errors[errors.length - 1]).toFixed(1)}%; ` +
-    `${met} of ${policies} policy runs within ${100 * TARGET}% on both median TTFT and makespan`);
+  const median =
+    errors.length % 2
+      ? errors[(errors.length - 1) / 2]
+      : (errors[errors.length / 2 - 1] + errors[errors.length / 2]) / 2;
+  console.log(
+    `${label}: median |error| ${(100 * median).toFixed(1)}%, largest ${(100 * errors[errors.length - 1]).toFixed(1)}%; ` +
+      `${met} of ${policies} policy runs within ${100 * TARGET}% on both median TTFT and makespan`
+  );
 }
 
 function summarise(name, replays) {
@@ -144,38 +167,61 @@ function historyLine(result) {
       if (['prefill', 'nocache'].includes(group.pass_before)) add('after a prompt pass', group);
     }
   }
-  return Object.entries(sums).map(([key, { real, table }]) => `${key} ${pct((table - real) / real)}`).join(', ');
+  return Object.entries(sums)
+    .map(([key, { real, table }]) => `${key} ${pct((table - real) / real)}`)
+    .join(', ');
 }
 
 function printReplay(name, index, { result, wall_s: wallS, others_s: othersS, steal_s: stealS }) {
-  console.log(`\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU, steal ${stealS.toFixed(1)} s`);
-  console.log('policy            median TTFT  makespan   drift (makespan)   no prompt-pass part: median TTFT  makespan   grid alone: median TTFT  makespan');
+  console.log(
+    `\n${name} replay ${index + 1}: ${wallS.toFixed(0)} s, others ${othersS.toFixed(0)} s of CPU, steal ${stealS.toFixed(1)} s`
+  );
+  console.log(
+    'policy            median TTFT  makespan   drift (makespan)   no prompt-pass part: median TTFT  makespan   grid alone: median TTFT  makespan'
+  );
   for (const [policy, entry] of Object.entries(result)) {
     const noPromptPart = entry.error_without?.prompt_pass ?? {};
     const gridOnly = entry.error_grid_only ?? {};
-    console.log(`${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}` +
-      `   ${pct(noPromptPart.median_ttft).padStart(32)} ${pct(noPromptPart.makespan).padStart(9)}` +
-      `   ${pct(gridOnly.median_ttft).padStart(23)} ${pct(gridOnly.makespan).padStart(9)}`);
+    console.log(
+      `${policy.padEnd(16)} ${pct(entry.error.median_ttft).padStart(12)} ${pct(entry.error.makespan).padStart(9)} ${pct(entry.drift.makespan).padStart(10)}` +
+        `   ${pct(noPromptPart.median_ttft).padStart(32)} ${pct(noPromptPart.makespan).padStart(9)}` +
+        `   ${pct(gridOnly.median_ttft).padStart(23)} ${pct(gridOnly.makespan).padStart(9)}`
+    );
   }
   const afterPrompt = Object.values(result)[0]?.step_table?.after_prompt;
   if (afterPrompt) {
-    const first = afterPrompt.prompt_rows.map((rows, i) => `${rows}: ${afterPrompt.ratio[i].slice(0, 3).map((r) => r.toFixed(2)).join(' ')}`);
+    const first = afterPrompt.prompt_rows.map(
+      (rows, i) =>
+        `${rows}: ${afterPrompt.ratio[i]
+          .slice(0, 3)
+          .map((r) => r.toFixed(2))
+          .join(' ')}`
+    );
     console.log(`decode passes 1-3 after a prompt pass of n rows, measured over rested: ${first.join(', ')}`);
   }
   const promptPass = Object.values(result)[0]?.step_table?.prompt_pass;
   if (promptPass) {
     const row = (ratios) => ratios.map((r) => r.toFixed(2)).join(' ');
-    const afterDecode = promptPass.decode_rows.map((rows, i) => `${rows} row${rows === 1 ? '' : 's'}: ${row(promptPass.after_decode[i])}`);
+    const afterDecode = promptPass.decode_rows.map(
+      (rows, i) => `${rows} row${rows === 1 ? '' : 's'}: ${row(promptPass.after_decode[i])}`
+    );
     const afterPrompt = promptPass.tokens.map((tokens, i) => `${tokens} tokens: ${row(promptPass.after_prompt[i])}`);
-    console.log(`prompt passes of ${promptPass.tokens.join(', ')} tokens over right after one of their size: after a decode pass of ` +
-      `${afterDecode.join('; ')}; after a prompt pass of ${afterPrompt.join('; ')}`);
+    console.log(
+      `prompt passes of ${promptPass.tokens.join(', ')} tokens over right after one of their size: after a decode pass of ` +
+        `${afterDecode.join('; ')}; after a prompt pass of ${afterPrompt.join('; ')}`
+    );
   }
   console.log(`table vs real by what ran before: ${historyLine(result)}`);
 }
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const report = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, policies: POLICIES, kv_tokens: options.kvTokens, targets: {} };
+  const report = {
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model },
+    policies: POLICIES,
+    kv_tokens: options.kvTokens,
+    targets: {},
+  };
   let browser = null;
   let server = null;
   try {
@@ -196,15 +242,29 @@ async function main() {
       }
       report.targets[target] = replays.map(({ result, ...seconds }) => ({
         ...seconds,
-        policies: Object.fromEntries(Object.entries(result).map(([p, e]) => [p, {
-          error: e.error, error_without: e.error_without, error_grid_only: e.error_grid_only, drift: e.drift,
-          request_count: e.request_count, step_check: e.step_check, after_prompt: e.step_table?.after_prompt,
-          prompt_pass: e.step_table?.prompt_pass,
-        }])),
+        policies: Object.fromEntries(
+          Object.entries(result).map(([p, e]) => [
+            p,
+            {
+              error: e.error,
+              error_without: e.error_without,
+              error_grid_only: e.error_grid_only,
+              drift: e.drift,
+              request_count: e.request_count,
+              step_check: e.step_check,
+              after_prompt: e.step_table?.after_prompt,
+              prompt_pass: e.step_table?.prompt_pass,
+            },
+          ])
+        ),
       }));
     }
     console.log('');
-    for (const [target, replays] of Object.entries(report.targets)) summarise(target, replays.map((r) => ({ result: r.policies })));
+    for (const [target, replays] of Object.entries(report.targets))
+      summarise(
+        target,
+        replays.map((r) => ({ result: r.policies }))
+      );
     if (options.out) fs.writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
   } finally {
     if (browser) await browser.close();

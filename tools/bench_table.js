@@ -18,7 +18,12 @@ for (const arg of args) {
 
 function run(label, command, commandArgs) {
   process.stderr.write(`bench: ${label}...\n`);
-  const out = execFileSync(command, commandArgs, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(command, commandArgs, {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out);
 }
 const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, script), ...rest];
@@ -26,9 +31,22 @@ const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, sc
 // The two SIMD builds also time the one-row step with f32 and bf16 weights interleaved (half the bytes
 // to stream, so about half the time if the step is bound by memory), and 1- and 16-row steps at
 // context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved.
-const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), ['bench', '--json', '--weight-formats', '--kv-formats']);
-const wasmSimd = run('wasm SIMD (Node)', 'node', node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json', '--weight-formats', '--kv-formats'));
-const wasmScalar = run('wasm scalar (Node)', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator'));
+const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), [
+  'bench',
+  '--json',
+  '--weight-formats',
+  '--kv-formats',
+]);
+const wasmSimd = run(
+  'wasm SIMD (Node)',
+  'node',
+  node('build/wasm/src/cli/kvlab-cli.js', 'bench', '--json', '--weight-formats', '--kv-formats')
+);
+const wasmScalar = run(
+  'wasm scalar (Node)',
+  'node',
+  node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator')
+);
 const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
 
 // The same step on a model that fits in cache (the `lab` preset, 0.6 MB): bound by arithmetic, not
@@ -38,7 +56,8 @@ const inCache = {
   native: run('in-cache model: native', path.join(root, 'build/native/src/cli/kvlab'), quick),
   wasm_simd: run('in-cache model: wasm SIMD', 'node', node('build/wasm/src/cli/kvlab-cli.js', ...quick)),
   wasm_scalar: run('in-cache model: wasm scalar', 'node', node('build/wasm-scalar/src/cli/kvlab-cli.js', ...quick)),
-  js: run('in-cache model: plain JavaScript', 'node', [path.join(root, 'web/reference/bench.js'), '--preset', 'lab']).js_decode_ctx64,
+  js: run('in-cache model: plain JavaScript', 'node', [path.join(root, 'web/reference/bench.js'), '--preset', 'lab'])
+    .js_decode_ctx64,
 };
 
 const ctx64 = (result) => result.decode.find((d) => d.context === 64).rows1;
@@ -79,7 +98,12 @@ const cpu = (os.cpus()[0] || { model: 'unknown cpu' }).model.trim();
 const result = {
   date: new Date().toISOString().slice(0, 10),
   machine: `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-  native, wasm_simd: wasmSimd, wasm_scalar: wasmScalar, js, in_cache: inCache, ratios,
+  native,
+  wasm_simd: wasmSimd,
+  wasm_scalar: wasmScalar,
+  js,
+  in_cache: inCache,
+  ratios,
 };
 
 function table() {
@@ -87,71 +111,131 @@ function table() {
   const pct = (fraction) => `${f(100 * fraction, 0)}%`;
   const ctx64rows16 = (result) => result.decode.find((d) => d.context === 64).rows16;
   const lines = [];
-  const rowOf = (name, t) => `${name.padEnd(24)}${f(t.median_ms, 3).padStart(10)}${f(t.min_ms, 3).padStart(10)}${f(t.max_ms, 3).padStart(10)}${f(t.gflops, 1).padStart(10)}`;
+  const rowOf = (name, t) =>
+    `${name.padEnd(24)}${f(t.median_ms, 3).padStart(10)}${f(t.min_ms, 3).padStart(10)}${f(t.max_ms, 3).padStart(10)}${f(t.gflops, 1).padStart(10)}`;
   lines.push(`kvlab bench, ${result.date}, ${result.machine}`);
   lines.push(`native build: ${native.instruction_set}, KVLAB_ARCH=${native.kvlab_arch}`);
-  lines.push(`model: ${native.model.preset}, ${(native.model.parameters / 1e6).toFixed(1)} M parameters, ${(native.model.weight_bytes / 1e6).toFixed(1)} MB of weights`);
+  lines.push(
+    `model: ${native.model.preset}, ${(native.model.parameters / 1e6).toFixed(1)} M parameters, ${(native.model.weight_bytes / 1e6).toFixed(1)} MB of weights`
+  );
   lines.push('');
   lines.push('1. decode step, 1 row, context 64');
-  lines.push(`${'build'.padEnd(24)}${'median ms'.padStart(10)}${'min ms'.padStart(10)}${'max ms'.padStart(10)}${'GFLOP/s'.padStart(10)}`);
+  lines.push(
+    `${'build'.padEnd(24)}${'median ms'.padStart(10)}${'min ms'.padStart(10)}${'max ms'.padStart(10)}${'GFLOP/s'.padStart(10)}`
+  );
   lines.push(rowOf(`native (${native.instruction_set})`, ctx64(native)));
   lines.push(rowOf('wasm SIMD (Node)', ctx64(wasmSimd)));
   lines.push(rowOf('wasm scalar (Node)', ctx64(wasmScalar)));
   lines.push(rowOf('plain JavaScript (Node)', js));
-  lines.push(`wasm SIMD vs wasm scalar ${f(ratios.simd_vs_scalar)}x, vs JavaScript ${f(ratios.simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.wasm_vs_native)}`);
-  lines.push(`one row streams the ${f(ctx64(native).bytes_read / 1e6, 1)} MB it reads at: native ${f(ctx64(native).gb_per_s, 1)} GB/s, wasm SIMD ${f(ctx64(wasmSimd).gb_per_s, 1)} GB/s (read bandwidth over the weights' size, same rounds: native ${f(native.read_gb_per_s, 1)}, wasm ${f(wasmSimd.read_gb_per_s, 1)} GB/s)`);
-  lines.push(`streaming / read bandwidth: native ${pct(ratios.native_decode_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_decode_fraction_of_bandwidth)}; the weight matrices alone: native ${pct(ratios.native_matrices_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_matrices_fraction_of_bandwidth)}`);
+  lines.push(
+    `wasm SIMD vs wasm scalar ${f(ratios.simd_vs_scalar)}x, vs JavaScript ${f(ratios.simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.wasm_vs_native)}`
+  );
+  lines.push(
+    `one row streams the ${f(ctx64(native).bytes_read / 1e6, 1)} MB it reads at: native ${f(ctx64(native).gb_per_s, 1)} GB/s, wasm SIMD ${f(ctx64(wasmSimd).gb_per_s, 1)} GB/s (read bandwidth over the weights' size, same rounds: native ${f(native.read_gb_per_s, 1)}, wasm ${f(wasmSimd.read_gb_per_s, 1)} GB/s)`
+  );
+  lines.push(
+    `streaming / read bandwidth: native ${pct(ratios.native_decode_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_decode_fraction_of_bandwidth)}; the weight matrices alone: native ${pct(ratios.native_matrices_fraction_of_bandwidth)}, wasm SIMD ${pct(ratios.wasm_matrices_fraction_of_bandwidth)}`
+  );
   lines.push('');
-  lines.push(`1b. the same step on the in-cache model (preset lab, ${(inCache.native.model.weight_bytes / 1e6).toFixed(1)} MB of weights)`);
+  lines.push(
+    `1b. the same step on the in-cache model (preset lab, ${(inCache.native.model.weight_bytes / 1e6).toFixed(1)} MB of weights)`
+  );
   lines.push(rowOf(`native (${inCache.native.instruction_set})`, ctx64(inCache.native)));
   lines.push(rowOf('wasm SIMD (Node)', ctx64(inCache.wasm_simd)));
   lines.push(rowOf('wasm scalar (Node)', ctx64(inCache.wasm_scalar)));
   lines.push(rowOf('plain JavaScript (Node)', inCache.js));
-  lines.push(`wasm SIMD vs wasm scalar ${f(ratios.in_cache_simd_vs_scalar)}x, vs JavaScript ${f(ratios.in_cache_simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.in_cache_wasm_vs_native)}`);
+  lines.push(
+    `wasm SIMD vs wasm scalar ${f(ratios.in_cache_simd_vs_scalar)}x, vs JavaScript ${f(ratios.in_cache_simd_vs_js)}x; wasm SIMD speed / native speed ${f(ratios.in_cache_wasm_vs_native)}`
+  );
   lines.push('');
   const formats = (r) => r.weight_formats;
-  lines.push(`1c. the same step with bf16 weights (${(formats(native).bf16.weight_bytes / 1e6).toFixed(1)} MB instead of ${(formats(native).f32.weight_bytes / 1e6).toFixed(1)} MB), f32 and bf16 timed interleaved`);
-  lines.push(`${'build'.padEnd(24)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'bf16 GB/s'.padStart(11)}`);
-  for (const [name, r] of [[`native (${native.instruction_set})`, native], ['wasm SIMD (Node)', wasmSimd]]) {
+  lines.push(
+    `1c. the same step with bf16 weights (${(formats(native).bf16.weight_bytes / 1e6).toFixed(1)} MB instead of ${(formats(native).f32.weight_bytes / 1e6).toFixed(1)} MB), f32 and bf16 timed interleaved`
+  );
+  lines.push(
+    `${'build'.padEnd(24)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'bf16 GB/s'.padStart(11)}`
+  );
+  for (const [name, r] of [
+    [`native (${native.instruction_set})`, native],
+    ['wasm SIMD (Node)', wasmSimd],
+  ]) {
     const w = formats(r);
-    lines.push(`${name.padEnd(24)}${f(w.f32.median_ms, 3).padStart(10)}${f(w.bf16.median_ms, 3).padStart(10)}${f(w.bf16_over_f32).padStart(10)}${f(w.bf16.gb_per_s, 1).padStart(11)}`);
+    lines.push(
+      `${name.padEnd(24)}${f(w.f32.median_ms, 3).padStart(10)}${f(w.bf16.median_ms, 3).padStart(10)}${f(w.bf16_over_f32).padStart(10)}${f(w.bf16.gb_per_s, 1).padStart(11)}`
+    );
   }
   lines.push('(0.50 would be exactly half the time)');
   lines.push('');
   const kvBytes = native.kv_formats.kv_bytes_per_token;
-  lines.push(`1d. decode steps with a 16-bit KV cache (${kvBytes.bf16} bytes a token instead of ${kvBytes.f32}), f32, bf16 and f16 KV timed interleaved`);
-  lines.push(`${'build'.padEnd(24)}${'context'.padStart(8)}${'rows'.padStart(6)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'f16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'f16/f32'.padStart(10)}`);
-  for (const [name, r] of [[`native (${native.instruction_set})`, native], ['wasm SIMD (Node)', wasmSimd]]) {
+  lines.push(
+    `1d. decode steps with a 16-bit KV cache (${kvBytes.bf16} bytes a token instead of ${kvBytes.f32}), f32, bf16 and f16 KV timed interleaved`
+  );
+  lines.push(
+    `${'build'.padEnd(24)}${'context'.padStart(8)}${'rows'.padStart(6)}${'f32 ms'.padStart(10)}${'bf16 ms'.padStart(10)}${'f16 ms'.padStart(10)}${'bf16/f32'.padStart(10)}${'f16/f32'.padStart(10)}`
+  );
+  for (const [name, r] of [
+    [`native (${native.instruction_set})`, native],
+    ['wasm SIMD (Node)', wasmSimd],
+  ]) {
     for (const c of r.kv_formats.cells) {
-      lines.push(`${name.padEnd(24)}${String(c.context).padStart(8)}${String(c.rows).padStart(6)}${f(c.f32.median_ms, 3).padStart(10)}${f(c.bf16.median_ms, 3).padStart(10)}${f(c.f16.median_ms, 3).padStart(10)}${f(c.bf16_over_f32).padStart(10)}${f(c.f16_over_f32).padStart(10)}`);
+      lines.push(
+        `${name.padEnd(24)}${String(c.context).padStart(8)}${String(c.rows).padStart(6)}${f(c.f32.median_ms, 3).padStart(10)}${f(c.bf16.median_ms, 3).padStart(10)}${f(c.f16.median_ms, 3).padStart(10)}${f(c.bf16_over_f32).padStart(10)}${f(c.f16_over_f32).padStart(10)}`
+      );
     }
   }
   lines.push('');
   lines.push('2. decode throughput, 16 rows over 1 row (tokens/s ratio)');
-  lines.push(`${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`);
+  lines.push(
+    `${'context'.padEnd(10)}${'native'.padStart(10)}${'wasm SIMD'.padStart(12)}${'wasm 1 row ms'.padStart(15)}${'wasm 16 rows ms'.padStart(17)}`
+  );
   for (const context of [16, 64, 128]) {
     const w = wasmSimd.decode.find((d) => d.context === context);
-    lines.push(`${String(context).padEnd(10)}${(f(gain(native, context)) + 'x').padStart(10)}${(f(w.tokens_per_s_ratio) + 'x').padStart(12)}${f(w.rows1.median_ms, 3).padStart(15)}${f(w.rows16.median_ms, 3).padStart(17)}`);
+    lines.push(
+      `${String(context).padEnd(10)}${(f(gain(native, context)) + 'x').padStart(10)}${(f(w.tokens_per_s_ratio) + 'x').padStart(12)}${f(w.rows1.median_ms, 3).padStart(15)}${f(w.rows16.median_ms, 3).padStart(17)}`
+    );
   }
-  lines.push(`wasm SIMD 16-row step at context 64: ${f(ctx64rows16(wasmSimd).gflops, 1)} GFLOP/s, ${pct(ratios.wasm_rows16_fraction_of_peak)} of its multiply-add peak`);
+  lines.push(
+    `wasm SIMD 16-row step at context 64: ${f(ctx64rows16(wasmSimd).gflops, 1)} GFLOP/s, ${pct(ratios.wasm_rows16_fraction_of_peak)} of its multiply-add peak`
+  );
   lines.push('');
   const m = native.matrix.matrix;
-  lines.push(`3. matrix kernels (${m.n_out}x${m.n_in}, ${(m.bytes / 1e6).toFixed(2)} MB), GFLOP/s against the measured multiply-add peak`);
-  lines.push(`${'build'.padEnd(24)}${'peak'.padStart(10)}${'1 row'.padStart(10)}${'16 rows'.padStart(10)}${'16 rows/peak'.padStart(14)}`);
-  for (const [name, r] of [['native', native], ['wasm SIMD', wasmSimd], ['wasm scalar', wasmScalar]]) {
-    lines.push(`${name.padEnd(24)}${f(r.peak_gflops, 1).padStart(10)}${f(r.matrix.matvec.gflops, 1).padStart(10)}${f(r.matrix.matmul16.gflops, 1).padStart(10)}${(f(100 * r.gemm_fraction_of_peak, 0) + '%').padStart(14)}`);
+  lines.push(
+    `3. matrix kernels (${m.n_out}x${m.n_in}, ${(m.bytes / 1e6).toFixed(2)} MB), GFLOP/s against the measured multiply-add peak`
+  );
+  lines.push(
+    `${'build'.padEnd(24)}${'peak'.padStart(10)}${'1 row'.padStart(10)}${'16 rows'.padStart(10)}${'16 rows/peak'.padStart(14)}`
+  );
+  for (const [name, r] of [
+    ['native', native],
+    ['wasm SIMD', wasmSimd],
+    ['wasm scalar', wasmScalar],
+  ]) {
+    lines.push(
+      `${name.padEnd(24)}${f(r.peak_gflops, 1).padStart(10)}${f(r.matrix.matvec.gflops, 1).padStart(10)}${f(r.matrix.matmul16.gflops, 1).padStart(10)}${(f(100 * r.gemm_fraction_of_peak, 0) + '%').padStart(14)}`
+    );
   }
   lines.push('');
   lines.push('4. one answer (prompt 16, answer 48), median of runs');
-  for (const [name, r] of [['native', native], ['wasm SIMD', wasmSimd], ['wasm scalar (1 run)', wasmScalar]]) {
+  for (const [name, r] of [
+    ['native', native],
+    ['wasm SIMD', wasmSimd],
+    ['wasm scalar (1 run)', wasmScalar],
+  ]) {
     const a = r.answer;
-    lines.push(`${name.padEnd(24)}no cache ${f(a.nocache_ms.median).padStart(9)} ms   KV cache ${f(a.cache_ms.median).padStart(8)} ms   ${f(a.ratio, 1)}x   ${a.identical_tokens ? 'identical tokens' : 'TOKENS DIFFER'}`);
+    lines.push(
+      `${name.padEnd(24)}no cache ${f(a.nocache_ms.median).padStart(9)} ms   KV cache ${f(a.cache_ms.median).padStart(8)} ms   ${f(a.ratio, 1)}x   ${a.identical_tokens ? 'identical tokens' : 'TOKENS DIFFER'}`
+    );
   }
   lines.push('');
   lines.push('5. simulator');
-  for (const [name, r] of [['native', native], ['wasm SIMD', wasmSimd]]) {
+  for (const [name, r] of [
+    ['native', native],
+    ['wasm SIMD', wasmSimd],
+  ]) {
     const s = r.simulator;
-    lines.push(`${name.padEnd(24)}1,000 requests x 4 policies ${f(s.lab_queue_4_policies_ms.median, 1)} ms (first call ${f(s.lab_queue_4_policies_ms.first_call, 1)} ms); 100,000 requests continuous:16 ${f(s.requests_100000_continuous16_ms, 0)} ms, ${Math.round(s.requests_per_s)} requests/s, ${(s.simulated_steps_per_s / 1e6).toFixed(2)} M steps/s`);
+    lines.push(
+      `${name.padEnd(24)}1,000 requests x 4 policies ${f(s.lab_queue_4_policies_ms.median, 1)} ms (first call ${f(s.lab_queue_4_policies_ms.first_call, 1)} ms); 100,000 requests continuous:16 ${f(s.requests_100000_continuous16_ms, 0)} ms, ${Math.round(s.requests_per_s)} requests/s, ${(s.simulated_steps_per_s / 1e6).toFixed(2)} M steps/s`
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -161,7 +245,10 @@ process.stdout.write(args.has('--json') ? JSON.stringify(result, null, 2) + '\n'
 if (args.has('--save')) {
   const dir = path.join(root, 'docs/bench');
   fs.mkdirSync(dir, { recursive: true });
-  const slug = `${result.date}-${cpu.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${os.cpus().length}core`;
+  const slug = `${result.date}-${cpu
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')}-${os.cpus().length}core`;
   fs.writeFileSync(path.join(dir, `${slug}.txt`), text);
   fs.writeFileSync(path.join(dir, `${slug}.json`), JSON.stringify(result, null, 2) + '\n');
   process.stderr.write(`bench: saved docs/bench/${slug}.txt and .json\n`);

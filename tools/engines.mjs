@@ -15,10 +15,20 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ENGINES, requireDist, root, startBrowser, startServer, waitForResult, watchedPage } from '../tests/web/helpers.mjs';
+import {
+  ENGINES,
+  requireDist,
+  root,
+  startBrowser,
+  startServer,
+  waitForResult,
+  watchedPage,
+} from '../tests/web/helpers.mjs';
 
 function usage(message) {
-  console.error(`engines: ${message}\nusage: node tools/engines.mjs [--engines ${ENGINES.join(',')}] [--no-node] [--out FILE.json]`);
+  console.error(
+    `engines: ${message}\nusage: node tools/engines.mjs [--engines ${ENGINES.join(',')}] [--no-node] [--out FILE.json]`
+  );
   process.exit(2);
 }
 
@@ -26,7 +36,10 @@ function parseArgs(argv) {
   const options = { engines: ENGINES, node: true, out: null };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
-    if (flag === '--no-node') { options.node = false; continue; }
+    if (flag === '--no-node') {
+      options.node = false;
+      continue;
+    }
     if (!['--engines', '--out'].includes(flag)) usage(`unknown flag ${flag}`);
     const value = argv[i + 1];
     if (value === undefined) usage(`${flag} needs a value`);
@@ -94,10 +107,16 @@ async function measureEngine(engine, server) {
     await page.goto(`${server.url}index.html#autorun`);
     const lab = labFigures(await waitForResult(page, 180000));
     lab.lab_wall_s = (Date.now() - started) / 1000;
-    await page.waitForFunction(() => window.kvlabMemoryResult || !document.getElementById('mem-error').hidden, null, { timeout: 120000, polling: 100 });
+    await page.waitForFunction(() => window.kvlabMemoryResult || !document.getElementById('mem-error').hidden, null, {
+      timeout: 120000,
+      polling: 100,
+    });
 
     await page.click('#simd-run');
-    await page.waitForFunction(() => window.kvlabSimdResult || !document.getElementById('simd-error').hidden, null, { timeout: 300000, polling: 200 });
+    await page.waitForFunction(() => window.kvlabSimdResult || !document.getElementById('simd-error').hidden, null, {
+      timeout: 300000,
+      polling: 200,
+    });
     const panel = await page.evaluate(() => window.kvlabSimdResult);
     if (!panel) throw new Error(`${engine}: the SIMD panel failed: ${await page.textContent('#simd-error')}`);
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -133,8 +152,11 @@ async function measureEngine(engine, server) {
 function measureNode() {
   process.stderr.write('engines: Node (wasm SIMD)...\n');
   const cli = path.join(root, 'build/wasm/src/cli/kvlab-cli.js');
-  const out = execFileSync('node', ['--no-experimental-fetch', cli, 'bench', '--json', '--answer-runs', '0', '--no-simulator'],
-    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(
+    'node',
+    ['--no-experimental-fetch', cli, 'bench', '--json', '--answer-runs', '0', '--no-simulator'],
+    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] }
+  );
   return { engine: 'node', version: process.version, simd: benchFigures(JSON.parse(out)) };
 }
 
@@ -142,12 +164,27 @@ function table(result) {
   const f = (x, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
   const columns = result.runs;
   const lines = [`kvlab in each engine, ${result.date}, ${result.machine}`, ''];
-  const row = (label, pick, digits = 2, suffix = '') => lines.push(label.padEnd(44) + columns.map((c) => {
-    let value;
-    try { value = pick(c); } catch (error) { value = undefined; }
-    return (typeof value === 'string' ? value : `${f(value, digits)}${Number.isFinite(value) ? suffix : ''}`).padStart(16);
-  }).join(''));
-  lines.push(''.padEnd(44) + columns.map((c) => (c.lab ? c.lab.browser : `${c.engine} ${c.version}`).slice(0, 15).padStart(16)).join(''));
+  const row = (label, pick, digits = 2, suffix = '') =>
+    lines.push(
+      label.padEnd(44) +
+        columns
+          .map((c) => {
+            let value;
+            try {
+              value = pick(c);
+            } catch (error) {
+              value = undefined;
+            }
+            return (
+              typeof value === 'string' ? value : `${f(value, digits)}${Number.isFinite(value) ? suffix : ''}`
+            ).padStart(16);
+          })
+          .join('')
+    );
+  lines.push(
+    ''.padEnd(44) +
+      columns.map((c) => (c.lab ? c.lab.browser : `${c.engine} ${c.version}`).slice(0, 15).padStart(16)).join('')
+  );
   row('clock on the page (ms)', (c) => c.lab.page_timer_ms, 3);
   row('clock in the worker (ms)', (c) => c.lab.worker_timer_ms, 3);
   row('shortest step sample (ms)', (c) => c.lab.min_sample_ms, 0);
@@ -171,7 +208,10 @@ function table(result) {
     row('matrix x 1 row (GFLOP/s)', (c) => c[build].matvec_gflops, 1);
     row('matrix x 16 rows (GFLOP/s)', (c) => c[build].matmul16_gflops, 1);
     row('16 rows / peak', (c) => 100 * c[build].gemm_fraction_of_peak, 0, '%');
-    row('decode 1 row / 16 rows, ctx 64 (ms)', (c) => `${f(c[build].decode_1row_ms, 2)}/${f(c[build].decode_16rows_ms, 1)}`);
+    row(
+      'decode 1 row / 16 rows, ctx 64 (ms)',
+      (c) => `${f(c[build].decode_1row_ms, 2)}/${f(c[build].decode_16rows_ms, 1)}`
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -193,6 +233,8 @@ const result = {
   runs,
 };
 process.stdout.write(table(result));
-for (const run of runs) if (run.console_errors && run.console_errors.length) console.log(`${run.engine} console errors: ${run.console_errors.join(' | ')}`);
+for (const run of runs)
+  if (run.console_errors && run.console_errors.length)
+    console.log(`${run.engine} console errors: ${run.console_errors.join(' | ')}`);
 console.log(`screenshots in ${path.relative(process.cwd(), SCREENSHOTS)}`);
 if (options.out) fs.writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);

@@ -26,7 +26,9 @@ const record = () => {
   document.addEventListener('kvlab:figure', (event) => {
     if (!(event.detail.chapter in window.__marks)) window.__marks[event.detail.chapter] = performance.now();
   });
-  document.addEventListener('kvlab:result', () => { window.__marks.result = performance.now(); });
+  document.addEventListener('kvlab:result', () => {
+    window.__marks.result = performance.now();
+  });
 };
 
 async function once(browser, server, label) {
@@ -44,7 +46,9 @@ async function once(browser, server, label) {
   const marks = await page.evaluate(() => window.__marks);
   await page.close();
   const since = (t) => (Number.isFinite(t) ? `${Math.round(t - clicked)} ms` : '–');
-  console.log(`${label}: cache figure ${since(marks.cache)}, whole result ${since(marks.result)} (worker ${Math.round(result.elapsed_ms)} ms)`);
+  console.log(
+    `${label}: cache figure ${since(marks.cache)}, whole result ${since(marks.result)} (worker ${Math.round(result.elapsed_ms)} ms)`
+  );
   return { cache: marks.cache - clicked, result: marks.result - clicked, worker: result.elapsed_ms };
 }
 
@@ -54,14 +58,21 @@ const median = (list) => {
 };
 
 const pages = [{ label: 'this page', server: await serve({ dir: dist, port: 0, host: '127.0.0.1' }), times: [] }];
-if (baseline) pages.push({ label: `baseline (${path.resolve(baseline)})`, server: await serve({ dir: path.resolve(baseline), port: 0, host: '127.0.0.1' }), times: [] });
+if (baseline)
+  pages.push({
+    label: `baseline (${path.resolve(baseline)})`,
+    server: await serve({ dir: path.resolve(baseline), port: 0, host: '127.0.0.1' }),
+    times: [],
+  });
 const browser = await startBrowser();
 try {
   for (let run = 1; run <= runs; run += 1) {
     for (const p of pages) p.times.push(await once(browser, p.server, `run ${run}, ${p.label}`));
   }
   for (const p of pages) {
-    console.log(`${p.label}, median of ${runs}: cache figure ${Math.round(median(p.times.map((t) => t.cache)))} ms, whole result ${Math.round(median(p.times.map((t) => t.result)))} ms, worker ${Math.round(median(p.times.map((t) => t.worker)))} ms`);
+    console.log(
+      `${p.label}, median of ${runs}: cache figure ${Math.round(median(p.times.map((t) => t.cache)))} ms, whole result ${Math.round(median(p.times.map((t) => t.result)))} ms, worker ${Math.round(median(p.times.map((t) => t.worker)))} ms`
+    );
   }
 } finally {
   await browser.close();

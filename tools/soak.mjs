@@ -31,9 +31,11 @@ function usage(message) {
   if (message) console.error(`soak: ${message}`);
   console.error('usage: scripts/soak [--minutes N] [--tolerance P] [--hash SETTINGS] [--out FILE.json]');
   console.error('  --minutes N     how long to keep running the lab, 0.1 to 1440 (default 10)');
-  console.error('  --tolerance P   how much the last run\'s heaps may exceed the second run\'s, in %, 0 to 1000 (default 20)');
-  console.error('  --hash SETTINGS the page\'s settings, as in its URL hash (default: none, the default lab)');
-  console.error('  --out FILE      also write every run\'s figures as JSON (default build/soak/soak-DATE.json)');
+  console.error(
+    "  --tolerance P   how much the last run's heaps may exceed the second run's, in %, 0 to 1000 (default 20)"
+  );
+  console.error("  --hash SETTINGS the page's settings, as in its URL hash (default: none, the default lab)");
+  console.error("  --out FILE      also write every run's figures as JSON (default build/soak/soak-DATE.json)");
   process.exit(2);
 }
 
@@ -49,7 +51,8 @@ function parseArgs(argv) {
     const number = (name, lo, hi) => {
       const text = value();
       const v = Number(text);
-      if (!/^\d+(\.\d+)?$/.test(text) || v < lo || v > hi) usage(`${name} must be a number from ${lo} to ${hi} (got ${JSON.stringify(text)})`);
+      if (!/^\d+(\.\d+)?$/.test(text) || v < lo || v > hi)
+        usage(`${name} must be a number from ${lo} to ${hi} (got ${JSON.stringify(text)})`);
       return v;
     };
     if (arg === '--minutes') options.minutes = number('--minutes', 0.1, 1440);
@@ -63,12 +66,37 @@ function parseArgs(argv) {
   return options;
 }
 
-const MB = (bytes) => (bytes === null || bytes === undefined ? '–' : (bytes / 1048576).toFixed(2));   // MiB
+const MB = (bytes) => (bytes === null || bytes === undefined ? '–' : (bytes / 1048576).toFixed(2)); // MiB
 
 function table(rows) {
-  const header = ['run', 'at (s)', 'run (s)', 'memory (s)', 'page JS MiB', 'worker JS MiB', 'wasm heap MiB', 'malloc B', 'max gap ms', 'long task ms', 'load'];
-  const lines = rows.map((r) => [r.run, (r.at_ms / 1000).toFixed(0), (r.run_ms / 1000).toFixed(2), r.memory_ms === null ? '–' : (r.memory_ms / 1000).toFixed(2), MB(r.page_js_bytes), MB(r.worker_js_bytes),
-    MB(r.wasm_heap_bytes), r.wasm_in_use_bytes, r.max_gap_ms.toFixed(0), r.long_task_ms.toFixed(0), r.load1.toFixed(2)].map(String));
+  const header = [
+    'run',
+    'at (s)',
+    'run (s)',
+    'memory (s)',
+    'page JS MiB',
+    'worker JS MiB',
+    'wasm heap MiB',
+    'malloc B',
+    'max gap ms',
+    'long task ms',
+    'load',
+  ];
+  const lines = rows.map((r) =>
+    [
+      r.run,
+      (r.at_ms / 1000).toFixed(0),
+      (r.run_ms / 1000).toFixed(2),
+      r.memory_ms === null ? '–' : (r.memory_ms / 1000).toFixed(2),
+      MB(r.page_js_bytes),
+      MB(r.worker_js_bytes),
+      MB(r.wasm_heap_bytes),
+      r.wasm_in_use_bytes,
+      r.max_gap_ms.toFixed(0),
+      r.long_task_ms.toFixed(0),
+      r.load1.toFixed(2),
+    ].map(String)
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
   return [fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n');
@@ -86,7 +114,10 @@ async function main() {
   const problems = [];
   let crashed = false;
   let interrupted = false;
-  process.once('SIGINT', () => { interrupted = true; console.log('\nsoak: interrupted; finishing the current run'); });
+  process.once('SIGINT', () => {
+    interrupted = true;
+    console.log('\nsoak: interrupted; finishing the current run');
+  });
   const started = Date.now();
   const deadline = started + options.minutes * 60000;
   try {
@@ -95,21 +126,34 @@ async function main() {
     const page = await browser.context.newPage();
     const errors = [];
     const offOrigin = [];
-    page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    });
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
     page.on('request', (request) => {
       const u = request.url();
       if (!u.startsWith(server.url) && !u.startsWith('data:') && !u.startsWith('blob:')) offOrigin.push(u);
     });
-    page.on('worker', (worker) => worker.on('console', (message) => { if (message.type() === 'error') errors.push(`worker console: ${message.text()}`); }));
-    page.on('crash', () => { crashed = true; });
+    page.on('worker', (worker) =>
+      worker.on('console', (message) => {
+        if (message.type() === 'error') errors.push(`worker console: ${message.text()}`);
+      })
+    );
+    page.on('crash', () => {
+      crashed = true;
+    });
     await installProbes(page);
     const cdp = await CdpProbe.open(page);
     const url = `${server.url}index.html${options.hash ? `#${options.hash}` : ''}`;
     await page.goto(url);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 60000 });
     const loaded = await wasmHeap(page);
-    console.log(`soak: ${url}, for ${options.minutes} min; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `soak: ${url}, for ${options.minutes} min; ${os.cpus().length} cores, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`
+    );
     console.log(`soak: after loading: wasm heap ${MB(loaded.heap_bytes)} MiB, malloc ${loaded.in_use_bytes} bytes`);
 
     while (Date.now() < deadline && !interrupted && !crashed) {
@@ -118,15 +162,20 @@ async function main() {
       const t0 = Date.now();
       await page.click('#run');
       try {
-        await page.waitForFunction((k) => window.__kvlabProbe.results() >= k || document.getElementById('lab').dataset.state === 'error',
-          n, { timeout: 15 * 60000, polling: 250 });
+        await page.waitForFunction(
+          (k) => window.__kvlabProbe.results() >= k || document.getElementById('lab').dataset.state === 'error',
+          n,
+          { timeout: 15 * 60000, polling: 250 }
+        );
       } catch (error) {
         problems.push(`run ${n}: no result within 15 min (${error.message.split('\n')[0]})`);
         break;
       }
       const runWall = Date.now() - t0;
       if ((await page.getAttribute('#lab', 'data-state')) === 'error') {
-        problems.push(`run ${n}: the page shows an error: ${await page.textContent('#error-message')} ${await page.textContent('#error-detail')}`);
+        problems.push(
+          `run ${n}: the page shows an error: ${await page.textContent('#error-message')} ${await page.textContent('#error-detail')}`
+        );
         break;
       }
       // After each lab run the page's Memory section simulates the KV-memory policies on the new step
@@ -135,7 +184,10 @@ async function main() {
       if ((await page.getAttribute('#memory', 'data-state').catch(() => null)) === 'running') {
         const t1 = Date.now();
         try {
-          await page.waitForFunction(() => document.getElementById('memory').dataset.state !== 'running', null, { timeout: 10 * 60000, polling: 250 });
+          await page.waitForFunction(() => document.getElementById('memory').dataset.state !== 'running', null, {
+            timeout: 10 * 60000,
+            polling: 250,
+          });
         } catch (error) {
           problems.push(`run ${n}: the Memory section did not finish within 10 min`);
           break;
@@ -168,8 +220,10 @@ async function main() {
       };
       rows.push(row);
       if (n === 2) heapSplit.second = await cdp.pageHeapByKind();
-      console.log(`run ${n}: ${(elapsed / 1000).toFixed(2)} s${memoryMs === null ? '' : `, Memory section ${(memoryMs / 1000).toFixed(2)} s`}; page JS ${MB(row.page_js_bytes)} MiB, worker JS ${MB(row.worker_js_bytes)} MiB, ` +
-        `wasm ${MB(row.wasm_heap_bytes)} MiB (malloc ${row.wasm_in_use_bytes} B); max gap ${row.max_gap_ms.toFixed(0)} ms; load ${row.load1.toFixed(2)}`);
+      console.log(
+        `run ${n}: ${(elapsed / 1000).toFixed(2)} s${memoryMs === null ? '' : `, Memory section ${(memoryMs / 1000).toFixed(2)} s`}; page JS ${MB(row.page_js_bytes)} MiB, worker JS ${MB(row.worker_js_bytes)} MiB, ` +
+          `wasm ${MB(row.wasm_heap_bytes)} MiB (malloc ${row.wasm_in_use_bytes} B); max gap ${row.max_gap_ms.toFixed(0)} ms; load ${row.load1.toFixed(2)}`
+      );
     }
     if (crashed) problems.push('the page crashed');
     for (const e of errors) problems.push(e);
@@ -185,7 +239,11 @@ async function main() {
   console.log(`\n${table(rows)}\n`);
   const checks = [];
   if (rows.length < 3) {
-    checks.push({ name: 'memory flat', ok: false, text: `only ${rows.length} runs: at least 3 are needed (a longer --minutes?)` });
+    checks.push({
+      name: 'memory flat',
+      ok: false,
+      text: `only ${rows.length} runs: at least 3 are needed (a longer --minutes?)`,
+    });
   } else {
     const second = rows[1];
     const last = rows[rows.length - 1];
@@ -194,7 +252,12 @@ async function main() {
     // The page's JS heap is judged without its compiled code: V8 keeps compiling and recompiling the hot
     // functions for a hundred runs and more (docs/RELIABILITY.md), which a leak is not.
     const measured = [
-      ['page JS without compiled code', heapSplit.second?.other_bytes ?? null, heapSplit.last?.other_bytes ?? null, true],
+      [
+        'page JS without compiled code',
+        heapSplit.second?.other_bytes ?? null,
+        heapSplit.last?.other_bytes ?? null,
+        true,
+      ],
       ['page DOM nodes', second.page_nodes, last.page_nodes, false],
       ['page event listeners', second.page_listeners, last.page_listeners, false],
       ['worker JS', second.worker_js_bytes, last.worker_js_bytes, true],
@@ -211,32 +274,61 @@ async function main() {
       const within = change <= options.tolerance;
       ok = ok && within;
       const show = inMiB ? (b) => `${MB(b)} MiB` : (b) => `${b}${label === 'wasm malloc' ? ' B' : ''}`;
-      parts.push(`${label} ${show(before)} → ${show(after)} (${change >= 0 ? '+' : ''}${change.toFixed(1)}%)${within ? '' : ' TOO MUCH'}`);
+      parts.push(
+        `${label} ${show(before)} → ${show(after)} (${change >= 0 ? '+' : ''}${change.toFixed(1)}%)${within ? '' : ' TOO MUCH'}`
+      );
     }
-    checks.push({ name: 'memory flat', ok, text: `run 2 → run ${last.run}, within ${options.tolerance}%: ${parts.join('; ')}` });
+    checks.push({
+      name: 'memory flat',
+      ok,
+      text: `run 2 → run ${last.run}, within ${options.tolerance}%: ${parts.join('; ')}`,
+    });
     if (heapSplit.last) {
-      console.log(`soak: the page's heap snapshot, run 2 → run ${last.run}: compiled code ${MB(heapSplit.second.code_bytes)} → ${MB(heapSplit.last.code_bytes)} MiB, ` +
-        `the rest ${MB(heapSplit.second.other_bytes)} → ${MB(heapSplit.last.other_bytes)} MiB; page JS heap (getHeapUsage) ${MB(second.page_js_bytes)} → ${MB(last.page_js_bytes)} MiB`);
+      console.log(
+        `soak: the page's heap snapshot, run 2 → run ${last.run}: compiled code ${MB(heapSplit.second.code_bytes)} → ${MB(heapSplit.last.code_bytes)} MiB, ` +
+          `the rest ${MB(heapSplit.second.other_bytes)} → ${MB(heapSplit.last.other_bytes)} MiB; page JS heap (getHeapUsage) ${MB(second.page_js_bytes)} → ${MB(last.page_js_bytes)} MiB`
+      );
     }
     const mid = rows[Math.floor((rows.length - 1) / 2)];
     const perRun = (last.page_js_bytes - mid.page_js_bytes) / (last.run - mid.run || 1);
-    console.log(`soak: page JS heap over the second half (run ${mid.run} → ${last.run}): ${MB(mid.page_js_bytes)} → ${MB(last.page_js_bytes)} MiB, ` +
-      `${(perRun / 1024).toFixed(1)} KiB per run`);
+    console.log(
+      `soak: page JS heap over the second half (run ${mid.run} → ${last.run}): ${MB(mid.page_js_bytes)} → ${MB(last.page_js_bytes)} MiB, ` +
+        `${(perRun / 1024).toFixed(1)} KiB per run`
+    );
   }
   const worst = rows.reduce((m, r) => Math.max(m, r.max_gap_ms), 0);
   const worstTask = rows.reduce((m, r) => Math.max(m, r.long_task_ms), 0);
-  checks.push({ name: 'never frozen', ok: rows.length > 0 && worst < FROZEN_MS, text: `longest main-thread gap ${worst.toFixed(0)} ms (limit ${FROZEN_MS} ms); longest long task ${worstTask.toFixed(0)} ms` });
-  checks.push({ name: 'no errors', ok: problems.length === 0, text: problems.length ? problems.join(' | ') : 'every run gave a result; no console or page error, no request off the origin' });
+  checks.push({
+    name: 'never frozen',
+    ok: rows.length > 0 && worst < FROZEN_MS,
+    text: `longest main-thread gap ${worst.toFixed(0)} ms (limit ${FROZEN_MS} ms); longest long task ${worstTask.toFixed(0)} ms`,
+  });
+  checks.push({
+    name: 'no errors',
+    ok: problems.length === 0,
+    text: problems.length
+      ? problems.join(' | ')
+      : 'every run gave a result; no console or page error, no request off the origin',
+  });
   const durations = rows.map((r) => r.run_ms / 1000).sort((a, b) => a - b);
   const median = durations.length ? durations[Math.floor(durations.length / 2)] : NaN;
-  console.log(`soak: ${minutes.toFixed(1)} min, ${rows.length} runs (median ${median.toFixed(2)} s, ${durations.length ? durations[0].toFixed(2) : '–'}–${durations.length ? durations[durations.length - 1].toFixed(2) : '–'} s); load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `soak: ${minutes.toFixed(1)} min, ${rows.length} runs (median ${median.toFixed(2)} s, ${durations.length ? durations[0].toFixed(2) : '–'}–${durations.length ? durations[durations.length - 1].toFixed(2) : '–'} s); load average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`
+  );
   for (const c of checks) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.text}`);
   const verdict = checks.every((c) => c.ok);
   console.log(`soak: ${verdict ? 'PASS' : 'FAIL'}`);
 
-  const out = options.out || path.join(root, 'build', 'soak', `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const out =
+    options.out || path.join(root, 'build', 'soak', `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${JSON.stringify({ options, minutes, cores: os.cpus().length, rows, heap_split: heapSplit, checks, verdict }, null, 2)}\n`);
+  fs.writeFileSync(
+    out,
+    `${JSON.stringify({ options, minutes, cores: os.cpus().length, rows, heap_split: heapSplit, checks, verdict }, null, 2)}\n`
+  );
   console.log(`soak: figures in ${path.relative(process.cwd(), out)}`);
   process.exit(verdict ? 0 : 1);
 }

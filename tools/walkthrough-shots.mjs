@@ -34,17 +34,28 @@ const chaptersOf = (page) => page.$$eval('section.story-chapter', (sections) => 
 // The queue and memory chapters alone with the switch on `gpu`, at both widths.
 async function modeledShots(browser, server) {
   for (const name of ['queue', 'memory']) {
-    for (const [label, width] of [['desktop', 1280], ['phone', 390]]) {
+    for (const [label, width] of [
+      ['desktop', 1280],
+      ['phone', 390],
+    ]) {
       const { page, log } = await watchedPage(browser.context);
       await page.setViewportSize({ width, height: 800 });
       await page.goto(`${server.url}embed.html#chapter=${name}`);
-      await page.waitForFunction((n) => document.querySelectorAll(`#${n}-hw-gpu option`).length > 1, name, { timeout: 60000, polling: 100 });
+      await page.waitForFunction((n) => document.querySelectorAll(`#${n}-hw-gpu option`).length > 1, name, {
+        timeout: 60000,
+        polling: 100,
+      });
       await page.selectOption(`#${name}-hw-gpu`, gpu);
-      await page.waitForFunction(() => window.kvlabHardwareResult !== undefined, null, { timeout: 120000, polling: 100 });
+      await page.waitForFunction(() => window.kvlabHardwareResult !== undefined, null, {
+        timeout: 120000,
+        polling: 100,
+      });
       await page.waitForTimeout(4000);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       await page.screenshot({ path: path.join(out, `chapter-${name}-${gpu}-${label}.png`), fullPage: true });
-      console.log(`chapter ${name} on ${gpu} (modeled) at ${width} px: ${overflow > 0 ? `${overflow} px too wide` : 'fits'}${log.errors.length ? `; errors: ${log.errors.join('; ')}` : ''}`);
+      console.log(
+        `chapter ${name} on ${gpu} (modeled) at ${width} px: ${overflow > 0 ? `${overflow} px too wide` : 'fits'}${log.errors.length ? `; errors: ${log.errors.join('; ')}` : ''}`
+      );
       await page.close();
     }
   }
@@ -74,12 +85,18 @@ async function measuredShots(browser, server) {
     await page.click('#story-run');
     const result = await waitForResult(page, 180000);
     const names = await chaptersOf(page);
-    await page.waitForFunction((n) => n.every((c) => ['queue', 'memory'].includes(c) || window.__figures.some((f) => f.chapter === c)), names, { timeout: 60000 });
+    await page.waitForFunction(
+      (n) => n.every((c) => ['queue', 'memory'].includes(c) || window.__figures.some((f) => f.chapter === c)),
+      names,
+      { timeout: 60000 }
+    );
     const figures = await page.evaluate(() => window.__figures);
-    console.log(`run ${run}: ${figures.map((f) => `${f.chapter} ${(f.elapsed_ms / 1000).toFixed(2)} s`).join(', ')}; whole lab ${(result.elapsed_ms / 1000).toFixed(2)} s in the worker` +
-      ` (Part A ${result.answer.nocache_ms.median.toFixed(1)} ms vs ${result.answer.cache_ms.median.toFixed(1)} ms, ${result.answer.ratio.toFixed(1)}x)`);
+    console.log(
+      `run ${run}: ${figures.map((f) => `${f.chapter} ${(f.elapsed_ms / 1000).toFixed(2)} s`).join(', ')}; whole lab ${(result.elapsed_ms / 1000).toFixed(2)} s in the worker` +
+        ` (Part A ${result.answer.nocache_ms.median.toFixed(1)} ms vs ${result.answer.cache_ms.median.toFixed(1)} ms, ${result.answer.ratio.toFixed(1)}x)`
+    );
     if (run === 1) {
-      await page.waitForTimeout(7000);   // the race and the triangle finish drawing
+      await page.waitForTimeout(7000); // the race and the triangle finish drawing
       await page.screenshot({ path: path.join(out, 'walkthrough-desktop.png'), fullPage: false });
     }
     if (log.errors.length) console.log(`  errors: ${log.errors.join('; ')}`);
@@ -92,23 +109,33 @@ async function measuredShots(browser, server) {
   const names = await chaptersOf(probe);
   await probe.close();
   for (const name of names) {
-    for (const [label, width] of [['desktop', 1280], ['phone', 390]]) {
+    for (const [label, width] of [
+      ['desktop', 1280],
+      ['phone', 390],
+    ]) {
       const { page, log } = await watchedPage(browser.context);
       await page.addInitScript(record);
       await page.setViewportSize({ width, height: 800 });
       await page.goto(`${server.url}embed.html#chapter=${name}&autorun`);
-      await page.waitForFunction((n) => window.__figures.some((f) => f.chapter === n), name, { timeout: 180000, polling: 100 });
+      await page.waitForFunction((n) => window.__figures.some((f) => f.chapter === n), name, {
+        timeout: 180000,
+        polling: 100,
+      });
       await page.waitForTimeout(7000);
       // A played chapter is shown a third of the way into its clock, or at 100 s if sooner: the queue's
       // clock runs until the uncached server ends (about 9,000 s), the batched ones end near 200-300 s.
-      await page.$$eval('.pb-scrub', (inputs) => inputs.forEach((input) => {
-        input.value = String(Math.min(Number(input.max) / 3, 100000));
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-      }));
+      await page.$$eval('.pb-scrub', (inputs) =>
+        inputs.forEach((input) => {
+          input.value = String(Math.min(Number(input.max) / 3, 100000));
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+        })
+      );
       await page.waitForTimeout(500);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       await page.screenshot({ path: path.join(out, `chapter-${name}-${label}.png`), fullPage: true });
-      console.log(`chapter ${name} at ${width} px: ${overflow > 0 ? `${overflow} px too wide` : 'fits'}${log.errors.length ? `; errors: ${log.errors.join('; ')}` : ''}`);
+      console.log(
+        `chapter ${name} at ${width} px: ${overflow > 0 ? `${overflow} px too wide` : 'fits'}${log.errors.length ? `; errors: ${log.errors.join('; ')}` : ''}`
+      );
       await page.close();
     }
   }

@@ -41,14 +41,20 @@ try {
 }
 
 for (const file of ['kvlab.js', 'kvlab.wasm', 'kvlab-single.js']) {
-  if (!fs.existsSync(path.join(wasmDir, file))) die(`${path.relative(root, path.join(wasmDir, file))} is missing: run scripts/build (the wasm build) first.`);
+  if (!fs.existsSync(path.join(wasmDir, file)))
+    die(`${path.relative(root, path.join(wasmDir, file))} is missing: run scripts/build (the wasm build) first.`);
 }
 for (const file of ['kvlab.js', 'kvlab.wasm']) {
-  if (!fs.existsSync(path.join(scalarDir, file))) die(`${path.relative(root, path.join(scalarDir, file))} is missing: run scripts/build (the wasm-scalar build) first.`);
+  if (!fs.existsSync(path.join(scalarDir, file)))
+    die(
+      `${path.relative(root, path.join(scalarDir, file))} is missing: run scripts/build (the wasm-scalar build) first.`
+    );
 }
 const scalarGlue = fs.readFileSync(path.join(scalarDir, 'kvlab.js'), 'utf8');
 if (!/\bvar createKvlabScalar\b/.test(scalarGlue)) {
-  die(`${path.relative(root, path.join(scalarDir, 'kvlab.js'))} does not define createKvlabScalar (an older build?): run scripts/build.`);
+  die(
+    `${path.relative(root, path.join(scalarDir, 'kvlab.js'))} does not define createKvlabScalar (an older build?): run scripts/build.`
+  );
 }
 
 // What the page's forms offer (presets, defaults, policy lists, limits) comes from the module itself
@@ -57,8 +63,10 @@ async function writeCatalog() {
   const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
   const catalog = (await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) })).catalog();
   fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
-  fs.writeFileSync(path.join(src, 'generated', 'catalog.js'),
-    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`);
+  fs.writeFileSync(
+    path.join(src, 'generated', 'catalog.js'),
+    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`
+  );
 }
 await writeCatalog();
 
@@ -102,13 +110,15 @@ function sha256(text) {
 }
 
 function page(template, { csp, title, head, bodyAttrs = '', scripts }) {
-  return template
-    // Functions, so that "$&" and the like in the inlined code are not replacement patterns.
-    .replace('{{CSP}}', () => csp)
-    .replace('{{TITLE}}', () => title)
-    .replace('{{HEAD}}', () => head)
-    .replace('{{BODY_ATTRS}}', () => bodyAttrs)
-    .replace('{{SCRIPTS}}', () => scripts);
+  return (
+    template
+      // Functions, so that "$&" and the like in the inlined code are not replacement patterns.
+      .replace('{{CSP}}', () => csp)
+      .replace('{{TITLE}}', () => title)
+      .replace('{{HEAD}}', () => head)
+      .replace('{{BODY_ATTRS}}', () => bodyAttrs)
+      .replace('{{SCRIPTS}}', () => scripts)
+  );
 }
 
 // Inline text must not end its own element early: refuse rather than ship a broken page.
@@ -144,20 +154,43 @@ const servedCsp = [
 const servedHead = '<link rel="stylesheet" href="app.css">';
 const servedScripts = '<script src="app.js"></script>';
 const title = 'kvlab: the KV cache and continuous batching, measured in your browser';
-fs.writeFileSync(path.join(dist, 'index.html'), page(template, { csp: servedCsp, title, head: servedHead, scripts: servedScripts }));
-fs.writeFileSync(path.join(dist, 'embed.html'), page(template, {
-  csp: servedCsp, title: 'kvlab (compact view)', head: servedHead, bodyAttrs: ' data-embed', scripts: servedScripts,
-}));
+fs.writeFileSync(
+  path.join(dist, 'index.html'),
+  page(template, { csp: servedCsp, title, head: servedHead, scripts: servedScripts })
+);
+fs.writeFileSync(
+  path.join(dist, 'embed.html'),
+  page(template, {
+    csp: servedCsp,
+    title: 'kvlab (compact view)',
+    head: servedHead,
+    bodyAttrs: ' data-embed',
+    scripts: servedScripts,
+  })
+);
 
 // ---- standalone page --------------------------------------------------------------------------
-const workerBundle = await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'standalone-worker.js'), write: false, sourcemap: false });
+const workerBundle = await bundle({
+  entry: 'worker/index.js',
+  outfile: path.join(dist, 'standalone-worker.js'),
+  write: false,
+  sourcemap: false,
+});
 const workerJs = workerBundle.outputFiles.find((f) => f.path.endsWith('.js')).text;
 const glue = fs.readFileSync(path.join(wasmDir, 'kvlab-single.js'), 'utf8');
 const standaloneApp = await bundle({
-  entry: 'main.js', outfile: path.join(dist, 'standalone-app.js'), write: false, sourcemap: false,
+  entry: 'main.js',
+  outfile: path.join(dist, 'standalone-app.js'),
+  write: false,
+  sourcemap: false,
   // The SIMD glue, the scalar glue and its wasm (decoded by the worker only when the panel runs), then
   // the worker's own code.
-  source: [glue, scalarGlue, `var kvlabScalarWasmBase64 = ${JSON.stringify(fs.readFileSync(path.join(scalarDir, 'kvlab.wasm')).toString('base64'))};`, workerJs].join('\n;\n'),
+  source: [
+    glue,
+    scalarGlue,
+    `var kvlabScalarWasmBase64 = ${JSON.stringify(fs.readFileSync(path.join(scalarDir, 'kvlab.wasm')).toString('base64'))};`,
+    workerJs,
+  ].join('\n;\n'),
 });
 const appJs = checkInline(standaloneApp.outputFiles.find((f) => f.path.endsWith('.js')).text, 'script');
 const appCss = checkInline(standaloneApp.outputFiles.find((f) => f.path.endsWith('.css')).text, 'style');
@@ -173,12 +206,17 @@ const standaloneCsp = [
   "form-action 'none'",
   "object-src 'none'",
 ].join('; ');
-fs.writeFileSync(path.join(dist, 'kvlab-standalone.html'), page(template, {
-  csp: standaloneCsp,
-  title,
-  head: `<style>${appCss}</style>`,
-  scripts: `<script>${appJs}</script>`,
-}));
+fs.writeFileSync(
+  path.join(dist, 'kvlab-standalone.html'),
+  page(template, {
+    csp: standaloneCsp,
+    title,
+    head: `<style>${appCss}</style>`,
+    scripts: `<script>${appJs}</script>`,
+  })
+);
 
 const size = (file) => `${(fs.statSync(path.join(dist, file)).size / 1024).toFixed(0)} KiB`;
-console.log(`web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`);
+console.log(
+  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
+);

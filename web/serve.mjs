@@ -65,7 +65,11 @@ export function serve({ dir, port = 0, host = '127.0.0.1', isolate = false, log 
         server,
         port: address.port,
         url: `http://${host}:${address.port}/`,
-        close: () => new Promise((done) => { server.closeAllConnections?.(); server.close(() => done()); }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections?.();
+            server.close(() => done());
+          }),
       });
     });
   });
@@ -78,26 +82,41 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => {
-      if (i + 1 >= args.length) { console.error(`serve: ${arg} needs a value`); process.exit(2); }
+      if (i + 1 >= args.length) {
+        console.error(`serve: ${arg} needs a value`);
+        process.exit(2);
+      }
       i += 1;
       return args[i];
     };
     if (arg === '--port') {
       const v = value();
       options.port = Number(v);
-      if (!/^\d+$/.test(v) || options.port < 1 || options.port > 65535) { console.error(`serve: --port must be a number from 1 to 65535 (got ${JSON.stringify(v)})`); process.exit(2); }
+      if (!/^\d+$/.test(v) || options.port < 1 || options.port > 65535) {
+        console.error(`serve: --port must be a number from 1 to 65535 (got ${JSON.stringify(v)})`);
+        process.exit(2);
+      }
     } else if (arg === '--host') options.host = value();
     else if (arg === '--dir') options.dir = value();
     else if (arg === '--isolate') options.isolate = true;
-    else { console.error(`serve: unknown argument ${JSON.stringify(arg)} (use --port N, --host H, --dir DIR, --isolate)`); process.exit(2); }
+    else {
+      console.error(`serve: unknown argument ${JSON.stringify(arg)} (use --port N, --host H, --dir DIR, --isolate)`);
+      process.exit(2);
+    }
   }
-  if (!fs.existsSync(path.join(options.dir, 'index.html'))) { console.error(`serve: ${options.dir}/index.html is missing: run scripts/build first`); process.exit(1); }
-  serve(options).then(({ url }) => {
-    console.log(`kvlab page: ${url}`);
-    console.log(`  single file, no server needed: ${path.resolve(options.dir, 'kvlab-standalone.html')}`);
-    console.log('  Ctrl-C stops the server.');
-  }, (error) => {
-    console.error(`serve: cannot listen on ${options.host}:${options.port}: ${error.message}`);
+  if (!fs.existsSync(path.join(options.dir, 'index.html'))) {
+    console.error(`serve: ${options.dir}/index.html is missing: run scripts/build first`);
     process.exit(1);
-  });
+  }
+  serve(options).then(
+    ({ url }) => {
+      console.log(`kvlab page: ${url}`);
+      console.log(`  single file, no server needed: ${path.resolve(options.dir, 'kvlab-standalone.html')}`);
+      console.log('  Ctrl-C stops the server.');
+    },
+    (error) => {
+      console.error(`serve: cannot listen on ${options.host}:${options.port}: ${error.message}`);
+      process.exit(1);
+    }
+  );
 }

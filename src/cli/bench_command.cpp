@@ -1,10 +1,10 @@
 #include <iostream>
 #include <memory>
 
-#include "experiments/kernel_bench.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "experiments/kernel_bench.h"
 
 namespace kvlab::cli {
 
@@ -20,11 +20,14 @@ Action add_bench_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("bench", "time the kernels, the decode step, one answer and the simulator");
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
   auto flags = std::make_shared<BenchFlags>();
-  command->add_option("--answer-runs", flags->answer_runs, "runs per path of the one-answer timing (0 skips it; default 5)");
+  command->add_option("--answer-runs", flags->answer_runs,
+                      "runs per path of the one-answer timing (0 skips it; default 5)");
   command->add_flag("--no-simulator", flags->no_simulator, "skip timing the simulator");
-  command->add_flag("--weight-formats", flags->weight_formats, "also time the one-row step with f32 and bf16 weights, interleaved");
-  command->add_flag("--kv-formats", flags->kv_formats,
-                    "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");
+  command->add_flag("--weight-formats", flags->weight_formats,
+                    "also time the one-row step with f32 and bf16 weights, interleaved");
+  command->add_flag(
+      "--kv-formats", flags->kv_formats,
+      "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");
   command->add_flag("--json", flags->as_json, "print the result as JSON");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
@@ -32,8 +35,10 @@ Action add_bench_command(CLI::App& app) {
     sources.add_flags("options.measure", *measure_flags);
     sources.add_flag("options.answer_runs", "--answer-runs");
     return run_reporting(sources, [&] {
-      nlohmann::json given = {{"measure", measure_flags->to_json()}, {"simulator", !flags->no_simulator},
-                             {"weight_formats", flags->weight_formats}, {"kv_formats", flags->kv_formats}};
+      nlohmann::json given = {{"measure", measure_flags->to_json()},
+                              {"simulator", !flags->no_simulator},
+                              {"weight_formats", flags->weight_formats},
+                              {"kv_formats", flags->kv_formats}};
       if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
       experiments::BenchOptions options = experiments::read_bench_options(given);
       nlohmann::json result = experiments::run_kernel_bench(options, terminal_progress());

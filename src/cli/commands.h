@@ -17,5 +17,6 @@ Action add_info_command(CLI::App& app);
 Action add_bench_command(CLI::App& app);
 Action add_replay_command(CLI::App& app);
 Action add_roofline_command(CLI::App& app);
+Action add_generate_command(CLI::App& app);
 
 }  // namespace kvlab::cli

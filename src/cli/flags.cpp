@@ -84,8 +84,11 @@ JsonFlags add_measure_flags(CLI::App& command) {
   flags.add(command, "preset", "", "model preset: small (default), lab, medium, tiny", false, true);
   for (const char* field : {"vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_seq", "seed"})
     flags.add(command, field, "model", std::string("model ") + field + " (overrides the preset)");
-  flags.add(command, "weights", "", "weight format: f32 (default) or bf16 (half the bytes, rounded to nearest even)", false, true);
-  flags.add(command, "kv", "", "KV cache format: f32 (default), bf16 or f16 (half the bytes a token, rounded to nearest even)", false, true);
+  flags.add(command, "weights", "", "weight format: f32 (default) or bf16 (half the bytes, rounded to nearest even)",
+            false, true);
+  flags.add(command, "kv", "",
+            "KV cache format: f32 (default), bf16 or f16 (half the bytes a token, rounded to nearest even)", false,
+            true);
   flags.add(command, "prompt_tokens", "", "Part A prompt length (default 16)");
   flags.add(command, "answer_tokens", "", "Part A answer length (default 48)");
   flags.add(command, "runs", "", "Part A runs per path (default 5)");
@@ -101,7 +104,11 @@ JsonFlags add_measure_flags(CLI::App& command) {
   return flags;
 }
 
-std::string read_file(const std::string& path, const std::string& flag) {
+namespace {
+
+// The whole file, refused past max_bytes (limit_text says the limit: "more than 64 MiB").
+std::string read_at_most(const std::string& path, const std::string& flag, size_t max_bytes,
+                         const std::string& limit_text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
   // In pieces, up to one byte past the limit: a file that never ends (/dev/zero) is refused, not read.
@@ -109,11 +116,21 @@ std::string read_file(const std::string& path, const std::string& flag) {
   std::vector<char> piece(1 << 20);
   while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
     text.append(piece.data(), static_cast<size_t>(in.gcount()));
-    if (text.size() > json_input::kLimits.max_bytes)
-      throw_range(flag + ": file \"" + path + "\" has " + json_input::size_limit_text());
+    if (text.size() > max_bytes) throw_range(flag + ": file \"" + path + "\" has " + limit_text);
   }
   if (in.bad()) throw_range(flag + ": cannot read file \"" + path + "\"");
   return text;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, const std::string& flag) {
+  return read_at_most(path, flag, json_input::kLimits.max_bytes, json_input::size_limit_text());
+}
+
+std::string read_model_file(const std::string& path, const std::string& flag) {
+  constexpr size_t kMaxModelBytes = size_t{1} << 30;
+  return read_at_most(path, flag, kMaxModelBytes, "more than 1 GiB (the most kvlab loads)");
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& flag) {
@@ -124,7 +141,12 @@ namespace {
 
 #ifdef __EMSCRIPTEN__
 // Under Node, Emscripten's isatty() says yes for every standard stream; ask Node itself.
-EM_JS(int, node_stderr_is_tty, (), { return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0; });
+// The body is JavaScript, which clang-format would rewrite ("!==" into "!= =").
+// clang-format off
+EM_JS(int, node_stderr_is_tty, (), {
+  return typeof process !== 'undefined' && process.stderr && process.stderr.isTTY ? 1 : 0;
+});
+// clang-format on
 #endif
 
 bool stderr_is_terminal() {
@@ -141,8 +163,8 @@ ProgressFn terminal_progress() {
   if (!stderr_is_terminal()) return nullptr;
   return [](double fraction, const std::string& phase) {
     const int width = 30, filled = static_cast<int>(fraction * width);
-    std::fprintf(stderr, "\r[%s%s] %3d%% %-24s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                 static_cast<int>(fraction * 100), phase.c_str());
+    std::fprintf(stderr, "\r[%s%s] %3d%% %-24s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), static_cast<int>(fraction * 100), phase.c_str());
     if (fraction >= 1.0) std::fprintf(stderr, "\n");
     std::fflush(stderr);
   };

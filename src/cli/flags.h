@@ -49,6 +49,9 @@ JsonFlags add_measure_flags(CLI::App& command);
 // Reads a whole file; throws InputError naming `flag` if it cannot be read.
 std::string read_file(const std::string& path, const std::string& flag);
 
+// Reads a whole model file (up to 1 GiB); throws InputError naming `flag` if it cannot be read.
+std::string read_model_file(const std::string& path, const std::string& flag);
+
 // Reads and parses a JSON file given with `flag`; an error names both ("--steps bad.json is not valid JSON").
 nlohmann::json read_json_file(const std::string& path, const std::string& flag);
 

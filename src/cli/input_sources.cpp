@@ -59,7 +59,8 @@ std::string InputSources::describe(const InputError& error) const {
   if (!best->file.empty()) {
     const std::string field = joined(best->root_in_file, rest);
     const std::string where = best->flag + " " + best->file + ": ";
-    return field.empty() ? "kvlab: " + where + error.what() : start + where + with_problem("field " + field, error.problem());
+    return field.empty() ? "kvlab: " + where + error.what()
+                         : start + where + with_problem("field " + field, error.problem());
   }
   const std::string flag = best->flags ? best->flags->flag_for(rest) : best->flag;
   return flag.empty() ? plain : start + with_problem(flag, error.problem());

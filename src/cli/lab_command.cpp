@@ -23,7 +23,8 @@ Action add_lab_command(CLI::App& app) {
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
   auto flags = std::make_shared<LabFlags>();
   command->add_option("--workload", flags->workload_file, "workload.json instead of the published lab's queue");
-  command->add_option("--requests", flags->requests, "requests in the default queue (default 1000; a --workload file sets its own)");
+  command->add_option("--requests", flags->requests,
+                      "requests in the default queue (default 1000; a --workload file sets its own)");
   command->add_option("--slots", flags->slots, "batch size B of static:B and continuous:B (default 16)");
   command->add_flag("--json", flags->as_json, "print the whole result as JSON (what Embind's run returns)");
   return [command, measure_flags, flags]() -> int {
@@ -40,9 +41,8 @@ Action add_lab_command(CLI::App& app) {
         throw_range(
             "--requests sets the size of the published lab's queue, not of a --workload file's (set \"count\" in the file)");
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
-      options["workload"] = flags->workload_file.empty()
-                                ? experiments::default_workload()
-                                : read_json_file(flags->workload_file, "--workload");
+      options["workload"] = flags->workload_file.empty() ? experiments::default_workload()
+                                                         : read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) options["workload"]["count"] = flag_value(flags->requests);
       if (command->count("--slots")) options["policies"] = policy::default_policies(slots_flag(flags->slots));
       nlohmann::json result = experiments::run_lab(experiments::read_lab_options(options), terminal_progress());

@@ -6,12 +6,13 @@
 #include "common/input_error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"kvlab: time a tiny transformer with and without a KV cache, and replay a request queue under serving policies"};
+  CLI::App app{
+      "kvlab: time a tiny transformer with and without a KV cache, and replay a request queue under serving policies"};
   app.require_subcommand(1);
   std::vector<kvlab::cli::Action> actions = {
-      kvlab::cli::add_measure_command(app), kvlab::cli::add_simulate_command(app), kvlab::cli::add_lab_command(app),
-      kvlab::cli::add_info_command(app), kvlab::cli::add_bench_command(app),
-      kvlab::cli::add_replay_command(app), kvlab::cli::add_roofline_command(app)};
+      kvlab::cli::add_measure_command(app),  kvlab::cli::add_simulate_command(app), kvlab::cli::add_lab_command(app),
+      kvlab::cli::add_info_command(app),     kvlab::cli::add_bench_command(app),    kvlab::cli::add_replay_command(app),
+      kvlab::cli::add_roofline_command(app), kvlab::cli::add_generate_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,16 +1,17 @@
 #include <iostream>
 #include <memory>
 
-#include "measure/measure.h"
-#include "measure/measure_report.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "measure/measure.h"
+#include "measure/measure_report.h"
 
 namespace kvlab::cli {
 
 Action add_measure_command(CLI::App& app) {
-  CLI::App* command = app.add_subcommand("measure", "time one answer with and without a KV cache, and the step-time grid");
+  CLI::App* command =
+      app.add_subcommand("measure", "time one answer with and without a KV cache, and the step-time grid");
   auto flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
   auto as_json = std::make_shared<bool>(false);
   command->add_flag("--json", *as_json, "print the result as JSON (the object Embind's measure returns)");

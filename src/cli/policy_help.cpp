@@ -12,8 +12,7 @@ namespace {
 // "a", "a and b", "a, b and c".
 std::string sentence_list(const std::vector<std::string>& items) {
   std::string text;
-  for (size_t i = 0; i < items.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  for (size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
   return text;
 }
 

@@ -29,11 +29,13 @@ struct ReplayFlags {
 
 Action add_replay_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
-      "replay", "measure, serve a request queue for real under each policy, and compare with the simulator's prediction");
+      "replay",
+      "measure, serve a request queue for real under each policy, and compare with the simulator's prediction");
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
   command->footer(policy_help_footer());
   auto flags = std::make_shared<ReplayFlags>();
-  command->add_option("--workload", flags->workload_file, "workload.json instead of the default queue (64 requests at t = 0, prompts 8-32, answers 16-48)");
+  command->add_option("--workload", flags->workload_file,
+                      "workload.json instead of the default queue (64 requests at t = 0, prompts 8-32, answers 16-48)");
   command->add_option("--requests", flags->requests, "requests in the generated queue (default 64)");
   command->add_option("--nocache-requests", flags->nocache_requests,
                       uncached_families_text() + " replays only the first this many (default 16)");
@@ -44,9 +46,11 @@ Action add_replay_command(CLI::App& app) {
                       "KV memory budget of " + kv_budget_families_text() + ", in tokens (default: no limit)");
   command->add_option("--block-tokens", flags->block_tokens, "KV block size in tokens (default 16)");
   command->add_option("--timeline", flags->timeline_requests, "requests kept in each slot timeline (default 60)");
-  command->add_option("--after-prompt-rounds", flags->after_prompt_rounds,
-                      "rounds of each cell in measuring passes by what ran before them (the after-prompt and prompt-pass parts), 0 for none (default 8)");
-  command->add_flag("--json", flags->as_json, "print one JSON object with a key per policy (what Embind's replay returns)");
+  command->add_option(
+      "--after-prompt-rounds", flags->after_prompt_rounds,
+      "rounds of each cell in measuring passes by what ran before them (the after-prompt and prompt-pass parts), 0 for none (default 8)");
+  command->add_flag("--json", flags->as_json,
+                    "print one JSON object with a key per policy (what Embind's replay returns)");
   return [command, measure_flags, flags]() -> int {
     if (!command->parsed()) return -1;
     InputSources sources;
@@ -61,8 +65,7 @@ Action add_replay_command(CLI::App& app) {
     sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds");
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
-      if (!flags->workload_file.empty())
-        options["workload"] = read_json_file(flags->workload_file, "--workload");
+      if (!flags->workload_file.empty()) options["workload"] = read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) {
         nlohmann::json workload = options.value("workload", experiments::default_replay_workload());
         if (!workload.is_object() || !workload.contains("count"))

@@ -37,18 +37,21 @@ Action add_roofline_command(CLI::App& app) {
       "roofline", "model the step-time table of a named GPU and model (a roofline per operation; docs/gpu.md)");
   auto flags = std::make_shared<JsonFlags>();
   flags->add(*command, "gpu", "", "GPU preset: " + preset_names(roofline::gpu_presets()) + " (required)", false, true);
-  flags->add(*command, "model", "", "model preset: " + preset_names(roofline::model_presets()) + " (required)", false, true);
+  flags->add(*command, "model", "", "model preset: " + preset_names(roofline::model_presets()) + " (required)", false,
+             true);
   flags->add(*command, "weights", "", "weight format: " + format_names(roofline::server_weight_formats()), false, true);
   flags->add(*command, "kv", "", "KV cache format: " + format_names(roofline::server_kv_formats()), false, true);
   flags->add(*command, "tp", "", "tensor parallelism: GPUs sharing the model, 1 (default), 2, 4, 8");
   flags->add(*command, "bw_efficiency", "", "share of peak memory bandwidth kernels reach (default: the fitted one)");
-  flags->add(*command, "compute_efficiency", "", "share of peak tensor throughput kernels reach (default: the fitted one)");
+  flags->add(*command, "compute_efficiency", "",
+             "share of peak tensor throughput kernels reach (default: the fitted one)");
   flags->add(*command, "step_overhead_ms", "", "fixed cost of a forward pass, ms (default: the model's)");
   auto as_json = std::make_shared<bool>(false);
   auto checks = std::make_shared<bool>(false);
   command->add_flag("--json", *as_json, "print the step table as JSON (what simulate --steps reads)");
-  command->add_flag("--checks", *checks,
-                    "instead of a table, print the published measurements against the model (the efficiency flags apply)");
+  command->add_flag(
+      "--checks", *checks,
+      "instead of a table, print the published measurements against the model (the efficiency flags apply)");
   return [command, flags, as_json, checks]() -> int {
     if (!command->parsed()) return -1;
     InputSources sources;

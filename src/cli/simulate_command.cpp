@@ -22,16 +22,20 @@ struct SimulateFlags {
 };
 
 Action add_simulate_command(CLI::App& app) {
-  CLI::App* command = app.add_subcommand("simulate", "replay a request queue on a step-time table under serving policies");
+  CLI::App* command =
+      app.add_subcommand("simulate", "replay a request queue on a step-time table under serving policies");
   command->footer(policy_help_footer());
   auto flags = std::make_shared<SimulateFlags>();
-  command->add_option("--steps", flags->steps_file, "step-time table (steps.json, as `measure --json` prints under \"steps\")")
+  command
+      ->add_option("--steps", flags->steps_file,
+                   "step-time table (steps.json, as `measure --json` prints under \"steps\")")
       ->required();
   command->add_option("--workload", flags->workload_file, "workload.json: generated or explicit requests")->required();
   command->add_option("--policy", flags->policies,
-                      "policy, repeatable: " + policy::policy_registry().name_forms_text() + " (default: the first four, B = " +
-                          std::to_string(policy::kLabBatchRows) + ")");
-  command->add_option("--timeline", flags->timeline_requests, "requests kept in each policy's slot timeline (default 60)");
+                      "policy, repeatable: " + policy::policy_registry().name_forms_text() +
+                          " (default: the first four, B = " + std::to_string(policy::kLabBatchRows) + ")");
+  command->add_option("--timeline", flags->timeline_requests,
+                      "requests kept in each policy's slot timeline (default 60)");
   command->add_flag("--queue-timeline", flags->queue_timeline,
                     "with --json: add each policy's whole-queue playback (queue_timeline, memory_timeline)");
   flags->options.add(*command, "kv_tokens", "",

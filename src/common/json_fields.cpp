@@ -48,7 +48,8 @@ std::string join(const std::string& path, const std::string& name) { return path
 long long as_int(const json& value, const std::string& path, long long lo, long long hi) {
   const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : echo_value(value);
   const FieldError field{path, given, integers_from(lo, hi)};
-  const std::string problem = "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " + given + ")";
+  const std::string problem =
+      "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " + given + ")";
   if (is_non_finite_marker(value)) throw_range(field, problem);
   if (!value.is_number()) throw_type(field, problem);
   double x = value.get<double>();
@@ -60,7 +61,8 @@ long long as_int(const json& value, const std::string& path, long long lo, long 
 double as_number(const json& value, const std::string& path, double lo, double hi) {
   const std::string given = is_non_finite_marker(value) ? value.get<std::string>() : echo_value(value);
   const FieldError field{path, given, numbers_from(lo, hi)};
-  const std::string problem = "must be a number from " + number_text(lo) + " to " + number_text(hi) + " (got " + given + ")";
+  const std::string problem =
+      "must be a number from " + number_text(lo) + " to " + number_text(hi) + " (got " + given + ")";
   if (is_non_finite_marker(value)) throw_range(field, problem);
   if (!value.is_number()) throw_type(field, problem);
   double x = value.get<double>();
@@ -68,8 +70,8 @@ double as_number(const json& value, const std::string& path, double lo, double h
   return x;
 }
 
-long long read_int(const json& object, const std::string& path, const char* name, long long fallback,
-                   long long lo, long long hi) {
+long long read_int(const json& object, const std::string& path, const char* name, long long fallback, long long lo,
+                   long long hi) {
   auto it = object.find(name);
   return it == object.end() ? fallback : as_int(*it, join(path, name), lo, hi);
 }
@@ -119,8 +121,9 @@ std::vector<int> read_int_list(const json& object, const std::string& path, cons
 void require_increasing(const std::vector<double>& values, const std::string& path) {
   for (size_t i = 1; i < values.size(); ++i)
     if (!(values[i] > values[i - 1]))
-      throw_range({path, number_text(values[i]), {}}, "must be strictly increasing (" + path + "[" + std::to_string(i) + "] = " +
-                  number_text(values[i]) + " is not above " + number_text(values[i - 1]) + ")");
+      throw_range({path, number_text(values[i]), {}}, "must be strictly increasing (" + path + "[" + std::to_string(i) +
+                                                          "] = " + number_text(values[i]) + " is not above " +
+                                                          number_text(values[i - 1]) + ")");
 }
 
 }  // namespace kvlab::fields

@@ -26,8 +26,8 @@ std::string join(const std::string& path, const std::string& name);
 long long as_int(const json& value, const std::string& path, long long lo, long long hi);
 double as_number(const json& value, const std::string& path, double lo, double hi);
 
-long long read_int(const json& object, const std::string& path, const char* name, long long fallback,
-                   long long lo, long long hi);
+long long read_int(const json& object, const std::string& path, const char* name, long long fallback, long long lo,
+                   long long hi);
 double read_number(const json& object, const std::string& path, const char* name, double fallback, double lo,
                    double hi);
 bool read_bool(const json& object, const std::string& path, const char* name, bool fallback);

@@ -112,7 +112,8 @@ class LimitedBuilder {
   void count_value() {
     if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().count;
     if (++values_ > limits_.max_values)
-      fail("more than " + grouped(limits_.max_values) + " values (numbers, strings, lists, objects), the limit on values");
+      fail("more than " + grouped(limits_.max_values) +
+           " values (numbers, strings, lists, objects), the limit on values");
   }
 
   // Where the parser is, as a field path: "decode.ms[3][7]" (cut short if long).

@@ -30,7 +30,8 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
   if (rows.empty()) return "";
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows)
-    for (size_t column = 0; column < row.size(); ++column) widths[column] = std::max(widths[column], row[column].size());
+    for (size_t column = 0; column < row.size(); ++column)
+      widths[column] = std::max(widths[column], row[column].size());
   std::string text;
   for (const auto& row : rows) {
     for (size_t column = 0; column < row.size(); ++column) {

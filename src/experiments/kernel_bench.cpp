@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "measure/measure_report.h"
-#include "measure/step_timer.h"
 #include "common/json_fields.h"
 #include "common/text_format.h"
+#include "measure/measure_report.h"
+#include "measure/step_timer.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
@@ -22,7 +22,7 @@ using nlohmann::json;
 namespace {
 
 json timing_json(const StepTiming& t, double flops) {
-  return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms},     {"max_ms", t.max_ms},
+  return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms},   {"max_ms", t.max_ms},
           {"repeats", t.repeats},     {"samples", t.samples}, {"gflops", flops / (t.median_ms * 1e6)}};
 }
 
@@ -101,7 +101,8 @@ double one_row_step_bytes(const Model& model, int context) {
   double bytes = 0;
   for (const PackedMatrix* m : weight_matrices(model.weights())) bytes += static_cast<double>(m->bytes());
   const double norm_floats = (2.0 * c.n_layers + 1) * c.d_model, embedding_row_floats = c.d_model;
-  return bytes + 4.0 * (norm_floats + embedding_row_floats) + static_cast<double>(model_size(c).kv_bytes_per_token) * context;
+  return bytes + 4.0 * (norm_floats + embedding_row_floats) +
+         static_cast<double>(model_size(c).kv_bytes_per_token) * context;
 }
 
 // Everything the benchmark compares, timed interleaved (a sample of each in turn, the same number of
@@ -126,8 +127,9 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
   std::vector<float> x(static_cast<size_t>(16) * widest_matrix_input(c), 0.5f), interleaved(x.size());
   std::vector<float> out(static_cast<size_t>(16) * std::max({c.d_model, c.d_ff, c.vocab}));
   for (int rows : {1, 16})
-    add(rows == 1 ? "matvec" : "matmul16", {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows, interleaved.data()); },
-                                            2.0 * rows * gate.n_out * gate.n_in});
+    add(rows == 1 ? "matvec" : "matmul16",
+        {[&, rows] { kernels::matmul(out.data(), x.data(), gate, rows, interleaved.data()); },
+         2.0 * rows * gate.n_out * gate.n_in});
   // Every matrix of the model times one row: the one-row step's matmuls without the rest of the step.
   const std::vector<const PackedMatrix*> matrices = weight_matrices(model.weights());
   double matrix_bytes = 0, matrix_flops = 0;
@@ -135,8 +137,11 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
     matrix_bytes += static_cast<double>(m->bytes());
     matrix_flops += 2.0 * m->n_out * m->n_in;
   }
-  add("matrices_rows1",
-      {[&] { for (const PackedMatrix* m : matrices) kernels::matmul(out.data(), x.data(), *m, 1, interleaved.data()); }, matrix_flops});
+  add("matrices_rows1", {[&] {
+                           for (const PackedMatrix* m : matrices)
+                             kernels::matmul(out.data(), x.data(), *m, 1, interleaved.data());
+                         },
+                         matrix_flops});
 
   // Decode steps of 1 and 16 rows at each context, every row with its own cache.
   const int max_context = *std::max_element(contexts.begin(), contexts.end());
@@ -165,16 +170,19 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
   json result;
   result["peak_gflops"] = rate(0);
   result["read_gb_per_s"] = rate(1);
-  result["matrix"] = {{"matvec", timing_json(t[2], probes[2].work)},
-                      {"matmul16", timing_json(t[3], probes[3].work)},
-                      {"matrix", {{"n_out", gate.n_out}, {"n_in", gate.n_in}, {"bytes", static_cast<double>(gate.bytes())}}}};
+  result["matrix"] = {
+      {"matvec", timing_json(t[2], probes[2].work)},
+      {"matmul16", timing_json(t[3], probes[3].work)},
+      {"matrix", {{"n_out", gate.n_out}, {"n_in", gate.n_in}, {"bytes", static_cast<double>(gate.bytes())}}}};
   result["matrices_rows1"] = timing_json(t[4], probes[4].work);
   result["matrices_rows1"]["bytes_read"] = matrix_bytes;
   result["matrices_rows1"]["gb_per_s"] = matrix_bytes / (t[4].median_ms * 1e6);
   result["decode"] = json::array();
   for (size_t k = 0; k < contexts.size(); ++k) {
     const size_t one = 5 + 2 * k, sixteen = one + 1;
-    json entry = {{"context", contexts[k]}, {"rows1", timing_json(t[one], probes[one].work)}, {"rows16", timing_json(t[sixteen], probes[sixteen].work)}};
+    json entry = {{"context", contexts[k]},
+                  {"rows1", timing_json(t[one], probes[one].work)},
+                  {"rows16", timing_json(t[sixteen], probes[sixteen].work)}};
     entry["rows1"]["bytes_read"] = one_row_step_bytes(model, contexts[k]);
     entry["rows1"]["gb_per_s"] = entry["rows1"]["bytes_read"].get<double>() / (t[one].median_ms * 1e6);
     entry["tokens_per_s_ratio"] = 16.0 * t[one].median_ms / t[sixteen].median_ms;
@@ -253,9 +261,11 @@ json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
   for (int context : contexts)
     for (int rows : row_counts) {
       json entry = {{"context", context}, {"rows", rows}};
-      for (NumberFormat format : formats) entry[number_format_name(format)] = timing_json(t[cell++], rows * decode_step_flops(config, context));
+      for (NumberFormat format : formats)
+        entry[number_format_name(format)] = timing_json(t[cell++], rows * decode_step_flops(config, context));
       for (const char* name : {"bf16", "f16"})
-        entry[std::string(name) + "_over_f32"] = entry[name]["median_ms"].get<double>() / entry["f32"]["median_ms"].get<double>();
+        entry[std::string(name) + "_over_f32"] =
+            entry[name]["median_ms"].get<double>() / entry["f32"]["median_ms"].get<double>();
       cells.push_back(entry);
     }
   for (NumberFormat format : formats) {
@@ -337,13 +347,15 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   };
   TimingPolicy policy = o.measure.timing;
   Model model(o.measure.model);
-  json result = {{"instruction_set", kernels::instruction_set()}, {"kvlab_arch", kernels::arch_setting()},
+  json result = {{"instruction_set", kernels::instruction_set()},
+                 {"kvlab_arch", kernels::arch_setting()},
                  {"model", model_info(o.measure)}};
 
   constexpr int kLimitsContext = 64;  // the context of the published lab's decode figures
   const auto on_round = [&](double f) { report(0.45 * f, "limits and decode steps"); };
   result.update(measure_kernels_and_decode(model, policy, {16, kLimitsContext, 128}, on_round));
-  result["gemm_fraction_of_peak"] = result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
+  result["gemm_fraction_of_peak"] =
+      result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   // How close the one-row step comes to its memory limit and the 16-row step to its arithmetic limit,
   // each against the limit this same build measured in the same rounds.
   const json& at_limits = result["decode"][1];
@@ -381,51 +393,60 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
 std::string format_kernel_bench(const json& r) {
   std::string text;
   text += format("kvlab bench: %s, model %s (%.1f MB of weights)\n", instruction_set_text(r["model"]).c_str(),
-      r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
+                 r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
   text += format("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
   text += format("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());
   const json& m = r["matrix"];
   text += format("matrix-vector %dx%d, 1 row            %8.1f GFLOP/s  (%.3f ms)\n", m["matrix"]["n_out"].get<int>(),
-      m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(), m["matvec"]["median_ms"].get<double>());
-  text += format("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n", m["matmul16"]["gflops"].get<double>(),
-      m["matmul16"]["median_ms"].get<double>(), 100 * r["gemm_fraction_of_peak"].get<double>());
+                 m["matrix"]["n_in"].get<int>(), m["matvec"]["gflops"].get<double>(),
+                 m["matvec"]["median_ms"].get<double>());
+  text += format("matrix-matrix, 16 rows                  %8.1f GFLOP/s  (%.3f ms), %.0f%% of peak\n",
+                 m["matmul16"]["gflops"].get<double>(), m["matmul16"]["median_ms"].get<double>(),
+                 100 * r["gemm_fraction_of_peak"].get<double>());
   text += format("decode step     1 row ms   16 rows ms   tokens/s gain   1 row GFLOP/s   1 row reads GB/s\n");
   for (const json& d : r["decode"])
-    text += format("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(), d["rows1"]["median_ms"].get<double>(),
-        d["rows16"]["median_ms"].get<double>(), d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
-        d["rows1"]["gb_per_s"].get<double>());
+    text += format("context %-5d %10.3f %12.3f %13.2fx %15.1f %20.1f\n", d["context"].get<int>(),
+                   d["rows1"]["median_ms"].get<double>(), d["rows16"]["median_ms"].get<double>(),
+                   d["tokens_per_s_ratio"].get<double>(), d["rows1"]["gflops"].get<double>(),
+                   d["rows1"]["gb_per_s"].get<double>());
   const json& mr = r["matrices_rows1"];
-  text += format("every weight matrix x 1 row (no attention, norms) %.3f ms, %.1f GB/s\n", mr["median_ms"].get<double>(),
-      mr["gb_per_s"].get<double>());
-  text += format("at context 64: 1 row streams what it reads at %.0f%% of the read bandwidth (its matrices alone at %.0f%%); "
-      "16 rows compute at %.0f%% of the peak\n", 100 * r["decode_fraction_of_bandwidth"].get<double>(),
-      100 * r["matrices_fraction_of_bandwidth"].get<double>(), 100 * r["rows16_fraction_of_peak"].get<double>());
+  text += format("every weight matrix x 1 row (no attention, norms) %.3f ms, %.1f GB/s\n",
+                 mr["median_ms"].get<double>(), mr["gb_per_s"].get<double>());
+  text += format(
+      "at context 64: 1 row streams what it reads at %.0f%% of the read bandwidth (its matrices alone at %.0f%%); "
+      "16 rows compute at %.0f%% of the peak\n",
+      100 * r["decode_fraction_of_bandwidth"].get<double>(), 100 * r["matrices_fraction_of_bandwidth"].get<double>(),
+      100 * r["rows16_fraction_of_peak"].get<double>());
   if (r.contains("weight_formats")) {
     const json& w = r["weight_formats"];
-    text += format("one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
+    text += format(
+        "one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
         w["context"].get<int>(), w["f32"]["median_ms"].get<double>(), w["f32"]["gb_per_s"].get<double>(),
         w["bf16"]["median_ms"].get<double>(), w["bf16"]["gb_per_s"].get<double>(), w["bf16_over_f32"].get<double>());
   }
   if (r.contains("kv_formats")) {
     text += "KV cache format, interleaved   f32 ms   bf16 ms   f16 ms   bf16/f32   f16/f32\n";
     for (const json& c : r["kv_formats"]["cells"])
-      text += format("context %-4d %3d row%s %12.3f %9.3f %8.3f %10.2f %9.2f\n", c["context"].get<int>(), c["rows"].get<int>(),
-          c["rows"].get<int>() == 1 ? " " : "s", c["f32"]["median_ms"].get<double>(), c["bf16"]["median_ms"].get<double>(),
-          c["f16"]["median_ms"].get<double>(), c["bf16_over_f32"].get<double>(), c["f16_over_f32"].get<double>());
+      text += format("context %-4d %3d row%s %12.3f %9.3f %8.3f %10.2f %9.2f\n", c["context"].get<int>(),
+                     c["rows"].get<int>(), c["rows"].get<int>() == 1 ? " " : "s", c["f32"]["median_ms"].get<double>(),
+                     c["bf16"]["median_ms"].get<double>(), c["f16"]["median_ms"].get<double>(),
+                     c["bf16_over_f32"].get<double>(), c["f16_over_f32"].get<double>());
   }
   if (r.contains("answer")) {
     const json& a = r["answer"];
-    text += format("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n", a["prompt_tokens"].get<int>(),
-        a["answer_tokens"].get<int>(), a["nocache_ms"]["median"].get<double>(), a["cache_ms"]["median"].get<double>(),
-        a["ratio"].get<double>());
+    text +=
+        format("one answer (%d + %d tokens): no cache %.2f ms, KV cache %.2f ms, %.1fx\n",
+               a["prompt_tokens"].get<int>(), a["answer_tokens"].get<int>(), a["nocache_ms"]["median"].get<double>(),
+               a["cache_ms"]["median"].get<double>(), a["ratio"].get<double>());
   }
   if (r.contains("simulator")) {
     const json& s = r["simulator"];
     text += format("simulate 1,000 requests x 4 policies: %.1f ms (first call %.1f ms)\n",
-        s["lab_queue_4_policies_ms"]["median"].get<double>(), s["lab_queue_4_policies_ms"]["first_call"].get<double>());
+                   s["lab_queue_4_policies_ms"]["median"].get<double>(),
+                   s["lab_queue_4_policies_ms"]["first_call"].get<double>());
     text += format("simulate 100,000 requests, continuous:16: %.0f ms (%.0f requests/s, %.2g steps/s)\n",
-        s["requests_100000_continuous16_ms"].get<double>(), s["requests_per_s"].get<double>(),
-        s["simulated_steps_per_s"].get<double>());
+                   s["requests_100000_continuous16_ms"].get<double>(), s["requests_per_s"].get<double>(),
+                   s["simulated_steps_per_s"].get<double>());
   }
   return text;
 }

@@ -1,8 +1,8 @@
 #include "experiments/lab.h"
 
-#include "measure/measure_report.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "measure/measure_report.h"
 #include "policy/policy_registry.h"
 #include "sim/simulate.h"
 #include "sim/workload.h"
@@ -12,7 +12,8 @@ namespace kvlab::experiments {
 using nlohmann::json;
 
 json default_workload() {
-  return {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
+  return {
+      {"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
 }
 
 namespace {

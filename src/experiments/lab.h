@@ -14,10 +14,10 @@ namespace kvlab::experiments {
 
 struct LabOptions {
   MeasureOptions measure;
-  nlohmann::json workload;                 // a simulator workload object (generated or explicit), as given
-  std::vector<policy::Request> requests;   // its requests
+  nlohmann::json workload;                // a simulator workload object (generated or explicit), as given
+  std::vector<policy::Request> requests;  // its requests
   std::vector<sim::NamedPolicy> policies;
-  sim::SimulateOptions simulate;      // timeline length, KV memory budget, goodput targets
+  sim::SimulateOptions simulate;  // timeline length, KV memory budget, goodput targets
 };
 
 // The published lab's queue: 1,000 requests at t = 0, prompts 8-32, answers 16-96 tokens.
@@ -30,7 +30,8 @@ LabOptions read_lab_options(const nlohmann::json& object, const std::string& pat
 
 // { "answer", "steps", "workload", "policies": { name: metrics } }. `on_part` receives "first_answer",
 // "answer" and "steps" as each is measured (see measure()).
-nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = nullptr, const PartFn& on_part = nullptr);
+nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = nullptr,
+                       const PartFn& on_part = nullptr);
 
 // Part A, then the policy table, then the published lab's figures for comparison.
 std::string format_lab_report(const nlohmann::json& result);

@@ -65,7 +65,9 @@ json measure_history_parts(Model& model, const ReplayOptions& o) {
 // The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
 json mean_table(const json& before, const json& after) {
   json table = before;
-  for (const char* grid : {"decode", "prefill", "mixed"})  // decode [rows][contexts], prefill [lengths], mixed [chunk_tokens][rows][contexts]
+  for (const char* grid :
+       {"decode", "prefill",
+        "mixed"})  // decode [rows][contexts], prefill [lengths], mixed [chunk_tokens][rows][contexts]
     if (table.contains(grid)) table[grid]["ms"] = mean_of_numbers(before[grid]["ms"], after[grid]["ms"]);
   return table;
 }
@@ -124,7 +126,8 @@ struct PassTotals {
 
 // Decode passes grouped by how many passes ago the last prompt pass ran (a prefill, a no-cache pass or a
 // mixed step with a prompt chunk), by the first count of each group.
-constexpr std::pair<int, const char*> kPassesSincePrompt[] = {{1, "1"}, {2, "2"}, {3, "3"}, {4, "4-7"}, {8, "8-15"}, {16, "16+"}};
+constexpr std::pair<int, const char*> kPassesSincePrompt[] = {{1, "1"},   {2, "2"},    {3, "3"},
+                                                              {4, "4-7"}, {8, "8-15"}, {16, "16+"}};
 
 // Which of kPassesSincePrompt `passes` falls in.
 size_t passes_since_prompt_group(int passes) {
@@ -165,7 +168,8 @@ json step_check(const serve::StepLog& log, const sim::StepTable& table, double r
       prompt_by_pass_before[pass_before].add(real_ms, table_ms);
     }
     // A mixed step without a prompt chunk is a decode pass (chunked prefill runs every pass as mixed).
-    const bool decode_only = record.kind == serve::StepKind::decode || (record.kind == serve::StepKind::mixed && record.chunks == 0);
+    const bool decode_only =
+        record.kind == serve::StepKind::decode || (record.kind == serve::StepKind::mixed && record.chunks == 0);
     if (!decode_only)
       passes_since_prompt = 0;
     else if (passes_since_prompt >= 0)
@@ -185,9 +189,11 @@ json step_check(const serve::StepLog& log, const sim::StepTable& table, double r
   json decode_history = json::array();
   for (size_t group = 0; group < decode_by_passes_since_prompt.size(); ++group)
     if (decode_by_passes_since_prompt[group].steps > 0)
-      decode_history.push_back(decode_by_passes_since_prompt[group].to_json("passes_since_prompt", kPassesSincePrompt[group].second));
+      decode_history.push_back(
+          decode_by_passes_since_prompt[group].to_json("passes_since_prompt", kPassesSincePrompt[group].second));
   json prompt_history = json::array();
-  for (const auto& [before, totals] : prompt_by_pass_before) prompt_history.push_back(totals.to_json("pass_before", before));
+  for (const auto& [before, totals] : prompt_by_pass_before)
+    prompt_history.push_back(totals.to_json("pass_before", before));
   json check = {{"real_steps_ms", real_steps_ms},
                 {"table_steps_ms", table_steps_ms},
                 {"outside_steps_ms", real_makespan_ms - real_steps_ms},
@@ -200,12 +206,15 @@ json step_check(const serve::StepLog& log, const sim::StepTable& table, double r
 
 // The errors of a run priced without each part of the table that prices a pass by what ran before it
 // (measure_pass_history.h), and without any ("grid_only").
-void add_errors_without_parts(json& entry, const sim::StepTable& table, const ReplayOptions& o, const sim::NamedPolicy& policy) {
+void add_errors_without_parts(json& entry, const sim::StepTable& table, const ReplayOptions& o,
+                              const sim::NamedPolicy& policy) {
   const json& real = entry["real"];
   if (!table.after_prompt().empty())
-    entry["error_without"]["after_prompt"] = relative_differences(real, simulate_policy(table.without_after_prompt(), o, policy));
+    entry["error_without"]["after_prompt"] =
+        relative_differences(real, simulate_policy(table.without_after_prompt(), o, policy));
   if (!table.prompt_pass().empty())
-    entry["error_without"]["prompt_pass"] = relative_differences(real, simulate_policy(table.without_prompt_pass(), o, policy));
+    entry["error_without"]["prompt_pass"] =
+        relative_differences(real, simulate_policy(table.without_prompt_pass(), o, policy));
   if (entry.contains("error_without"))
     entry["error_grid_only"] =
         relative_differences(real, simulate_policy(table.without_after_prompt().without_prompt_pass(), o, policy));
@@ -251,8 +260,9 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   for (size_t i = 0; i < policies.size(); ++i) {
     const sim::NamedPolicy& policy = policies[i];
     const std::vector<policy::Request> requests = requests_for(o, policy.name);
-    const double share = (1 - kMeasuringShare) * (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms
-                                                                         : 1.0 / static_cast<double>(o.policies.size()));
+    const double share =
+        (1 - kMeasuringShare) *
+        (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms : 1.0 / static_cast<double>(o.policies.size()));
     serve::EngineOptions engine_options;
     engine_options.prompts.assign(prompts.begin(), prompts.begin() + static_cast<std::ptrdiff_t>(requests.size()));
     engine_options.kv = kv;
@@ -271,7 +281,8 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     // after each run, and the run is priced on the mean of the tables just before and just after it,
     // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
     // run's drift: the error cannot be read more finely than that.
-    json after = measure_table(model, o, history_parts, part_of(progress, progress_done, measure_share, "measuring again: "));
+    json after =
+        measure_table(model, o, history_parts, part_of(progress, progress_done, measure_share, "measuring again: "));
     sim::StepTable after_table = sim::StepTable::from_json(after);
     progress_done += measure_share;
     const json table = mean_table(before, after);
@@ -281,7 +292,8 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     json& entry = result[policy.name];
     entry = {{"request_count", requests.size()},
              {"error", relative_differences(real, simulated)},
-             {"drift", relative_differences(simulate_policy(before_table, o, policy), simulate_policy(after_table, o, policy))},
+             {"drift",
+              relative_differences(simulate_policy(before_table, o, policy), simulate_policy(after_table, o, policy))},
              {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
              {"step_table", table},
              {"real", std::move(real)},

@@ -5,8 +5,8 @@
 // simulator's relative error.
 #include <nlohmann/json.hpp>
 
-#include "measure/measure.h"
 #include "experiments/replay_options.h"
+#include "measure/measure.h"
 
 namespace kvlab::experiments {
 

@@ -5,17 +5,18 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "model/config.h"
+#include "policy/policy_registry.h"
 #include "serve/engine.h"
 #include "serve/prompts.h"
 #include "serve/run_engine.h"
-#include "policy/policy_registry.h"
 #include "sim/workload.h"
 
 namespace kvlab::experiments {
 
 using nlohmann::json;
 
-const char* const kReplayOptionFields = "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens, block_tokens, after_prompt_rounds";
+const char* const kReplayOptionFields =
+    "measure {...}, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens, block_tokens, after_prompt_rounds";
 
 namespace {
 
@@ -39,21 +40,20 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
     const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
       throw_range({policy_path, "\"" + o.policies[i] + "\"", {}},
-                  "\"" + o.policies[i] + "\" needs " +
-                  std::to_string(bytes >> 20) + " MiB for weights and KV caches (at most " +
-                  std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller B, model or workload");
+                  "\"" + o.policies[i] + "\" needs " + std::to_string(bytes >> 20) +
+                      " MiB for weights and KV caches (at most " + std::to_string(kMaxMeasureBytes >> 20) +
+                      " MiB): use a smaller B, model or workload");
   }
 }
 
 }  // namespace
 
 json default_replay_workload() {
-  return {{"count", 64}, {"prompt", {8, 32}}, {"answer", {16, 48}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
+  return {
+      {"count", 64}, {"prompt", {8, 32}}, {"answer", {16, 48}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
 }
 
-std::vector<std::string> default_replay_policies() {
-  return policy::default_policies(kReplaySlots);
-}
+std::vector<std::string> default_replay_policies() { return policy::default_policies(kReplaySlots); }
 
 ReplayOptions read_replay_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
@@ -65,13 +65,16 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   // (measure_steps). Its fields are read as measure() reads them, and default to the smallest
   // lengths so that they bound nothing (the memory estimate, the model's max_seq).
   json measure = {{"runs", 1}, {"prompt_tokens", 1}, {"answer_tokens", 1}};
-  if (object.contains("measure")) measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
-  o.policies = object.contains("policies") ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
-                                           : default_replay_policies();
+  if (object.contains("measure"))
+    measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
+  o.policies = object.contains("policies")
+                   ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
+                   : default_replay_policies();
   int largest_batch = 2;
   bool mixed_steps = false;
   for (size_t i = 0; i < o.policies.size(); ++i) {
-    const policy::PolicyName name = policy::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
+    const policy::PolicyName name =
+        policy::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
     largest_batch = std::max(largest_batch, policy::make_scheduler(name)->slots());
     mixed_steps = mixed_steps || name.traits().runs_mixed_steps;
   }
@@ -95,11 +98,13 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
                     std::to_string(kMaxReplayRequests) + " (each takes real time)");
   serve::check_workload_fits(o.measure.model, o.requests, workload_path);
   serve::check_chat_turns(o.requests, workload_path);
-  o.nocache_requests = static_cast<int>(
-      fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1, static_cast<long long>(kMaxReplayRequests)));
+  o.nocache_requests = static_cast<int>(fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1,
+                                                         static_cast<long long>(kMaxReplayRequests)));
   o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 1, 0, 1LL << 52));
-  o.timeline_requests = static_cast<int>(fields::read_int(object, path, "timeline_requests", o.timeline_requests, 0, 1000));
-  o.after_prompt_rounds = static_cast<int>(fields::read_int(object, path, "after_prompt_rounds", o.after_prompt_rounds, 0, 200));
+  o.timeline_requests =
+      static_cast<int>(fields::read_int(object, path, "timeline_requests", o.timeline_requests, 0, 1000));
+  o.after_prompt_rounds =
+      static_cast<int>(fields::read_int(object, path, "after_prompt_rounds", o.after_prompt_rounds, 0, 200));
   // The simulator's own reading of the KV fields, so a budget means the same and fails the same way.
   nlohmann::json kv_fields = nlohmann::json::object();
   for (const char* key : {"kv_tokens", "block_tokens"})

@@ -16,15 +16,15 @@
 namespace kvlab::experiments {
 
 struct ReplayOptions {
-  MeasureOptions measure;             // the step grid's options (Part A is not run): measure()'s defaults,
-                                      // but, unless given, decode rows 1..B for the largest B of the policies
-  std::vector<policy::Request> requests; // the workload's requests (generated or explicit), in workload order
+  MeasureOptions measure;                 // the step grid's options (Part A is not run): measure()'s defaults,
+                                          // but, unless given, decode rows 1..B for the largest B of the policies
+  std::vector<policy::Request> requests;  // the workload's requests (generated or explicit), in workload order
   std::vector<std::string> policies;
   // serial-nocache reruns the whole sequence for every token (about 10x the work of serial-cache on the
   // default workload), so it replays only the first this many requests, real and simulated alike.
   int nocache_requests = 16;
-  uint64_t prompt_seed = 1;           // request i's prompt is make_prompt(p_i, vocab, prompt_seed + i)
-  int timeline_requests = 60;         // requests in each slot timeline, real and simulated
+  uint64_t prompt_seed = 1;    // request i's prompt is make_prompt(p_i, vocab, prompt_seed + i)
+  int timeline_requests = 60;  // requests in each slot timeline, real and simulated
   // The KV memory of reserve, paged and chunked, real and simulated alike (the simulator's options):
   // a budget in tokens (none: no limit) and the block size.
   std::optional<long long> kv_tokens;

@@ -20,20 +20,26 @@ std::string duration(const json& ms) {
   return value < 1000 ? format("%.1f ms", value) : format("%.2f s", value / 1000);
 }
 
-std::string percent(const json& fraction) { return fraction.is_number() ? format("%+.1f%%", 100 * fraction.get<double>()) : "-"; }
+std::string percent(const json& fraction) {
+  return fraction.is_number() ? format("%+.1f%%", 100 * fraction.get<double>()) : "-";
+}
 
 // A table row of `policy`'s relative differences (error, drift): median TTFT, p95 TTFT, all done.
 std::vector<std::string> percent_row(const std::string& policy, const json& differences) {
-  return {policy, percent(differences["median_ttft"]), percent(differences["p95_ttft"]), percent(differences["makespan"])};
+  return {policy, percent(differences["median_ttft"]), percent(differences["p95_ttft"]),
+          percent(differences["makespan"])};
 }
 
 // (priced - real) / real as a percentage; "-" when nothing real was timed.
-std::string error_of(double real_ms, double priced_ms) { return percent(real_ms > 0 ? json((priced_ms - real_ms) / real_ms) : json()); }
+std::string error_of(double real_ms, double priced_ms) {
+  return percent(real_ms > 0 ? json((priced_ms - real_ms) / real_ms) : json());
+}
 
 // Policy names in the lab's order: serial-nocache, serial-cache, static, continuous, by B in a family.
 std::vector<std::string> ordered_policies(const json& result) {
   std::vector<std::pair<policy::PolicyName, std::string>> policies;
-  for (const auto& item : result.items()) policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
+  for (const auto& item : result.items())
+    policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
   std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
     return std::make_pair(a.first.order, a.first.batch_rows) < std::make_pair(b.first.order, b.first.batch_rows);
   });
@@ -55,10 +61,12 @@ std::string history_parts_text(const json& result, const std::vector<std::string
   std::string text;
   if (table.contains("after_prompt")) {
     const json& part = table["after_prompt"];
-    text += "\nDecode passes 1-4 after a prompt pass of n rows, measured over their time at rest (the after-prompt part):\n";
+    text +=
+        "\nDecode passes 1-4 after a prompt pass of n rows, measured over their time at rest (the after-prompt part):\n";
     for (size_t i = 0; i < part["prompt_rows"].size(); ++i) {
       text += format("  n = %d:", part["prompt_rows"][i].get<int>());
-      for (size_t k = 0; k < 4 && k < part["ratio"][i].size(); ++k) text += format(" %.2f", part["ratio"][i][k].get<double>());
+      for (size_t k = 0; k < 4 && k < part["ratio"][i].size(); ++k)
+        text += format(" %.2f", part["ratio"][i][k].get<double>());
       text += "\n";
     }
   }
@@ -76,11 +84,13 @@ std::string history_parts_text(const json& result, const std::vector<std::string
     }
     for (size_t i = 0; i < part["tokens"].size(); ++i)
       ratio_row(format("a prompt pass of %d tokens", part["tokens"][i].get<int>()), part["after_prompt"][i]);
-    text += "\nA prompt pass of m tokens, measured over its time right after one of its own size (the prompt-pass "
-            "part):\n\n" +
-            aligned_table(ratios);
+    text +=
+        "\nA prompt pass of m tokens, measured over its time right after one of its own size (the prompt-pass "
+        "part):\n\n" +
+        aligned_table(ratios);
   }
-  std::vector<std::vector<std::string>> errors = {{"policy", "with both", "without after-prompt", "without prompt-pass", "grid alone"}};
+  std::vector<std::vector<std::string>> errors = {
+      {"policy", "with both", "without after-prompt", "without prompt-pass", "grid alone"}};
   for (const std::string& policy : policies) {
     const json& entry = result[policy];
     errors.push_back({policy, two_errors(entry["error"])});
@@ -88,7 +98,8 @@ std::string history_parts_text(const json& result, const std::vector<std::string
       errors.back().push_back(entry["error_without"].contains(part) ? two_errors(entry["error_without"][part]) : "-");
     errors.back().push_back(two_errors(entry["error_grid_only"]));
   }
-  return text + "\nThe errors of the same runs (median TTFT / all done) priced without each part, and on the grid alone:\n\n" +
+  return text +
+         "\nThe errors of the same runs (median TTFT / all done) priced without each part, and on the grid alone:\n\n" +
          aligned_table(errors);
 }
 
@@ -117,27 +128,37 @@ std::string format_replay_report(const json& result) {
 
   std::vector<std::vector<std::string>> steps = {
       {"policy", "forward pass", "rows", "steps", "real", "table", "error", "formula", "error"}};
-  std::vector<std::vector<std::string>> history = {{"policy", "forward pass", "when", "steps", "real", "table", "error"}};
+  std::vector<std::vector<std::string>> history = {
+      {"policy", "forward pass", "when", "steps", "real", "table", "error"}};
   std::string formula_lines;
   for (const std::string& policy : policies) {
     const json& check = result[policy]["step_check"];
     auto history_row = [&](const char* pass, const std::string& ran, const json& totals) {
-      history.push_back({policy, pass, ran, std::to_string(totals["steps"].get<long long>()), duration(totals["real_ms"]),
-                         duration(totals["table_ms"]), error_of(totals["real_ms"].get<double>(), totals["table_ms"].get<double>())});
+      history.push_back({policy, pass, ran, std::to_string(totals["steps"].get<long long>()),
+                         duration(totals["real_ms"]), duration(totals["table_ms"]),
+                         error_of(totals["real_ms"].get<double>(), totals["table_ms"].get<double>())});
     };
     for (const json& group : check["decode_by_passes_since_prompt"]) {
       const std::string passes = group["passes_since_prompt"].get<std::string>();
       history_row("decode", passes + (passes == "1" ? " pass" : " passes") + " after a prompt pass", group);
     }
     for (const json& group : check["prompt_by_pass_before"])
-      history_row("prompt (prefill, nocache)",
-                  group["pass_before"] == "none" ? "first of the run" : "after " + group["pass_before"].get<std::string>(), group);
+      history_row(
+          "prompt (prefill, nocache)",
+          group["pass_before"] == "none" ? "first of the run" : "after " + group["pass_before"].get<std::string>(),
+          group);
     for (const json& kind : check["kinds"]) {
       const double real_ms = kind["real_ms"].get<double>(), table_ms = kind["table_ms"].get<double>();
       auto error = [&](double priced_ms) { return error_of(real_ms, priced_ms); };
-      std::vector<std::string> row = {policy, kind["kind"].get<std::string>(), std::to_string(kind["rows"].get<int>()),
-                                      std::to_string(kind["steps"].get<long long>()), duration(real_ms),
-                                      duration(table_ms), error(table_ms), "", ""};
+      std::vector<std::string> row = {policy,
+                                      kind["kind"].get<std::string>(),
+                                      std::to_string(kind["rows"].get<int>()),
+                                      std::to_string(kind["steps"].get<long long>()),
+                                      duration(real_ms),
+                                      duration(table_ms),
+                                      error(table_ms),
+                                      "",
+                                      ""};
       if (kind.contains("derived_ms")) {
         row[7] = duration(kind["derived_ms"]);
         row[8] = error(kind["derived_ms"].get<double>());
@@ -147,9 +168,10 @@ std::string format_replay_report(const json& result) {
     steps.push_back({policy, "outside forward passes", "", "", duration(check["outside_steps_ms"]), "", "", "", ""});
     if (check.contains("mixed_formula") && check["mixed_formula"]["cells"].get<int>() > 0) {
       const json& formula = check["mixed_formula"];
-      formula_lines += format("%s: the derived formula against the table's %d measured mixed-step cells: mean |error| %.1f%%, max %.1f%%\n",
-                              policy.c_str(), formula["cells"].get<int>(), 100 * formula["mean_abs_error"].get<double>(),
-                              100 * formula["max_abs_error"].get<double>());
+      formula_lines += format(
+          "%s: the derived formula against the table's %d measured mixed-step cells: mean |error| %.1f%%, max %.1f%%\n",
+          policy.c_str(), formula["cells"].get<int>(), 100 * formula["mean_abs_error"].get<double>(),
+          100 * formula["max_abs_error"].get<double>());
     }
   }
 

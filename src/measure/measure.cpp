@@ -5,8 +5,8 @@
 #include <functional>
 #include <vector>
 
-#include "measure/step_timer.h"
 #include "common/rng.h"
+#include "measure/step_timer.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
@@ -27,8 +27,9 @@ class ProgressTracker {
     nocache_run_ = o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
     cache_run_ = o.answer_tokens + o.prompt_tokens / 4.0;
     const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
-    grid_ = per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
-                        (o.mixed_grid ? o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size() : 0));
+    grid_ =
+        per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
+                    (o.mixed_grid ? o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size() : 0));
     answer_ = o.runs * (nocache_run_ + cache_run_);
   }
 
@@ -38,7 +39,9 @@ class ProgressTracker {
   }
 
   // The grid, `fraction` of it done.
-  void grid(const std::string& name, double fraction) const { report((answer_ + grid_ * fraction) / (answer_ + grid_), name); }
+  void grid(const std::string& name, double fraction) const {
+    report((answer_ + grid_ * fraction) / (answer_ + grid_), name);
+  }
 
  private:
   void report(double fraction, const std::string& name) const {
@@ -52,14 +55,22 @@ class ProgressTracker {
 json model_json(const MeasureOptions& o) {
   const ModelConfig& c = o.model;
   const ModelSize size = model_size(c);
-  return {{"preset", o.preset},           {"vocab", c.vocab},
-          {"d_model", c.d_model},         {"n_layers", c.n_layers},
-          {"n_heads", c.n_heads},         {"n_kv_heads", c.n_kv_heads},
-          {"head_dim", c.head_dim()},     {"d_ff", c.d_ff},
-          {"max_seq", c.max_seq},         {"seed", c.seed},
-          {"weights", number_format_name(c.weights)}, {"kv", number_format_name(c.kv)},
-          {"parameters", size.parameters}, {"weight_bytes", size.weight_bytes},
-          {"kv_bytes_per_token", size.kv_bytes_per_token}, {"instruction_set", kernels::instruction_set()},
+  return {{"preset", o.preset},
+          {"vocab", c.vocab},
+          {"d_model", c.d_model},
+          {"n_layers", c.n_layers},
+          {"n_heads", c.n_heads},
+          {"n_kv_heads", c.n_kv_heads},
+          {"head_dim", c.head_dim()},
+          {"d_ff", c.d_ff},
+          {"max_seq", c.max_seq},
+          {"seed", c.seed},
+          {"weights", number_format_name(c.weights)},
+          {"kv", number_format_name(c.kv)},
+          {"parameters", size.parameters},
+          {"weight_bytes", size.weight_bytes},
+          {"kv_bytes_per_token", size.kv_bytes_per_token},
+          {"instruction_set", kernels::instruction_set()},
           {"kvlab_arch", kernels::arch_setting()}};
 }
 
@@ -76,10 +87,10 @@ size_t median_run(const std::vector<double>& totals_ms) {
 // the time (ms since the run's start) at which each token of each run was ready.
 struct PathRuns {
   std::vector<int> tokens;
-  std::vector<double> totals_ms;               // [runs] one answer's time: the run's mean over its repeats
-  std::vector<std::vector<double>> token_ms;   // [runs][answer_tokens] each token's mean arrival time
-  std::vector<int> repeats;                    // [runs] answers generated to make the run last min_sample_ms
-  bool identical = true;                       // every answer gave the same tokens as the first no-cache one
+  std::vector<double> totals_ms;              // [runs] one answer's time: the run's mean over its repeats
+  std::vector<std::vector<double>> token_ms;  // [runs][answer_tokens] each token's mean arrival time
+  std::vector<int> repeats;                   // [runs] answers generated to make the run last min_sample_ms
+  bool identical = true;                      // every answer gave the same tokens as the first no-cache one
 };
 
 // Part A's figures from the runs so far: each path's median, min and max, the ratio, the tokens, and
@@ -177,7 +188,8 @@ RepeatableDecodeRows::RepeatableDecodeRows(Model& model, const ModelConfig& conf
 std::vector<Row> RepeatableDecodeRows::rows(int n_rows, int context) {
   std::vector<Row> rows;
   for (int r = 0; r < n_rows; ++r)
-    rows.push_back(Row{history_[static_cast<size_t>(context - 1)], &caches_[static_cast<size_t>(r)], context - 1, true});
+    rows.push_back(
+        Row{history_[static_cast<size_t>(context - 1)], &caches_[static_cast<size_t>(r)], context - 1, true});
   return rows;
 }
 
@@ -231,14 +243,17 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
       for (int n_rows : o.mixed_rows)
         for (int context : o.mixed_contexts) {
           std::vector<Row> rows = decode_rows.rows(n_rows, context);
-          for (int i = 0; i < chunk_tokens; ++i) rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
+          for (int i = 0; i < chunk_tokens; ++i)
+            rows.push_back(Row{prefill_ids[i], &prefill_cache, i, i == chunk_tokens - 1});
           batches.push_back(std::move(rows));
         }
   std::vector<std::function<void()>> steps;
   for (size_t b = 0; b < decode_cells; ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
   for (int n : o.prefill_tokens)
-    steps.push_back([&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
-  for (size_t b = decode_cells; b < batches.size(); ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
+    steps.push_back(
+        [&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
+  for (size_t b = decode_cells; b < batches.size(); ++b)
+    steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
 
   const std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
     if (progress) progress(fraction, "step grid");
@@ -248,11 +263,12 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
   auto [decode_ms, decode_repeats] = grid_json(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()});
   auto [prefill_ms, prefill_repeats] = grid_json(timings, cell, {o.prefill_tokens.size()});
   json model_description = model_json(o);
-  model_description["timing"] = {{"min_sample_ms", o.timing.min_sample_ms},
-                                 {"samples", o.timing.samples},
-                                 {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
-                                 {"decode_repeats", std::move(decode_repeats)},
-                                 {"prefill_repeats", std::move(prefill_repeats)}};
+  model_description["timing"] = {
+      {"min_sample_ms", o.timing.min_sample_ms},
+      {"samples", o.timing.samples},
+      {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
+      {"decode_repeats", std::move(decode_repeats)},
+      {"prefill_repeats", std::move(prefill_repeats)}};
   json table = {{"model", std::move(model_description)},
                 {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
                 {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
@@ -273,7 +289,8 @@ json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& 
   Model model(o.model);
   json answer = measure_answer(model, o, progress, on_part);
   if (on_part) on_part("answer", answer);
-  json steps = measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); });
+  json steps =
+      measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); });
   if (on_part) on_part("steps", steps);
   if (callback) callback(1.0, "done");
   return {{"answer", std::move(answer)}, {"steps", std::move(steps)}};

@@ -19,7 +19,8 @@ namespace {
 
 ModelConfig read_model(const json& object, const std::string& path, ModelConfig c) {
   fields::require_object(object, path);
-  fields::reject_unknown(object, path, {"vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_seq", "seed"});
+  fields::reject_unknown(object, path,
+                         {"vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_seq", "seed"});
   // Broad type/range checks here; validate() then checks how the sizes fit together.
   const long long big = 1 << 20;
   c.vocab = static_cast<int>(fields::read_int(object, path, "vocab", c.vocab, 2, 65536));
@@ -58,17 +59,18 @@ int64_t measure_memory_bytes(const MeasureOptions& o) {
 MeasureOptions read_measure_options(const json& object, const std::string& path) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
-                         {"preset", "model", "weights", "kv", "prompt_tokens", "answer_tokens", "runs", "prompt_seed", "decode_rows",
-                          "decode_contexts", "prefill_tokens", "mixed_chunk_tokens", "mixed_rows", "mixed_contexts",
-                          "min_sample_ms", "samples"});
+                         {"preset", "model", "weights", "kv", "prompt_tokens", "answer_tokens", "runs", "prompt_seed",
+                          "decode_rows", "decode_contexts", "prefill_tokens", "mixed_chunk_tokens", "mixed_rows",
+                          "mixed_contexts", "min_sample_ms", "samples"});
   MeasureOptions o;
   o.preset = fields::read_string(object, path, "preset", o.preset);
   o.model = find_preset(o.preset, fields::join(path, "preset")).config;
   if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
-  o.model.weights = parse_number_format(fields::read_string(object, path, "weights", number_format_name(o.model.weights)),
-                                        model_weight_formats(), fields::join(path, "weights"));
-  o.model.kv = parse_number_format(fields::read_string(object, path, "kv", number_format_name(o.model.kv)), model_kv_formats(),
-                                   fields::join(path, "kv"));
+  o.model.weights =
+      parse_number_format(fields::read_string(object, path, "weights", number_format_name(o.model.weights)),
+                          model_weight_formats(), fields::join(path, "weights"));
+  o.model.kv = parse_number_format(fields::read_string(object, path, "kv", number_format_name(o.model.kv)),
+                                   model_kv_formats(), fields::join(path, "kv"));
   const int max_seq = o.model.max_seq;
 
   o.prompt_tokens = static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));
@@ -79,25 +81,28 @@ MeasureOptions read_measure_options(const json& object, const std::string& path)
   o.decode_rows = fields::read_int_list(object, path, "decode_rows", o.decode_rows, 1, 256, 16, true);
   o.decode_contexts = fields::read_int_list(object, path, "decode_contexts", o.decode_contexts, 1, max_seq, 32, true);
   o.prefill_tokens = fields::read_int_list(object, path, "prefill_tokens", o.prefill_tokens, 1, max_seq, 32, true);
-  o.mixed_chunk_tokens = fields::read_int_list(object, path, "mixed_chunk_tokens", o.mixed_chunk_tokens, 1, max_seq, 8, true);
+  o.mixed_chunk_tokens =
+      fields::read_int_list(object, path, "mixed_chunk_tokens", o.mixed_chunk_tokens, 1, max_seq, 8, true);
   o.mixed_rows = fields::read_int_list(object, path, "mixed_rows", o.mixed_rows, 1, 256, 8, true);
   o.mixed_contexts = fields::read_int_list(object, path, "mixed_contexts", o.mixed_contexts, 1, max_seq, 8, true);
   o.timing.min_sample_ms = fields::read_number(object, path, "min_sample_ms", o.timing.min_sample_ms, 0.1, 1000);
   o.timing.samples = static_cast<int>(fields::read_int(object, path, "samples", o.timing.samples, 1, 101));
 
   // The defaults of the grids assume the default max_seq; a smaller model must say its own grids.
-  for (const auto& [name, grid] : {std::pair<const char*, const std::vector<int>*>{"decode_contexts", &o.decode_contexts},
-                                    {"prefill_tokens", &o.prefill_tokens},
-                                    {"mixed_chunk_tokens", &o.mixed_chunk_tokens},
-                                    {"mixed_contexts", &o.mixed_contexts}})
+  for (const auto& [name, grid] :
+       {std::pair<const char*, const std::vector<int>*>{"decode_contexts", &o.decode_contexts},
+        {"prefill_tokens", &o.prefill_tokens},
+        {"mixed_chunk_tokens", &o.mixed_chunk_tokens},
+        {"mixed_contexts", &o.mixed_contexts}})
     if (grid->back() > max_seq)
       throw_range({fields::join(path, name), std::to_string(grid->back()), integers_from(1, max_seq)},
                   "must not exceed model.max_seq = " + std::to_string(max_seq));
 
   const int64_t bytes = measure_memory_bytes(o);
   if (bytes > kMaxMeasureBytes)
-    throw_range({path, "", {}}, "needs " + std::to_string(bytes >> 20) + " MiB for weights, KV caches and activations (at most " +
-                std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller model or fewer decode_rows");
+    throw_range({path, "", {}},
+                "needs " + std::to_string(bytes >> 20) + " MiB for weights, KV caches and activations (at most " +
+                    std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller model or fewer decode_rows");
   return o;
 }
 

@@ -14,11 +14,11 @@ namespace kvlab {
 
 struct MeasureOptions {
   std::string preset = "small";
-  ModelConfig model;                   // the preset, with any fields of options.model applied
-  int prompt_tokens = 16;              // Part A prompt length
-  int answer_tokens = 48;              // Part A answer length
-  int runs = 5;                        // Part A runs per path
-  uint64_t prompt_seed = 7;            // Part A prompt draw
+  ModelConfig model;         // the preset, with any fields of options.model applied
+  int prompt_tokens = 16;    // Part A prompt length
+  int answer_tokens = 48;    // Part A answer length
+  int runs = 5;              // Part A runs per path
+  uint64_t prompt_seed = 7;  // Part A prompt draw
   std::vector<int> decode_rows = {1, 2, 4, 8, 16};
   std::vector<int> decode_contexts = {8, 16, 32, 64, 128};
   std::vector<int> prefill_tokens = {1, 2, 4, 8, 16, 32, 64, 128};

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "measure/measure.h"
 #include "common/clock.h"
+#include "measure/measure.h"
 #include "model/generate.h"
 
 namespace kvlab {
@@ -90,7 +90,8 @@ sim::AfterPromptTable measure_after_prompt(PassBench& bench, int n_rows, const s
       }
       if (rested_ms < min_rested_ms) return {};
       bench.prefill_before(prompt_tokens[i]);
-      for (int k = 0; k < kAfterPromptPasses; ++k) ratio_sum[i][static_cast<size_t>(k)] += bench.decode_ms(rows) / rested_ms;
+      for (int k = 0; k < kAfterPromptPasses; ++k)
+        ratio_sum[i][static_cast<size_t>(k)] += bench.decode_ms(rows) / rested_ms;
     }
   mean_over_rounds<sim::AfterPromptTable>(ratio_sum, rounds);
   return sim::AfterPromptTable({prompt_tokens.begin(), prompt_tokens.end()}, std::move(ratio_sum));

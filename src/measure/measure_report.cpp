@@ -54,23 +54,25 @@ std::string format_measure_report(const json& result) {
   text += format("model %s: %.2f M parameters, %.1f MB of weights, %d layers, d_model %d, %d/%d heads, %s\n",
                  model["preset"].get<std::string>().c_str(), model["parameters"].get<double>() / 1e6,
                  model["weight_bytes"].get<double>() / 1e6, model["n_layers"].get<int>(), model["d_model"].get<int>(),
-                 model["n_heads"].get<int>(), model["n_kv_heads"].get<int>(),
-                 instruction_set_text(model).c_str());
+                 model["n_heads"].get<int>(), model["n_kv_heads"].get<int>(), instruction_set_text(model).c_str());
   text += format("one answer: prompt %d tokens, answer %d tokens, %d runs per path\n", a["prompt_tokens"].get<int>(),
                  a["answer_tokens"].get<int>(), a["runs"].get<int>());
   text += timing_line("no KV cache", a["nocache_ms"]);
   text += timing_line("with KV cache", a["cache_ms"]);
-  text += format("ratio %.1fx, %s\n", a["ratio"].get<double>(),
-                 a["identical_tokens"].get<bool>() ? "identical tokens on both paths" : "TOKENS DIFFER between the paths");
+  text +=
+      format("ratio %.1fx, %s\n", a["ratio"].get<double>(),
+             a["identical_tokens"].get<bool>() ? "identical tokens on both paths" : "TOKENS DIFFER between the paths");
   text += "tokens (no cache): " + token_list(a["tokens_nocache"]) + "\n";
   text += "tokens (KV cache): " + token_list(a["tokens_cache"]) + "\n\n";
 
   const json& timing = model["timing"];
-  text += grid_table(decode,
-                     format("decode step, ms (mean of %d samples, taken a round over the grid at a time; each sample repeats the step for >= %.1f ms)",
-                            timing["samples"].get<int>(), timing["min_sample_ms"].get<double>())
-                         .c_str(),
-                     [](int, double ms) { return format("%.3f", ms); });
+  text += grid_table(
+      decode,
+      format(
+          "decode step, ms (mean of %d samples, taken a round over the grid at a time; each sample repeats the step for >= %.1f ms)",
+          timing["samples"].get<int>(), timing["min_sample_ms"].get<double>())
+          .c_str(),
+      [](int, double ms) { return format("%.3f", ms); });
   text += "\n" + grid_table(decode, "decode throughput, tokens/s (rows / step time)",
                             [](int rows, double ms) { return format("%.0f", rows * 1000.0 / ms); });
 
@@ -81,7 +83,8 @@ std::string format_measure_report(const json& result) {
     if (std::abs(contexts[k].get<int>() - 64) < std::abs(contexts[j].get<int>() - 64)) j = k;
   const size_t last = decode["rows"].size() - 1;
   const int rows_last = decode["rows"][last].get<int>(), rows_first = decode["rows"][0].get<int>();
-  const double gain = (rows_last / decode["ms"][last][j].get<double>()) / (rows_first / decode["ms"][0][j].get<double>());
+  const double gain =
+      (rows_last / decode["ms"][last][j].get<double>()) / (rows_first / decode["ms"][0][j].get<double>());
   text += format("%d rows vs %d row%s at context %d: %.3f ms vs %.3f ms per step, %.2fx tokens/s\n\n", rows_last,
                  rows_first, rows_first == 1 ? "" : "s", contexts[j].get<int>(), decode["ms"][last][j].get<double>(),
                  decode["ms"][0][j].get<double>(), gain);

@@ -26,8 +26,12 @@ template <typename Ops, NumberFormat F>
 struct PairHeads {
   using Word = uint32_t;
   static constexpr int kNumbersPerWord = 2;
-  static float dot(const float* q, const uint32_t* k, int head_dim) { return Ops::template dot_pairs<F>(q, k, head_dim); }
-  static void axpy(float* y, float a, const uint32_t* v, int head_dim) { Ops::template axpy_pairs<F>(y, a, v, head_dim); }
+  static float dot(const float* q, const uint32_t* k, int head_dim) {
+    return Ops::template dot_pairs<F>(q, k, head_dim);
+  }
+  static void axpy(float* y, float a, const uint32_t* v, int head_dim) {
+    Ops::template axpy_pairs<F>(y, a, v, head_dim);
+  }
 };
 
 // keys, values: the layer's [n_blocks, block_tokens, kv_dim / kNumbersPerWord] words.
@@ -46,7 +50,8 @@ void attend(float* out, const float* q, const typename Heads::Word* keys, const 
       const auto* block_keys = keys + static_cast<size_t>(kv.block_table[b]) * block_words + kv_offset;
       const int n = std::min(kv.block_tokens, context - start);
       for (int t = 0; t < n; ++t)
-        scores[start + t] = Heads::dot(q_head, block_keys + static_cast<size_t>(t) * position_words, head_dim) * inv_sqrt;
+        scores[start + t] =
+            Heads::dot(q_head, block_keys + static_cast<size_t>(t) * position_words, head_dim) * inv_sqrt;
     }
     Ops::softmax(scores, context);
     float* out_head = out + static_cast<size_t>(h) * head_dim;
@@ -68,10 +73,10 @@ void attention_over(float* out, const float* q, const KvLayerView& kv, int conte
       return attend<Ops, F32Heads<Ops>>(out, q, kv.keys, kv.values, kv, context, n_heads, n_kv_heads, head_dim, scores);
     case NumberFormat::bf16:
       return attend<Ops, PairHeads<Ops, NumberFormat::bf16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
-                                                          n_kv_heads, head_dim, scores);
+                                                             n_kv_heads, head_dim, scores);
     case NumberFormat::f16:
       return attend<Ops, PairHeads<Ops, NumberFormat::f16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
-                                                         n_kv_heads, head_dim, scores);
+                                                            n_kv_heads, head_dim, scores);
   }
 }
 

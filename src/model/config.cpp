@@ -36,7 +36,8 @@ const std::vector<ModelPreset>& model_presets() {
       // 32 MB L3 of the machine it was chosen on, so a one-row decode step streams its weights from
       // memory and extra rows ride along, as on a real server. The whole default lab takes about 5 s
       // natively there, and one decode step about 1.5 ms, long enough to time at 0.1 ms resolution.
-      {"small", "default", "default: 11.1 M parameters, 44.5 MB of weights (more than a typical L3 cache)", ModelConfig{}},
+      {"small", "default", "default: 11.1 M parameters, 44.5 MB of weights (more than a typical L3 cache)",
+       ModelConfig{}},
       {"lab", "the published toy size", "the size of the published lab's toy model: 2 layers of width 64",
        make_config(256, 64, 2, 4, 4, 192, 256)},
       {"medium", "slow", "26 M parameters (105 MB), for machines with time to spare",
@@ -54,8 +55,8 @@ const ModelPreset& find_preset(const std::string& name, const std::string& field
 ModelSize model_size(const ModelConfig& c) {
   int64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
   int64_t per_layer_matrices = d * d * 2 + 2 * kv * d + 3 * d * ff;  // wq wo, wk wv, gate up down
-  int64_t matrices = c.n_layers * per_layer_matrices + vocab * d;     // and the output projection
-  int64_t floats = c.n_layers * 2 * d + vocab * d + d;                // norms, embedding, final norm
+  int64_t matrices = c.n_layers * per_layer_matrices + vocab * d;    // and the output projection
+  int64_t floats = c.n_layers * 2 * d + vocab * d + d;               // norms, embedding, final norm
   return {matrices + floats, matrices * (bits_per_number(c.weights) / 8) + floats * 4,
           int64_t{2} * c.n_layers * c.n_kv_heads * c.head_dim() * (bits_per_number(c.kv) / 8)};
 }
@@ -75,18 +76,20 @@ void validate(const ModelConfig& c, const std::string& path) {
   check("d_ff", c.d_ff, 1, 16384);
   check("max_seq", c.max_seq, 2, 8192);
   if (c.d_model % c.n_heads != 0)
-    throw_range({path + ".n_heads", std::to_string(c.n_heads), {}}, "must divide " + path + ".d_model (" +
-                std::to_string(c.d_model) + " is not a multiple of " + std::to_string(c.n_heads) + ")");
+    throw_range({path + ".n_heads", std::to_string(c.n_heads), {}},
+                "must divide " + path + ".d_model (" + std::to_string(c.d_model) + " is not a multiple of " +
+                    std::to_string(c.n_heads) + ")");
   if (c.n_heads % c.n_kv_heads != 0)
-    throw_range({path + ".n_kv_heads", std::to_string(c.n_kv_heads), {}}, "must divide " + path + ".n_heads (" +
-                std::to_string(c.n_heads) + " is not a multiple of " + std::to_string(c.n_kv_heads) + ")");
+    throw_range({path + ".n_kv_heads", std::to_string(c.n_kv_heads), {}},
+                "must divide " + path + ".n_heads (" + std::to_string(c.n_heads) + " is not a multiple of " +
+                    std::to_string(c.n_kv_heads) + ")");
   if (c.head_dim() % 2 != 0)
     throw_range({path + ".d_model", std::to_string(c.d_model), {}},
                 "/ n_heads must be even for rotary embeddings (got " + std::to_string(c.head_dim()) + ")");
   const int64_t max_weight_bytes = int64_t{512} << 20;  // half of what a wasm page can reasonably get
   if (model_size(c).weight_bytes > max_weight_bytes)
     throw_range({path, "", {}}, "is too large: " + std::to_string(model_size(c).weight_bytes >> 20) +
-                " MiB of weights (at most 512 MiB)");
+                                    " MiB of weights (at most 512 MiB)");
 }
 
 }  // namespace kvlab

@@ -10,14 +10,17 @@ namespace kvlab {
 
 struct ModelConfig {
   // The defaults are the "small" preset (see config.cpp for why).
-  int vocab = 1024;      // token ids are 0 .. vocab-1
-  int d_model = 384;     // width of the residual stream
-  int n_layers = 6;      // transformer blocks
-  int n_heads = 6;       // query heads
-  int n_kv_heads = 2;    // key/value heads (grouped-query attention: n_heads % n_kv_heads == 0)
-  int d_ff = 1152;       // hidden width of the SwiGLU feed-forward
-  int max_seq = 256;     // longest sequence a KV cache holds
-  uint64_t seed = 1;     // weights are drawn from Rng(seed)
+  int vocab = 1024;    // token ids are 0 .. vocab-1
+  int d_model = 384;   // width of the residual stream
+  int n_layers = 6;    // transformer blocks
+  int n_heads = 6;     // query heads
+  int n_kv_heads = 2;  // key/value heads (grouped-query attention: n_heads % n_kv_heads == 0)
+  int d_ff = 1152;     // hidden width of the SwiGLU feed-forward
+  int max_seq = 256;   // longest sequence a KV cache holds
+  // Rotary base: pair i of a head turns by position * rope_theta^(-2i / head_dim). 10000 as in Llama
+  // and llama2.c; a GGUF file may give its own (rope.freq_base).
+  double rope_theta = 10000.0;
+  uint64_t seed = 1;  // weights are drawn from Rng(seed)
   // How the weight matrices are stored: f32, or bf16, which halves the bytes a decode step streams.
   // Weights are drawn in float32 and rounded to bfloat16 once, to nearest even, with integer operations
   // only, so every build holds the same bits (float16.h). The kernels widen bfloat16 back to float32 (a
@@ -39,7 +42,7 @@ const std::vector<NumberFormat>& model_kv_formats();
 
 struct ModelPreset {
   std::string name;
-  std::string label;        // a few words for a menu: "the published toy size"
+  std::string label;  // a few words for a menu: "the published toy size"
   std::string description;
   ModelConfig config;
 };
@@ -51,9 +54,9 @@ const ModelPreset& find_preset(const std::string& name, const std::string& field
 
 // Sizes derived from a configuration.
 struct ModelSize {
-  int64_t parameters;           // every weight, embeddings included
-  int64_t weight_bytes;         // matrix weights x 4 (f32) or x 2 (bf16), embeddings and norms x 4
-  int64_t kv_bytes_per_token;   // 2 x n_layers x n_kv_heads x head_dim x 4 (f32) or x 2 (bf16, f16)
+  int64_t parameters;          // every weight, embeddings included
+  int64_t weight_bytes;        // matrix weights x 4 (f32) or x 2 (bf16), embeddings and norms x 4
+  int64_t kv_bytes_per_token;  // 2 x n_layers x n_kv_heads x head_dim x 4 (f32) or x 2 (bf16, f16)
 };
 ModelSize model_size(const ModelConfig& config);
 

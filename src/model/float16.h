@@ -63,7 +63,7 @@ typename L::Bits f16_bits(typename L::Float value) {
   const U subnormal = L::bits(L::value(magnitude) + L::value(half_magic)) - half_magic;
   const U finite = L::pick(L::less(magnitude, U(113u << 23)), subnormal, normal);
   const U huge = L::pick(L::less(U(0x7F800000u), magnitude), U(0x7E00u), U(0x7C00u));  // NaN, infinity
-  return L::pick(L::less(magnitude, U(143u << 23)), finite, huge) | sign;           // 2^16 and up: huge
+  return L::pick(L::less(magnitude, U(143u << 23)), finite, huge) | sign;              // 2^16 and up: huge
 }
 
 // IEEE half bits (in the low 16 bits, the high ones zero) -> float32, exactly. The exponent and mantissa

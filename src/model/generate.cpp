@@ -22,9 +22,8 @@ int prefill(Model& model, KvCache& cache, const int* tokens, int n_tokens, int s
   return kernels::argmax(logits, vocab);
 }
 
-std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const std::vector<int>& prompt,
-                                        int n_answer, std::vector<float>* logits_out,
-                                        const std::function<void(int)>& on_token) {
+std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const std::vector<int>& prompt, int n_answer,
+                                        std::vector<float>* logits_out, const std::function<void(int)>& on_token) {
   std::vector<int> sequence = prompt;
   std::vector<int> answer;
   for (int k = 0; k < n_answer; ++k) {
@@ -54,7 +53,8 @@ std::vector<int> generate_with_cache(Model& model, KvCache& cache, const std::ve
 
 void decode_batch(Model& model, std::vector<DecodeSlot>& slots, std::vector<float>* logits_out) {
   std::vector<Row> rows(slots.size());
-  for (size_t i = 0; i < slots.size(); ++i) rows[i] = Row{slots[i].next_input, slots[i].cache, slots[i].cache->length, true};
+  for (size_t i = 0; i < slots.size(); ++i)
+    rows[i] = Row{slots[i].next_input, slots[i].cache, slots[i].cache->length, true};
   const int vocab = model.config().vocab;
   const float* logits = model.forward(rows);
   if (logits_out) logits_out->insert(logits_out->end(), logits, logits + slots.size() * vocab);

@@ -22,8 +22,8 @@ int prefill(Model& model, KvCache& cache, const int* tokens, int n_tokens, int s
 
 // Path 1. `work_cache` is cleared before each token; it must hold prompt + answer - 1 positions.
 // `on_token(k)`, if given, is called after token k (1-based): this path is slow enough to report on.
-std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const std::vector<int>& prompt,
-                                        int n_answer, std::vector<float>* logits_out = nullptr,
+std::vector<int> generate_without_cache(Model& model, KvCache& work_cache, const std::vector<int>& prompt, int n_answer,
+                                        std::vector<float>* logits_out = nullptr,
                                         const std::function<void(int)>& on_token = nullptr);
 
 // Path 2. `cache` is cleared first; it must hold prompt + answer - 1 positions. `on_token(k)` as in path 1.

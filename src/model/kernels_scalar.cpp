@@ -39,9 +39,13 @@ struct ScalarOps {
   static void axpy(float* y, float a, const float* x, int n) { scalar::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { scalar::softmax(x, n); }
   template <NumberFormat F>
-  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return scalar::dot_pairs<F>(q, k, head_dim); }
+  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) {
+    return scalar::dot_pairs<F>(q, k, head_dim);
+  }
   template <NumberFormat F>
-  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { scalar::axpy_pairs<F>(y, a, v, head_dim); }
+  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) {
+    scalar::axpy_pairs<F>(y, a, v, head_dim);
+  }
 };
 
 void rmsnorm(float* out, const float* x, const float* weight, int n) {
@@ -76,8 +80,8 @@ void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* 
   }
 }
 
-void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads, int head_dim,
-               float* scores) {
+void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
+               int head_dim, float* scores) {
   attention_over<ScalarOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, scores);
 }
 

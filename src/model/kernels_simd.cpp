@@ -136,7 +136,9 @@ constexpr int kRowBlock = 4;
 constexpr int kSums = 8;
 
 // Panels a block of R rows reads side by side: about kSums running sums.
-constexpr int block_panels(int rows) { return kSums / (rows * kVectorsPerPanel) > 0 ? kSums / (rows * kVectorsPerPanel) : 1; }
+constexpr int block_panels(int rows) {
+  return kSums / (rows * kVectorsPerPanel) > 0 ? kSums / (rows * kVectorsPerPanel) : 1;
+}
 
 // Every panel for a block of R rows: NP panels at a time, then one at a time.
 template <int R>
@@ -163,9 +165,13 @@ struct SimdOps {
   static void axpy(float* y, float a, const float* x, int n) { kernels::axpy(y, a, x, n); }
   static void softmax(float* x, int n) { kernels::softmax(x, n); }
   template <NumberFormat F>
-  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) { return kernels::dot_pairs<F>(q, k, head_dim); }
+  static float dot_pairs(const float* q, const uint32_t* k, int head_dim) {
+    return kernels::dot_pairs<F>(q, k, head_dim);
+  }
   template <NumberFormat F>
-  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) { kernels::axpy_pairs<F>(y, a, v, head_dim); }
+  static void axpy_pairs(float* y, float a, const uint32_t* v, int head_dim) {
+    kernels::axpy_pairs<F>(y, a, v, head_dim);
+  }
 };
 
 // Rows 0 .. R - 1 of x [R, n_in] interleaved into xs [n_in, R]: a block reads the R values of input i
@@ -194,16 +200,18 @@ void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float
     const int end = std::min(group + kPanelsPerGroup, w.n_panels());
     int r = 0;
     for (; r + kRowBlock <= n_rows; r += kRowBlock)
-      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in, w, group, end);
-    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in, w,
-                               group, end);
+      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in, w, group,
+                             end);
+    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in,
+                               w, group, end);
   }
 }
 
 float dot(const float* a, const float* b, int n) {
   Batch acc(0.0f);
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes) acc = xsimd::fma(Batch::load_unaligned(a + i), Batch::load_unaligned(b + i), acc);
+  for (; i + kLanes <= n; i += kLanes)
+    acc = xsimd::fma(Batch::load_unaligned(a + i), Batch::load_unaligned(b + i), acc);
   float sum = xsimd::hadd(acc);
   for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
@@ -219,7 +227,8 @@ void axpy(float* y, float a, const float* x, int n) {
 
 void add(float* y, const float* x, int n) {
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes) (Batch::load_unaligned(y + i) + Batch::load_unaligned(x + i)).store_unaligned(y + i);
+  for (; i + kLanes <= n; i += kLanes)
+    (Batch::load_unaligned(y + i) + Batch::load_unaligned(x + i)).store_unaligned(y + i);
   for (; i < n; ++i) y[i] += x[i];
 }
 
@@ -290,8 +299,8 @@ void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* 
   }
 }
 
-void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads, int head_dim,
-               float* scores) {
+void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
+               int head_dim, float* scores) {
   attention_over<SimdOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, scores);
 }
 

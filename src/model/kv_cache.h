@@ -52,7 +52,8 @@ class KvBlockPool {
   int words_per_position() const { return format_ == NumberFormat::f32 ? kv_dim_ : kv_dim_ / 2; }
   // Bytes of the keys and the values together.
   size_t bytes() const {
-    return (keys_.size() + values_.size()) * sizeof(float) + (key_pairs_.size() + value_pairs_.size()) * sizeof(uint32_t);
+    return (keys_.size() + values_.size()) * sizeof(float) +
+           (key_pairs_.size() + value_pairs_.size()) * sizeof(uint32_t);
   }
 
   // f32: [n_blocks, block_tokens, kv_dim] keys (values) of one layer; null in 16 bits.
@@ -66,7 +67,9 @@ class KvBlockPool {
   size_t numbers(int n_layers) const { return static_cast<size_t>(n_layers) * n_blocks_ * block_tokens_ * kv_dim_; }
   template <typename Buffer>
   typename Buffer::value_type* layer_of(Buffer& buffer, int layer) {
-    return buffer.empty() ? nullptr : buffer.data() + static_cast<size_t>(layer) * n_blocks_ * block_tokens_ * words_per_position();
+    return buffer.empty()
+               ? nullptr
+               : buffer.data() + static_cast<size_t>(layer) * n_blocks_ * block_tokens_ * words_per_position();
   }
 
   NumberFormat format_;
@@ -99,7 +102,9 @@ class KvCache {
   KvCache() = default;
   // Contiguous: its own pool of one block of `capacity_positions` positions.
   KvCache(const ModelConfig& config, int capacity_positions)
-      : block_table(1, 0), own_pool_(std::make_unique<KvBlockPool>(config, 1, capacity_positions)), pool_(own_pool_.get()) {}
+      : block_table(1, 0),
+        own_pool_(std::make_unique<KvBlockPool>(config, 1, capacity_positions)),
+        pool_(own_pool_.get()) {}
   // Paged: positions in blocks of `pool`, which must outlive it; block_table is its owner's to fill.
   explicit KvCache(KvBlockPool& pool) : pool_(&pool) {}
   // A copy of a contiguous cache copies its keys and values; a paged one's copy reads the same blocks.
@@ -126,8 +131,12 @@ class KvCache {
   uint32_t* key_pair_slot(int layer, int position) { return pool_->layer_key_pairs(layer) + slot_offset(position); }
   uint32_t* value_pair_slot(int layer, int position) { return pool_->layer_value_pairs(layer) + slot_offset(position); }
   KvLayerView layer_view(int layer) {
-    return {pool_->layer_keys(layer), pool_->layer_values(layer),      block_table.data(),
-            pool_->block_tokens(),    pool_->format(),                 pool_->layer_key_pairs(layer),
+    return {pool_->layer_keys(layer),
+            pool_->layer_values(layer),
+            block_table.data(),
+            pool_->block_tokens(),
+            pool_->format(),
+            pool_->layer_key_pairs(layer),
             pool_->layer_value_pairs(layer)};
   }
 

@@ -34,7 +34,7 @@ void store_pairs(uint32_t* pairs, const float* x, int n_heads, int head_dim, Num
     uint32_t* out = pairs + static_cast<size_t>(h) * half;
     for (int j = 0; j < half; ++j)
       out[j] = format == NumberFormat::bf16 ? pair_of<NumberFormat::bf16, ScalarLanes>(head[j], head[half + j])
-                                        : pair_of<NumberFormat::f16, ScalarLanes>(head[j], head[half + j]);
+                                            : pair_of<NumberFormat::f16, ScalarLanes>(head[j], head[half + j]);
   }
 }
 

@@ -31,8 +31,8 @@ struct BatchLanes {
   static Float value(Bits bits) { return xsimd::bitwise_cast<Float>(bits); }
   static Mask less(Bits a, Bits b) { return xsimd::bitwise_cast<SignedBatch>(a) < xsimd::bitwise_cast<SignedBatch>(b); }
   static Bits pick(Mask condition, Bits if_true, Bits if_false) {
-    return xsimd::bitwise_cast<Bits>(
-        xsimd::select(condition, xsimd::bitwise_cast<SignedBatch>(if_true), xsimd::bitwise_cast<SignedBatch>(if_false)));
+    return xsimd::bitwise_cast<Bits>(xsimd::select(condition, xsimd::bitwise_cast<SignedBatch>(if_true),
+                                                   xsimd::bitwise_cast<SignedBatch>(if_false)));
   }
 };
 
@@ -82,7 +82,8 @@ void store_heads(uint32_t* pairs, const float* x, int n_heads, int head_dim) {
     uint32_t* out = pairs + static_cast<size_t>(h) * half;
     int j = 0;
     for (; j + kLanes <= half; j += kLanes)
-      pair_of<F, BatchLanes>(Batch::load_unaligned(head + j), Batch::load_unaligned(head + half + j)).store_unaligned(out + j);
+      pair_of<F, BatchLanes>(Batch::load_unaligned(head + j), Batch::load_unaligned(head + half + j))
+          .store_unaligned(out + j);
     for (; j < half; ++j) out[j] = pair_of<F, ScalarLanes>(head[j], head[half + j]);
   }
 }

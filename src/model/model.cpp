@@ -13,8 +13,10 @@ void resize(FloatBuffer& buffer, int rows, int width) { buffer.assign(static_cas
 
 }  // namespace
 
-Model::Model(const ModelConfig& config) : weights_(make_weights(config)) {
-  resize(scratch_.scores, 1, config.max_seq);
+Model::Model(const ModelConfig& config) : Model(make_weights(config)) {}
+
+Model::Model(Weights weights) : weights_(std::move(weights)) {
+  resize(scratch_.scores, 1, weights_.config.max_seq);
   reserve_rows(1);
 }
 
@@ -56,8 +58,10 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
       std::memcpy(cache.key_slot(layer_index, position), &s.k[r * kv_dim], sizeof(float) * kv_dim);
       std::memcpy(cache.value_slot(layer_index, position), &s.v[r * kv_dim], sizeof(float) * kv_dim);
     } else {
-      kernels::store_pairs(cache.key_pair_slot(layer_index, position), &s.k[r * kv_dim], c.n_kv_heads, c.head_dim(), format);
-      kernels::store_pairs(cache.value_pair_slot(layer_index, position), &s.v[r * kv_dim], c.n_kv_heads, c.head_dim(), format);
+      kernels::store_pairs(cache.key_pair_slot(layer_index, position), &s.k[r * kv_dim], c.n_kv_heads, c.head_dim(),
+                           format);
+      kernels::store_pairs(cache.value_pair_slot(layer_index, position), &s.v[r * kv_dim], c.n_kv_heads, c.head_dim(),
+                           format);
     }
   }
   for (int r = 0; r < n_rows; ++r)

@@ -27,25 +27,27 @@ struct Row {
 // Activations of one forward pass, sized for up to `capacity_rows` rows.
 struct Scratch {
   int capacity_rows = 0;
-  FloatBuffer x;           // [rows, d_model] residual stream
-  FloatBuffer xb;          // [rows, d_model] normalised input of a sub-layer
-  FloatBuffer q;           // [rows, d_model] queries
-  FloatBuffer k;           // [rows, kv_dim] keys of the new tokens
-  FloatBuffer v;           // [rows, kv_dim] values of the new tokens
-  FloatBuffer attn;        // [rows, d_model] attention output, before wo
-  FloatBuffer proj;        // [rows, d_model] output of wo or w_down, added to x
-  FloatBuffer gate;        // [rows, d_ff]
-  FloatBuffer up;          // [rows, d_ff]
-  FloatBuffer scores;      // [max_seq] attention weights of one head
-  FloatBuffer final_rows;  // [rows, d_model] normalised rows that want logits
-  FloatBuffer logits;      // [rows, vocab]
+  FloatBuffer x;            // [rows, d_model] residual stream
+  FloatBuffer xb;           // [rows, d_model] normalised input of a sub-layer
+  FloatBuffer q;            // [rows, d_model] queries
+  FloatBuffer k;            // [rows, kv_dim] keys of the new tokens
+  FloatBuffer v;            // [rows, kv_dim] values of the new tokens
+  FloatBuffer attn;         // [rows, d_model] attention output, before wo
+  FloatBuffer proj;         // [rows, d_model] output of wo or w_down, added to x
+  FloatBuffer gate;         // [rows, d_ff]
+  FloatBuffer up;           // [rows, d_ff]
+  FloatBuffer scores;       // [max_seq] attention weights of one head
+  FloatBuffer final_rows;   // [rows, d_model] normalised rows that want logits
+  FloatBuffer logits;       // [rows, vocab]
   FloatBuffer interleaved;  // [rows, largest n_in of the weight matrices]: kernels::matmul's interleave_scratch
 };
 
 class Model {
  public:
-  // `config` must have passed validate().
+  // Random weights: `config` must have passed validate().
   explicit Model(const ModelConfig& config);
+  // Given weights (a model file's: pack_weights).
+  explicit Model(Weights weights);
 
   const ModelConfig& config() const { return weights_.config; }
   const Weights& weights() const { return weights_; }

@@ -51,7 +51,8 @@ NumberFormat parse_number_format(const std::string& name, const std::vector<Numb
   for (NumberFormat format : allowed)
     if (name == number_format_name(format)) return format;
   const std::vector<std::string> names = number_format_names(allowed);
-  throw_range({field, "\"" + name + "\"", one_of(names)}, "must be " + listed(names, wording) + " (got \"" + name + "\")");
+  throw_range({field, "\"" + name + "\"", one_of(names)},
+              "must be " + listed(names, wording) + " (got \"" + name + "\")");
 }
 
 }  // namespace kvlab

@@ -43,7 +43,7 @@ void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major
         arena.panels[panel + static_cast<size_t>(i) * kPanelWidth] = w(o, i);
       else
         arena.pairs[panel + static_cast<size_t>(i / 2) * kPanelWidth] |= static_cast<uint32_t>(to_bf16(w(o, i)))
-                                                                           << (i % 2 == 0 ? 0 : 16);
+                                                                         << (i % 2 == 0 ? 0 : 16);
     }
   }
 }

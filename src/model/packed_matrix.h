@@ -74,7 +74,8 @@ struct PackedMatrix {
   // W[o, i], widened to float32
   float at(int o, int i) const {
     const size_t panel = panel_offset(o / kPanelWidth);
-    if (format == NumberFormat::f32) return arena->panels[panel + static_cast<size_t>(i) * kPanelWidth + o % kPanelWidth];
+    if (format == NumberFormat::f32)
+      return arena->panels[panel + static_cast<size_t>(i) * kPanelWidth + o % kPanelWidth];
     const uint32_t pair = arena->pairs[panel + static_cast<size_t>(i / 2) * kPanelWidth + o % kPanelWidth];
     return from_bf16(static_cast<uint16_t>(i % 2 == 0 ? pair : pair >> 16));
   }

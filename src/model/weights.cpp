@@ -45,6 +45,21 @@ std::vector<MatrixShape> shapes_in_forward_order(const ModelConfig& c) {
   return shapes;
 }
 
+// Rotary tables in double, rounded once to float: the same values wherever the model is built.
+void fill_rope_tables(Weights& w) {
+  const ModelConfig& c = w.config;
+  const int half = c.head_dim() / 2;
+  w.rope_cos.resize(static_cast<size_t>(c.max_seq) * half);
+  w.rope_sin.resize(w.rope_cos.size());
+  for (int pos = 0; pos < c.max_seq; ++pos) {
+    for (int i = 0; i < half; ++i) {
+      double theta = std::pow(c.rope_theta, -2.0 * i / c.head_dim());
+      w.rope_cos[static_cast<size_t>(pos) * half + i] = static_cast<float>(std::cos(pos * theta));
+      w.rope_sin[static_cast<size_t>(pos) * half + i] = static_cast<float>(std::sin(pos * theta));
+    }
+  }
+}
+
 FloatBuffer ones(int n) { return FloatBuffer(static_cast<size_t>(n), 1.0f); }
 
 }  // namespace
@@ -69,17 +84,34 @@ Weights make_weights(const ModelConfig& c) {
     draw_projection(rng, *layout.arena, *matrices[k]);
   }
 
-  // Rotary tables in double, rounded once to float: the same values wherever the model is built.
-  const int half = c.head_dim() / 2;
-  w.rope_cos.resize(static_cast<size_t>(c.max_seq) * half);
-  w.rope_sin.resize(w.rope_cos.size());
-  for (int pos = 0; pos < c.max_seq; ++pos) {
-    for (int i = 0; i < half; ++i) {
-      double theta = std::pow(10000.0, -2.0 * i / c.head_dim());
-      w.rope_cos[static_cast<size_t>(pos) * half + i] = static_cast<float>(std::cos(pos * theta));
-      w.rope_sin[static_cast<size_t>(pos) * half + i] = static_cast<float>(std::sin(pos * theta));
-    }
+  fill_rope_tables(w);
+  return w;
+}
+
+Weights pack_weights(WeightTensors t) {
+  const ModelConfig& c = t.config;
+  Weights w;
+  w.config = c;
+  w.layers.resize(static_cast<size_t>(c.n_layers));
+  std::vector<FloatBuffer*> sources;  // row-major values of each matrix, in forward order
+  for (size_t l = 0; l < w.layers.size(); ++l) {
+    LayerTensors& from = t.layers[l];
+    w.layers[l].attn_norm = std::move(from.attn_norm);
+    w.layers[l].ffn_norm = std::move(from.ffn_norm);
+    for (FloatBuffer* m : {&from.wq, &from.wk, &from.wv, &from.wo, &from.w_gate, &from.w_up, &from.w_down})
+      sources.push_back(m);
   }
+  sources.push_back(t.w_out.empty() ? &t.token_embedding : &t.w_out);
+  const std::vector<PackedMatrix*> matrices = matrices_in_forward_order<Weights, PackedMatrix>(w);
+  ArenaLayout layout = lay_out_in_one_arena(shapes_in_forward_order(c), c.weights);
+  for (size_t k = 0; k < matrices.size(); ++k) {
+    *matrices[k] = layout.matrices[k];
+    pack_into(*layout.arena, *matrices[k], sources[k]->data());
+    if (sources[k] != &t.token_embedding) FloatBuffer().swap(*sources[k]);  // freed as it goes: a lower peak
+  }
+  w.token_embedding = std::move(t.token_embedding);
+  w.final_norm = std::move(t.final_norm);
+  fill_rope_tables(w);
   return w;
 }
 

@@ -8,33 +8,38 @@
 #include "model/buffer.h"
 #include "model/config.h"
 #include "model/packed_matrix.h"
+#include "model/weight_tensors.h"
 
 namespace kvlab {
 
 struct LayerWeights {
   FloatBuffer attn_norm;  // [d_model]
-  PackedMatrix wq;         // [d_model, d_model]
-  PackedMatrix wk;         // [kv_dim, d_model]
-  PackedMatrix wv;         // [kv_dim, d_model]
-  PackedMatrix wo;         // [d_model, d_model]
+  PackedMatrix wq;        // [d_model, d_model]
+  PackedMatrix wk;        // [kv_dim, d_model]
+  PackedMatrix wv;        // [kv_dim, d_model]
+  PackedMatrix wo;        // [d_model, d_model]
   FloatBuffer ffn_norm;   // [d_model]
-  PackedMatrix w_gate;     // [d_ff, d_model]
-  PackedMatrix w_up;       // [d_ff, d_model]
-  PackedMatrix w_down;     // [d_model, d_ff]
+  PackedMatrix w_gate;    // [d_ff, d_model]
+  PackedMatrix w_up;      // [d_ff, d_model]
+  PackedMatrix w_down;    // [d_model, d_ff]
 };
 
 struct Weights {
   ModelConfig config;
   FloatBuffer token_embedding;  // [vocab, d_model]
   std::vector<LayerWeights> layers;
-  FloatBuffer final_norm;       // [d_model]
-  PackedMatrix w_out;           // [vocab, d_model]
-  FloatBuffer rope_cos;         // [max_seq, head_dim / 2]: cos(pos * theta_i)
-  FloatBuffer rope_sin;         // [max_seq, head_dim / 2]
+  FloatBuffer final_norm;  // [d_model]
+  PackedMatrix w_out;      // [vocab, d_model]
+  FloatBuffer rope_cos;    // [max_seq, head_dim / 2]: cos(pos * theta_i)
+  FloatBuffer rope_sin;    // [max_seq, head_dim / 2]
 };
 
 // Draws the weights of `config` (which must have passed validate()).
 Weights make_weights(const ModelConfig& config);
+
+// The weights a model file holds, packed in tensors.config.weights's format. A shared classifier (empty
+// w_out) is packed from the token embedding. The tensors' shapes must follow their config.
+Weights pack_weights(WeightTensors tensors);
 
 // Every weight matrix, in the order a forward pass reads them (Model::forward): per layer wq, wk, wv,
 // wo, w_gate, w_up, w_down, then w_out. Their stripes run through the arena in this order.

@@ -32,8 +32,9 @@ void ContinuousBatching::serve(ServerState& server) {
         leave(*row);
         free_slots.give_back(row->slot);
       }
-      active.erase(std::remove_if(active.begin(), active.end(), [](const RequestState* row) { return row->finished(); }),
-                   active.end());
+      active.erase(
+          std::remove_if(active.begin(), active.end(), [](const RequestState* row) { return row->finished(); }),
+          active.end());
     } else if (!server.queue_empty()) {
       // (3) Nothing active and nothing admitted: jump to the next arrival.
       server.wait_for_next_arrival();

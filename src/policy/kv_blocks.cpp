@@ -212,7 +212,7 @@ void KvBlockManager::count_block_work(long long blocks) const {
   block_work_ += blocks;
   if (block_work_ > kMaxBlockWork)
     throw_range({"workload", "", {}}, ": prefix reuse would look up or key more than " + std::to_string(kMaxBlockWork) +
-                " KV blocks; simulate fewer or shorter requests or use larger blocks");
+                                          " KV blocks; simulate fewer or shorter requests or use larger blocks");
 }
 
 }  // namespace kvlab::policy

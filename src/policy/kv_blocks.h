@@ -77,9 +77,9 @@ class KvBlockManager {
 
  private:
   struct Holding {
-    std::vector<int> blocks;   // its block table: block ids, first position's first
-    int positions = 0;         // KV positions it holds (counted as used)
-    int next_block_to_key = 0; // its first block not yet offered a content key
+    std::vector<int> blocks;    // its block table: block ids, first position's first
+    int positions = 0;          // KV positions it holds (counted as used)
+    int next_block_to_key = 0;  // its first block not yet offered a content key
   };
 
   Holding& holding(const RequestState& request) { return holdings_[static_cast<size_t>(&request - first_request_)]; }
@@ -98,10 +98,10 @@ class KvBlockManager {
   const RequestState* first_request_;
   std::vector<Holding> holdings_;  // per request, workload order
 
-  long long free_blocks_;              // neither held nor cached (free ids, and ids never handed out)
-  long long held_blocks_ = 0;          // held by at least one request
-  long long cached_blocks_ = 0;        // keyed, held by none
-  long long used_slots_ = 0;           // token slots of held blocks that hold KV
+  long long free_blocks_;        // neither held nor cached (free ids, and ids never handed out)
+  long long held_blocks_ = 0;    // held by at least one request
+  long long cached_blocks_ = 0;  // keyed, held by none
+  long long used_slots_ = 0;     // token slots of held blocks that hold KV
 
   // Per block id: its holders, its content key (kPlain if none) and, for cached blocks, its neighbours in
   // a doubly linked list, least recently used at the head.

@@ -9,9 +9,8 @@ namespace {
 
 // Whether any request shares a prompt prefix (a system prompt, or turns of a conversation).
 bool shares_prefixes(const std::vector<RequestState>& requests) {
-  return std::any_of(requests.begin(), requests.end(), [](const RequestState& state) {
-    return state.request.shares_prefix();
-  });
+  return std::any_of(requests.begin(), requests.end(),
+                     [](const RequestState& state) { return state.request.shares_prefix(); });
 }
 
 }  // namespace
@@ -32,7 +31,8 @@ KvMemory::KvMemory(const KvSettings& settings, ServerState& server, bool reuse_s
 }
 
 void KvMemory::log_use() const {
-  if (PlaybackLog* log = server_.playback_log()) log->memory_use(server_.now_ms(), blocks_.held_blocks(), blocks_.used_tokens());
+  if (PlaybackLog* log = server_.playback_log())
+    log->memory_use(server_.now_ms(), blocks_.held_blocks(), blocks_.used_tokens());
 }
 
 bool KvMemory::admit(const RequestState& next, int cached_tokens, int hold_positions) {

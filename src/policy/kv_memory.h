@@ -79,8 +79,9 @@ void check_each_request_fits(const KvSettings& settings, const std::vector<Reque
     if (blocks > *settings.budget_blocks)
       throw_range({settings.budget_path, settings.budget_given, {}},
                   "= " + settings.budget_given + " holds " + std::to_string(*settings.budget_blocks) + " blocks of " +
-                  std::to_string(settings.block_tokens) + " tokens, but request " + std::to_string(i) + " alone needs " +
-                  std::to_string(blocks) + " (" + need + " = " + std::to_string(positions) + " positions)");
+                      std::to_string(settings.block_tokens) + " tokens, but request " + std::to_string(i) +
+                      " alone needs " + std::to_string(blocks) + " (" + need + " = " + std::to_string(positions) +
+                      " positions)");
   }
 }
 

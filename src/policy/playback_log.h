@@ -21,8 +21,8 @@ class PlaybackLog {
 
   // Seats (ServerState calls these). `request` is the workload index.
   void admit(size_t request, int slot, double t_ms, int answer_tokens_out);
-  void leave(size_t request, double t_ms);        // finished or preempted: the stint ends
-  void ride_along(size_t request, double t_ms);   // a finished row that a step still carried (padding)
+  void leave(size_t request, double t_ms);       // finished or preempted: the stint ends
+  void ride_along(size_t request, double t_ms);  // a finished row that a step still carried (padding)
 
   // KV memory (KvMemory calls these).
   void memory_budget(std::optional<long long> budget_blocks, int block_tokens);

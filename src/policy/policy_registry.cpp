@@ -22,38 +22,114 @@ std::vector<PolicyFamily> built_in_families() {
   using P = PolicyParameters;
   using A = Admission;
   std::vector<PolicyFamily> families;
-  families.push_back({{"serial-nocache", P::none, A::one_at_a_time, "One at a time, no cache", "no cache", "#b54708", {2, 3},
-                       "one request at a time, every step computes the whole prefix again", false, false, false, false, {}},
+  families.push_back({{"serial-nocache",
+                       P::none,
+                       A::one_at_a_time,
+                       "One at a time, no cache",
+                       "no cache",
+                       "#b54708",
+                       {2, 3},
+                       "one request at a time, every step computes the whole prefix again",
+                       false,
+                       false,
+                       false,
+                       false,
+                       {}},
                       [](const PolicyName&, const KvSettings&) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<SerialNoCache>();
                       }});
-  families.push_back({{"serial-cache", P::none, A::one_at_a_time, "One at a time, with cache", "cache", "#1d5fa8", {8, 4},
-                       "one request at a time, with a KV cache", true, false, false, false, {}},
+  families.push_back({{"serial-cache",
+                       P::none,
+                       A::one_at_a_time,
+                       "One at a time, with cache",
+                       "cache",
+                       "#1d5fa8",
+                       {8, 4},
+                       "one request at a time, with a KV cache",
+                       true,
+                       false,
+                       false,
+                       false,
+                       {}},
                       [](const PolicyName&, const KvSettings&) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<SerialCache>();
                       }});
-  families.push_back({{"static", P::batch_rows, A::whole_batches, "Static batches of {B}", "static", "#8a3f8f", {4, 2, 1, 2},
-                       "batches of B, each served until its longest answer ends", true, false, false, false, {}},
+  families.push_back({{"static",
+                       P::batch_rows,
+                       A::whole_batches,
+                       "Static batches of {B}",
+                       "static",
+                       "#8a3f8f",
+                       {4, 2, 1, 2},
+                       "batches of B, each served until its longest answer ends",
+                       true,
+                       false,
+                       false,
+                       false,
+                       {}},
                       [](const PolicyName& p, const KvSettings&) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<StaticBatching>(p.batch_rows);
                       }});
-  families.push_back({{"continuous", P::batch_rows, A::freed_slots, "Continuous batching, {B} slots", "continuous",
-                       "#0a7a5a", {}, "a freed slot is refilled at once; no memory limit", true, false, false, false, {}},
+  families.push_back({{"continuous",
+                       P::batch_rows,
+                       A::freed_slots,
+                       "Continuous batching, {B} slots",
+                       "continuous",
+                       "#0a7a5a",
+                       {},
+                       "a freed slot is refilled at once; no memory limit",
+                       true,
+                       false,
+                       false,
+                       false,
+                       {}},
                       [](const PolicyName& p, const KvSettings&) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<ContinuousBatching>(p.batch_rows);
                       }});
-  families.push_back({{"reserve", P::batch_rows, A::freed_slots, "Reserve, {B} slots", "reserve", "#b42318", {6, 3},
-                       "reserves prompt + longest answer at admission", true, false, true, false, kKvOptions},
+  families.push_back({{"reserve",
+                       P::batch_rows,
+                       A::freed_slots,
+                       "Reserve, {B} slots",
+                       "reserve",
+                       "#b42318",
+                       {6, 3},
+                       "reserves prompt + longest answer at admission",
+                       true,
+                       false,
+                       true,
+                       false,
+                       kKvOptions},
                       [](const PolicyName& p, const KvSettings& kv) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<ReserveBatching>(p.batch_rows, kv);
                       }});
-  families.push_back({{"paged", P::batch_rows, A::freed_slots, "Paged, {B} slots", "paged", "#1d5fa8", {},
-                       "blocks on demand, preempts by recompute", true, true, true, false, kKvOptions},
+  families.push_back({{"paged",
+                       P::batch_rows,
+                       A::freed_slots,
+                       "Paged, {B} slots",
+                       "paged",
+                       "#1d5fa8",
+                       {},
+                       "blocks on demand, preempts by recompute",
+                       true,
+                       true,
+                       true,
+                       false,
+                       kKvOptions},
                       [](const PolicyName& p, const KvSettings& kv) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<PagedBatching>(p.batch_rows, kv);
                       }});
-  families.push_back({{"chunked", P::batch_rows_and_step_tokens, A::freed_slots, "Chunked prefill, {B} slots, {T} tokens/step",
-                       "chunked", "#8a3f8f", {2, 2}, "paged, prompts fused into decode steps", true, true, true, true,
+  families.push_back({{"chunked",
+                       P::batch_rows_and_step_tokens,
+                       A::freed_slots,
+                       "Chunked prefill, {B} slots, {T} tokens/step",
+                       "chunked",
+                       "#8a3f8f",
+                       {2, 2},
+                       "paged, prompts fused into decode steps",
+                       true,
+                       true,
+                       true,
+                       true,
                        kKvOptions},
                       [](const PolicyName& p, const KvSettings& kv) -> std::unique_ptr<Scheduler> {
                         return std::make_unique<ChunkedPrefill>(p.batch_rows, p.step_tokens, kv);
@@ -69,7 +145,8 @@ std::string parameters_text(PolicyParameters parameters) {
 int parse_count(const std::string& digits, const FieldError& where, const std::string& what, int lo, int hi) {
   std::string allowed = what + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
   const FieldError field{where.path, where.given, integers_from(lo, hi)};
-  bool all_digits = !digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
+  bool all_digits =
+      !digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
   if (!all_digits) throw_range(field, where.given + ": " + allowed + " (got \"" + digits + "\")");
   int count = std::stoi(digits);
   if (count < lo || count > hi) throw_range(field, where.given + ": " + allowed + " (got " + digits + ")");
@@ -111,7 +188,8 @@ void PolicyRegistry::add(PolicyFamily family) {
 
 std::vector<std::string> PolicyRegistry::name_forms() const {
   std::vector<std::string> forms;
-  for (const PolicyFamily& family : families_) forms.push_back(family.traits.family + parameters_text(family.traits.parameters));
+  for (const PolicyFamily& family : families_)
+    forms.push_back(family.traits.family + parameters_text(family.traits.parameters));
   return forms;
 }
 
@@ -135,7 +213,8 @@ PolicyName PolicyRegistry::parse(const std::string& name, const std::string& pat
       return {&family, i, 0, 0};
     }
     if (colon == std::string::npos)
-      throw_range(where, where.given + ": needs a batch size, " + usage + " with B from 1 to " + std::to_string(kMaxBatchRows));
+      throw_range(
+          where, where.given + ": needs a batch size, " + usage + " with B from 1 to " + std::to_string(kMaxBatchRows));
     std::string parameters = name.substr(colon + 1);
     if (traits.parameters == PolicyParameters::batch_rows)
       return {&family, i, parse_count(parameters, where, "B", 1, kMaxBatchRows), 0};
@@ -156,9 +235,13 @@ const PolicyRegistry& policy_registry() {
   return registry;
 }
 
-PolicyName parse_policy_name(const std::string& name, const std::string& path) { return policy_registry().parse(name, path); }
+PolicyName parse_policy_name(const std::string& name, const std::string& path) {
+  return policy_registry().parse(name, path);
+}
 
-std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSettings& kv) { return policy.family->make(policy, kv); }
+std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSettings& kv) {
+  return policy.family->make(policy, kv);
+}
 
 const std::deque<PolicyFamily>& families() { return policy_registry().families(); }
 
@@ -170,7 +253,8 @@ std::vector<std::string> default_policies(int batch_rows) {
 }
 
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path) {
-  if (!list.is_array() || list.empty() || list.size() > 64) throw_type({path, "", {}}, "must be a list of 1 to 64 policy names");
+  if (!list.is_array() || list.empty() || list.size() > 64)
+    throw_type({path, "", {}}, "must be a list of 1 to 64 policy names");
   std::vector<std::string> names;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";

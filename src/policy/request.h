@@ -24,14 +24,14 @@ struct Request {
 struct RequestState {
   Request request;
   int answer_tokens_out = 0;
-  int slot = -1;                 // the batch row or slot it occupied last (0 for serial policies)
-  double prefill_start_ms = 0;   // of its first prefill: a preempted request keeps it
-  double first_token_ms = 0;     // likewise
+  int slot = -1;                // the batch row or slot it occupied last (0 for serial policies)
+  double prefill_start_ms = 0;  // of its first prefill: a preempted request keeps it
+  double first_token_ms = 0;    // likewise
   double finish_ms = 0;
-  int admissions = 0;            // prefills begun: 1, plus one per preemption by recompute
-  int prefill_tokens = 0;        // tokens its current (re)prefill covers: the prompt and the tokens already out
-  int prefilled_tokens = 0;      // of which computed, or found in the KV cache, so far
-  int padding_tokens = 0;        // tokens computed and dropped after its last, as a padding row of a static batch
+  int admissions = 0;        // prefills begun: 1, plus one per preemption by recompute
+  int prefill_tokens = 0;    // tokens its current (re)prefill covers: the prompt and the tokens already out
+  int prefilled_tokens = 0;  // of which computed, or found in the KV cache, so far
+  int padding_tokens = 0;    // tokens computed and dropped after its last, as a padding row of a static batch
 
   bool finished() const { return answer_tokens_out == request.answer_tokens; }
   // Context of its next decode step: after token k (k = answer_tokens_out) it attends over p + k positions.

@@ -52,8 +52,9 @@ void ServerState::begin_prefill(RequestState& request, int slot, int cached_toke
 void ServerState::count_step(double step_ms, size_t rows) {
   row_steps_ += static_cast<long long>(rows);
   if (row_steps_ > kMaxRowSteps)
-    throw_range({"workload", "", {}}, ": this policy would run more than " + std::to_string(kMaxRowSteps) +
-                " row-steps (rows summed over steps); simulate fewer or shorter requests or a smaller batch");
+    throw_range({"workload", "", {}},
+                ": this policy would run more than " + std::to_string(kMaxRowSteps) +
+                    " row-steps (rows summed over steps); simulate fewer or shorter requests or a smaller batch");
   last_step_ms_ = step_ms;
   ++steps_run_;
 }

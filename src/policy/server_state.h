@@ -95,7 +95,8 @@ class ServerState {
   void count_step(double step_ms, size_t rows);
   // The bookkeeping of a pass that ran `decode_rows` and `chunks` (run_prefill_rest: one chunk of the
   // whole rest) and ended at `end_ms`: tokens out, first-token and finish times.
-  void complete_step(double end_ms, const std::vector<RequestState*>& decode_rows, const std::vector<PrefillChunk>& chunks);
+  void complete_step(double end_ms, const std::vector<RequestState*>& decode_rows,
+                     const std::vector<PrefillChunk>& chunks);
   void complete_prefill(double end_ms, RequestState& request);
 
  private:

@@ -20,8 +20,10 @@ constexpr const char* kTrtThroughput =
 // Likely cause of the 70B long-output gap (our reading, not the source's): TensorRT-LLM 0.6's generation
 // attention read each KV head once per query head it serves (8 times for Llama 2 70B); the model assumes a
 // kernel that reads it once per group, as later releases (XQA) do.
-constexpr const char* kGqaKernels = "attention kernels of the time read a GQA KV head once per query head, the model once";
-constexpr const char* kLaunchLatency = "the measured first-token latency carries fixed costs of 4 to 20 ms that a step-time model has no term for";
+constexpr const char* kGqaKernels =
+    "attention kernels of the time read a GQA KV head once per query head, the model once";
+constexpr const char* kLaunchLatency =
+    "the measured first-token latency carries fixed costs of 4 to 20 ms that a step-time model has no term for";
 constexpr const char* kVllmSweep = "John Musgrave, \"vLLM throughput-latency sweep on NVIDIA A100\" (johnmusgrave.com)";
 
 constexpr NumberFormat bf16 = NumberFormat::bf16, fp8 = NumberFormat::fp8;
@@ -37,37 +39,59 @@ constexpr Metric decode = Metric::decode_tokens_per_s, ttft = Metric::ttft_ms, p
 // cannot be told apart; the L40S rows (no preset).
 const std::vector<PublishedFigure>& published_figures() {
   static const std::vector<PublishedFigure> figures = {
-      {"4090-8b-tg512", kLlamaCppTable, "llama-bench tg 512: 512 tokens generated from an empty context, batch 1, Llama 3 8B F16",
-       "rtx-4090", "llama-3.1-8b", bf16, bf16, 1, decode, 1, 0, 512, 54.84, true},
-      {"4090-8b-tg4096", kLlamaCppTable, "llama-bench tg 4096, batch 1, Llama 3 8B F16",
-       "rtx-4090", "llama-3.1-8b", bf16, bf16, 1, decode, 1, 0, 4096, 52.63, false},
-      {"4090-8b-pp512", kLlamaCppTable, "llama-bench pp 512: one 512-token prompt, Llama 3 8B F16",
-       "rtx-4090", "llama-3.1-8b", bf16, bf16, 1, prefill, 1, 512, 0, 9382.00, false},
-      {"4090-8b-pp4096", kLlamaCppTable, "llama-bench pp 4096, Llama 3 8B F16",
-       "rtx-4090", "llama-3.1-8b", bf16, bf16, 1, prefill, 1, 4096, 0, 6531.36, false},
-      {"4090-7b-eval", kLlamaCppTable, "average eval speed, Llama 2 7B f16, main -n 1024 after the README's prompt (taken as contexts 1..1024)",
+      {"4090-8b-tg512", kLlamaCppTable,
+       "llama-bench tg 512: 512 tokens generated from an empty context, batch 1, Llama 3 8B F16", "rtx-4090",
+       "llama-3.1-8b", bf16, bf16, 1, decode, 1, 0, 512, 54.84, true},
+      {"4090-8b-tg4096", kLlamaCppTable, "llama-bench tg 4096, batch 1, Llama 3 8B F16", "rtx-4090", "llama-3.1-8b",
+       bf16, bf16, 1, decode, 1, 0, 4096, 52.63, false},
+      {"4090-8b-pp512", kLlamaCppTable, "llama-bench pp 512: one 512-token prompt, Llama 3 8B F16", "rtx-4090",
+       "llama-3.1-8b", bf16, bf16, 1, prefill, 1, 512, 0, 9382.00, false},
+      {"4090-8b-pp4096", kLlamaCppTable, "llama-bench pp 4096, Llama 3 8B F16", "rtx-4090", "llama-3.1-8b", bf16, bf16,
+       1, prefill, 1, 4096, 0, 6531.36, false},
+      {"4090-7b-eval", kLlamaCppTable,
+       "average eval speed, Llama 2 7B f16, main -n 1024 after the README's prompt (taken as contexts 1..1024)",
        "rtx-4090", "llama-2-7b", bf16, bf16, 1, decode, 1, 0, 1024, 60.78, false},
-      {"a100-40gb-8b-c1", kVllmSweep, "vLLM 0.23.0, Llama 3.1 8B Instruct BF16, A100 40GB, 1024-token input, 128-token output, concurrency 1: \"about 75 tokens/sec\"",
+      {"a100-40gb-8b-c1", kVllmSweep,
+       "vLLM 0.23.0, Llama 3.1 8B Instruct BF16, A100 40GB, 1024-token input, 128-token output, concurrency 1: \"about 75 tokens/sec\"",
        "a100-40gb-sxm", "llama-3.1-8b", bf16, bf16, 1, decode, 1, 1024, 127, 75, true},
-      {"h100-7b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 1, input 128, FP8", "h100-sxm", "llama-2-7b", fp8, fp8, 1, ttft, 1, 128, 1, 7, false, kLaunchLatency},
-      {"h100-7b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 1, input 2048, FP8", "h100-sxm", "llama-2-7b", fp8, fp8, 1, ttft, 1, 2048, 1, 36, false},
-      {"h100-70b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 4, input 128, FP8", "h100-sxm", "llama-2-70b", fp8, fp8, 4, ttft, 1, 128, 1, 26, false, kLaunchLatency},
-      {"h100-70b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 4, input 2048, FP8", "h100-sxm", "llama-2-70b", fp8, fp8, 4, ttft, 1, 2048, 1, 109, false},
-      {"a100-7b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 1, input 128, FP16", "a100-sxm", "llama-2-7b", bf16, bf16, 1, ttft, 1, 128, 1, 16, false, kLaunchLatency},
-      {"a100-7b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 1, input 2048, FP16", "a100-sxm", "llama-2-7b", bf16, bf16, 1, ttft, 1, 2048, 1, 133, true},
-      {"a100-70b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 4, input 128, FP16", "a100-sxm", "llama-2-70b", bf16, bf16, 4, ttft, 1, 128, 1, 47, false, kLaunchLatency},
-      {"a100-70b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 4, input 2048, FP16", "a100-sxm", "llama-2-70b", bf16, bf16, 4, ttft, 1, 2048, 1, 377, false},
-      {"h100-7b-b768", kTrtThroughput, "static batch 768, TP 1, input 128, output 128, FP8; output tokens/s per GPU", "h100-sxm", "llama-2-7b", fp8, fp8, 1, batch, 768, 128, 128, 19694, true},
-      {"h100-7b-b112", kTrtThroughput, "static batch 112, TP 1, input 128, output 2048, FP8", "h100-sxm", "llama-2-7b", fp8, fp8, 1, batch, 112, 128, 2048, 6818, false},
-      {"h100-7b-b80", kTrtThroughput, "static batch 80, TP 1, input 2048, output 128, FP8", "h100-sxm", "llama-2-7b", fp8, fp8, 1, batch, 80, 2048, 128, 2244, false},
-      {"h100-7b-b48", kTrtThroughput, "static batch 48, TP 1, input 2048, output 2048, FP8", "h100-sxm", "llama-2-7b", fp8, fp8, 1, batch, 48, 2048, 2048, 2740, false},
-      {"h100-70b-b1024", kTrtThroughput, "static batch 1024, TP 2, input 128, output 128, FP8", "h100-sxm", "llama-2-70b", fp8, fp8, 2, batch, 1024, 128, 128, 2657, false, kGqaKernels},
-      {"h100-70b-b480", kTrtThroughput, "static batch 480, TP 4, input 128, output 2048, FP8", "h100-sxm", "llama-2-70b", fp8, fp8, 4, batch, 480, 128, 2048, 1486, false, kGqaKernels},
-      {"h100-70b-b96", kTrtThroughput, "static batch 96, TP 2, input 2048, output 128, FP8", "h100-sxm", "llama-2-70b", fp8, fp8, 2, batch, 96, 2048, 128, 306, false},
-      {"h100-70b-b64", kTrtThroughput, "static batch 64, TP 2, input 2048, output 2048, FP8", "h100-sxm", "llama-2-70b", fp8, fp8, 2, batch, 64, 2048, 2048, 547, false, kGqaKernels},
-      {"a100-7b-b384", kTrtThroughput, "static batch 384, TP 1, input 128, output 128, FP16", "a100-sxm", "llama-2-7b", bf16, bf16, 1, batch, 384, 128, 128, 5586, false},
-      {"a100-7b-b60", kTrtThroughput, "static batch 60, TP 1, input 128, output 2048, FP16", "a100-sxm", "llama-2-7b", bf16, bf16, 1, batch, 60, 128, 2048, 1928, false},
-      {"a100-7b-b52", kTrtThroughput, "static batch 52, TP 1, input 2048, output 128, FP16", "a100-sxm", "llama-2-7b", bf16, bf16, 1, batch, 52, 2048, 128, 591, false},
+      {"h100-7b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 1, input 128, FP8", "h100-sxm", "llama-2-7b",
+       fp8, fp8, 1, ttft, 1, 128, 1, 7, false, kLaunchLatency},
+      {"h100-7b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 1, input 2048, FP8", "h100-sxm", "llama-2-7b",
+       fp8, fp8, 1, ttft, 1, 2048, 1, 36, false},
+      {"h100-70b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 4, input 128, FP8", "h100-sxm", "llama-2-70b",
+       fp8, fp8, 4, ttft, 1, 128, 1, 26, false, kLaunchLatency},
+      {"h100-70b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 4, input 2048, FP8", "h100-sxm", "llama-2-70b",
+       fp8, fp8, 4, ttft, 1, 2048, 1, 109, false},
+      {"a100-7b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 1, input 128, FP16", "a100-sxm", "llama-2-7b",
+       bf16, bf16, 1, ttft, 1, 128, 1, 16, false, kLaunchLatency},
+      {"a100-7b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 1, input 2048, FP16", "a100-sxm", "llama-2-7b",
+       bf16, bf16, 1, ttft, 1, 2048, 1, 133, true},
+      {"a100-70b-ttft128", kTrtLatency, "1st token latency, batch 1, TP 4, input 128, FP16", "a100-sxm", "llama-2-70b",
+       bf16, bf16, 4, ttft, 1, 128, 1, 47, false, kLaunchLatency},
+      {"a100-70b-ttft2048", kTrtLatency, "1st token latency, batch 1, TP 4, input 2048, FP16", "a100-sxm",
+       "llama-2-70b", bf16, bf16, 4, ttft, 1, 2048, 1, 377, false},
+      {"h100-7b-b768", kTrtThroughput, "static batch 768, TP 1, input 128, output 128, FP8; output tokens/s per GPU",
+       "h100-sxm", "llama-2-7b", fp8, fp8, 1, batch, 768, 128, 128, 19694, true},
+      {"h100-7b-b112", kTrtThroughput, "static batch 112, TP 1, input 128, output 2048, FP8", "h100-sxm", "llama-2-7b",
+       fp8, fp8, 1, batch, 112, 128, 2048, 6818, false},
+      {"h100-7b-b80", kTrtThroughput, "static batch 80, TP 1, input 2048, output 128, FP8", "h100-sxm", "llama-2-7b",
+       fp8, fp8, 1, batch, 80, 2048, 128, 2244, false},
+      {"h100-7b-b48", kTrtThroughput, "static batch 48, TP 1, input 2048, output 2048, FP8", "h100-sxm", "llama-2-7b",
+       fp8, fp8, 1, batch, 48, 2048, 2048, 2740, false},
+      {"h100-70b-b1024", kTrtThroughput, "static batch 1024, TP 2, input 128, output 128, FP8", "h100-sxm",
+       "llama-2-70b", fp8, fp8, 2, batch, 1024, 128, 128, 2657, false, kGqaKernels},
+      {"h100-70b-b480", kTrtThroughput, "static batch 480, TP 4, input 128, output 2048, FP8", "h100-sxm",
+       "llama-2-70b", fp8, fp8, 4, batch, 480, 128, 2048, 1486, false, kGqaKernels},
+      {"h100-70b-b96", kTrtThroughput, "static batch 96, TP 2, input 2048, output 128, FP8", "h100-sxm", "llama-2-70b",
+       fp8, fp8, 2, batch, 96, 2048, 128, 306, false},
+      {"h100-70b-b64", kTrtThroughput, "static batch 64, TP 2, input 2048, output 2048, FP8", "h100-sxm", "llama-2-70b",
+       fp8, fp8, 2, batch, 64, 2048, 2048, 547, false, kGqaKernels},
+      {"a100-7b-b384", kTrtThroughput, "static batch 384, TP 1, input 128, output 128, FP16", "a100-sxm", "llama-2-7b",
+       bf16, bf16, 1, batch, 384, 128, 128, 5586, false},
+      {"a100-7b-b60", kTrtThroughput, "static batch 60, TP 1, input 128, output 2048, FP16", "a100-sxm", "llama-2-7b",
+       bf16, bf16, 1, batch, 60, 128, 2048, 1928, false},
+      {"a100-7b-b52", kTrtThroughput, "static batch 52, TP 1, input 2048, output 128, FP16", "a100-sxm", "llama-2-7b",
+       bf16, bf16, 1, batch, 52, 2048, 128, 591, false},
   };
   return figures;
 }
@@ -158,18 +182,20 @@ json published_checks_json(const Efficiencies& efficiencies) {
                        {"fit", f.fit}});
     if (f.fit) fitted_on.push_back(f.id);
   }
-  return {{"efficiencies", {{"bandwidth", efficiencies.bandwidth}, {"compute", efficiencies.compute}, {"fitted_on", fitted_on}}},
+  return {{"efficiencies",
+           {{"bandwidth", efficiencies.bandwidth}, {"compute", efficiencies.compute}, {"fitted_on", fitted_on}}},
           {"figures", figures}};
 }
 
 std::string format_published_checks(const json& checks) {
-  std::vector<std::vector<std::string>> rows = {{"figure", "gpu", "model", "tp", "published", "modeled", "error", "unit", ""}};
+  std::vector<std::vector<std::string>> rows = {
+      {"figure", "gpu", "model", "tp", "published", "modeled", "error", "unit", ""}};
   for (const json& f : checks["figures"]) {
     rows.push_back({f["id"].get<std::string>(), f["gpu"].get<std::string>(),
-                    f["model"].get<std::string>() + " " + f["weights"].get<std::string>(), std::to_string(f["tp"].get<int>()),
-                    format("%.4g", f["published"].get<double>()), format("%.4g", f["modeled"].get<double>()),
-                    format("%+.0f%%", f["error_pct"].get<double>()), f["unit"].get<std::string>(),
-                    f["fit"].get<bool>() ? "(fit)" : ""});
+                    f["model"].get<std::string>() + " " + f["weights"].get<std::string>(),
+                    std::to_string(f["tp"].get<int>()), format("%.4g", f["published"].get<double>()),
+                    format("%.4g", f["modeled"].get<double>()), format("%+.0f%%", f["error_pct"].get<double>()),
+                    f["unit"].get<std::string>(), f["fit"].get<bool>() ? "(fit)" : ""});
   }
   const json& e = checks["efficiencies"];
   return format("bandwidth efficiency %.2f, compute efficiency %.2f (fitted on the figures marked fit)\n",

@@ -20,7 +20,8 @@ std::string what_fits(Deployment d) {
     for (int tp = 1; tp <= kMaxTensorParallel; tp *= 2) {
       d.tp = tp;
       if (d.model.n_heads % tp != 0 || d.model.n_kv_heads % tp != 0 || !fits(d)) continue;
-      list += (list.empty() ? "" : ", ") + std::string(number_format_name(format)) + " weights at tp = " + std::to_string(tp);
+      list += (list.empty() ? "" : ", ") + std::string(number_format_name(format)) +
+              " weights at tp = " + std::to_string(tp);
       break;
     }
   }
@@ -29,10 +30,11 @@ std::string what_fits(Deployment d) {
 
 void check_tp(const Deployment& d, const std::string& field) {
   const FieldError tp_field{field, std::to_string(d.tp), one_of({"1", "2", "4", "8"})};
-  if (d.tp != 1 && d.tp != 2 && d.tp != 4 && d.tp != 8) throw_range(tp_field, "must be 1, 2, 4 or 8 (got " + std::to_string(d.tp) + ")");
+  if (d.tp != 1 && d.tp != 2 && d.tp != 4 && d.tp != 8)
+    throw_range(tp_field, "must be 1, 2, 4 or 8 (got " + std::to_string(d.tp) + ")");
   if (d.model.n_heads % d.tp != 0 || d.model.n_kv_heads % d.tp != 0)
     throw_range(tp_field, "= " + std::to_string(d.tp) + " does not split " + d.model.name + "'s " +
-                std::to_string(d.model.n_kv_heads) + " KV heads evenly");
+                              std::to_string(d.model.n_kv_heads) + " KV heads evenly");
 }
 
 }  // namespace
@@ -44,8 +46,8 @@ void check_fits(const Deployment& d, const std::string& path) {
               format("= %d: %s with %s weights needs %.1f GB of weights and %.1f GB for %lld KV tokens (%s KV), "
                      "but %d x %s gives %.1f GB (%.0f GB each, less the %.0f%% reserve). What fits on %s: %s",
                      d.tp, d.model.name.c_str(), number_format_name(d.weights), weight_bytes(d) / 1e9,
-                     kMinKvBudgetTokens * kv_bytes_per_token(d) / 1e9, kMinKvBudgetTokens, number_format_name(d.kv), d.tp,
-                     d.gpu.name.c_str(), usable_memory_bytes(d) / 1e9, d.gpu.memory_bytes / 1e9,
+                     kMinKvBudgetTokens * kv_bytes_per_token(d) / 1e9, kMinKvBudgetTokens, number_format_name(d.kv),
+                     d.tp, d.gpu.name.c_str(), usable_memory_bytes(d) / 1e9, d.gpu.memory_bytes / 1e9,
                      kMemoryReserveFraction * 100, d.gpu.name.c_str(), what_fits(d).c_str()));
 }
 
@@ -58,8 +60,9 @@ Efficiencies read_efficiencies(const json& options, const std::string& path) {
 
 Deployment read_roofline_options(const json& options, const std::string& path) {
   fields::require_object(options, path);
-  fields::reject_unknown(options, path,
-                         {"gpu", "model", "weights", "kv", "tp", "bw_efficiency", "compute_efficiency", "step_overhead_ms"});
+  fields::reject_unknown(
+      options, path,
+      {"gpu", "model", "weights", "kv", "tp", "bw_efficiency", "compute_efficiency", "step_overhead_ms"});
   for (const char* required : {"gpu", "model"})
     if (!options.contains(required))
       throw_range({fields::join(path, required), "", {}}, "is missing (a required field)");
@@ -68,8 +71,8 @@ Deployment read_roofline_options(const json& options, const std::string& path) {
   d.model = find_model(fields::read_string(options, path, "model", ""), fields::join(path, "model"));
   d.weights = parse_number_format(fields::read_string(options, path, "weights", "bf16"), server_weight_formats(),
                                   fields::join(path, "weights"), ListWording::or_before_last);
-  d.kv = parse_number_format(fields::read_string(options, path, "kv", "bf16"), server_kv_formats(), fields::join(path, "kv"),
-                             ListWording::or_before_last);
+  d.kv = parse_number_format(fields::read_string(options, path, "kv", "bf16"), server_kv_formats(),
+                             fields::join(path, "kv"), ListWording::or_before_last);
   d.tp = static_cast<int>(fields::read_int(options, path, "tp", 1, 1, kMaxTensorParallel));
   check_tp(d, fields::join(path, "tp"));
   d.bw_efficiency = fields::read_number(options, path, "bw_efficiency", d.bw_efficiency, 0.01, 1);

@@ -6,7 +6,8 @@ namespace {
 
 // A weight matrix of `params` parameters (all GPUs together) applied to `tokens` rows, reading
 // `in_width` and writing `out_width` activations a row on each GPU.
-Operation matmul(const char* name, const Deployment& d, double params, double tokens, double in_width, double out_width) {
+Operation matmul(const char* name, const Deployment& d, double params, double tokens, double in_width,
+                 double out_width) {
   const double params_per_gpu = params / d.tp;
   return {name, params_per_gpu * bytes_per_weight(d.weights) + tokens * (in_width + out_width) * kActivationBytes,
           2 * tokens * params_per_gpu, matmul_flops_per_s(d.gpu, d.weights)};
@@ -32,15 +33,15 @@ std::vector<Operation> layer_operations(const Deployment& d, const StepShape& sh
   const double attended_pairs = shape.sequences * (t * c - t * (t - 1) / 2);
   Operation attention{"attention",
                       (shape.sequences * c * 2 * kv * kv_value_bytes + tokens * 2 * kv * kv_value_bytes +
-                       tokens * 2 * dm * kActivationBytes) / n,
+                       tokens * 2 * dm * kActivationBytes) /
+                          n,
                       4 * dm * attended_pairs / n,  // q.k and p.v over every head
                       d.gpu.bf16_dense_flops_per_s};
 
   return {matmul("qkv", d, dm * (dm + 2 * kv), tokens, dm, (dm + 2 * kv) / n),  // column-parallel
-          attention,
-          matmul("o", d, dm * dm, tokens, dm / n, dm),                 // row-parallel, then all-reduce
-          matmul("gate_up", d, 2 * dm * ff, tokens, dm, 2 * ff / n),   // column-parallel
-          matmul("down", d, ff * dm, tokens, ff / n, dm)};             // row-parallel, then all-reduce
+          attention, matmul("o", d, dm * dm, tokens, dm / n, dm),               // row-parallel, then all-reduce
+          matmul("gate_up", d, 2 * dm * ff, tokens, dm, 2 * ff / n),            // column-parallel
+          matmul("down", d, ff * dm, tokens, ff / n, dm)};                      // row-parallel, then all-reduce
 }
 
 Operation lm_head_operation(const Deployment& d, const StepShape& shape) {

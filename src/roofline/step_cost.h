@@ -18,10 +18,10 @@
 namespace kvlab::roofline {
 
 struct Operation {
-  const char* name;     // "qkv", "attention", ...
-  double bytes;         // moved to or from device memory, on one GPU
-  double flops;         // on one GPU
-  double flops_per_s;   // the peak rate it runs at (matmul rate of the weight format, or BF16)
+  const char* name;    // "qkv", "attention", ...
+  double bytes;        // moved to or from device memory, on one GPU
+  double flops;        // on one GPU
+  double flops_per_s;  // the peak rate it runs at (matmul rate of the weight format, or BF16)
 };
 
 struct OperationTime {
@@ -45,9 +45,9 @@ struct StepShape {
 };
 
 struct StepCost {
-  double ms;                // the whole step
-  double layer_ms;          // one layer's operations, without its all-reduces
-  double all_reduce_ms;     // one layer's two all-reduces
+  double ms;             // the whole step
+  double layer_ms;       // one layer's operations, without its all-reduces
+  double all_reduce_ms;  // one layer's two all-reduces
   double lm_head_ms;
   int memory_bound_operations;  // of the layer's operations and the LM head
   int operations;

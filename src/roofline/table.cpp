@@ -29,8 +29,10 @@ int crossover_rows(const Deployment& d, int context) {
   int lo = 1, hi = 1 << 20;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (operation_time(layer_operations(d, {mid, 1, context})[kGateUp], d).memory_bound()) lo = mid + 1;
-    else hi = mid;
+    if (operation_time(layer_operations(d, {mid, 1, context})[kGateUp], d).memory_bound())
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -45,8 +47,9 @@ json build_step_table(const Deployment& d) {
   json prefill = json::array();
   for (int tokens : table_prefill_tokens()) prefill.push_back(prefill_ms(d, tokens));
 
-  const std::string label = "modeled: " + std::to_string(d.tp) + " x " + d.gpu.description + ", " + d.model.description +
-                            ", " + number_format_name(d.weights) + " weights, " + number_format_name(d.kv) + " KV cache";
+  const std::string label = "modeled: " + std::to_string(d.tp) + " x " + d.gpu.description + ", " +
+                            d.model.description + ", " + number_format_name(d.weights) + " weights, " +
+                            number_format_name(d.kv) + " KV cache";
   json model = {{"kind", "roofline"},
                 {"modeled", true},
                 {"label", label},
@@ -77,11 +80,12 @@ json roofline(const json& options) { return build_step_table(read_roofline_optio
 std::string format_roofline_report(const json& table) {
   const json& model = table["model"];
   std::string text = model["label"].get<std::string>() + "\n";
-  text += format("weights %.2f GB; KV cache %.0f bytes a token, budget %lld tokens (%.0f GB of memory, %.0f%% reserved); "
-                 "decode turns compute-bound from %d rows\n\n",
-                 model["weight_bytes"].get<double>() / 1e9, model["kv_bytes_per_token"].get<double>(),
-                 model["kv_budget_tokens"].get<long long>(), model["device_memory_bytes"].get<double>() / 1e9,
-                 model["memory_reserve_fraction"].get<double>() * 100, model["crossover_rows"].get<int>());
+  text += format(
+      "weights %.2f GB; KV cache %.0f bytes a token, budget %lld tokens (%.0f GB of memory, %.0f%% reserved); "
+      "decode turns compute-bound from %d rows\n\n",
+      model["weight_bytes"].get<double>() / 1e9, model["kv_bytes_per_token"].get<double>(),
+      model["kv_budget_tokens"].get<long long>(), model["device_memory_bytes"].get<double>() / 1e9,
+      model["memory_reserve_fraction"].get<double>() * 100, model["crossover_rows"].get<int>());
 
   const json& decode = table["decode"];
   std::vector<std::vector<std::string>> rows = {{"decode step ms, rows \\ context"}};
@@ -105,6 +109,5 @@ std::string format_roofline_report(const json& table) {
   }
   return text + aligned_table(prefill_rows);
 }
-
 
 }  // namespace kvlab::roofline

@@ -23,7 +23,8 @@ int engine_slots(int policy_slots, size_t requests) {
 long long kv_pool_blocks(const std::vector<policy::Request>& workload, int slots, const policy::KvSettings& kv) {
   long long blocks = slots * kv.blocks_for(cache_positions(workload));
   for (const policy::Request& request : workload)
-    if (request.shares_prefix()) blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
+    if (request.shares_prefix())
+      blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
   return kv.budget_blocks ? std::min(*kv.budget_blocks, blocks) : blocks;
 }
 
@@ -33,12 +34,13 @@ int cache_positions(const std::vector<policy::Request>& workload) {
   return longest_prompt + policy::longest_answer_tokens(workload) - 1;
 }
 
-void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload, const std::string& path) {
+void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload,
+                         const std::string& path) {
   const int positions = cache_positions(workload);
   if (positions > config.max_seq)
     throw_range({path, "", {}}, ": the longest prompt + the longest answer - 1 = " + std::to_string(positions) +
-                " positions, more than the model's max_seq = " + std::to_string(config.max_seq) +
-                " (a static batch's finished rows run on to the batch's longest answer)");
+                                    " positions, more than the model's max_seq = " + std::to_string(config.max_seq) +
+                                    " (a static batch's finished rows run on to the batch's longest answer)");
 }
 
 Engine::Engine(Model& model, const std::vector<policy::Request>& workload, int slots, const EngineOptions& options)
@@ -131,7 +133,8 @@ Engine::Slot& Engine::slot_of(const policy::RequestState& request) {
 
 int Engine::sequence_token(const ServedRequest& served, int i) {
   const int prompt_tokens = static_cast<int>(served.prompt.size());
-  return i < prompt_tokens ? served.prompt[static_cast<size_t>(i)] : served.answer[static_cast<size_t>(i - prompt_tokens)];
+  return i < prompt_tokens ? served.prompt[static_cast<size_t>(i)]
+                           : served.answer[static_cast<size_t>(i - prompt_tokens)];
 }
 
 void Engine::forward() {
@@ -139,7 +142,8 @@ void Engine::forward() {
   const int vocab = model_.config().vocab;
   tokens_.clear();
   for (const Row& row : rows_)
-    if (row.want_logits) tokens_.push_back(kernels::argmax(logits + tokens_.size() * static_cast<size_t>(vocab), vocab));
+    if (row.want_logits)
+      tokens_.push_back(kernels::argmax(logits + tokens_.size() * static_cast<size_t>(vocab), vocab));
 }
 
 void Engine::accept_token(const policy::RequestState& request, Slot& slot, int token) {
@@ -170,11 +174,13 @@ void Engine::follow_block_table(const policy::RequestState& request, Slot& slot,
   if (blocks == nullptr) throw std::logic_error("paged KV under a policy without a block manager");
   const std::vector<int>& table = blocks->block_table(request);
   std::vector<int>& followed = slot.cache.block_table;
-  if (followed.size() < table.size()) followed.insert(followed.end(), table.begin() + static_cast<std::ptrdiff_t>(followed.size()), table.end());
+  if (followed.size() < table.size())
+    followed.insert(followed.end(), table.begin() + static_cast<std::ptrdiff_t>(followed.size()), table.end());
   if (options_.check_block_tables) check_block_table(request, slot, first_written, end_position);
 }
 
-void Engine::check_block_table(const policy::RequestState& request, const Slot& slot, int first_written, int end_position) const {
+void Engine::check_block_table(const policy::RequestState& request, const Slot& slot, int first_written,
+                               int end_position) const {
   const policy::KvBlockManager* blocks = kv_blocks();
   const std::vector<int>& table = blocks->block_table(request);
   if (slot.cache.block_table != table)
@@ -184,11 +190,13 @@ void Engine::check_block_table(const policy::RequestState& request, const Slot& 
                            std::to_string(slot.cache.capacity()) + " positions, not " + std::to_string(end_position));
   for (size_t b = 0; b < table.size(); ++b) {
     if (table[b] >= kv_pool_->n_blocks())
-      throw std::logic_error("block " + std::to_string(table[b]) + " is outside the pool of " + std::to_string(kv_pool_->n_blocks()));
+      throw std::logic_error("block " + std::to_string(table[b]) + " is outside the pool of " +
+                             std::to_string(kv_pool_->n_blocks()));
     // A block another request reads too holds a shared prefix: it is never written again.
     const int first = static_cast<int>(b) * kv_pool_->block_tokens();
     if (first + kv_pool_->block_tokens() > first_written && first < end_position && blocks->holders(table[b]) != 1)
-      throw std::logic_error("request " + std::to_string(index_of(request)) + " would write shared block " + std::to_string(table[b]));
+      throw std::logic_error("request " + std::to_string(index_of(request)) + " would write shared block " +
+                             std::to_string(table[b]));
   }
 }
 
@@ -238,7 +246,8 @@ void Engine::decode_step(const std::vector<policy::RequestState*>& rows) {
   forward();
   const double end_ms = now_ms();
   count_step(end_ms - start_ms, rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) accept_token(*rows[i], slots_[static_cast<size_t>(rows[i]->slot)], tokens_[i]);
+  for (size_t i = 0; i < rows.size(); ++i)
+    accept_token(*rows[i], slots_[static_cast<size_t>(rows[i]->slot)], tokens_[i]);
   complete_step(end_ms, rows, no_chunks_);
   step_requests_.assign(rows.begin(), rows.end());
   end_step(StepKind::decode, start_ms, end_ms, finished_before);
@@ -264,7 +273,8 @@ void Engine::nocache_step(policy::RequestState& request) {
   end_step(StepKind::nocache, start_ms, end_ms, finished_before);
 }
 
-void Engine::mixed_step(const std::vector<policy::RequestState*>& decode_rows, const std::vector<policy::PrefillChunk>& chunks) {
+void Engine::mixed_step(const std::vector<policy::RequestState*>& decode_rows,
+                        const std::vector<policy::PrefillChunk>& chunks) {
   const double start_ms = now_ms();
   const size_t finished_before = finished_count();
   rows_.clear();
@@ -291,7 +301,8 @@ void Engine::mixed_step(const std::vector<policy::RequestState*>& decode_rows, c
   count_step(end_ms - start_ms, decode_rows.size() + chunks.size());
   // Tokens come in row order: one per decode row, then one per chunk that completes its prefill.
   size_t next_token = 0;
-  for (const policy::RequestState* row : decode_rows) accept_token(*row, slots_[static_cast<size_t>(row->slot)], tokens_[next_token++]);
+  for (const policy::RequestState* row : decode_rows)
+    accept_token(*row, slots_[static_cast<size_t>(row->slot)], tokens_[next_token++]);
   for (const policy::PrefillChunk& chunk : chunks)
     if (chunk.request->prefilled_tokens + chunk.tokens == chunk.request->prefill_tokens)
       accept_token(*chunk.request, slots_[static_cast<size_t>(chunk.request->slot)], tokens_[next_token++]);

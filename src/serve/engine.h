@@ -22,12 +22,12 @@
 
 #include "model/kv_cache.h"
 #include "model/model.h"
+#include "policy/kv_blocks.h"
+#include "policy/server_state.h"
 #include "serve/prompts.h"
 #include "serve/run_clock.h"
 #include "serve/served_request.h"
 #include "serve/step_log.h"
-#include "policy/kv_blocks.h"
-#include "policy/server_state.h"
 
 namespace kvlab::serve {
 
@@ -71,7 +71,8 @@ int cache_positions(const std::vector<policy::Request>& workload);
 long long kv_pool_blocks(const std::vector<policy::Request>& workload, int slots, const policy::KvSettings& kv);
 
 // Throws InputError naming `path` when cache_positions(workload) exceeds the model's max_seq.
-void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload, const std::string& path);
+void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload,
+                         const std::string& path);
 
 class Engine : public policy::ServerState {
  public:
@@ -92,7 +93,8 @@ class Engine : public policy::ServerState {
   void nocache_step(policy::RequestState& request) override;
   // The decode rows, each at the next position of its cache, and each chunk's positions of its sequence,
   // in one forward pass: the model writes every row's key and value before any row attends.
-  void mixed_step(const std::vector<policy::RequestState*>& decode_rows, const std::vector<policy::PrefillChunk>& chunks) override;
+  void mixed_step(const std::vector<policy::RequestState*>& decode_rows,
+                  const std::vector<policy::PrefillChunk>& chunks) override;
 
   // The run: each request's tokens, steps and (copied from the server's bookkeeping) its times.
   std::vector<ServedRequest> served_requests() const;
@@ -125,7 +127,8 @@ class Engine : public policy::ServerState {
   void follow_block_table(const policy::RequestState& request, Slot& slot, int first_written, int end_position);
   // Throws std::logic_error unless `slot`'s table equals the manager's, every block is inside the pool, it
   // covers `end_position` positions, and none from `first_written` on is shared with another request.
-  void check_block_table(const policy::RequestState& request, const Slot& slot, int first_written, int end_position) const;
+  void check_block_table(const policy::RequestState& request, const Slot& slot, int first_written,
+                         int end_position) const;
   // Rows for positions [from, to) of `request`'s sequence into `slot`'s cache; the last wants logits if
   // it completes the prefill.
   void add_prefill_rows(const policy::RequestState& request, Slot& slot, int from, int to);
@@ -144,11 +147,11 @@ class Engine : public policy::ServerState {
   Model& model_;
   EngineOptions options_;
   std::unique_ptr<KvBlockPool> kv_pool_;  // paged KV only
-  std::vector<ServedRequest> served_;  // workload order: prompts, answers, step indices
+  std::vector<ServedRequest> served_;     // workload order: prompts, answers, step indices
   std::vector<Slot> slots_;
-  std::vector<Row> rows_;         // the forward pass being built
-  std::vector<int> tokens_;       // its greedy tokens, one per row that wants logits
-  std::vector<int> contexts_;     // its sequences' contexts, for the step log
+  std::vector<Row> rows_;                                   // the forward pass being built
+  std::vector<int> tokens_;                                 // its greedy tokens, one per row that wants logits
+  std::vector<int> contexts_;                               // its sequences' contexts, for the step log
   std::vector<const policy::RequestState*> step_requests_;  // its requests, to stamp admissions and finishes
   std::vector<policy::RequestState*> one_row_;
   std::vector<policy::PrefillChunk> no_chunks_;

@@ -48,7 +48,8 @@ std::vector<int> continue_answer(Model& model, KvCache& cache, const std::vector
 
 std::vector<int> request_prompt(const policy::Request& request, size_t index, int vocab, uint64_t prompt_seed) {
   std::vector<int> prompt = make_prompt(request.system_prompt_tokens, vocab, prompt_seed - 1);
-  const std::vector<int> own = make_prompt(request.prompt_tokens - request.system_prompt_tokens, vocab, prompt_seed + index);
+  const std::vector<int> own =
+      make_prompt(request.prompt_tokens - request.system_prompt_tokens, vocab, prompt_seed + index);
   prompt.insert(prompt.end(), own.begin(), own.end());
   return prompt;
 }
@@ -63,12 +64,13 @@ void check_chat_turns(const std::vector<policy::Request>& workload, const std::s
         throw_range({path + ".requests[" + std::to_string(turns[t]) + "].prompt", std::to_string(turn.prompt_tokens),
                      integers_from(history, sim::kMaxTokens)},
                     "must be at least " + std::to_string(history) + " tokens: a turn of conversation " +
-                    std::to_string(turn.conversation) + " begins with request " + std::to_string(turns[t - 1]) +
-                    "'s prompt and answer (got " + std::to_string(turn.prompt_tokens) + ")");
+                        std::to_string(turn.conversation) + " begins with request " + std::to_string(turns[t - 1]) +
+                        "'s prompt and answer (got " + std::to_string(turn.prompt_tokens) + ")");
     }
 }
 
-std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload, uint64_t prompt_seed) {
+std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload,
+                                             uint64_t prompt_seed) {
   check_chat_turns(workload, "workload");
   const int vocab = model.config().vocab;
   std::vector<std::vector<int>> prompts(workload.size());
@@ -87,7 +89,8 @@ std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<pol
         prompt = request_prompt(workload[i], i, vocab, prompt_seed);
       } else {
         prompt = history;
-        const std::vector<int> own = make_prompt(workload[i].prompt_tokens - static_cast<int>(history.size()), vocab, prompt_seed + i);
+        const std::vector<int> own =
+            make_prompt(workload[i].prompt_tokens - static_cast<int>(history.size()), vocab, prompt_seed + i);
         prompt.insert(prompt.end(), own.begin(), own.end());
       }
       if (t + 1 == turns.size()) break;  // no later turn carries its answer
@@ -105,9 +108,11 @@ void check_chat_answers(const std::vector<ServedRequest>& run) {
       const ServedRequest& before = run[turns[t - 1]];
       const std::vector<int>& carried = run[turns[t]].prompt;
       const auto begin = carried.begin() + static_cast<std::ptrdiff_t>(before.prompt.size());
-      if (!std::equal(before.answer.begin(), before.answer.end(), begin, begin + static_cast<std::ptrdiff_t>(before.answer.size())))
-        throw std::logic_error("request " + std::to_string(turns[t - 1]) + " answered otherwise than the turn after it, request " +
-                               std::to_string(turns[t]) + ", was written with");
+      if (!std::equal(before.answer.begin(), before.answer.end(), begin,
+                      begin + static_cast<std::ptrdiff_t>(before.answer.size())))
+        throw std::logic_error("request " + std::to_string(turns[t - 1]) +
+                               " answered otherwise than the turn after it, request " + std::to_string(turns[t]) +
+                               ", was written with");
     }
 }
 

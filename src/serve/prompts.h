@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "model/model.h"
-#include "serve/served_request.h"
 #include "policy/request.h"
+#include "serve/served_request.h"
 
 namespace kvlab::serve {
 
@@ -28,7 +28,8 @@ void check_chat_turns(const std::vector<policy::Request>& workload, const std::s
 // that turn's greedy answer (generated alone, untimed, continuing one KV cache per conversation) and
 // make_prompt(p - (previous p + previous n), vocab, prompt_seed + index). Checks check_chat_turns(workload,
 // "workload").
-std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload, uint64_t prompt_seed);
+std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload,
+                                             uint64_t prompt_seed);
 
 // Throws std::logic_error unless every answer of `run` that a later turn's prompt carries is the one the
 // run gave: otherwise the blocks that turn shared would hold other keys and values than its prompt's.

@@ -6,7 +6,8 @@
 
 namespace kvlab::serve {
 
-std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const policy::KvSettings& kv) {
+std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
+                                                  const policy::KvSettings& kv) {
   return policy::make_scheduler(policy::parse_policy_name(policy, path), kv);
 }
 

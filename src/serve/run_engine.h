@@ -9,18 +9,19 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.h"
-#include "serve/engine.h"
-#include "serve/served_request.h"
-#include "serve/step_log.h"
 #include "policy/kv_blocks.h"
 #include "policy/request.h"
 #include "policy/scheduler.h"
+#include "serve/engine.h"
+#include "serve/served_request.h"
+#include "serve/step_log.h"
 
 namespace kvlab::serve {
 
 // The scheduler for `policy`, with the KV memory `kv` (reserve, paged, chunked); `path` names where the
 // name came from ("options.policies[2]"). Throws InputError for a bad name.
-std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path, const policy::KvSettings& kv = {});
+std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
+                                                  const policy::KvSettings& kv = {});
 
 // Whether `policy` (a valid name) keeps its KV in blocks of one pool: paged and chunked.
 bool keeps_kv_in_blocks(const std::string& policy);

@@ -10,9 +10,9 @@
 namespace kvlab::serve {
 
 struct ServedRequest {
-  policy::RequestState state;  // arrival, p, n; then slot, prefill start, first token and finish, in run ms
-  std::vector<int> prompt;  // p token ids, drawn before the run starts
-  std::vector<int> answer;  // greedy tokens so far; capacity n is reserved before the run starts
+  policy::RequestState state;   // arrival, p, n; then slot, prefill start, first token and finish, in run ms
+  std::vector<int> prompt;      // p token ids, drawn before the run starts
+  std::vector<int> answer;      // greedy tokens so far; capacity n is reserved before the run starts
   long long prefill_step = -1;  // index of the forward pass that prefilled it (its admission)
   long long finish_step = -1;   // index of the forward pass that gave its last token
 };

@@ -29,7 +29,8 @@ namespace kvlab::sim {
 
 // The derived formula's price of a step shaped as below.
 template <class ContextOf, class SpanOf>
-double derived_mixed_step_ms(const StepTable& steps, int decode_rows, ContextOf context_of, int chunks, SpanOf span_of) {
+double derived_mixed_step_ms(const StepTable& steps, int decode_rows, ContextOf context_of, int chunks,
+                             SpanOf span_of) {
   bool fixed_part_paid = decode_rows > 0;
   double cost_ms = fixed_part_paid ? steps.decode_step_ms(decode_rows, context_of) : 0.0;
   for (int i = 0; i < chunks; ++i) {
@@ -57,8 +58,8 @@ double mixed_step_ms(const StepTable& steps, int decode_rows, ContextOf context_
     const auto [from_tokens, to_tokens] = span_of(i);
     chunk_tokens += to_tokens - from_tokens;
     if (from_tokens > 0)
-      earlier_positions_ms += std::max(0.0, steps.prefill_span_ms(from_tokens, to_tokens) -
-                                                steps.prefill_span_ms(0, to_tokens - from_tokens));
+      earlier_positions_ms += std::max(
+          0.0, steps.prefill_span_ms(from_tokens, to_tokens) - steps.prefill_span_ms(0, to_tokens - from_tokens));
   }
   return steps.mixed_grid_step_ms(chunk_tokens, decode_rows, context_of) + earlier_positions_ms;
 }

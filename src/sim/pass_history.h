@@ -27,9 +27,9 @@ class PassHistory {
   const AfterPromptTable& after_prompt_;
   const PromptPassTable& prompt_pass_;
   Pass last_pass_ = Pass::none;
-  double last_size_ = 0;     // the last pass's rows (decode) or tokens (prompt)
-  double prompt_rows_ = 0;   // size of the last prompt pass (the largest of consecutive ones); 0: none yet
-  int passes_since_ = 0;     // decode passes since it
+  double last_size_ = 0;    // the last pass's rows (decode) or tokens (prompt)
+  double prompt_rows_ = 0;  // size of the last prompt pass (the largest of consecutive ones); 0: none yet
+  int passes_since_ = 0;    // decode passes since it
 };
 
 }  // namespace kvlab::sim

@@ -42,15 +42,17 @@ std::string percent(const nlohmann::json& value) {
 
 std::string format_policy_table(const nlohmann::json& result) {
   std::vector<std::pair<policy::PolicyName, std::string>> policies;
-  for (const auto& item : result.items()) policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
+  for (const auto& item : result.items())
+    policies.emplace_back(policy::parse_policy_name(item.key(), "result"), item.key());
   std::sort(policies.begin(), policies.end(), [](const auto& a, const auto& b) {
     return std::make_tuple(a.first.order, a.first.batch_rows, a.first.step_tokens) <
            std::make_tuple(b.first.order, b.first.batch_rows, b.first.step_tokens);
   });
 
   // The KV columns appear only when a KV-memory policy is in the table, so the lab's table is unchanged.
-  bool has_kv_columns = std::any_of(policies.begin(), policies.end(),
-                                    [&](const auto& policy) { return result[policy.second].contains("peak_kv_blocks"); });
+  bool has_kv_columns = std::any_of(policies.begin(), policies.end(), [&](const auto& policy) {
+    return result[policy.second].contains("peak_kv_blocks");
+  });
   std::vector<std::vector<std::string>> rows = {
       {"policy", "median TTFT", "p95 TTFT", "p99 TTFT", "all done", "tokens/s", "TPOT"}};
   if (has_kv_columns) rows[0].insert(rows[0].end(), {"peak KV blocks", "KV waste", "preemptions"});
@@ -63,8 +65,9 @@ std::string format_policy_table(const nlohmann::json& result) {
                     three_digits(metrics["makespan_ms"], " s", seconds_per_ms), whole_number(metrics["tokens_per_s"]),
                     three_digits(metrics["tpot_ms"], " ms", 1.0)});
     if (has_kv_columns)
-      rows.back().insert(rows.back().end(), {peak_blocks(metrics), percent(metrics.value("waste_pct", nlohmann::json())),
-                                             whole_number(metrics.value("preemptions", nlohmann::json()))});
+      rows.back().insert(rows.back().end(),
+                         {peak_blocks(metrics), percent(metrics.value("waste_pct", nlohmann::json())),
+                          whole_number(metrics.value("preemptions", nlohmann::json()))});
   }
 
   return aligned_table(rows);

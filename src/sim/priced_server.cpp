@@ -7,7 +7,11 @@
 namespace kvlab::sim {
 
 PricedServer::PricedServer(const StepTable& steps, const std::vector<policy::Request>& workload)
-    : policy::ServerState(workload), steps_(steps), history_(steps.after_prompt(), steps.prompt_pass()), one_row_(1), prefill_chunk_(1, policy::PrefillChunk{nullptr, 0}) {}
+    : policy::ServerState(workload),
+      steps_(steps),
+      history_(steps.after_prompt(), steps.prompt_pass()),
+      one_row_(1),
+      prefill_chunk_(1, policy::PrefillChunk{nullptr, 0}) {}
 
 void PricedServer::wait_until(double ms) { clock_ms_ = std::max(clock_ms_, ms); }
 
@@ -31,11 +35,13 @@ void PricedServer::nocache_step(policy::RequestState& request) {
   complete_step(clock_ms_, one_row_, no_chunks_);
 }
 
-void PricedServer::mixed_step(const std::vector<policy::RequestState*>& decode_rows, const std::vector<policy::PrefillChunk>& chunks) {
+void PricedServer::mixed_step(const std::vector<policy::RequestState*>& decode_rows,
+                              const std::vector<policy::PrefillChunk>& chunks) {
   // A step with prompt chunks is prompt work, counted by its largest chunk: in replays its decode passes
   // after it ran closer to that than to a prefill of all its rows (docs/replay.md).
   size_t largest_chunk = 0;
-  for (const policy::PrefillChunk& chunk : chunks) largest_chunk = std::max(largest_chunk, static_cast<size_t>(chunk.tokens));
+  for (const policy::PrefillChunk& chunk : chunks)
+    largest_chunk = std::max(largest_chunk, static_cast<size_t>(chunk.tokens));
   advance(mixed_step_ms(steps_, decode_rows, chunks), decode_rows.size() + chunks.size(), largest_chunk);
   complete_step(clock_ms_, decode_rows, chunks);
 }

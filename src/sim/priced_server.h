@@ -5,8 +5,8 @@
 // simulated clock by that much; nothing is computed.
 #include <vector>
 
-#include "sim/pass_history.h"
 #include "policy/server_state.h"
+#include "sim/pass_history.h"
 #include "sim/step_table.h"
 
 namespace kvlab::sim {
@@ -21,7 +21,8 @@ class PricedServer : public policy::ServerState {
   void decode_step(const std::vector<policy::RequestState*>& rows) override;
   // prefill(p + k - 1) for token k: a full forward over the sequence so far.
   void nocache_step(policy::RequestState& request) override;
-  void mixed_step(const std::vector<policy::RequestState*>& decode_rows, const std::vector<policy::PrefillChunk>& chunks) override;
+  void mixed_step(const std::vector<policy::RequestState*>& decode_rows,
+                  const std::vector<policy::PrefillChunk>& chunks) override;
   // A step of the one chunk: the whole prompt alone costs prefill(p); after a prefix hit, only the
   // positions past the cached ones are computed.
   void run_prefill_rest(policy::RequestState& request) override;

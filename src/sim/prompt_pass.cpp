@@ -47,7 +47,8 @@ PromptPassTable::PromptPassTable(std::vector<double> tokens, std::vector<double>
 
 PromptPassTable PromptPassTable::from_json(const nlohmann::json& part, const std::string& path) {
   fields::require_object(part, path);
-  fields::reject_unknown(part, path, {"tokens", "decode_rows", "after_decode", "after_prompt", "rounds"});  // "rounds": not read
+  fields::reject_unknown(part, path,
+                         {"tokens", "decode_rows", "after_decode", "after_prompt", "rounds"});  // "rounds": not read
   const std::vector<int> tokens = require_int_list(part, path, "tokens", 1, kMaxTokens, kMaxPoints, true);
   const std::vector<int> rows = require_int_list(part, path, "decode_rows", 1, kMaxTokens, kMaxPoints, true);
   const std::string tokens_path = fields::join(path, "tokens");

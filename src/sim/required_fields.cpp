@@ -15,8 +15,8 @@ const nlohmann::json& require_object_field(const nlohmann::json& object, const s
   return fields::require_object(require_field(object, path, name), fields::join(path, name));
 }
 
-std::vector<int> require_int_list(const nlohmann::json& object, const std::string& path, const char* name,
-                                  long long lo, long long hi, size_t max_count, bool strictly_increasing) {
+std::vector<int> require_int_list(const nlohmann::json& object, const std::string& path, const char* name, long long lo,
+                                  long long hi, size_t max_count, bool strictly_increasing) {
   require_field(object, path, name);
   return fields::read_int_list(object, path, name, {}, lo, hi, max_count, strictly_increasing);
 }
@@ -24,13 +24,15 @@ std::vector<int> require_int_list(const nlohmann::json& object, const std::strin
 void require_list_of(const nlohmann::json& value, const std::string& path, size_t count,
                      const std::string& count_reason) {
   std::string expected = "must be a list of " + std::to_string(count) + " entries, " + count_reason;
-  if (!value.is_array()) throw_type({path, value.type_name(), {}}, expected + " (got " + std::string(value.type_name()) + ")");
+  if (!value.is_array())
+    throw_type({path, value.type_name(), {}}, expected + " (got " + std::string(value.type_name()) + ")");
   if (value.size() != count)
-    throw_range({path, std::to_string(value.size()) + " entries", {}}, expected + " (got " + std::to_string(value.size()) + " entries)");
+    throw_range({path, std::to_string(value.size()) + " entries", {}},
+                expected + " (got " + std::to_string(value.size()) + " entries)");
 }
 
-std::vector<double> require_number_list(const nlohmann::json& value, const std::string& path, size_t count,
-                                        double lo, double hi, const std::string& count_reason) {
+std::vector<double> require_number_list(const nlohmann::json& value, const std::string& path, size_t count, double lo,
+                                        double hi, const std::string& count_reason) {
   require_list_of(value, path, count, count_reason);
   std::vector<double> numbers;
   numbers.reserve(count);

@@ -8,8 +8,8 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
-#include "sim/metrics.h"
 #include "policy/playback_log.h"
+#include "sim/metrics.h"
 #include "sim/priced_server.h"
 #include "sim/timeline.h"
 
@@ -37,16 +37,18 @@ struct RunSettings {
   GoodputTargets targets;
 };
 
-RunSettings run_settings(const StepTable& steps, size_t request_count, size_t policy_count, const SimulateOptions& options) {
+RunSettings run_settings(const StepTable& steps, size_t request_count, size_t policy_count,
+                         const SimulateOptions& options) {
   fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
   RunSettings settings{kv_settings(options, &steps), goodput_targets(options)};
   if (policy_count == 0) throw_range({"policies", "", {}}, "must name at least one policy");
   // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
   // that a call fits a wasm heap.
   if (request_count * policy_count > kMaxRequestResults)
-    throw_range({"workload", std::to_string(request_count), {}}, "has " + std::to_string(request_count) + " requests and " + std::to_string(policy_count) +
-                " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
-                " per-request results (requests x policies) per call");
+    throw_range({"workload", std::to_string(request_count), {}},
+                "has " + std::to_string(request_count) + " requests and " + std::to_string(policy_count) +
+                    " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
+                    " per-request results (requests x policies) per call");
   return settings;
 }
 
@@ -54,7 +56,8 @@ RunSettings run_settings(const StepTable& steps, size_t request_count, size_t po
 
 policy::KvSettings kv_settings(const SimulateOptions& options, const StepTable* steps) {
   policy::KvSettings settings;
-  settings.block_tokens = static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
+  settings.block_tokens =
+      static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
   if (options.kv_tokens && options.kv_bytes)
     throw_range({"options.kv_tokens", "", {}}, "and options.kv_bytes both give the KV budget: give one");
   long long budget_tokens = 0;
@@ -78,22 +81,25 @@ policy::KvSettings kv_settings(const SimulateOptions& options, const StepTable* 
   }
   settings.budget_blocks = budget_tokens / settings.block_tokens;
   if (*settings.budget_blocks == 0)
-    throw_range({settings.budget_path, settings.budget_given, {}}, "= " + settings.budget_given +
-                " is less than one block of options.block_tokens = " + std::to_string(settings.block_tokens) + " tokens");
+    throw_range({settings.budget_path, settings.budget_given, {}},
+                "= " + settings.budget_given + " is less than one block of options.block_tokens = " +
+                    std::to_string(settings.block_tokens) + " tokens");
   return settings;
 }
 
 SimulateOptions read_simulate_options(const nlohmann::json& options, const std::string& path) {
   fields::require_object(options, path);
   fields::reject_unknown(options, path,
-                         {"timeline_requests", "queue_timeline", "kv_tokens", "kv_bytes", "block_tokens", "ttft_target_ms",
-                          "tpot_target_ms"});
+                         {"timeline_requests", "queue_timeline", "kv_tokens", "kv_bytes", "block_tokens",
+                          "ttft_target_ms", "tpot_target_ms"});
   SimulateOptions o;
-  o.timeline_requests = static_cast<int>(fields::read_int(options, path, "timeline_requests", o.timeline_requests, 0, 1'000'000));
+  o.timeline_requests =
+      static_cast<int>(fields::read_int(options, path, "timeline_requests", o.timeline_requests, 0, 1'000'000));
   o.queue_timeline = fields::read_bool(options, path, "queue_timeline", o.queue_timeline);
   if (options.contains("kv_tokens")) o.kv_tokens = fields::read_int(options, path, "kv_tokens", 0, 1, kMaxKvTokens);
   if (options.contains("kv_bytes")) o.kv_bytes = fields::read_number(options, path, "kv_bytes", 0, 1, kMaxKvBytes);
-  o.block_tokens = static_cast<int>(fields::read_int(options, path, "block_tokens", o.block_tokens, 1, kMaxBlockTokens));
+  o.block_tokens =
+      static_cast<int>(fields::read_int(options, path, "block_tokens", o.block_tokens, 1, kMaxBlockTokens));
   o.ttft_target_ms = fields::read_number(options, path, "ttft_target_ms", o.ttft_target_ms, 0, kMaxTargetMs);
   o.tpot_target_ms = fields::read_number(options, path, "tpot_target_ms", o.tpot_target_ms, 0, kMaxTargetMs);
   return o;
@@ -105,7 +111,8 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
     const std::string item = path + "[" + std::to_string(i) + "]";
     policies.push_back({names[i], policy::parse_policy_name(names[i], item)});
     for (size_t earlier = 0; earlier < i; ++earlier)
-      if (names[earlier] == names[i]) throw_range({item, "\"" + names[i] + "\"", {}}, "\"" + names[i] + "\" is given twice");
+      if (names[earlier] == names[i])
+        throw_range({item, "\"" + names[i] + "\"", {}}, "\"" + names[i] + "\" is given twice");
   }
   return policies;
 }
@@ -139,8 +146,8 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
     }
     // A policy that leaves a request unserved is a bug in it, not bad input.
     if (server.finished_count() != requests.size())
-      throw std::logic_error("policy " + policies[i].name + " finished " + std::to_string(server.finished_count()) + " of " +
-                             std::to_string(requests.size()) + " requests");
+      throw std::logic_error("policy " + policies[i].name + " finished " + std::to_string(server.finished_count()) +
+                             " of " + std::to_string(requests.size()) + " requests");
     nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets);
     schedulers[i]->report(metrics);
     metrics["timeline"] = timeline(server.requests(), options.timeline_requests);

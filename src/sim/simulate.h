@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/policy_registry.h"  // policy::default_policies()
-#include "sim/policy_table.h"     // format_policy_table()
+#include "sim/policy_table.h"        // format_policy_table()
 #include "sim/step_table.h"
-#include "sim/workload.h"         // explicit_workload()
+#include "sim/workload.h"  // explicit_workload()
 
 namespace kvlab::sim {
 
@@ -29,7 +29,7 @@ struct SimulateOptions {
   // tokens, or in bytes at steps.model.kv_bytes_per_token bytes a token; neither: no limit.
   std::optional<long long> kv_tokens = std::nullopt;  // 1 to 1e12
   std::optional<double> kv_bytes = std::nullopt;      // 1 to 1e15
-  int block_tokens = 16;               // 1 to 65,536
+  int block_tokens = 16;                              // 1 to 65,536
   // Goodput: requests with TTFT <= ttft_target_ms and TPOT <= tpot_target_ms (each 0 to 1e12).
   double ttft_target_ms = 1000;
   double tpot_target_ms = 100;

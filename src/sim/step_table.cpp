@@ -39,8 +39,7 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   const auto& decode_ms = require_field(decode, decode_path, "ms");
   require_list_of(decode_ms, ms_path, table.decode_rows_.size(), "one per " + decode_path + ".rows entry");
   for (size_t i = 0; i < decode_ms.size(); ++i) {
-    auto row = require_number_list(decode_ms[i], entry_path(ms_path, i),
-                                   table.decode_contexts_.size(), 0, kMaxStepMs,
+    auto row = require_number_list(decode_ms[i], entry_path(ms_path, i), table.decode_contexts_.size(), 0, kMaxStepMs,
                                    "one per " + decode_path + ".contexts entry");
     table.decode_ms_.insert(table.decode_ms_.end(), row.begin(), row.end());
   }
@@ -50,9 +49,9 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   fields::reject_unknown(prefill, prefill_path, {"tokens", "ms"});
   table.prefill_tokens_ =
       as_doubles(require_int_list(prefill, prefill_path, "tokens", 1, kMaxGridTokens, kMaxGridPoints, true));
-  table.prefill_ms_ = require_number_list(require_field(prefill, prefill_path, "ms"), fields::join(prefill_path, "ms"),
-                                          table.prefill_tokens_.size(), 0, kMaxStepMs,
-                                          "one per " + prefill_path + ".tokens entry");
+  table.prefill_ms_ =
+      require_number_list(require_field(prefill, prefill_path, "ms"), fields::join(prefill_path, "ms"),
+                          table.prefill_tokens_.size(), 0, kMaxStepMs, "one per " + prefill_path + ".tokens entry");
 
   if (steps.contains("mixed")) table.read_mixed(steps["mixed"], fields::join(path, "mixed"));
   if (steps.contains("after_prompt"))
@@ -66,8 +65,8 @@ void StepTable::read_kv_bytes_per_token(const nlohmann::json& steps, const std::
   const auto model = steps.find("model");
   if (model == steps.end() || !model->is_object() || !model->contains("kv_bytes_per_token")) return;
   try {
-    kv_bytes_per_token_ =
-        fields::as_number((*model)["kv_bytes_per_token"], fields::join(path, "model.kv_bytes_per_token"), 1, kMaxKvBytes);
+    kv_bytes_per_token_ = fields::as_number((*model)["kv_bytes_per_token"],
+                                            fields::join(path, "model.kv_bytes_per_token"), 1, kMaxKvBytes);
   } catch (const InputError& error) {
     kv_bytes_per_token_error_ = error;
   }

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_error.h"
-#include "sim/grid_position.h"
 #include "sim/after_prompt.h"
+#include "sim/grid_position.h"
 #include "sim/prompt_pass.h"
 
 namespace kvlab::sim {

@@ -91,7 +91,8 @@ GeneratedWorkload read_generated(const nlohmann::json& workload, const std::stri
   std::tie(generated.answer_tokens_lo, generated.answer_tokens_hi, generated.answer_pareto_alpha) =
       read_lengths(workload, path, "answer");
   generated.seed = static_cast<uint64_t>(fields::read_int(workload, path, "seed", 1, 0, kMaxSeed));
-  generated.system_prompt_tokens = static_cast<int>(fields::read_int(workload, path, "system_prompt", 0, 0, kMaxTokens));
+  generated.system_prompt_tokens =
+      static_cast<int>(fields::read_int(workload, path, "system_prompt", 0, 0, kMaxTokens));
   if (auto chat_it = workload.find("chat"); chat_it != workload.end()) {
     std::string chat_path = fields::join(path, "chat");
     fields::require_object(*chat_it, chat_path);
@@ -127,10 +128,11 @@ std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const
         fields::as_int(require_field(item, item_path, "answer"), fields::join(item_path, "answer"), 1, kMaxTokens));
     request.conversation = static_cast<int>(fields::read_int(item, item_path, "conversation", -1, 0, kMaxConversation));
     if (request.prompt_tokens < system_prompt_tokens)
-      throw_range({fields::join(item_path, "prompt"), std::to_string(request.prompt_tokens), integers_from(system_prompt_tokens, kMaxTokens)},
+      throw_range({fields::join(item_path, "prompt"), std::to_string(request.prompt_tokens),
+                   integers_from(system_prompt_tokens, kMaxTokens)},
                   "must be at least " + fields::join(path, "system_prompt") + " = " +
-                  std::to_string(system_prompt_tokens) + " tokens, which it begins with (got " +
-                  std::to_string(request.prompt_tokens) + ")");
+                      std::to_string(system_prompt_tokens) + " tokens, which it begins with (got " +
+                      std::to_string(request.prompt_tokens) + ")");
     request.system_prompt_tokens = system_prompt_tokens;
     requests.push_back(request);
   }
@@ -138,7 +140,8 @@ std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const
 }
 
 int draw_tokens(Rng& rng, int lo, int hi, double pareto_alpha) {
-  return pareto_alpha > 0 ? bounded_pareto_tokens(rng, lo, hi, pareto_alpha) : static_cast<int>(rng.uniform_int(lo, hi));
+  return pareto_alpha > 0 ? bounded_pareto_tokens(rng, lo, hi, pareto_alpha)
+                          : static_cast<int>(rng.uniform_int(lo, hi));
 }
 
 }  // namespace
@@ -172,8 +175,9 @@ std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload
       history = prompt_tokens + request.answer_tokens;
     }
     if (prompt_tokens > kMaxTokens)
-      throw_range({"workload", "", {}}, ": request " + std::to_string(i) + " would have a prompt of " + std::to_string(prompt_tokens) +
-                  " tokens (system prompt, chat history and new tokens); at most " + std::to_string(kMaxTokens));
+      throw_range({"workload", "", {}},
+                  ": request " + std::to_string(i) + " would have a prompt of " + std::to_string(prompt_tokens) +
+                      " tokens (system prompt, chat history and new tokens); at most " + std::to_string(kMaxTokens));
     request.prompt_tokens = static_cast<int>(prompt_tokens);
   }
   return requests;
@@ -181,13 +185,14 @@ std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload
 
 std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path) {
   fields::require_object(workload, path);
-  std::vector<policy::Request> requests = workload.contains("requests") ? read_explicit(workload, path)
-                                                                : generate_requests(read_generated(workload, path));
+  std::vector<policy::Request> requests =
+      workload.contains("requests") ? read_explicit(workload, path) : generate_requests(read_generated(workload, path));
   long long total_answer_tokens = 0;
   for (const policy::Request& request : requests) total_answer_tokens += request.answer_tokens;
   if (total_answer_tokens > kMaxTotalAnswerTokens)
-    throw_range({path, std::to_string(total_answer_tokens), {}}, "asks for " + std::to_string(total_answer_tokens) + " answer tokens in all; at most " +
-                std::to_string(kMaxTotalAnswerTokens) + " are simulated");
+    throw_range({path, std::to_string(total_answer_tokens), {}},
+                "asks for " + std::to_string(total_answer_tokens) + " answer tokens in all; at most " +
+                    std::to_string(kMaxTotalAnswerTokens) + " are simulated");
   return requests;
 }
 
@@ -195,7 +200,8 @@ nlohmann::json explicit_workload(const nlohmann::json& workload) {
   std::vector<policy::Request> requests = read_workload(workload);
   nlohmann::json list = nlohmann::json::array();
   for (const policy::Request& request : requests) {
-    nlohmann::json item = {{"arrival_ms", request.arrival_ms}, {"prompt", request.prompt_tokens}, {"answer", request.answer_tokens}};
+    nlohmann::json item = {
+        {"arrival_ms", request.arrival_ms}, {"prompt", request.prompt_tokens}, {"answer", request.answer_tokens}};
     if (request.conversation >= 0) item["conversation"] = request.conversation;
     list.push_back(std::move(item));
   }

@@ -30,8 +30,8 @@ struct GeneratedWorkload {
   // 0: lengths uniform on [lo, hi]; above 0: bounded Pareto with this shape on [lo, hi] (distributions.h).
   double prompt_pareto_alpha = 0, answer_pareto_alpha = 0;
   ArrivalKind arrival = ArrivalKind::all_at_zero;
-  double rate_per_s = 1;  // Poisson and Gamma: mean arrivals per second
-  double arrival_cv = 1;  // Gamma: coefficient of variation of the gaps (1 is as bursty as Poisson)
+  double rate_per_s = 1;         // Poisson and Gamma: mean arrivals per second
+  double arrival_cv = 1;         // Gamma: coefficient of variation of the gaps (1 is as bursty as Poisson)
   int system_prompt_tokens = 0;  // prepended to every request's first prompt, shared by all
   int chat_conversations = 0;    // above 0: request i is the next turn of conversation i mod this
   uint64_t seed = 1;

@@ -53,7 +53,8 @@ function kvlabUnwrap(replyText) {
 // {choices}), each present when the module knows it.
 function kvlabResultOf(reply) {
   if (reply.error) {
-    var ErrorClass = reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
+    var ErrorClass =
+      reply.error.type === 'TypeError' ? TypeError : reply.error.type === 'RangeError' ? RangeError : Error;
     var error = new ErrorClass(reply.error.message);
     ['path', 'given', 'allowed'].forEach(function (key) {
       if (key in reply.error) error[key] = reply.error[key];
@@ -83,12 +84,16 @@ function kvlabCallback(callback, name, args) {
 
 // Progress: (fraction, phase), as wasm passes them.
 function kvlabProgress(callback) {
-  return kvlabCallback(callback, 'onProgress', function (fraction, phase) { return [fraction, phase]; });
+  return kvlabCallback(callback, 'onProgress', function (fraction, phase) {
+    return [fraction, phase];
+  });
 }
 
 // A part of a result: (name, value), the value parsed from the JSON text wasm passes.
 function kvlabParts(callback) {
-  return kvlabCallback(callback, 'onPart', function (name, text) { return [name, JSON.parse(text)]; });
+  return kvlabCallback(callback, 'onPart', function (name, text) {
+    return [name, JSON.parse(text)];
+  });
 }
 
 /** measure(options?, onProgress?) -> { answer, steps } */
@@ -133,9 +138,14 @@ Module['presets'] = function () {
 /** simulate(steps, workload, policies?, options?) -> { [policy]: metrics }; options: { timeline_requests,
  *  queue_timeline, kv_tokens, kv_bytes, block_tokens, ttft_target_ms, tpot_target_ms } (docs/memory.md) */
 Module['simulate'] = function (steps, workload, policies, options) {
-  return kvlabUnwrap(Module['simulate_json'](kvlabToJson(steps, 'steps'), kvlabToJson(workload, 'workload'),
-                                             policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
-                                             options === undefined ? 'null' : kvlabToJson(options, 'options')));
+  return kvlabUnwrap(
+    Module['simulate_json'](
+      kvlabToJson(steps, 'steps'),
+      kvlabToJson(workload, 'workload'),
+      policies === undefined ? 'null' : kvlabToJson(policies, 'policies'),
+      options === undefined ? 'null' : kvlabToJson(options, 'options')
+    )
+  );
 };
 
 /** roofline({gpu, model, weights, kv, tp, bw_efficiency, compute_efficiency, step_overhead_ms}) -> { model, decode,
@@ -160,7 +170,9 @@ Module['rooflinePresets'] = function () {
  *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
  *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured */
 Module['run'] = function (options, onProgress, onPart) {
-  return kvlabUnwrap(Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart)));
+  return kvlabUnwrap(
+    Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart))
+  );
 };
 
 /** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens,
@@ -175,4 +187,23 @@ Module['replay'] = function (options, onProgress) {
  *  rope_cos, rope_sin }: the model's weights as row-major Float32Arrays, for the plain-JS reference. */
 Module['exportWeights'] = function (options) {
   return kvlabResultOf(Module['weights_value'](kvlabToJson(options, 'options')));
+};
+
+/** loadModel(files, {weights, kv}?) -> { vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, weights, kv,
+ *  parameters, weight_bytes }: reads a real model from file bytes, files being {checkpoint, tokenizer} (a llama2.c
+ *  checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before */
+Module['loadModel'] = function (files, options) {
+  if (typeof files !== 'object' || files === null)
+    throw new TypeError('files must be {checkpoint, tokenizer} or {gguf}');
+  ['checkpoint', 'tokenizer', 'gguf'].forEach(function (name) {
+    if (files[name] !== undefined && !(files[name] instanceof Uint8Array))
+      throw new TypeError('files.' + name + ' must be a Uint8Array');
+  });
+  return kvlabUnwrap(Module['load_model_json'](files, kvlabToJson(options, 'options')));
+};
+
+/** generate({prompt, tokens}) -> { prompt_tokens, tokens, text }: greedy text from the loaded model, stopping
+ *  early at BOS or EOS (what `kvlab generate --json` prints) */
+Module['generate'] = function (options) {
+  return kvlabUnwrap(Module['generate_json'](kvlabToJson(options, 'options')));
 };

@@ -10,16 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "common/input_error.h"
+#include "common/json_fields.h"
+#include "common/json_input.h"
 #include "experiments/kernel_bench.h"
 #include "experiments/lab.h"
-#include "model/weights.h"
+#include "experiments/replay.h"
 #include "measure/measure.h"
-#include "common/input_error.h"
-#include "common/json_input.h"
+#include "model/gguf_llama.h"
+#include "model/model_file.h"
+#include "model/text_generation.h"
+#include "model/weights.h"
 #include "roofline/published_figures.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
-#include "experiments/replay.h"
 #include "sim/simulate.h"
 #include "wasm/catalog.h"
 
@@ -80,7 +84,8 @@ PartFn parts_to(val callback) {
 }  // namespace
 
 std::string measure_json(const std::string& options, val progress) {
-  return reply([&] { return measure(read_measure_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply(
+      [&] { return measure(read_measure_options(json_input::parse(options, "options")), progress_to(progress)); });
 }
 
 std::string model_info_json(const std::string& options) {
@@ -92,9 +97,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
   return reply([&] {
     json policy_list = json_input::parse(policies, "policies");
     json options_object = json_input::parse(options, "options");
-    return sim::simulate_json(json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
-                              policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
-                              sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
+    return sim::simulate_json(
+        json_input::parse(steps, "steps"), json_input::parse(workload, "workload"),
+        policy_list.is_null() ? policy::default_policies() : policy::read_policy_names(policy_list, "policies"),
+        sim::read_simulate_options(options_object.is_null() ? json::object() : options_object));
   });
 }
 
@@ -107,17 +113,23 @@ std::string roofline_presets_json() {
 }
 
 std::string roofline_checks_json(const std::string& options) {
-  return reply([&] { return roofline::published_checks_json(roofline::read_efficiencies(json_input::parse(options, "options"))); });
+  return reply([&] {
+    return roofline::published_checks_json(roofline::read_efficiencies(json_input::parse(options, "options")));
+  });
 }
 
 std::string run_json(const std::string& options, val progress, val on_part) {
   return reply([&] {
-    return experiments::run_lab(experiments::read_lab_options(json_input::parse(options, "options")), progress_to(progress), parts_to(on_part));
+    return experiments::run_lab(experiments::read_lab_options(json_input::parse(options, "options")),
+                                progress_to(progress), parts_to(on_part));
   });
 }
 
 std::string replay_json(const std::string& options, val progress) {
-  return reply([&] { return experiments::replay(experiments::read_replay_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] {
+    return experiments::replay(experiments::read_replay_options(json_input::parse(options, "options")),
+                               progress_to(progress));
+  });
 }
 
 // A copy of a float buffer as a JS Float32Array (a bare typed_memory_view would detach when memory grows).
@@ -139,10 +151,9 @@ val weights_value(const std::string& options) {
       val l = val::object();
       l.set("attn_norm", float_array(layer.attn_norm));
       l.set("ffn_norm", float_array(layer.ffn_norm));
-      const std::pair<const char*, const PackedMatrix*> matrices[] = {{"wq", &layer.wq},         {"wk", &layer.wk},
-                                                                      {"wv", &layer.wv},         {"wo", &layer.wo},
-                                                                      {"w_gate", &layer.w_gate}, {"w_up", &layer.w_up},
-                                                                      {"w_down", &layer.w_down}};
+      const std::pair<const char*, const PackedMatrix*> matrices[] = {
+          {"wq", &layer.wq},         {"wk", &layer.wk},     {"wv", &layer.wv},        {"wo", &layer.wo},
+          {"w_gate", &layer.w_gate}, {"w_up", &layer.w_up}, {"w_down", &layer.w_down}};
       for (const auto& [name, matrix] : matrices) l.set(name, float_array(unpack(*matrix)));
       layers.call<void>("push", l);
     }
@@ -160,7 +171,10 @@ val weights_value(const std::string& options) {
 }
 
 std::string bench_json(const std::string& options, val progress) {
-  return reply([&] { return experiments::run_kernel_bench(experiments::read_bench_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] {
+    return experiments::run_kernel_bench(experiments::read_bench_options(json_input::parse(options, "options")),
+                                         progress_to(progress));
+  });
 }
 
 // The model presets with their sizes, so that the page lists what this build knows.
@@ -193,9 +207,12 @@ std::string memory_json() {
 std::string input_limits_json() {
   return reply([] {
     const json_input::Limits& l = json_input::kLimits;
-    return json{{"max_bytes", l.max_bytes},     {"max_values", l.max_values},
-                {"max_depth", l.max_depth},     {"max_members", l.max_members},
-                {"max_string_bytes", l.max_string_bytes}, {"size_limit_text", json_input::size_limit_text()}};
+    return json{{"max_bytes", l.max_bytes},
+                {"max_values", l.max_values},
+                {"max_depth", l.max_depth},
+                {"max_members", l.max_members},
+                {"max_string_bytes", l.max_string_bytes},
+                {"size_limit_text", json_input::size_limit_text()}};
   });
 }
 
@@ -204,6 +221,95 @@ std::string catalog_json() {
 }
 
 std::string version() { return KVLAB_VERSION; }
+
+namespace {
+
+// The model read from files the page holds (fetched, or picked from the reader's disk): one at a time,
+// replaced by each load.
+struct FileModel {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Tokenizer> tokenizer;
+};
+FileModel& file_model() {
+  static FileModel loaded;
+  return loaded;
+}
+
+// A Uint8Array's bytes, copied into the wasm heap.
+std::vector<uint8_t> bytes_of(const val& array) {
+  std::vector<uint8_t> bytes(array["length"].as<size_t>());
+  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", array);
+  return bytes;
+}
+
+}  // namespace
+
+// files: {checkpoint, tokenizer} (a llama2.c checkpoint and its tokenizer file) or {gguf}, as
+// Uint8Arrays; options: {"weights": "f32"|"bf16", "kv": "f32"|"bf16"|"f16"}. Replies with the model's sizes.
+std::string load_model_json(val files, const std::string& options) {
+  return reply([&] {
+    const json parsed = json_input::parse(options, "options");
+    const json& o = fields::require_object(parsed, "options");
+    fields::reject_unknown(o, "options", {"weights", "kv"});
+    const NumberFormat weights = parse_number_format(fields::read_string(o, "options", "weights", "f32"),
+                                                     model_weight_formats(), "options.weights");
+    const NumberFormat kv =
+        parse_number_format(fields::read_string(o, "options", "kv", "f32"), model_kv_formats(), "options.kv");
+    ModelFile file;
+    if (!files["gguf"].isUndefined()) {
+      const std::vector<uint8_t> gguf = bytes_of(files["gguf"]);
+      file = read_gguf_llama(gguf.data(), gguf.size());
+    } else {
+      if (files["checkpoint"].isUndefined() || files["tokenizer"].isUndefined())
+        throw_type({"files", "", {}}, "must hold {checkpoint, tokenizer} or {gguf}, as Uint8Arrays");
+      const std::vector<uint8_t> checkpoint = bytes_of(files["checkpoint"]), tokenizer = bytes_of(files["tokenizer"]);
+      file = read_llama2c_files(checkpoint.data(), checkpoint.size(), tokenizer.data(), tokenizer.size());
+    }
+    file.tensors.config.weights = weights;
+    file.tensors.config.kv = kv;
+    FileModel& loaded = file_model();
+    loaded = FileModel{};  // the old model's memory is free before the new one is packed
+    loaded.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
+    loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
+    const ModelConfig& c = loaded.model->config();
+    const ModelSize size = model_size(c);
+    return json{{"vocab", c.vocab},
+                {"d_model", c.d_model},
+                {"n_layers", c.n_layers},
+                {"n_heads", c.n_heads},
+                {"n_kv_heads", c.n_kv_heads},
+                {"d_ff", c.d_ff},
+                {"max_seq", c.max_seq},
+                {"weights", number_format_name(c.weights)},
+                {"kv", number_format_name(c.kv)},
+                {"parameters", size.parameters},
+                {"weight_bytes", size.weight_bytes}};
+  });
+}
+
+// options: {"prompt": text, "tokens": n} on the loaded model -> {prompt_tokens, tokens, text}.
+std::string generate_json(const std::string& options) {
+  return reply([&] {
+    FileModel& loaded = file_model();
+    if (!loaded.model) throw_range("generate: no model is loaded (loadModel first)");
+    const json parsed = json_input::parse(options, "options");
+    const json& o = fields::require_object(parsed, "options");
+    fields::reject_unknown(o, "options", {"prompt", "tokens"});
+    const int n_tokens = static_cast<int>(fields::read_int(o, "options", "tokens", 64, 1, 8192));
+    const std::string prompt = fields::read_string(o, "options", "prompt", "");
+    TextGeneration out;
+    try {
+      out = generate_text(*loaded.model, *loaded.tokenizer, prompt, n_tokens);
+    } catch (const InputError& e) {  // about "prompt" or "tokens": the fields of these options
+      FieldError field = e.field();
+      field.path = fields::join("options", field.path);
+      throw InputError(e.kind(), field, e.problem());
+    }
+    // Byte tokens may leave a character unfinished where generation stopped: U+FFFD stands for it.
+    const json text = json::parse(json(out.text).dump(-1, ' ', false, json::error_handler_t::replace));
+    return json{{"prompt_tokens", out.prompt_tokens}, {"tokens", out.tokens}, {"text", text}};
+  });
+}
 
 EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("measure_json", &measure_json);
@@ -221,6 +327,8 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("input_limits_json", &input_limits_json);
   emscripten::function("catalog_json", &catalog_json);
   emscripten::function("version", &version);
+  emscripten::function("load_model_json", &load_model_json);
+  emscripten::function("generate_json", &generate_json);
 }
 
 }  // namespace kvlab::wasm

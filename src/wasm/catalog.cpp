@@ -1,13 +1,13 @@
 #include "wasm/catalog.h"
 
-#include "measure/measure_options.h"
 #include "experiments/lab.h"
+#include "experiments/replay_options.h"
+#include "measure/measure_options.h"
 #include "model/config.h"
 #include "model/number_format.h"
+#include "policy/policy_registry.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
-#include "experiments/replay_options.h"
-#include "policy/policy_registry.h"
 #include "sim/simulate.h"
 #include "sim/workload.h"
 
@@ -27,9 +27,13 @@ json range(double lo, double hi) { return json{{"min", lo}, {"max", hi}}; }
 json model_presets_json() {
   json list = json::array();
   for (const ModelPreset& preset : model_presets())
-    list.push_back({{"name", preset.name}, {"label", preset.label}, {"description", preset.description},
-                    {"max_seq", preset.config.max_seq}, {"n_layers", preset.config.n_layers},
-                    {"n_kv_heads", preset.config.n_kv_heads}, {"head_dim", preset.config.head_dim()}});
+    list.push_back({{"name", preset.name},
+                    {"label", preset.label},
+                    {"description", preset.description},
+                    {"max_seq", preset.config.max_seq},
+                    {"n_layers", preset.config.n_layers},
+                    {"n_kv_heads", preset.config.n_kv_heads},
+                    {"head_dim", preset.config.head_dim()}});
   return list;
 }
 

@@ -43,10 +43,11 @@ TEST(InputError, AnIntegerOutOfRangeCarriesItsPathWhatWasGivenAndTheRange) {
 }
 
 TEST(InputError, AFieldInsideAWorkloadListIsNamedByItsFullPath) {
-  const json workload = {{"requests", {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
-                                       {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
-                                       {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
-                                       {{"arrival_ms", 0}, {"prompt", 0}, {"answer", 2}}}}};
+  const json workload = {{"requests",
+                          {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
+                           {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
+                           {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 2}},
+                           {{"arrival_ms", 0}, {"prompt", 0}, {"answer", 2}}}}};
   const InputError e = caught([&] { sim::simulate_json(tiny_steps(), workload, {"continuous:2"}); });
   EXPECT_EQ(e.field().path, "workload.requests[3].prompt");
   EXPECT_EQ(e.field().given, "0");
@@ -97,7 +98,9 @@ TEST(InputError, ItsJsonCarriesTheFieldAndLeavesOutWhatIsUnknown) {
   EXPECT_EQ(e.to_json(), json::parse(R"j({"type": "RangeError", "path": "steps.decode.ms[0][0]", "given": "-1",
       "message": "steps.decode.ms[0][0] must be a number from 0 to 1e+12 (got -1)", "allowed": {"min": 0, "max": 1e12}})j"));
   const InputError whole(ErrorKind::type, "--steps file is not valid JSON (at line 1, column 2)");
-  EXPECT_EQ(whole.to_json(), json::parse(R"j({"type": "TypeError", "message": "--steps file is not valid JSON (at line 1, column 2)"})j"));
+  EXPECT_EQ(
+      whole.to_json(),
+      json::parse(R"j({"type": "TypeError", "message": "--steps file is not valid JSON (at line 1, column 2)"})j"));
   EXPECT_EQ(whole.problem(), whole.what());
   EXPECT_TRUE(whole.field().path.empty());
 }

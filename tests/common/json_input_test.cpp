@@ -86,7 +86,8 @@ TEST(JsonInput, StringLength) {
   EXPECT_EQ(refusal("{\"model\": {\"preset\": \"" + past + "\"}}"),
             "--steps file at model.preset: a string of 4,097 bytes, more than 4,096, the limit on string length");
   EXPECT_EQ(refusal("{\"" + at_limit + "\": 1}"), "");
-  EXPECT_NE(refusal("{\"model\": {\"" + past + "\": 1}}").find("a key of 4,097 bytes, more than 4,096"), std::string::npos);
+  EXPECT_NE(refusal("{\"model\": {\"" + past + "\": 1}}").find("a key of 4,097 bytes, more than 4,096"),
+            std::string::npos);
   // Bytes of UTF-8, not characters: 2,049 two-byte letters are 4,098 bytes.
   std::string letters;
   for (int i = 0; i < 2049; ++i) letters += "\xc3\xa9";
@@ -94,8 +95,9 @@ TEST(JsonInput, StringLength) {
   // A long path is cut short in the message.
   const std::string long_key(1000, 'k');
   EXPECT_EQ(refusal("{\"" + long_key + "\": [\"" + past + "\"]}"),
-            "--steps file at " + std::string(40, 'k') + "...[0]: a string of 4,097 bytes, more than 4,096, the limit on "
-            "string length");
+            "--steps file at " + std::string(40, 'k') +
+                "...[0]: a string of 4,097 bytes, more than 4,096, the limit on "
+                "string length");
 }
 
 TEST(JsonInput, BytesAfterTheValueAreRefused) {

@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
-#include "model/model.h"
 #include "experiments/replay.h"
 #include "experiments/replay_report.h"
+#include "model/model.h"
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
 
@@ -61,7 +61,8 @@ TEST(ReplayOptions, MeasuresEveryBatchSizeThePoliciesRunUpTo16) {
   EXPECT_EQ(read_replay_options({{"policies", {"static:3", "continuous:16"}}}).measure.decode_rows.size(), 16u);
   // Past 16 (a grid's longest list), measure()'s own grid, which the simulator extrapolates.
   EXPECT_EQ(read_replay_options({{"policies", {"continuous:32"}}}).measure.decode_rows, MeasureOptions{}.decode_rows);
-  EXPECT_EQ(read_replay_options({{"measure", {{"decode_rows", {1, 8}}}}}).measure.decode_rows, (std::vector<int>{1, 8}));
+  EXPECT_EQ(read_replay_options({{"measure", {{"decode_rows", {1, 8}}}}}).measure.decode_rows,
+            (std::vector<int>{1, 8}));
 }
 
 TEST(ReplayOptions, MeasuresTheMixedGridOnlyForAPolicyThatRunsMixedSteps) {
@@ -92,7 +93,8 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
   // The tiny model holds 160 positions: 100 + 70 - 1 do not fit.
   expect_error_naming({{"workload", {{"requests", {{{"arrival_ms", 0}, {"prompt", 100}, {"answer", 70}}}}}}},
                       "options.workload: the longest prompt + the longest answer - 1 = 169 positions");
-  expect_error_naming({{"workload", {{"count", 5000}, {"prompt", {8, 8}}, {"answer", {8, 8}}}}}, "options.workload has 5000 requests");
+  expect_error_naming({{"workload", {{"count", 5000}, {"prompt", {8, 8}}, {"answer", {8, 8}}}}},
+                      "options.workload has 5000 requests");
   // 4,096 slots of 199 positions on the default model: over 1 GiB of KV cache.
   expect_error_naming({{"measure", json::object()},
                        {"workload", {{"count", 4096}, {"prompt", {100, 100}}, {"answer", {100, 100}}}},
@@ -100,11 +102,14 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
                       "options.policies[1] \"continuous:4096\" needs");
   expect_error_naming({{"kv_tokens", 0}}, "options.kv_tokens");
   expect_error_naming({{"block_tokens", 0}}, "options.block_tokens");
-  expect_error_naming({{"policies", {"paged:4"}}, {"kv_tokens", 4}, {"block_tokens", 4}}, "options.kv_tokens = 4 holds 1 blocks");
+  expect_error_naming({{"policies", {"paged:4"}}, {"kv_tokens", 4}, {"block_tokens", 4}},
+                      "options.kv_tokens = 4 holds 1 blocks");
   // A later turn of a chat begins with the turn before it: 5 tokens cannot hold 4 + 3.
   expect_error_naming({{"policies", {"paged:4"}},
-                       {"workload", {{"requests", {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 3}, {"conversation", 0}},
-                                                   {{"arrival_ms", 0}, {"prompt", 5}, {"answer", 3}, {"conversation", 0}}}}}}},
+                       {"workload",
+                        {{"requests",
+                          {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 3}, {"conversation", 0}},
+                           {{"arrival_ms", 0}, {"prompt", 5}, {"answer", 3}, {"conversation", 0}}}}}}},
                       "options.workload.requests[1].prompt must be at least 7 tokens");
   expect_error_naming({{"policies", {"paged:4"}}, {"block_tokens", 0}}, "options.block_tokens");
 }
@@ -145,7 +150,8 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
     const size_t requests = policy == std::string("serial-nocache") ? 5 : 12;
     EXPECT_EQ(entry["request_count"], requests);
     for (const char* side : {"real", "sim"}) {
-      for (const char* key : {"median_ttft_ms", "p95_ttft_ms", "makespan_ms"}) expect_finite(entry[side][key], std::string(side) + "." + key);
+      for (const char* key : {"median_ttft_ms", "p95_ttft_ms", "makespan_ms"})
+        expect_finite(entry[side][key], std::string(side) + "." + key);
       EXPECT_EQ(entry[side]["requests"].size(), requests);
       EXPECT_FALSE(entry[side]["timeline"].empty());
       EXPECT_EQ(entry[side]["steps"], entry["real"]["steps"]);  // the same forward passes, real and simulated
@@ -166,7 +172,8 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
     EXPECT_FALSE(check["kinds"].empty());
   }
   const std::string text = format_replay_report(result);
-  for (const char* policy : {"serial-nocache", "static:3", "continuous:3"}) EXPECT_NE(text.find(policy), std::string::npos);
+  for (const char* policy : {"serial-nocache", "static:3", "continuous:3"})
+    EXPECT_NE(text.find(policy), std::string::npos);
 }
 
 TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
@@ -201,8 +208,10 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
   EXPECT_EQ(check["mixed_formula"]["cells"].get<size_t>(),
             grid["chunk_tokens"].size() * grid["rows"].size() * grid["contexts"].size());
   expect_finite(check["mixed_formula"]["mean_abs_error"], "mean_abs_error");
-  EXPECT_LE(check["mixed_formula"]["mean_abs_error"].get<double>(), check["mixed_formula"]["max_abs_error"].get<double>());
-  EXPECT_NE(format_replay_report(result).find("chunked:4,6: the derived formula against the table's"), std::string::npos);
+  EXPECT_LE(check["mixed_formula"]["mean_abs_error"].get<double>(),
+            check["mixed_formula"]["max_abs_error"].get<double>());
+  EXPECT_NE(format_replay_report(result).find("chunked:4,6: the derived formula against the table's"),
+            std::string::npos);
 }
 
 TEST(Replay, StepCheckGroupsPassesByWhatRanBeforeThem) {
@@ -221,7 +230,8 @@ TEST(Replay, StepCheckGroupsPassesByWhatRanBeforeThem) {
     decode_real_ms += group["real_ms"].get<double>();
     expect_finite(group["table_ms"], "table_ms");
   }
-  EXPECT_EQ(decode_passes, (std::map<std::string, long long>{{"1", 2}, {"2", 2}, {"3", 1}, {"4-7", 4}, {"8-15", 8}, {"16+", 4}}));
+  EXPECT_EQ(decode_passes,
+            (std::map<std::string, long long>{{"1", 2}, {"2", 2}, {"3", 1}, {"4-7", 4}, {"8-15", 8}, {"16+", 4}}));
   std::map<std::string, long long> prompt_passes;
   for (const json& group : check["prompt_by_pass_before"]) prompt_passes[group["pass_before"]] = group["steps"];
   EXPECT_EQ(prompt_passes, (std::map<std::string, long long>{{"none", 1}, {"prefill", 1}, {"decode", 1}}));
@@ -232,7 +242,8 @@ TEST(Replay, StepCheckGroupsPassesByWhatRanBeforeThem) {
     }
   }
   const std::string text = format_replay_report(result);
-  for (const char* when : {"16+ passes after a prompt pass", "1 pass after a prompt pass", "first of the run", "after decode"})
+  for (const char* when :
+       {"16+ passes after a prompt pass", "1 pass after a prompt pass", "first of the run", "after decode"})
     EXPECT_NE(text.find(when), std::string::npos) << when;
 }
 
@@ -252,12 +263,13 @@ void expect_memory_as_simulated(const json& result, const std::vector<std::strin
 TEST(Replay, PrefixReuseServesForRealAsSimulated) {
   // A 12-token system prompt (three blocks of 4) before every prompt, in 10 blocks: the real run shares the
   // cached blocks of the system prompt and makes the simulator's steps, preemptions and prefix hits.
-  json options = {{"measure", tiny_measure_options()},
-                  {"workload", {{"count", 10}, {"prompt", {2, 10}}, {"answer", {4, 12}}, {"seed", 3}, {"system_prompt", 12}}},
-                  {"policies", {"paged:4", "chunked:4,8"}},
-                  {"kv_tokens", 40},
-                  {"block_tokens", 4},
-                  {"timeline_requests", 4}};
+  json options = {
+      {"measure", tiny_measure_options()},
+      {"workload", {{"count", 10}, {"prompt", {2, 10}}, {"answer", {4, 12}}, {"seed", 3}, {"system_prompt", 12}}},
+      {"policies", {"paged:4", "chunked:4,8"}},
+      {"kv_tokens", 40},
+      {"block_tokens", 4},
+      {"timeline_requests", 4}};
   expect_memory_as_simulated(replay(read_replay_options(options)), {"paged:4", "chunked:4,8"});
 }
 
@@ -265,8 +277,13 @@ TEST(Replay, AChatServesForRealAsSimulated) {
   // 12 turns of 4 conversations after a 4-token system prompt, in 12 blocks of 4: each turn finds the blocks
   // of its conversation's earlier turns (their prompts and answers) cached, as the simulator prices it.
   json options = {{"measure", tiny_measure_options()},
-                  {"workload", {{"count", 12}, {"prompt", {2, 6}}, {"answer", {2, 8}}, {"seed", 4}, {"system_prompt", 4},
-                                {"chat", {{"conversations", 4}}}}},
+                  {"workload",
+                   {{"count", 12},
+                    {"prompt", {2, 6}},
+                    {"answer", {2, 8}},
+                    {"seed", 4},
+                    {"system_prompt", 4},
+                    {"chat", {{"conversations", 4}}}}},
                   {"policies", {"paged:4", "chunked:4,8", "continuous:4"}},
                   {"kv_tokens", 48},
                   {"block_tokens", 4},

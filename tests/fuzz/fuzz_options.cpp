@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "experiments/kernel_bench.h"
-#include "measure/measure_options.h"
 #include "common/input_error.h"
 #include "common/json_input.h"
+#include "experiments/kernel_bench.h"
+#include "measure/measure_options.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
 
@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     kvlab::MeasureOptions o = kvlab::read_measure_options(options);
     if (kvlab::measure_memory_bytes(o) > kvlab::kMaxMeasureBytes) std::abort();  // accepted past the cap
-    if (o.prompt_tokens + o.answer_tokens - 1 > o.model.max_seq) std::abort();  // would overrun the cache
+    if (o.prompt_tokens + o.answer_tokens - 1 > o.model.max_seq) std::abort();   // would overrun the cache
   } catch (const kvlab::InputError&) {
   }
   try {

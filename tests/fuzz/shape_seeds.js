@@ -14,15 +14,21 @@ if (!dir || !['steps', 'workload', 'options'].includes(target)) {
 const MB = 1 << 20;
 const deepList = (depth) => '['.repeat(depth) + ']'.repeat(depth);
 const deepObject = (depth, key) => `{"${key}":`.repeat(depth) + '0' + '}'.repeat(depth);
-const wideList = (bytes) => `[${Array(Math.floor(bytes / 2)).fill(0).join(',')}]`;
+const wideList = (bytes) =>
+  `[${Array(Math.floor(bytes / 2))
+    .fill(0)
+    .join(',')}]`;
 
 // A real document of the target, with one field swapped for a hostile shape.
 const real = {
-  steps: (hostile) => `{"decode": {"rows": [1, 4], "contexts": [8, 64], "ms": [[1, 2], [3, 4]]}, "prefill": {"tokens": [1, 64], "ms": [1, 9]}, "model": ${hostile}}`,
-  workload: (hostile) => `{"requests": [{"arrival_ms": 0, "prompt": 3, "answer": 4}, {"arrival_ms": 1, "prompt": 5, "answer": ${hostile}}]}`,
+  steps: (hostile) =>
+    `{"decode": {"rows": [1, 4], "contexts": [8, 64], "ms": [[1, 2], [3, 4]]}, "prefill": {"tokens": [1, 64], "ms": [1, 9]}, "model": ${hostile}}`,
+  workload: (hostile) =>
+    `{"requests": [{"arrival_ms": 0, "prompt": 3, "answer": 4}, {"arrival_ms": 1, "prompt": 5, "answer": ${hostile}}]}`,
   options: (hostile) => `{"preset": "tiny", "model": {"seed": ${hostile}}}`,
 }[target];
-const manyRequests = (count) => `{"requests": [${Array.from({ length: count }, (_, i) => `{"arrival_ms": ${i}, "prompt": ${1 + (i % 30)}, "answer": ${1 + (i % 7)}}`).join(',')}]}`;
+const manyRequests = (count) =>
+  `{"requests": [${Array.from({ length: count }, (_, i) => `{"arrival_ms": ${i}, "prompt": ${1 + (i % 30)}, "answer": ${1 + (i % 7)}}`).join(',')}]}`;
 
 const seeds = {
   'deep-list-31.json': deepList(31),

@@ -1,9 +1,9 @@
 // Option validation: every bad field is refused with its path and allowed range, before allocation.
 #include <gtest/gtest.h>
 
+#include "common/input_error.h"
 #include "experiments/lab.h"
 #include "measure/measure_options.h"
-#include "common/input_error.h"
 
 namespace kvlab {
 namespace {
@@ -51,13 +51,16 @@ TEST(MeasureOptions, KvChoosesTheCacheFormat) {
 
 TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {
   EXPECT_EQ(error_of({{"runs", 0}}).first, "options.runs must be an integer from 1 to 100 (got 0)");
-  EXPECT_EQ(error_of({{"runs", "five"}}), std::make_pair(std::string("options.runs must be an integer from 1 to 100 (got \"five\")"),
-                                                         std::string("TypeError")));
+  EXPECT_EQ(error_of({{"runs", "five"}}),
+            std::make_pair(std::string("options.runs must be an integer from 1 to 100 (got \"five\")"),
+                           std::string("TypeError")));
   EXPECT_EQ(error_of({{"runs", 2.5}}).first, "options.runs must be an integer from 1 to 100 (got 2.5)");
   EXPECT_EQ(error_of({{"runs", "NaN"}}).first, "options.runs must be an integer from 1 to 100 (got NaN)");
   EXPECT_EQ(error_of({{"runs", nullptr}}).second, "TypeError");
-  EXPECT_EQ(error_of({{"min_sample_ms", -1}}).first, "options.min_sample_ms must be a number from 0.1 to 1000 (got -1)");
-  EXPECT_EQ(error_of({{"prompt_tokens", 300}}).first, "options.prompt_tokens must be an integer from 1 to 255 (got 300)");
+  EXPECT_EQ(error_of({{"min_sample_ms", -1}}).first,
+            "options.min_sample_ms must be a number from 0.1 to 1000 (got -1)");
+  EXPECT_EQ(error_of({{"prompt_tokens", 300}}).first,
+            "options.prompt_tokens must be an integer from 1 to 255 (got 300)");
   EXPECT_EQ(error_of({{"preset", "huge"}}).first,
             "options.preset must be one of small, lab, medium, tiny (got \"huge\")");
   EXPECT_EQ(error_of({{"model", {{"d_model", -4}}}}).first,
@@ -75,24 +78,29 @@ TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {
 TEST(MeasureOptions, GridsMustBeIncreasingAndFitTheModel) {
   EXPECT_EQ(error_of({{"decode_rows", {1, 4, 2}}}).first,
             "options.decode_rows must be strictly increasing (options.decode_rows[2] = 2 is not above 4)");
-  EXPECT_EQ(error_of({{"decode_contexts", {8, 8}}}).first.substr(0, 51), "options.decode_contexts must be strictly increasing");
+  EXPECT_EQ(error_of({{"decode_contexts", {8, 8}}}).first.substr(0, 51),
+            "options.decode_contexts must be strictly increasing");
   EXPECT_EQ(error_of({{"decode_rows", json::array()}}).second, "TypeError");
-  EXPECT_EQ(error_of({{"prefill_tokens", {1, 0}}}).first, "options.prefill_tokens[1] must be an integer from 1 to 256 (got 0)");
-  EXPECT_EQ(error_of({{"model", {{"max_seq", 64}}}}).first, "options.decode_contexts must not exceed model.max_seq = 64");
+  EXPECT_EQ(error_of({{"prefill_tokens", {1, 0}}}).first,
+            "options.prefill_tokens[1] must be an integer from 1 to 256 (got 0)");
+  EXPECT_EQ(error_of({{"model", {{"max_seq", 64}}}}).first,
+            "options.decode_contexts must not exceed model.max_seq = 64");
   EXPECT_EQ(error_of({{"prompt_tokens", 200}, {"answer_tokens", 100}}).first,
             "options.answer_tokens must be an integer from 1 to 57 (got 100)");
 }
 
 TEST(MeasureOptions, TooMuchMemoryIsRefusedUpFront) {
-  auto [message, kind] = error_of({{"model", {{"d_model", 512}, {"n_layers", 16}, {"n_heads", 8}, {"n_kv_heads", 8}, {"max_seq", 8192}}},
-                                   {"decode_rows", {1, 256}}});
+  auto [message, kind] =
+      error_of({{"model", {{"d_model", 512}, {"n_layers", 16}, {"n_heads", 8}, {"n_kv_heads", 8}, {"max_seq", 8192}}},
+                {"decode_rows", {1, 256}}});
   EXPECT_NE(message.find("options needs"), std::string::npos) << message;
   EXPECT_NE(message.find("at most 1024 MiB"), std::string::npos) << message;
 }
 
 TEST(MeasureOptions, MemoryForTheMixedGridIsCountedOnlyWhenItIsTimed) {
   // 64 mixed rows: more caches and activation rows than the 3 decode rows need.
-  MeasureOptions o = read_measure_options({{"preset", "tiny"}, {"decode_rows", {1, 3}}, {"mixed_rows", {1, 64}}, {"mixed_chunk_tokens", {8, 16}}});
+  MeasureOptions o = read_measure_options(
+      {{"preset", "tiny"}, {"decode_rows", {1, 3}}, {"mixed_rows", {1, 64}}, {"mixed_chunk_tokens", {8, 16}}});
   const LargestMixedStep timed = largest_mixed_step(o);
   EXPECT_EQ(timed.rows, 64);
   EXPECT_EQ(timed.chunk_tokens, 16);
@@ -124,7 +132,8 @@ TEST(LabOptions, WorkloadAndPoliciesAreCheckedBeforeMeasuring) {
   EXPECT_EQ(lab_error(json::object()), "");
   EXPECT_NE(lab_error({{"policies", {"continuous:0"}}}).find("continuous:0"), std::string::npos);
   EXPECT_NE(lab_error({{"policies", {"fastest"}}}).find("fastest"), std::string::npos);
-  EXPECT_NE(lab_error({{"workload", {{"count", 10}, {"prompt", {0, 4}}, {"answer", {1, 2}}}}}).find("prompt"), std::string::npos);
+  EXPECT_NE(lab_error({{"workload", {{"count", 10}, {"prompt", {0, 4}}, {"answer", {1, 2}}}}}).find("prompt"),
+            std::string::npos);
   EXPECT_EQ(lab_error({{"measure", {{"runs", 0}}}}), "options.measure.runs must be an integer from 1 to 100 (got 0)");
   EXPECT_EQ(lab_error({{"policies", json::array()}}), "options.policies must be a list of 1 to 64 policy names");
 }

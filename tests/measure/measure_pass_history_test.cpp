@@ -31,7 +31,8 @@ TEST(MeasurePassHistory, TheDefaultModelGetsARatioForEveryCell) {
   const json after_prompt = parts.after_prompt.to_json();
   EXPECT_EQ(after_prompt["prompt_rows"], json({8, 16, 32, 64, 128}));
   ASSERT_EQ(after_prompt["ratio"].size(), 5u);
-  expect_ratios(after_prompt["ratio"], kAfterPromptPasses, sim::AfterPromptTable::kMinRatio, sim::AfterPromptTable::kMaxRatio);
+  expect_ratios(after_prompt["ratio"], kAfterPromptPasses, sim::AfterPromptTable::kMinRatio,
+                sim::AfterPromptTable::kMaxRatio);
 
   const json prompt_pass = parts.prompt_pass.to_json();
   EXPECT_EQ(prompt_pass["tokens"], json({8, 32, 128}));
@@ -41,7 +42,8 @@ TEST(MeasurePassHistory, TheDefaultModelGetsARatioForEveryCell) {
   for (const char* cells : {"after_decode", "after_prompt"})
     expect_ratios(prompt_pass[cells], 3, sim::PromptPassTable::kMinRatio, sim::PromptPassTable::kMaxRatio);
   // A prompt pass right after one of its own size is measured against itself: its cell's price.
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(prompt_pass["after_prompt"][i][i].get<double>(), 1.0) << "tokens before " << i;
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(prompt_pass["after_prompt"][i][i].get<double>(), 1.0) << "tokens before " << i;
 
   // What replay writes into its tables reads back as a step table's parts.
   EXPECT_FALSE(sim::AfterPromptTable::from_json(after_prompt, "after_prompt").empty());

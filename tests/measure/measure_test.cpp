@@ -14,8 +14,10 @@ namespace {
 using nlohmann::json;
 
 json small_measure_options() {
-  return {{"preset", "tiny"}, {"runs", 2}, {"answer_tokens", 12}, {"decode_rows", {1, 3}}, {"decode_contexts", {4, 20}},
-          {"prefill_tokens", {1, 5, 20}}, {"min_sample_ms", 0.2}, {"samples", 3}};
+  return {{"preset", "tiny"},           {"runs", 2},
+          {"answer_tokens", 12},        {"decode_rows", {1, 3}},
+          {"decode_contexts", {4, 20}}, {"prefill_tokens", {1, 5, 20}},
+          {"min_sample_ms", 0.2},       {"samples", 3}};
 }
 
 void expect_positive_finite(const json& value, const std::string& what) {
@@ -26,8 +28,9 @@ void expect_positive_finite(const json& value, const std::string& what) {
 
 TEST(Measure, ResultHasTheContractShape) {
   std::vector<std::pair<double, std::string>> progress;
-  json result = measure(read_measure_options(small_measure_options()),
-                        [&](double fraction, const std::string& phase) { progress.push_back({fraction, phase}); });
+  json result = measure(read_measure_options(small_measure_options()), [&](double fraction, const std::string& phase) {
+    progress.push_back({fraction, phase});
+  });
 
   const json& answer = result["answer"];
   EXPECT_EQ(answer["prompt_tokens"], 16);
@@ -37,7 +40,8 @@ TEST(Measure, ResultHasTheContractShape) {
   EXPECT_EQ(answer["tokens_nocache"], answer["tokens_cache"]);
   EXPECT_EQ(answer["tokens_cache"].size(), 12u);
   for (const char* path : {"nocache_ms", "cache_ms"})
-    for (const char* stat : {"median", "min", "max"}) expect_positive_finite(answer[path][stat], std::string(path) + "." + stat);
+    for (const char* stat : {"median", "min", "max"})
+      expect_positive_finite(answer[path][stat], std::string(path) + "." + stat);
   EXPECT_LE(answer["nocache_ms"]["min"].get<double>(), answer["nocache_ms"]["median"].get<double>());
   EXPECT_LE(answer["nocache_ms"]["median"].get<double>(), answer["nocache_ms"]["max"].get<double>());
   expect_positive_finite(answer["ratio"], "ratio");
@@ -133,8 +137,9 @@ TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
                   {"workload", {{"count", 5}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
                   {"policies", {"continuous:4"}}};
   std::vector<std::pair<std::string, json>> parts;
-  json result = experiments::run_lab(experiments::read_lab_options(options), nullptr,
-                        [&](const std::string& name, const json& value) { parts.emplace_back(name, value); });
+  json result =
+      experiments::run_lab(experiments::read_lab_options(options), nullptr,
+                           [&](const std::string& name, const json& value) { parts.emplace_back(name, value); });
   ASSERT_EQ(parts.size(), 3u);
   // The first run of each path, before the others: one answer's figures.
   EXPECT_EQ(parts[0].first, "first_answer");

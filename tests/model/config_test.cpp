@@ -25,7 +25,8 @@ TEST(ModelConfig, ErrorsNameTheFieldAndRange) {
   EXPECT_EQ(validation_error(c), "options.model.n_layers must be an integer from 1 to 64 (got 0)");
   c = ModelConfig{};
   c.n_kv_heads = 4;
-  EXPECT_EQ(validation_error(c), "options.model.n_kv_heads must divide options.model.n_heads (6 is not a multiple of 4)");
+  EXPECT_EQ(validation_error(c),
+            "options.model.n_kv_heads must divide options.model.n_heads (6 is not a multiple of 4)");
   c = ModelConfig{};
   c.d_model = 250;
   EXPECT_NE(validation_error(c).find("options.model.n_heads must divide options.model.d_model"), std::string::npos);

@@ -20,7 +20,8 @@ ModelConfig preset(const char* name) { return find_preset(name, "preset").config
 // Largest |a - b| / max(1, |b|) over the two logit streams.
 float max_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
   float worst = 0.0f;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]) / std::max(1.0f, std::fabs(b[i])));
+  for (size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::fabs(a[i] - b[i]) / std::max(1.0f, std::fabs(b[i])));
   return worst;
 }
 
@@ -39,14 +40,18 @@ void expect_cache_matches_no_cache(const ModelConfig& config, int prompt_tokens,
 
 TEST(Generation, CachedEqualsUncachedOnTinyModel) { expect_cache_matches_no_cache(preset("tiny"), 16, 48); }
 
-TEST(Generation, CachedEqualsUncachedOnDefaultModel) { expect_cache_matches_no_cache(model_presets()[0].config, 16, 24); }
+TEST(Generation, CachedEqualsUncachedOnDefaultModel) {
+  expect_cache_matches_no_cache(model_presets()[0].config, 16, 24);
+}
 
 ModelConfig in_bf16(ModelConfig c) {
   c.weights = NumberFormat::bf16;
   return c;
 }
 
-TEST(Generation, Bf16CachedEqualsUncachedOnTinyModel) { expect_cache_matches_no_cache(in_bf16(preset("tiny")), 16, 48); }
+TEST(Generation, Bf16CachedEqualsUncachedOnTinyModel) {
+  expect_cache_matches_no_cache(in_bf16(preset("tiny")), 16, 48);
+}
 
 TEST(Generation, Bf16CachedEqualsUncachedOnDefaultModel) {
   expect_cache_matches_no_cache(in_bf16(model_presets()[0].config), 16, 24);
@@ -101,11 +106,12 @@ Agreement agreement_with_f32(const ModelConfig& f32, const ModelConfig& other, c
     }
   }
   a.share_forced = static_cast<double>(same_forced) / static_cast<double>(sequence.size());
-  std::printf("%s vs f32, default model, prompt %d + answer %d: free-running answers share %d of %d tokens "
-              "(first difference at answer token %d); teacher forced over %zu positions: same greedy token at %.1f%%, "
-              "largest logit difference %.4f (largest |logit| %.2f)\n",
-              name, prompt_tokens, answer_tokens, a.same_free, answer_tokens, a.first_difference, a.positions,
-              100 * a.share_forced, a.largest_difference, a.largest_logit);
+  std::printf(
+      "%s vs f32, default model, prompt %d + answer %d: free-running answers share %d of %d tokens "
+      "(first difference at answer token %d); teacher forced over %zu positions: same greedy token at %.1f%%, "
+      "largest logit difference %.4f (largest |logit| %.2f)\n",
+      name, prompt_tokens, answer_tokens, a.same_free, answer_tokens, a.first_difference, a.positions,
+      100 * a.share_forced, a.largest_difference, a.largest_logit);
   return a;
 }
 
@@ -122,11 +128,13 @@ ModelConfig with_kv(ModelConfig c, NumberFormat kv) {
 }
 
 TEST(Generation, SixteenBitKvCachedEqualsUncachedOnTinyModel) {
-  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16}) expect_cache_matches_no_cache(with_kv(preset("tiny"), kv), 16, 48);
+  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16})
+    expect_cache_matches_no_cache(with_kv(preset("tiny"), kv), 16, 48);
 }
 
 TEST(Generation, SixteenBitKvCachedEqualsUncachedOnDefaultModel) {
-  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16}) expect_cache_matches_no_cache(with_kv(model_presets()[0].config, kv), 16, 24);
+  for (NumberFormat kv : {NumberFormat::bf16, NumberFormat::f16})
+    expect_cache_matches_no_cache(with_kv(model_presets()[0].config, kv), 16, 24);
 }
 
 TEST(Generation, SixteenBitKvAgreementWithF32IsReported) {
@@ -137,7 +145,8 @@ TEST(Generation, SixteenBitKvAgreementWithF32IsReported) {
     EXPECT_GT(a.largest_difference, 0.0f);  // the cache really holds other numbers
     EXPECT_GT(a.share_forced, 0.5);
   }
-  const Agreement both = agreement_with_f32(f32, with_kv(in_bf16(f32), NumberFormat::bf16), "bf16 weights and bf16 KV cache");
+  const Agreement both =
+      agreement_with_f32(f32, with_kv(in_bf16(f32), NumberFormat::bf16), "bf16 weights and bf16 KV cache");
   EXPECT_GT(both.share_forced, 0.5);
 }
 
@@ -209,9 +218,9 @@ TEST(Generation, EveryMatrixSharesOneArenaInForwardOrder) {
     EXPECT_EQ(matrices[7], &w.layers[1].wq);
     EXPECT_EQ(matrices.back(), &w.w_out);
     // Each matrix has its own shape [n_out, n_in].
-    const std::vector<std::pair<int, int>> layer_shapes = {{c.d_model, c.d_model}, {c.kv_dim(), c.d_model}, {c.kv_dim(), c.d_model},
-                                                           {c.d_model, c.d_model}, {c.d_ff, c.d_model},     {c.d_ff, c.d_model},
-                                                           {c.d_model, c.d_ff}};
+    const std::vector<std::pair<int, int>> layer_shapes = {
+        {c.d_model, c.d_model}, {c.kv_dim(), c.d_model}, {c.kv_dim(), c.d_model}, {c.d_model, c.d_model},
+        {c.d_ff, c.d_model},    {c.d_ff, c.d_model},     {c.d_model, c.d_ff}};
     for (size_t k = 0; k + 1 < matrices.size(); ++k)
       EXPECT_EQ(std::make_pair(matrices[k]->n_out, matrices[k]->n_in), layer_shapes[k % 7]) << "matrix " << k;
     EXPECT_EQ(std::make_pair(w.w_out.n_out, w.w_out.n_in), std::make_pair(c.vocab, c.d_model));
@@ -239,7 +248,8 @@ TEST(Generation, SameSeedSameWeightsAndTokens) {
   EXPECT_EQ(make_prompt(6, 64, 7), (std::vector<int>{23, 28, 2, 11, 26, 17}));
   EXPECT_FLOAT_EQ(a.weights().w_out.at(0, 5), 0.236155957f);
   KvCache cache(a.config(), 32);
-  EXPECT_EQ(generate_with_cache(a, cache, make_prompt(8, 64, 7), 8), (std::vector<int>{10, 36, 43, 50, 55, 54, 39, 10}));
+  EXPECT_EQ(generate_with_cache(a, cache, make_prompt(8, 64, 7), 8),
+            (std::vector<int>{10, 36, 43, 50, 55, 54, 39, 10}));
 }
 
 TEST(Generation, GroupedQueryShapesFollowTheConfig) {
@@ -280,7 +290,8 @@ void expect_block_table_addressing_equals_contiguous(const ModelConfig& config) 
   EXPECT_EQ(logits_a, contiguous_logits(prompt_a));
 
   b.length = 8;
-  std::vector<DecodeSlot> slot{{&b, prefill(model, b, prompt_b.data() + 8, static_cast<int>(prompt_b.size()) - 8, 8, &logits_b)}};
+  std::vector<DecodeSlot> slot{
+      {&b, prefill(model, b, prompt_b.data() + 8, static_cast<int>(prompt_b.size()) - 8, 8, &logits_b)}};
   for (int k = 1; k < answer_tokens; ++k) decode_batch(model, slot, &logits_b);
   EXPECT_EQ(logits_b, contiguous_logits(prompt_b));
 }

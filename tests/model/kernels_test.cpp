@@ -85,7 +85,7 @@ TEST(Kernels, Bf16PackingRoundsEveryWeightAndPadsWithZeros) {
   EXPECT_EQ(packed.bytes(), 2u * 3 * kPanelWidth * 4);
   for (int o = 0; o < 11; ++o)
     for (int i = 0; i < 5; ++i) EXPECT_EQ(packed.at(o, i), from_bf16(to_bf16(w[o * 5 + i])));
-  for (int j = 0; j < 3; ++j) EXPECT_EQ(packed.arena->pairs[(3 + j) * kPanelWidth + 3], 0u);   // output 11: padding
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(packed.arena->pairs[(3 + j) * kPanelWidth + 3], 0u);  // output 11: padding
   for (int o = 0; o < 8; ++o) EXPECT_EQ(packed.arena->pairs[2 * kPanelWidth + o] >> 16, 0u);  // input 5: padding
 }
 
@@ -123,7 +123,7 @@ TEST(Kernels, PanelsOfWholeGroupsAreStoredInStripes) {
     EXPECT_EQ(packed.panel_offset(p), 2u * p * words);
     EXPECT_EQ(packed.panel_offset(p + stripes), (2u * p + 1) * words);
   }
-  EXPECT_EQ(packed.panel_offset(2 * stripes), 2u * stripes * words);  // the tail
+  EXPECT_EQ(packed.panel_offset(2 * stripes), 2u * stripes * words);        // the tail
   EXPECT_EQ(packed.arena->panels[words], w[stripes * kPanelWidth * n_in]);  // slot 1: panel `stripes`, output 0
 }
 
@@ -269,7 +269,8 @@ TEST(Kernels, AttentionMatchesScalarWithGroupedHeads) {
 TEST(Kernels, AttentionOverOnePositionReturnsItsValue) {
   std::vector<float> q = {0.3f, -1.0f}, key = {2.0f, 5.0f}, value = {7.0f, -3.0f}, out(2), scores(1);
   const int one_block = 0;
-  kernels::attention(out.data(), q.data(), KvLayerView{key.data(), value.data(), &one_block, 1}, 1, 1, 1, 2, scores.data());
+  kernels::attention(out.data(), q.data(), KvLayerView{key.data(), value.data(), &one_block, 1}, 1, 1, 1, 2,
+                     scores.data());
   EXPECT_FLOAT_EQ(out[0], 7.0f);
   EXPECT_FLOAT_EQ(out[1], -3.0f);
 }
@@ -316,7 +317,7 @@ uint32_t bits_of_float(float f) {
 // What IEEE 754 says half `h` is, by its definition.
 double half_by_definition(uint16_t h) {
   const int sign = h >> 15, exponent = (h >> 10) & 31, mantissa = h & 1023;
-  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+  const double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
                            : exponent == 31 ? (mantissa == 0 ? INFINITY : NAN)
                                             : std::ldexp(1024 + mantissa, exponent - 25);
   return sign ? -magnitude : magnitude;
@@ -361,7 +362,7 @@ TEST(Float16, EveryMidpointRoundsToEvenAndNeighboursToNearest) {
 TEST(Float16, KnownValues) {
   EXPECT_EQ(to_f16(1.0f), 0x3C00);
   EXPECT_EQ(to_f16(-2.0f), 0xC000);
-  EXPECT_EQ(to_f16(0.1f), 0x2E66);        // 0.0999755859375
+  EXPECT_EQ(to_f16(0.1f), 0x2E66);  // 0.0999755859375
   EXPECT_EQ(to_f16(1.0f / 3), 0x3555);
   EXPECT_EQ(to_f16(65504.0f), 0x7BFF);    // the largest half
   EXPECT_EQ(to_f16(65519.996f), 0x7BFF);  // below the midpoint to 65536
@@ -376,7 +377,7 @@ TEST(Float16, KnownValues) {
   EXPECT_EQ(to_f16(std::ldexp(1.0f, -25)), 0x0000);  // half of it: a tie, to even zero
   EXPECT_EQ(to_f16(std::ldexp(3.0f, -25)), 0x0002);  // 1.5 of it: a tie, to even 2
   EXPECT_EQ(to_f16(std::ldexp(1.0f, -26)), 0x0000);
-  EXPECT_EQ(to_f16(float_of_bits(1)), 0x0000);       // a float32 subnormal
+  EXPECT_EQ(to_f16(float_of_bits(1)), 0x0000);  // a float32 subnormal
   EXPECT_EQ(to_f16(-0.0f), 0x8000);
   EXPECT_EQ(from_f16(0x7BFF), 65504.0f);
   EXPECT_EQ(from_f16(0x0001), std::ldexp(1.0f, -24));
@@ -414,8 +415,12 @@ void expect_every_pattern_widens_exactly() {
   }
 }
 
-TEST(KvKernels, EveryBf16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<NumberFormat::bf16>(); }
-TEST(KvKernels, EveryF16PatternWidensExactlyInBothKernelSets) { expect_every_pattern_widens_exactly<NumberFormat::f16>(); }
+TEST(KvKernels, EveryBf16PatternWidensExactlyInBothKernelSets) {
+  expect_every_pattern_widens_exactly<NumberFormat::bf16>();
+}
+TEST(KvKernels, EveryF16PatternWidensExactlyInBothKernelSets) {
+  expect_every_pattern_widens_exactly<NumberFormat::f16>();
+}
 
 // Rounding in the SIMD kernel gives the scalar twin's bits for every half's value, every midpoint and
 // neighbour of it, and random float32 bit patterns of every exponent (NaN and infinity included); heads
@@ -452,11 +457,16 @@ TEST(KvKernels, DotAndAxpyOfPairsMatchScalarAndTheRoundedFloats) {
       std::vector<uint32_t> pairs(head_dim / 2);
       kernels::scalar::store_pairs(pairs.data(), k.data(), 1, head_dim, format);
       std::vector<float> rounded(head_dim);
-      for (int i = 0; i < head_dim; ++i) rounded[i] = format == NumberFormat::bf16 ? from_bf16(to_bf16(k[i])) : from_f16(to_f16(k[i]));
-      const auto dot = format == NumberFormat::bf16 ? kernels::dot_pairs<NumberFormat::bf16> : kernels::dot_pairs<NumberFormat::f16>;
-      const auto dot_twin = format == NumberFormat::bf16 ? kernels::scalar::dot_pairs<NumberFormat::bf16> : kernels::scalar::dot_pairs<NumberFormat::f16>;
-      const auto axpy = format == NumberFormat::bf16 ? kernels::axpy_pairs<NumberFormat::bf16> : kernels::axpy_pairs<NumberFormat::f16>;
-      const auto axpy_twin = format == NumberFormat::bf16 ? kernels::scalar::axpy_pairs<NumberFormat::bf16> : kernels::scalar::axpy_pairs<NumberFormat::f16>;
+      for (int i = 0; i < head_dim; ++i)
+        rounded[i] = format == NumberFormat::bf16 ? from_bf16(to_bf16(k[i])) : from_f16(to_f16(k[i]));
+      const auto dot =
+          format == NumberFormat::bf16 ? kernels::dot_pairs<NumberFormat::bf16> : kernels::dot_pairs<NumberFormat::f16>;
+      const auto dot_twin = format == NumberFormat::bf16 ? kernels::scalar::dot_pairs<NumberFormat::bf16>
+                                                         : kernels::scalar::dot_pairs<NumberFormat::f16>;
+      const auto axpy = format == NumberFormat::bf16 ? kernels::axpy_pairs<NumberFormat::bf16>
+                                                     : kernels::axpy_pairs<NumberFormat::f16>;
+      const auto axpy_twin = format == NumberFormat::bf16 ? kernels::scalar::axpy_pairs<NumberFormat::bf16>
+                                                          : kernels::scalar::axpy_pairs<NumberFormat::f16>;
       const float want = kernels::scalar::dot(q.data(), rounded.data(), head_dim);
       EXPECT_NEAR(dot(q.data(), pairs.data(), head_dim), want, 1e-5f * head_dim);
       EXPECT_NEAR(dot_twin(q.data(), pairs.data(), head_dim), want, 1e-5f * head_dim);

@@ -37,7 +37,8 @@ TEST(NumberFormat, AFormatOutsideTheFieldsSubsetIsAnErrorListingTheSubset) {
   EXPECT_EQ(error_of("fp8", two, ListWording::one_of), "options.weights must be one of f32, bf16 (got \"fp8\")");
   EXPECT_EQ(error_of("fp8", two, ListWording::or_before_last), "options.weights must be f32 or bf16 (got \"fp8\")");
   const std::vector<NumberFormat> three = {NumberFormat::bf16, NumberFormat::fp8, NumberFormat::int4};
-  EXPECT_EQ(error_of("f32", three, ListWording::or_before_last), "options.weights must be bf16, fp8 or int4 (got \"f32\")");
+  EXPECT_EQ(error_of("f32", three, ListWording::or_before_last),
+            "options.weights must be bf16, fp8 or int4 (got \"f32\")");
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ void expect_consistent(const std::vector<policy::RequestState>& requests, int sl
     by_slot[state.slot].push_back(&state);
   }
   for (auto& [slot, occupants] : by_slot) {
-    std::sort(occupants.begin(), occupants.end(),
-              [](const policy::RequestState* a, const policy::RequestState* b) { return a->prefill_start_ms < b->prefill_start_ms; });
+    std::sort(occupants.begin(), occupants.end(), [](const policy::RequestState* a, const policy::RequestState* b) {
+      return a->prefill_start_ms < b->prefill_start_ms;
+    });
     for (size_t i = 1; i < occupants.size(); ++i)
       EXPECT_LE(occupants[i - 1]->finish_ms, occupants[i]->prefill_start_ms) << policy << " slot " << slot;
   }
@@ -42,9 +43,13 @@ TEST(Invariants, RandomWorkloadsServeEveryRequestOnce) {
   for (uint64_t seed : {1, 2, 3}) {
     for (double rate_per_s : {20.0, 300.0, 5000.0}) {  // from mostly idle to a long queue
       auto requests = random_requests(seed, 300, rate_per_s);
-      for (const auto& [policy, slots] : std::vector<std::pair<std::string, int>>{
-               {"serial-nocache", 1}, {"serial-cache", 1}, {"static:4", 4}, {"continuous:4", 4}, {"static:16", 16},
-               {"continuous:16", 16}, {"continuous:1000", 1000}}) {
+      for (const auto& [policy, slots] : std::vector<std::pair<std::string, int>>{{"serial-nocache", 1},
+                                                                                  {"serial-cache", 1},
+                                                                                  {"static:4", 4},
+                                                                                  {"continuous:4", 4},
+                                                                                  {"static:16", 16},
+                                                                                  {"continuous:16", 16},
+                                                                                  {"continuous:1000", 1000}}) {
         SCOPED_TRACE(policy + " seed " + std::to_string(seed) + " rate " + std::to_string(rate_per_s));
         auto served = serve(measured_like_steps(), requests, policy);  // checks every request finished once
         expect_consistent(served.requests, slots, policy);
@@ -59,8 +64,9 @@ TEST(Invariants, SerialPoliciesNeverIdleWhileARequestWaits) {
     auto served = serve(measured_like_steps(), requests, policy);
     std::vector<const policy::RequestState*> by_start;
     for (const auto& state : served.requests) by_start.push_back(&state);
-    std::sort(by_start.begin(), by_start.end(),
-              [](const policy::RequestState* a, const policy::RequestState* b) { return a->prefill_start_ms < b->prefill_start_ms; });
+    std::sort(by_start.begin(), by_start.end(), [](const policy::RequestState* a, const policy::RequestState* b) {
+      return a->prefill_start_ms < b->prefill_start_ms;
+    });
     double free_at_ms = 0;
     for (const policy::RequestState* state : by_start) {
       EXPECT_EQ(state->prefill_start_ms, std::max(free_at_ms, state->request.arrival_ms)) << policy;
@@ -78,7 +84,8 @@ TEST(Invariants, OneSlotBatchingIsSerialWithACache) {
         auto batched = serve(measured_like_steps(), requests, policy);
         EXPECT_EQ(batched.steps_run, serial.steps_run) << policy;
         for (size_t i = 0; i < requests.size(); ++i) {
-          EXPECT_EQ(batched.requests[i].first_token_ms, serial.requests[i].first_token_ms) << policy << " request " << i;
+          EXPECT_EQ(batched.requests[i].first_token_ms, serial.requests[i].first_token_ms)
+              << policy << " request " << i;
           EXPECT_EQ(batched.requests[i].finish_ms, serial.requests[i].finish_ms) << policy << " request " << i;
         }
       }

@@ -24,7 +24,7 @@ TEST(KvBlockManager, PlainBlocksWithoutReuse) {
   std::vector<policy::RequestState> requests = {prefilled(3, -1), prefilled(4, -1)};
   policy::KvBlockManager blocks(testing::kv_blocks(4, 2), requests, false);
   EXPECT_EQ(blocks.cached_prefix_tokens(requests[0], 3), 0);
-  ASSERT_TRUE(blocks.admit(requests[0], 0, 3, 3));  // 2 blocks
+  ASSERT_TRUE(blocks.admit(requests[0], 0, 3, 3));   // 2 blocks
   EXPECT_FALSE(blocks.admit(requests[1], 0, 5, 4));  // 3 more do not fit...
   EXPECT_EQ(blocks.held_blocks(), 2);                // ...and nothing changed
   ASSERT_TRUE(blocks.admit(requests[1], 0, 4, 4));

@@ -61,11 +61,12 @@ TEST(KvPolicies, BlocksNeverExceedTheBudgetAndEveryRequestFinishesOnce) {
       if (shared) requests = sharing(requests);
       for (long long budget_blocks : {20, 60}) {  // the longest request needs up to 18 blocks of 16
         for (const char* policy : {"reserve:8", "paged:8", "chunked:8,64", "chunked:16,512"}) {
-          SCOPED_TRACE(std::string(policy) + " seed " + std::to_string(seed) + " budget " + std::to_string(budget_blocks) +
-                       (shared ? " shared" : ""));
+          SCOPED_TRACE(std::string(policy) + " seed " + std::to_string(seed) + " budget " +
+                       std::to_string(budget_blocks) + (shared ? " shared" : ""));
           auto served = serve(measured_like_steps(), requests, policy, kv_blocks(budget_blocks, 16));  // finished once
           EXPECT_LE(served.report["peak_kv_blocks"].get<long long>(), budget_blocks);
-          for (const json& blocks : served.report["kv_blocks_in_use"]["blocks"]) EXPECT_LE(blocks.get<double>(), budget_blocks);
+          for (const json& blocks : served.report["kv_blocks_in_use"]["blocks"])
+            EXPECT_LE(blocks.get<double>(), budget_blocks);
           for (const policy::RequestState& state : served.requests) {
             EXPECT_GE(state.prefill_start_ms, state.request.arrival_ms);
             EXPECT_LT(state.prefill_start_ms, state.first_token_ms);

@@ -187,9 +187,10 @@ TEST(ChunkedPrefill, PreemptsAPrefillInProgress) {
 TEST(PrefixReuse, SystemPromptBlocksAreFoundAgain) {
   // paged:1, blocks of 2, no limit, affine_steps(); a system prompt of 4 tokens. A (p = 5, n = 1) at 0,
   // B (p = 6, n = 2) at 10.
-  json workload = {{"system_prompt", 4},
-                   {"requests", {{{"arrival_ms", 0}, {"prompt", 5}, {"answer", 1}},
-                                 {{"arrival_ms", 10}, {"prompt", 6}, {"answer", 2}}}}};
+  json workload = {
+      {"system_prompt", 4},
+      {"requests",
+       {{{"arrival_ms", 0}, {"prompt", 5}, {"answer", 1}}, {{"arrival_ms", 10}, {"prompt", 6}, {"answer", 2}}}}};
   auto requests = read_workload(workload);
   auto served = serve(affine_steps(), requests, "paged:1", testing::kv_blocks(100, 2));
   // A: nothing cached: prefill(5) = 7 -> 7, done. Its blocks 0 and 1 (positions 0-3, inside the system
@@ -213,9 +214,10 @@ TEST(PrefixReuse, AChatTurnFindsThePreviousTurn) {
   // Turn 1 (p = 3, n = 3) holds positions 0-4 when done: blocks 0 and 1 of 2 are full and keyed. Turn 2
   // (p = 3 + 3 + 2 = 8) of the same conversation finds both: 4 of its 8 tokens. Another conversation's
   // request (p = 8) finds nothing. paged:1, linear_steps().
-  json workload = {{"requests", {{{"arrival_ms", 0}, {"prompt", 3}, {"answer", 3}, {"conversation", 0}},
-                                 {{"arrival_ms", 50}, {"prompt", 8}, {"answer", 1}, {"conversation", 0}},
-                                 {{"arrival_ms", 60}, {"prompt", 8}, {"answer", 1}, {"conversation", 1}}}}};
+  json workload = {{"requests",
+                    {{{"arrival_ms", 0}, {"prompt", 3}, {"answer", 3}, {"conversation", 0}},
+                     {{"arrival_ms", 50}, {"prompt", 8}, {"answer", 1}, {"conversation", 0}},
+                     {{"arrival_ms", 60}, {"prompt", 8}, {"answer", 1}, {"conversation", 1}}}}};
   auto served = serve(linear_steps(), read_workload(workload), "paged:1", testing::kv_blocks(100, 2));
   // Turn 2 computes [4, 8): prefill(0) + 8 - 4 = 4 -> 54. The other: prefill(8) = 8 -> 68.
   expect_times(served.requests[1], 54, 54, 0);

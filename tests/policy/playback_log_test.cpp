@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "sim/simulate.h"
 #include "common/input_error.h"
+#include "sim/simulate.h"
 #include "sim_test_support.h"
 
 namespace kvlab::sim {

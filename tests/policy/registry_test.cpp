@@ -35,9 +35,22 @@ class OneAtATime : public Scheduler {
 };
 
 PolicyFamily one_at_a_time() {
-  return {{"one-at-a-time", PolicyParameters::none, Admission::one_at_a_time, "One at a time", "one", "#333333", {1, 1},
-           "one request at a time, with a KV cache", true, false, false, false, {}},
-          [](const PolicyName&, const KvSettings&) -> std::unique_ptr<Scheduler> { return std::make_unique<OneAtATime>(); }};
+  return {{"one-at-a-time",
+           PolicyParameters::none,
+           Admission::one_at_a_time,
+           "One at a time",
+           "one",
+           "#333333",
+           {1, 1},
+           "one request at a time, with a KV cache",
+           true,
+           false,
+           false,
+           false,
+           {}},
+          [](const PolicyName&, const KvSettings&) -> std::unique_ptr<Scheduler> {
+            return std::make_unique<OneAtATime>();
+          }};
 }
 
 PolicyRegistry registry_with_one_at_a_time() {
@@ -75,9 +88,10 @@ TEST(PolicyRegistry, AnAddedPolicyIsListedWithItsTraits) {
     registry.parse("fifo", "policies[1]");
     ADD_FAILURE() << "no error for fifo";
   } catch (const InputError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B, "
-              "reserve:B, paged:B, chunked:B,T, one-at-a-time)");
+    EXPECT_EQ(
+        std::string(error.what()),
+        "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B, "
+        "reserve:B, paged:B, chunked:B,T, one-at-a-time)");
   }
   EXPECT_THROW(registry.parse("one-at-a-time:4", "policy"), InputError);  // it takes no batch size
 }
@@ -104,7 +118,8 @@ TEST(PolicyRegistry, TheMemoryTraitsOfTheBuiltIns) {
   EXPECT_TRUE(traits("chunked:4,8").keeps_kv_in_blocks);
   EXPECT_FALSE(traits("paged:4").runs_mixed_steps);
   EXPECT_TRUE(traits("chunked:4,8").runs_mixed_steps);
-  EXPECT_EQ(default_policies(8), (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
+  EXPECT_EQ(default_policies(8),
+            (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ const wasmDir = path.join(root, 'build/wasm/src/wasm');
 const reference = require(path.join(root, 'web/reference/model.js'));
 
 function loadModule() {
-  const js = path.join(wasmDir, 'kvlab.js'), wasm = path.join(wasmDir, 'kvlab.wasm');
+  const js = path.join(wasmDir, 'kvlab.js'),
+    wasm = path.join(wasmDir, 'kvlab.wasm');
   if (!fs.existsSync(js) || !fs.existsSync(wasm))
     throw new Error(`the wasm module is not built (${js} / ${wasm} missing): run scripts/build first`);
   // Emscripten's glue would fetch() the .wasm under Node: hand it the bytes.
@@ -18,24 +19,31 @@ function loadModule() {
 }
 
 let kvlab;
-test.before(async () => { kvlab = await loadModule(); });
+test.before(async () => {
+  kvlab = await loadModule();
+});
 
 function measureAnswer(preset, answerTokens) {
   const options = {
-    runs: 1, answer_tokens: answerTokens, decode_rows: [1], decode_contexts: [8], prefill_tokens: [4],
-    min_sample_ms: 0.1, samples: 1,
+    runs: 1,
+    answer_tokens: answerTokens,
+    decode_rows: [1],
+    decode_contexts: [8],
+    prefill_tokens: [4],
+    min_sample_ms: 0.1,
+    samples: 1,
   };
   if (preset) options.preset = preset;
   return kvlab.measure(options).answer;
 }
 
-test('tiny preset: the reference generates the wasm module\'s tokens', () => {
+test("tiny preset: the reference generates the wasm module's tokens", () => {
   const answer = measureAnswer('tiny', 12);
   const model = reference.createModel(kvlab.exportWeights({ preset: 'tiny' }));
   assert.deepEqual(model.generate(Array.from(answer.prompt), 12), Array.from(answer.tokens_cache));
 });
 
-test('default preset: the reference generates the wasm module\'s tokens', () => {
+test("default preset: the reference generates the wasm module's tokens", () => {
   const answer = measureAnswer(null, 8);
   const weights = kvlab.exportWeights({});
   assert.equal(weights.config.d_model, 384, 'the default model is "small"');

@@ -11,7 +11,11 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '../..');
 const read = (file) => fs.readFileSync(path.join(root, file), 'utf8');
-const sources = (dir) => fs.readdirSync(path.join(root, dir)).filter((f) => /\.(h|cpp)$/.test(f)).map((f) => `${dir}/${f}`);
+const sources = (dir) =>
+  fs
+    .readdirSync(path.join(root, dir))
+    .filter((f) => /\.(h|cpp)$/.test(f))
+    .map((f) => `${dir}/${f}`);
 const includes = (file) => [...read(file).matchAll(/^#include "([^"]+)"/gm)].map((m) => m[1]);
 
 // What each folder may include from, besides itself.
@@ -38,7 +42,10 @@ for (const [folder, below] of Object.entries(allowed)) {
 }
 
 test('measure reads only the table types of the simulator, and the engine only its workload limits', () => {
-  const simHeaders = (folder) => sources(`src/${folder}`).flatMap(includes).filter((h) => h.startsWith('sim/'));
+  const simHeaders = (folder) =>
+    sources(`src/${folder}`)
+      .flatMap(includes)
+      .filter((h) => h.startsWith('sim/'));
   assert.deepEqual([...new Set(simHeaders('measure'))].sort(), ['sim/after_prompt.h', 'sim/prompt_pass.h']);
   assert.deepEqual([...new Set(simHeaders('serve'))], ['sim/workload.h']);
 });
@@ -49,10 +56,16 @@ test('the engine does not take its clock from measure', () => {
 });
 
 test('no optimisation level is set outside the build type', () => {
-  const cmakeFiles = ['CMakeLists.txt', 'cmake/flags.cmake', ...fs.readdirSync(path.join(root, 'src')).map((d) => `src/${d}/CMakeLists.txt`)]
-    .filter((f) => fs.existsSync(path.join(root, f)));
+  const cmakeFiles = [
+    'CMakeLists.txt',
+    'cmake/flags.cmake',
+    ...fs.readdirSync(path.join(root, 'src')).map((d) => `src/${d}/CMakeLists.txt`),
+  ].filter((f) => fs.existsSync(path.join(root, f)));
   for (const file of cmakeFiles) {
-    const code = read(file).split('\n').filter((line) => !line.trim().startsWith('#')).join('\n');
+    const code = read(file)
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
     assert.doesNotMatch(code, /-O[0-3sz]\b/, file);
   }
 });

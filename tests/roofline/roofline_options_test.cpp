@@ -27,9 +27,14 @@ TEST(RooflineOptions, DefaultsAreBf16OnOneGpuWithTheFittedFactors) {
   EXPECT_EQ(d.tp, 1);
   EXPECT_EQ(d.bw_efficiency, kDefaultBandwidthEfficiency);
   EXPECT_EQ(d.compute_efficiency, kDefaultComputeEfficiency);
-  const Deployment e = read_roofline_options(
-      {{"gpu", "a100-sxm"}, {"model", "llama-3.1-70b"}, {"weights", "fp8"}, {"kv", "fp8"}, {"tp", 4},
-       {"bw_efficiency", 0.7}, {"compute_efficiency", 0.5}, {"step_overhead_ms", 0}});
+  const Deployment e = read_roofline_options({{"gpu", "a100-sxm"},
+                                              {"model", "llama-3.1-70b"},
+                                              {"weights", "fp8"},
+                                              {"kv", "fp8"},
+                                              {"tp", 4},
+                                              {"bw_efficiency", 0.7},
+                                              {"compute_efficiency", 0.5},
+                                              {"step_overhead_ms", 0}});
   EXPECT_EQ(e.tp, 4);
   EXPECT_EQ(e.weights, NumberFormat::fp8);
   EXPECT_EQ(e.kv, NumberFormat::fp8);
@@ -46,9 +51,11 @@ TEST(RooflineOptions, BadNamesAndRangesNameTheField) {
   };
   EXPECT_EQ(error_of({{"model", "llama-3.1-8b"}}), "options.gpu is missing (a required field)");
   EXPECT_EQ(error_of({{"gpu", "h100-sxm"}}), "options.model is missing (a required field)");
-  EXPECT_EQ(with("gpu", "b200"), "options.gpu must be one of a100-sxm, a100-40gb-sxm, h100-sxm, h200, l4, rtx-4090 (got \"b200\")");
-  EXPECT_EQ(with("model", "gpt-4"),
-            "options.model must be one of llama-3.1-8b, llama-3.1-70b, llama-2-7b, llama-2-70b, mistral-7b, qwen-2-7b (got \"gpt-4\")");
+  EXPECT_EQ(with("gpu", "b200"),
+            "options.gpu must be one of a100-sxm, a100-40gb-sxm, h100-sxm, h200, l4, rtx-4090 (got \"b200\")");
+  EXPECT_EQ(
+      with("model", "gpt-4"),
+      "options.model must be one of llama-3.1-8b, llama-3.1-70b, llama-2-7b, llama-2-70b, mistral-7b, qwen-2-7b (got \"gpt-4\")");
   EXPECT_EQ(with("weights", "int8"), "options.weights must be bf16, fp8 or int4 (got \"int8\")");
   EXPECT_EQ(with("kv", "int4"), "options.kv must be bf16 or fp8 (got \"int4\")");
   EXPECT_EQ(with("tp", 3), "options.tp must be 1, 2, 4 or 8 (got 3)");
@@ -57,8 +64,9 @@ TEST(RooflineOptions, BadNamesAndRangesNameTheField) {
   EXPECT_EQ(with("bw_efficiency", 1.5), "options.bw_efficiency must be a number from 0.01 to 1 (got 1.5)");
   EXPECT_EQ(with("compute_efficiency", "NaN"), "options.compute_efficiency must be a number from 0.01 to 1 (got NaN)");
   EXPECT_EQ(with("step_overhead_ms", -1), "options.step_overhead_ms must be a number from 0 to 1000 (got -1)");
-  EXPECT_EQ(with("gpus", 2), "options.gpus is not a known field (known: gpu, model, weights, kv, tp, bw_efficiency, "
-                             "compute_efficiency, step_overhead_ms)");
+  EXPECT_EQ(with("gpus", 2),
+            "options.gpus is not a known field (known: gpu, model, weights, kv, tp, bw_efficiency, "
+            "compute_efficiency, step_overhead_ms)");
   EXPECT_EQ(error_of(json::array()), "options must be an object (got [])");
 }
 

@@ -24,8 +24,9 @@ TEST(TableBuilder, HasTheContractShapeAndTheKvMemory) {
   EXPECT_EQ(table["prefill"]["ms"].size(), table["prefill"]["tokens"].size());
   const json& model = table["model"];
   EXPECT_EQ(model["modeled"], true);
-  EXPECT_EQ(model["label"], "modeled: 1 x NVIDIA H100 80GB SXM5, Llama 3.1 8B (grouped-query attention, 8 KV heads), "
-                            "bf16 weights, bf16 KV cache");
+  EXPECT_EQ(model["label"],
+            "modeled: 1 x NVIDIA H100 80GB SXM5, Llama 3.1 8B (grouped-query attention, 8 KV heads), "
+            "bf16 weights, bf16 KV cache");
   // 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072; (72 GB - 16,059,990,016 bytes of weights) / 131,072 = 426,788.4 tokens.
   EXPECT_EQ(model["kv_bytes_per_token"], 131072);
   EXPECT_EQ(model["kv_budget_tokens"], 426788);
@@ -52,8 +53,8 @@ TEST(TableBuilder, TheSimulatorReadsItUnchanged) {
 TEST(TableBuilder, EveryPolicyRunsOnItWith256SlotsAndTheTablesKvBudget) {
   const json table = roofline(kH100);
   const json workload = {{"count", 600}, {"prompt", {256, 4096}}, {"answer", {16, 512}}, {"seed", 3}};
-  const std::vector<std::string> policies = {"serial-cache", "static:256", "continuous:256", "reserve:256", "paged:256",
-                                             "chunked:256,2048"};
+  const std::vector<std::string> policies = {"serial-cache", "static:256", "continuous:256",
+                                             "reserve:256",  "paged:256",  "chunked:256,2048"};
   sim::SimulateOptions by_tokens;
   by_tokens.kv_tokens = table["model"]["kv_budget_tokens"].get<long long>();
   const json result = sim::simulate_json(table, workload, policies, by_tokens);
@@ -63,11 +64,13 @@ TEST(TableBuilder, EveryPolicyRunsOnItWith256SlotsAndTheTablesKvBudget) {
   }
   // 426,788 tokens in 16-token blocks; continuous batching with 256 slots beats one at a time many times over.
   EXPECT_EQ(result["paged:256"]["kv_blocks_budget"], 426788 / 16);
-  EXPECT_GT(result["continuous:256"]["tokens_per_s"].get<double>(), 10 * result["serial-cache"]["tokens_per_s"].get<double>());
+  EXPECT_GT(result["continuous:256"]["tokens_per_s"].get<double>(),
+            10 * result["serial-cache"]["tokens_per_s"].get<double>());
 
   // The same budget given in bytes, at the table's kv_bytes_per_token.
   sim::SimulateOptions by_bytes;
-  by_bytes.kv_bytes = table["model"]["kv_budget_tokens"].get<double>() * table["model"]["kv_bytes_per_token"].get<double>();
+  by_bytes.kv_bytes =
+      table["model"]["kv_budget_tokens"].get<double>() * table["model"]["kv_bytes_per_token"].get<double>();
   const json same = sim::simulate_json(table, workload, {"paged:256"}, by_bytes);
   EXPECT_EQ(same["paged:256"]["kv_blocks_budget"], result["paged:256"]["kv_blocks_budget"]);
   EXPECT_EQ(same["paged:256"]["makespan_ms"], result["paged:256"]["makespan_ms"]);

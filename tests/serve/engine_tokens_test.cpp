@@ -9,9 +9,9 @@
 
 #include "model/generate.h"
 #include "model/model.h"
+#include "policy/kv_blocks.h"
 #include "serve/run_engine.h"
 #include "serve_test_support.h"
-#include "policy/kv_blocks.h"
 #include "sim/workload.h"
 
 namespace kvlab::serve {
@@ -24,7 +24,8 @@ using testing::tiny_model;
 constexpr uint64_t kPromptSeed = 11;
 
 // What each request generates alone, with a fresh cache (or none), from its own prompt.
-std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<policy::Request>& workload, bool with_cache) {
+std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<policy::Request>& workload,
+                                            bool with_cache) {
   const std::vector<std::vector<int>> prompts = served_prompts(model, workload, kPromptSeed);
   std::vector<std::vector<int>> answers;
   for (size_t i = 0; i < workload.size(); ++i) {
@@ -81,7 +82,8 @@ TEST(EngineTokens, EveryPolicyAnswersAsEachRequestAlone) {
   ASSERT_EQ(with_cache, without_cache);  // the two paths agree, so either is the reference
 
   std::vector<std::string> policies = test_policies();
-  for (const char* memory_policy : {"reserve:4", "paged:4", "chunked:4,4", "chunked:4,16"}) policies.push_back(memory_policy);
+  for (const char* memory_policy : {"reserve:4", "paged:4", "chunked:4,4", "chunked:4,16"})
+    policies.push_back(memory_policy);
   for (const std::string& policy : policies) {
     SCOPED_TRACE(policy);
     expect_answers(run_engine(model, workload, policy, checked_options()), workload, with_cache);
@@ -149,7 +151,8 @@ struct KeptRun {
   std::unique_ptr<policy::Scheduler> scheduler;  // owns the block manager the engine points to
   std::unique_ptr<Engine> engine;
 };
-KeptRun serve_kept(Model& model, const std::vector<policy::Request>& workload, const std::string& policy, const policy::KvSettings& kv) {
+KeptRun serve_kept(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,
+                   const policy::KvSettings& kv) {
   KeptRun kept;
   kept.scheduler = make_scheduler(policy, "policy", kv);
   kept.scheduler->check(workload);
@@ -218,12 +221,14 @@ TEST(EngineTokens, AChatsPromptsCarryEachEarlierTurnAsGeneratedAlone) {
   for (size_t i = 0; i < workload.size(); ++i) {
     SCOPED_TRACE(i);
     ASSERT_EQ(static_cast<int>(prompts[i].size()), workload[i].prompt_tokens);
-    EXPECT_EQ(std::vector<int>(prompts[i].begin(), prompts[i].begin() + 4), make_prompt(4, model.config().vocab, kPromptSeed - 1));
+    EXPECT_EQ(std::vector<int>(prompts[i].begin(), prompts[i].begin() + 4),
+              make_prompt(4, model.config().vocab, kPromptSeed - 1));
     if (i < 3) continue;
     const std::vector<int>& before = prompts[i - 3];
     std::vector<int> history = before;
     history.insert(history.end(), alone[i - 3].begin(), alone[i - 3].end());
-    EXPECT_EQ(std::vector<int>(prompts[i].begin(), prompts[i].begin() + static_cast<std::ptrdiff_t>(history.size())), history);
+    EXPECT_EQ(std::vector<int>(prompts[i].begin(), prompts[i].begin() + static_cast<std::ptrdiff_t>(history.size())),
+              history);
     EXPECT_GT(prompts[i].size(), history.size());  // and new tokens of its own
   }
 }

@@ -34,7 +34,8 @@ std::vector<int> dense_ranks(const std::vector<Key>& keys) {
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   std::vector<int> ranks;
-  for (const Key& key : keys) ranks.push_back(static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), key) - sorted.begin()));
+  for (const Key& key : keys)
+    ranks.push_back(static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), key) - sorted.begin()));
   return ranks;
 }
 

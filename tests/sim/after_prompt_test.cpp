@@ -48,8 +48,8 @@ TEST(PassHistory, CountsDecodePassesSinceTheLastPromptPass) {
   const PromptPassTable no_prompt_part;
   PassHistory history(table, no_prompt_part);
   EXPECT_DOUBLE_EQ(history.decode_pass(1), 1);  // no prompt pass yet
-  EXPECT_DOUBLE_EQ(history.prompt_pass(4), 1);   // prompt passes: the table's price
-  history.prompt_pass(2);  // consecutive prompt passes: the largest counts
+  EXPECT_DOUBLE_EQ(history.prompt_pass(4), 1);  // prompt passes: the table's price
+  history.prompt_pass(2);                       // consecutive prompt passes: the largest counts
   EXPECT_DOUBLE_EQ(history.decode_pass(1), 2.0);
   EXPECT_DOUBLE_EQ(history.decode_pass(8), 1.5);
   EXPECT_DOUBLE_EQ(history.decode_pass(1), 1);
@@ -121,12 +121,15 @@ TEST(AfterPromptTable, BadPartsNameTheField) {
   expect_part_error("after_prompt", 5, "steps.after_prompt must be an object");
   expect_part_error("after_prompt", {{"prompt_rows", {2}}}, "steps.after_prompt.ratio");
   expect_part_error("after_prompt", {{"ratio", {{1.5}}}}, "steps.after_prompt.prompt_rows");
-  expect_part_error("after_prompt", {{"prompt_rows", {4, 2}}, {"ratio", {{1.5}, {1.5}}}}, "steps.after_prompt.prompt_rows");
+  expect_part_error("after_prompt", {{"prompt_rows", {4, 2}}, {"ratio", {{1.5}, {1.5}}}},
+                    "steps.after_prompt.prompt_rows");
   expect_part_error("after_prompt", {{"prompt_rows", {2, 4}}, {"ratio", {{1.5}}}}, "steps.after_prompt.ratio");
-  expect_part_error("after_prompt", {{"prompt_rows", {2, 4}}, {"ratio", {{1.5, 1.2}, {1.5}}}}, "steps.after_prompt.ratio[1]");
+  expect_part_error("after_prompt", {{"prompt_rows", {2, 4}}, {"ratio", {{1.5, 1.2}, {1.5}}}},
+                    "steps.after_prompt.ratio[1]");
   expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {{0.1}}}}, "steps.after_prompt.ratio[0]");
   expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {json::array()}}}, "steps.after_prompt.ratio[0]");
-  expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {{1.5}}}, {"speed", 1}}, "steps.after_prompt.speed is not a known field");
+  expect_part_error("after_prompt", {{"prompt_rows", {2}}, {"ratio", {{1.5}}}, {"speed", 1}},
+                    "steps.after_prompt.speed is not a known field");
 }
 
 }  // namespace

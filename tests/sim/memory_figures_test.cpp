@@ -20,7 +20,8 @@ TEST(MemoryFigures, ReserveWastesFarMoreThanPaged) {
   // 1,024 tokens (64 blocks of 16) bind: 16 slots of up to 127 positions would need 128 blocks.
   SimulateOptions options;
   options.kv_tokens = 1024;
-  json result = simulate_json(measured_like_steps(), kLabWorkload, {"reserve:16", "paged:16", "chunked:16,64"}, options);
+  json result =
+      simulate_json(measured_like_steps(), kLabWorkload, {"reserve:16", "paged:16", "chunked:16,64"}, options);
   double reserve = result["reserve:16"]["waste_pct"], paged = result["paged:16"]["waste_pct"],
          chunked = result["chunked:16,64"]["waste_pct"];
   std::printf("waste: reserve %.1f%%, paged %.1f%%, chunked %.1f%%; peak blocks %d, %d, %d of 64; preemptions %d, %d\n",
@@ -46,14 +47,16 @@ TEST(MemoryFigures, ASharedSystemPromptCutsTimeToFirstToken) {
   json result = simulate_json(measured_like_steps(), workload, {"continuous:16", "paged:16", "chunked:16,256"});
   double without = result["continuous:16"]["median_ttft_ms"], with = result["paged:16"]["median_ttft_ms"],
          chunked = result["chunked:16,256"]["median_ttft_ms"];
-  std::printf("median TTFT: without reuse %.1f ms, paged with reuse %.1f ms, chunked with reuse %.1f ms; hit rate %.4f\n",
-              without, with, chunked, result["paged:16"]["prefix_hit_rate"].get<double>());
+  std::printf(
+      "median TTFT: without reuse %.1f ms, paged with reuse %.1f ms, chunked with reuse %.1f ms; hit rate %.4f\n",
+      without, with, chunked, result["paged:16"]["prefix_hit_rate"].get<double>());
   EXPECT_LT(with, 0.5 * without);
 
   // Hit rate by hand: 999 requests find 512 tokens each, out of every prompt's tokens looked up.
   long long prompt_tokens = 0;
   for (const policy::Request& request : read_workload(workload)) prompt_tokens += request.prompt_tokens;
-  EXPECT_DOUBLE_EQ(result["paged:16"]["prefix_hit_rate"].get<double>(), 512.0 * 999 / static_cast<double>(prompt_tokens));
+  EXPECT_DOUBLE_EQ(result["paged:16"]["prefix_hit_rate"].get<double>(),
+                   512.0 * 999 / static_cast<double>(prompt_tokens));
 
   // The same requests with nothing marked shared: paged:16 is continuous:16 again.
   json unshared = explicit_workload(workload);

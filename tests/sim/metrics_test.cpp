@@ -10,7 +10,8 @@
 namespace kvlab::sim {
 namespace {
 
-policy::RequestState finished(double arrival_ms, int answer_tokens, double first_token_ms, double finish_ms, int slot = 0) {
+policy::RequestState finished(double arrival_ms, int answer_tokens, double first_token_ms, double finish_ms,
+                              int slot = 0) {
   policy::RequestState state;
   state.request = {arrival_ms, 4, answer_tokens};
   state.answer_tokens_out = answer_tokens;
@@ -22,13 +23,13 @@ policy::RequestState finished(double arrival_ms, int answer_tokens, double first
 }
 
 TEST(Percentile, LinearBetweenOrderStatisticsAtRankNMinus1TimesQ) {
-  std::vector<double> values = {4, 1, 3, 2};                  // sorted: 1 2 3 4
-  EXPECT_DOUBLE_EQ(percentile(values, 0.5), 2.5);             // rank 1.5
-  EXPECT_DOUBLE_EQ(percentile(values, 0.95), 3.85);           // rank 2.85: 3 + 0.85
-  EXPECT_DOUBLE_EQ(percentile(values, 0.99), 3.97);           // rank 2.97
+  std::vector<double> values = {4, 1, 3, 2};         // sorted: 1 2 3 4
+  EXPECT_DOUBLE_EQ(percentile(values, 0.5), 2.5);    // rank 1.5
+  EXPECT_DOUBLE_EQ(percentile(values, 0.95), 3.85);  // rank 2.85: 3 + 0.85
+  EXPECT_DOUBLE_EQ(percentile(values, 0.99), 3.97);  // rank 2.97
   EXPECT_DOUBLE_EQ(percentile(values, 0.0), 1);
   EXPECT_DOUBLE_EQ(percentile(values, 1.0), 4);
-  EXPECT_DOUBLE_EQ(percentile({10, 20, 30}, 0.5), 20);        // odd count: the middle one
+  EXPECT_DOUBLE_EQ(percentile({10, 20, 30}, 0.5), 20);  // odd count: the middle one
   EXPECT_DOUBLE_EQ(percentile({7}, 0.99), 7);
 }
 
@@ -44,7 +45,7 @@ TEST(PolicyMetrics, HandCase) {
   EXPECT_DOUBLE_EQ(metrics["p99_ttft_ms"].get<double>(), 5.94);  // rank 1.98
   EXPECT_DOUBLE_EQ(metrics["median_latency_ms"].get<double>(), 10);
   EXPECT_DOUBLE_EQ(metrics["p95_latency_ms"].get<double>(), 14.5);  // 10 + 0.9 * 5
-  EXPECT_DOUBLE_EQ(metrics["makespan_ms"].get<double>(), 17);        // last finish 17 - first arrival 0
+  EXPECT_DOUBLE_EQ(metrics["makespan_ms"].get<double>(), 17);       // last finish 17 - first arrival 0
   EXPECT_DOUBLE_EQ(metrics["tokens_per_s"].get<double>(), 10 / 0.017);
   EXPECT_DOUBLE_EQ(metrics["tpot_ms"].get<double>(), 2.5);
   EXPECT_EQ(metrics["steps"].get<long long>(), 12);
@@ -59,7 +60,7 @@ TEST(PolicyMetrics, TpotPercentilesAndGoodput) {
       finished(1, 1, 4, 4),   // TTFT 3, no TPOT: meets any TPOT target
       finished(2, 4, 8, 17),  // TTFT 6, TPOT 3
   };
-  auto metrics = policy_metrics(requests, 12, {3, 2.5});  // TTFT <= 3 and TPOT <= 2.5: the first two
+  auto metrics = policy_metrics(requests, 12, {3, 2.5});           // TTFT <= 3 and TPOT <= 2.5: the first two
   EXPECT_DOUBLE_EQ(metrics["median_tpot_ms"].get<double>(), 2.5);  // of {2, 3}
   EXPECT_DOUBLE_EQ(metrics["p95_tpot_ms"].get<double>(), 2.95);
   EXPECT_DOUBLE_EQ(metrics["p99_tpot_ms"].get<double>(), 2.99);
@@ -73,7 +74,7 @@ TEST(PolicyMetrics, TpotPercentilesAndGoodput) {
 TEST(PolicyMetrics, MakespanStartsAtTheFirstArrival) {
   // Requests in workload order need not be in arrival order.
   auto metrics = policy_metrics({finished(50, 2, 60, 70), finished(30, 2, 35, 40)}, 4);
-  EXPECT_DOUBLE_EQ(metrics["makespan_ms"].get<double>(), 40);  // 70 - 30
+  EXPECT_DOUBLE_EQ(metrics["makespan_ms"].get<double>(), 40);    // 70 - 30
   EXPECT_DOUBLE_EQ(metrics["tokens_per_s"].get<double>(), 100);  // 4 tokens / 0.04 s
 }
 
@@ -89,7 +90,8 @@ TEST(PolicyMetrics, NullsWhereAMetricIsUndefined) {
 }
 
 TEST(Timeline, FirstRequestsPrefillAndDecodePhasesApart) {
-  std::vector<policy::RequestState> requests = {finished(0, 3, 2, 9, 1), finished(0, 1, 5, 5, 0), finished(0, 2, 6, 8, 0)};
+  std::vector<policy::RequestState> requests = {finished(0, 3, 2, 9, 1), finished(0, 1, 5, 5, 0),
+                                                finished(0, 2, 6, 8, 0)};
   auto entries = timeline(requests, 2);
   // Request 0: prefill 0..2 then decode 2..9 in slot 1; request 1 (n = 1): prefill only; request 2 is past K.
   ASSERT_EQ(entries.size(), 3u);

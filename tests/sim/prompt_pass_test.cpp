@@ -55,13 +55,13 @@ TEST(PassHistory, PricesAPromptPassByThePassRightBeforeIt) {
   const PromptPassTable table = PromptPassTable::from_json(prompt_pass_part(), "prompt_pass");
   const AfterPromptTable no_decode_part;
   PassHistory history(no_decode_part, table);
-  EXPECT_DOUBLE_EQ(history.prompt_pass(3), 1);    // the first pass of a run: nothing before it
-  EXPECT_DOUBLE_EQ(history.prompt_pass(2), 2.5);  // after a prompt pass of 3 tokens
-  EXPECT_DOUBLE_EQ(history.decode_pass(1), 1);    // no after-prompt part: decode passes at the table's price
-  EXPECT_DOUBLE_EQ(history.prompt_pass(4), 0.75); // after a one-row decode pass
+  EXPECT_DOUBLE_EQ(history.prompt_pass(3), 1);     // the first pass of a run: nothing before it
+  EXPECT_DOUBLE_EQ(history.prompt_pass(2), 2.5);   // after a prompt pass of 3 tokens
+  EXPECT_DOUBLE_EQ(history.decode_pass(1), 1);     // no after-prompt part: decode passes at the table's price
+  EXPECT_DOUBLE_EQ(history.prompt_pass(4), 0.75);  // after a one-row decode pass
   history.decode_pass(1);
   history.decode_pass(2);
-  EXPECT_DOUBLE_EQ(history.prompt_pass(2), 1);    // the pass right before counts, not the ones before it
+  EXPECT_DOUBLE_EQ(history.prompt_pass(2), 1);  // the pass right before counts, not the ones before it
 }
 
 TEST(PromptPassPricing, SerialCacheAPrefillAfterDecodePasses) {
@@ -124,10 +124,13 @@ TEST(PromptPassTable, BadPartsNameTheField) {
   expect_part_error("prompt_pass", 5, "steps.prompt_pass must be an object");
   expect_part_error("prompt_pass", part({{"after_prompt", nullptr}}), "steps.prompt_pass.after_prompt is missing");
   expect_part_error("prompt_pass", part({{"tokens", {4, 2}}}), "steps.prompt_pass.tokens");
-  expect_part_error("prompt_pass", part({{"decode_rows", {1, 8}}}), "steps.prompt_pass.after_decode must be a list of 2");
+  expect_part_error("prompt_pass", part({{"decode_rows", {1, 8}}}),
+                    "steps.prompt_pass.after_decode must be a list of 2");
   expect_part_error("prompt_pass", part({{"after_decode", {{1.0}}}}), "steps.prompt_pass.after_decode[0]");
-  expect_part_error("prompt_pass", part({{"after_prompt", {{1.0, 1.0}, {1.0, 0.1}}}}), "steps.prompt_pass.after_prompt[1]");
-  expect_part_error("prompt_pass", part({{"after_prompt", {{1.0, 1.0}}}}), "steps.prompt_pass.after_prompt must be a list of 2");
+  expect_part_error("prompt_pass", part({{"after_prompt", {{1.0, 1.0}, {1.0, 0.1}}}}),
+                    "steps.prompt_pass.after_prompt[1]");
+  expect_part_error("prompt_pass", part({{"after_prompt", {{1.0, 1.0}}}}),
+                    "steps.prompt_pass.after_prompt must be a list of 2");
   expect_part_error("prompt_pass", part({{"speed", 1}}), "steps.prompt_pass.speed is not a known field");
 }
 

@@ -63,8 +63,8 @@ Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& re
   return serve(steps, requests, policy::parse_policy_name(policy, "policy"), kv);
 }
 
-Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const policy::PolicyName& policy,
-             const policy::KvSettings& kv) {
+Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests,
+             const policy::PolicyName& policy, const policy::KvSettings& kv) {
   StepTable table = StepTable::from_json(steps);
   PricedServer server(table, requests);
   auto scheduler = policy::make_scheduler(policy, kv);

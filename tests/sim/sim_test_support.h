@@ -44,8 +44,8 @@ struct Served {
 Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const std::string& policy,
              const policy::KvSettings& kv = {});
 // The same for a parsed name, of any registry.
-Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests, const policy::PolicyName& policy,
-             const policy::KvSettings& kv = {});
+Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& requests,
+             const policy::PolicyName& policy, const policy::KvSettings& kv = {});
 
 // A KV memory of `budget_blocks` blocks of `block_tokens` tokens.
 policy::KvSettings kv_blocks(long long budget_blocks, int block_tokens);

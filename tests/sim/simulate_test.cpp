@@ -66,13 +66,14 @@ TEST(Simulate, KvMemoryPoliciesAddTheirKeys) {
   SimulateOptions options;
   options.kv_tokens = 100;
   options.block_tokens = 4;
-  json result = simulate_json(linear_steps(), kWorkload, {"continuous:2", "reserve:2", "paged:2", "chunked:2,8"}, options);
+  json result =
+      simulate_json(linear_steps(), kWorkload, {"continuous:2", "reserve:2", "paged:2", "chunked:2,8"}, options);
   for (const char* policy : {"reserve:2", "paged:2", "chunked:2,8"}) {
     SCOPED_TRACE(policy);
     const json& metrics = result.at(policy);
-    for (const char* key : {"peak_kv_blocks", "kv_blocks_budget", "kv_block_tokens", "peak_kv_utilisation_pct", "preemptions",
-                            "recomputed_tokens", "waste_pct", "prefix_hit_rate", "kv_blocks_in_use", "median_tpot_ms",
-                            "goodput_pct", "timeline"})
+    for (const char* key : {"peak_kv_blocks", "kv_blocks_budget", "kv_block_tokens", "peak_kv_utilisation_pct",
+                            "preemptions", "recomputed_tokens", "waste_pct", "prefix_hit_rate", "kv_blocks_in_use",
+                            "median_tpot_ms", "goodput_pct", "timeline"})
       EXPECT_TRUE(metrics.contains(key)) << key;
     EXPECT_EQ(metrics["kv_blocks_budget"], 25);  // 100 tokens in blocks of 4
     EXPECT_EQ(metrics["kv_blocks_in_use"]["t_ms"].size(), metrics["kv_blocks_in_use"]["blocks"].size());
@@ -87,21 +88,26 @@ TEST(Simulate, KvBytesAtTheTablesBytesPerToken) {
   SimulateOptions options;
   options.kv_bytes = 10 * 1024 * 16 + 1000;  // 160 tokens and change: 10 blocks of 16
   EXPECT_EQ(simulate_json(steps, kWorkload, {"paged:2"}, options)["paged:2"]["kv_blocks_budget"], 10);
-  EXPECT_EQ(error_of(linear_steps(), kWorkload, {"paged:2"}, options),
-            "options.kv_bytes needs steps.model.kv_bytes_per_token (measure's table has it); or give options.kv_tokens");
+  EXPECT_EQ(
+      error_of(linear_steps(), kWorkload, {"paged:2"}, options),
+      "options.kv_bytes needs steps.model.kv_bytes_per_token (measure's table has it); or give options.kv_tokens");
   options.kv_tokens = 160;
   EXPECT_EQ(error_of(steps, kWorkload, {"paged:2"}, options),
             "options.kv_tokens and options.kv_bytes both give the KV budget: give one");
   options.kv_tokens.reset();
   options.kv_bytes = 2000;  // 1 token
-  EXPECT_EQ(error_of(steps, kWorkload, {"paged:2"}, options),
-            "options.kv_bytes = 2000 (1 tokens at 1024 bytes a token) is less than one block of options.block_tokens = 16 "
-            "tokens");
+  EXPECT_EQ(
+      error_of(steps, kWorkload, {"paged:2"}, options),
+      "options.kv_bytes = 2000 (1 tokens at 1024 bytes a token) is less than one block of options.block_tokens = 16 "
+      "tokens");
 }
 
 TEST(Simulate, OptionsFromJson) {
-  SimulateOptions options = read_simulate_options(
-      {{"kv_tokens", 4096}, {"block_tokens", 32}, {"ttft_target_ms", 250}, {"tpot_target_ms", 20}, {"timeline_requests", 5}});
+  SimulateOptions options = read_simulate_options({{"kv_tokens", 4096},
+                                                   {"block_tokens", 32},
+                                                   {"ttft_target_ms", 250},
+                                                   {"tpot_target_ms", 20},
+                                                   {"timeline_requests", 5}});
   EXPECT_EQ(options.kv_tokens, 4096);
   EXPECT_FALSE(options.kv_bytes.has_value());
   EXPECT_EQ(options.block_tokens, 32);
@@ -120,16 +126,21 @@ TEST(Simulate, OptionsFromJson) {
   EXPECT_EQ(message({{"kv_tokens", 0}}), "options.kv_tokens must be an integer from 1 to 1000000000000 (got 0)");
   EXPECT_EQ(message({{"block_tokens", 0}}), "options.block_tokens must be an integer from 1 to 65536 (got 0)");
   EXPECT_NE(message({{"kv_blocks", 3}}).find("options.kv_blocks is not a known field"), std::string::npos);
-  EXPECT_NE(message({{"ttft_target_ms", -1}}).find("options.ttft_target_ms must be a number from 0"), std::string::npos);
+  EXPECT_NE(message({{"ttft_target_ms", -1}}).find("options.ttft_target_ms must be a number from 0"),
+            std::string::npos);
   EXPECT_NE(message(json::array()).find("options must be an object"), std::string::npos);
 }
 
 TEST(SimulateErrors, PolicyNames) {
-  auto message = [&](const std::vector<std::string>& policies) { return error_of(linear_steps(), kWorkload, policies); };
-  EXPECT_EQ(message({"serial-cache", "fifo"}),
-            "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, chunked:B,T)");
+  auto message = [&](const std::vector<std::string>& policies) {
+    return error_of(linear_steps(), kWorkload, policies);
+  };
+  EXPECT_EQ(
+      message({"serial-cache", "fifo"}),
+      "policies[1] \"fifo\" is not a known policy (known: serial-nocache, serial-cache, static:B, continuous:B, reserve:B, paged:B, chunked:B,T)");
   EXPECT_EQ(message({"static:0"}), "policies[0] \"static:0\": B must be an integer from 1 to 4096 (got 0)");
-  EXPECT_EQ(message({"continuous:4097"}), "policies[0] \"continuous:4097\": B must be an integer from 1 to 4096 (got 4097)");
+  EXPECT_EQ(message({"continuous:4097"}),
+            "policies[0] \"continuous:4097\": B must be an integer from 1 to 4096 (got 4097)");
   EXPECT_NE(message({"static:abc"}).find("policies[0] \"static:abc\": B must be"), std::string::npos);
   EXPECT_NE(message({"static:-1"}).find("policies[0] \"static:-1\": B must be"), std::string::npos);
   EXPECT_NE(message({"static"}).find("policies[0] \"static\": needs a batch size"), std::string::npos);
@@ -159,9 +170,15 @@ TEST(SimulateErrors, StepTables) {
   EXPECT_TRUE(contains(message([](json& s) { s.erase("decode"); }), "steps.decode is missing"));
   EXPECT_TRUE(contains(message([](json& s) { s["prefill"].erase("ms"); }), "steps.prefill.ms is missing"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"].erase("rows"); }), "steps.decode.rows is missing"));
-  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["contexts"] = {16, 16}; }),
-                       "steps.decode.contexts must be strictly increasing (steps.decode.contexts[1] = 16 is not above 16)"));
-  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["tokens"] = {8, 1}; }), "steps.prefill.tokens must be strictly increasing"));
+  EXPECT_TRUE(
+      contains(message([](json& s) {
+                 s["decode"]["contexts"] = {16, 16};
+               }),
+               "steps.decode.contexts must be strictly increasing (steps.decode.contexts[1] = 16 is not above 16)"));
+  EXPECT_TRUE(contains(message([](json& s) {
+                         s["prefill"]["tokens"] = {8, 1};
+                       }),
+                       "steps.prefill.tokens must be strictly increasing"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"][2][1] = -1; }),
                        "steps.decode.ms[2][1] must be a number from 0 to 1e+12 (got -1)"));
   EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][0] = "NaN"; }),
@@ -169,9 +186,11 @@ TEST(SimulateErrors, StepTables) {
   EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][1] = nullptr; }), "steps.prefill.ms[1]"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"].erase(2); }),
                        "steps.decode.ms must be a list of 3 entries, one per steps.decode.rows entry (got 2 entries)"));
-  EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"][1] = {2}; }),
-                       "steps.decode.ms[1] must be a list of 2 entries, one per steps.decode.contexts entry (got 1 entries)"));
-  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"] = {1}; }), "steps.prefill.ms must be a list of 2 entries"));
+  EXPECT_TRUE(
+      contains(message([](json& s) { s["decode"]["ms"][1] = {2}; }),
+               "steps.decode.ms[1] must be a list of 2 entries, one per steps.decode.contexts entry (got 1 entries)"));
+  EXPECT_TRUE(
+      contains(message([](json& s) { s["prefill"]["ms"] = {1}; }), "steps.prefill.ms must be a list of 2 entries"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"] = "fast"; }), "steps.decode.ms must be a list"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"]["rows"] = {0, 1, 2}; }), "steps.decode.rows[0]"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"]["row"] = {1}; }), "steps.decode.row is not a known field"));
@@ -195,7 +214,7 @@ TEST(SimulateErrors, PerRequestResultsAreBoundedPerCall) {
 TEST(PolicyTable, LabOrderAndSeconds) {
   // One request, n = 1, whose prefill costs 13.8 s: every policy takes 13.8 s and has no TPOT.
   json result = simulate_json(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
-                         {"continuous:16", "static:4", "serial-cache", "static:16", "serial-nocache"});
+                              {"continuous:16", "static:4", "serial-cache", "static:16", "serial-nocache"});
   EXPECT_EQ(format_policy_table(result),
             "policy          median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT\n"
             "serial-nocache       13.8 s    13.8 s    13.8 s    13.8 s         0     -\n"
@@ -210,19 +229,21 @@ TEST(PolicyTable, KvColumnsWhenAKvPolicyIsShown) {
   SimulateOptions options;
   options.kv_tokens = 64;
   json result = simulate_json(testing::constant_steps(13800, 1), workload_json({{0, 8, 1}}),
-                         {"chunked:4,64", "paged:4", "continuous:4"}, options);
-  EXPECT_EQ(format_policy_table(result),
-            "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT  peak KV blocks  KV waste  preemptions\n"
-            "continuous:4       13.8 s    13.8 s    13.8 s    13.8 s         0     -               -         -            -\n"
-            "paged:4            13.8 s    13.8 s    13.8 s    13.8 s         0     -             1/4     50.0%            0\n"
-            "chunked:4,64       13.8 s    13.8 s    13.8 s    13.8 s         0     -             1/4     50.0%            0\n");
+                              {"chunked:4,64", "paged:4", "continuous:4"}, options);
+  EXPECT_EQ(
+      format_policy_table(result),
+      "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s  TPOT  peak KV blocks  KV waste  preemptions\n"
+      "continuous:4       13.8 s    13.8 s    13.8 s    13.8 s         0     -               -         -            -\n"
+      "paged:4            13.8 s    13.8 s    13.8 s    13.8 s         0     -             1/4     50.0%            0\n"
+      "chunked:4,64       13.8 s    13.8 s    13.8 s    13.8 s         0     -             1/4     50.0%            0\n");
 }
 
 TEST(PolicyTable, ThreeSignificantDigits) {
   // Two requests of p = 8, n = 3 at t = 0 under serial-cache, prefill 52.4 ms, decode 2 ms: first tokens
   // at 52.4 and 108.8 ms (TTFT median 80.6, p95 52.4 + 0.95 * 56.4 = 105.98, p99 108.236); all done at
   // 112.8 ms; 6 tokens / 0.1128 s = 53.2 tokens/s; TPOT 2 ms.
-  json result = simulate_json(testing::constant_steps(52.4, 2), workload_json({{0, 8, 3}, {0, 8, 3}}), {"serial-cache"});
+  json result =
+      simulate_json(testing::constant_steps(52.4, 2), workload_json({{0, 8, 3}, {0, 8, 3}}), {"serial-cache"});
   EXPECT_EQ(format_policy_table(result),
             "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s     TPOT\n"
             "serial-cache     0.0806 s   0.106 s   0.108 s   0.113 s        53  2.00 ms\n");

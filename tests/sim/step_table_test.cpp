@@ -59,7 +59,7 @@ TEST(StepTablePrefill, SpansAreDifferencesFlooredAtZero) {
 TEST(StepTableDecode, BilinearInsideTheGrid) {
   StepTable steps = small_table();
   EXPECT_DOUBLE_EQ(steps.decode_ms(1, 10), 1);
-  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 20), 8);    // the last grid point, exactly
+  EXPECT_DOUBLE_EQ(steps.decode_ms(3, 20), 8);  // the last grid point, exactly
   EXPECT_DOUBLE_EQ(steps.decode_ms(1, 15), 1.5);
   EXPECT_DOUBLE_EQ(steps.decode_ms(3, 15), 6);
   EXPECT_DOUBLE_EQ(steps.decode_ms(2, 15), 3.75);  // halfway between 1.5 and 6
@@ -77,8 +77,8 @@ TEST(StepTableDecode, ExtrapolatesAlongBothAxes) {
 
 TEST(StepTableDecode, FloorsEachRowBeforeInterpolatingInRows) {
   // Row 1 falls from 2 to 1 over contexts 10..20; row 2 stays at 4.
-  StepTable steps = table({{"rows", {1, 2}}, {"contexts", {10, 20}}, {"ms", {{2, 1}, {4, 4}}}},
-                          {{"tokens", {1}}, {"ms", {1}}});
+  StepTable steps =
+      table({{"rows", {1, 2}}, {"contexts", {10, 20}}, {"ms", {{2, 1}, {4, 4}}}}, {{"tokens", {1}}, {"ms", {1}}});
   // At c = 40 row 1 gives 2 - 0.1 * 30 = -1, floored to 0; row 2 gives 4. At r = 3: 0 + 4 * 2 = 8
   // (without the first floor it would be -1 + 5 * 2 = 9).
   EXPECT_DOUBLE_EQ(steps.decode_ms(1, 40), 0);
@@ -90,8 +90,8 @@ TEST(StepTableDecode, FloorsEachRowBeforeInterpolatingInRows) {
 TEST(StepTableDecode, FloorsTheRowExtrapolation) {
   // Row 1 at 4; row 2 falls from 2 to 1: at c = 40 it is 2 - 0.1 * 30 = -1, floored to 0.
   // Rows extrapolated to r = 3: 4 + (0 - 4) * 2 = -4, floored to 0.
-  StepTable steps = table({{"rows", {1, 2}}, {"contexts", {10, 20}}, {"ms", {{4, 4}, {2, 1}}}},
-                          {{"tokens", {1}}, {"ms", {1}}});
+  StepTable steps =
+      table({{"rows", {1, 2}}, {"contexts", {10, 20}}, {"ms", {{4, 4}, {2, 1}}}}, {{"tokens", {1}}, {"ms", {1}}});
   EXPECT_DOUBLE_EQ(steps.decode_ms(3, 40), 0);
   EXPECT_DOUBLE_EQ(steps.decode_ms(3, 10), 0);  // 4 + (2 - 4) * 2 = 0
 }
@@ -103,7 +103,8 @@ TEST(StepTableDecode, SinglePointAxesAreConstant) {
   EXPECT_DOUBLE_EQ(one_row.decode_ms(16, 15), 2);
   EXPECT_DOUBLE_EQ(one_row.decode_ms(16, 30), 5);
   // One measured context: constant in context, linear in rows (2 at r = 1, 6 at r = 2).
-  StepTable one_context = table({{"rows", {1, 2}}, {"contexts", {10}}, {"ms", {{2}, {6}}}}, {{"tokens", {1}}, {"ms", {1}}});
+  StepTable one_context =
+      table({{"rows", {1, 2}}, {"contexts", {10}}, {"ms", {{2}, {6}}}}, {{"tokens", {1}}, {"ms", {1}}});
   EXPECT_DOUBLE_EQ(one_context.decode_ms(1, 999), 2);
   EXPECT_DOUBLE_EQ(one_context.decode_ms(3, 5), 10);
 }
@@ -137,10 +138,10 @@ TEST(StepTableMixed, AbsentInOldTables) { EXPECT_FALSE(small_table().has_mixed()
 TEST(StepTableMixed, TrilinearAndSharesPerRow) {
   StepTable steps = mixed_table();
   ASSERT_TRUE(steps.has_mixed());
-  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(2, 1, [](int) { return 10; }), 25);   // a grid point
-  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(4, 3, [](int) { return 20; }), 32);   // the last one
-  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(3, 2, [](int) { return 15; }), 28.5); // 20 + 3 + 4 + 1.5
-  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(8, 5, [](int) { return 40; }), 42);   // extrapolated: 20 + 8 + 10 + 4
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(2, 1, [](int) { return 10; }), 25);    // a grid point
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(4, 3, [](int) { return 20; }), 32);    // the last one
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(3, 2, [](int) { return 15; }), 28.5);  // 20 + 3 + 4 + 1.5
+  EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(8, 5, [](int) { return 40; }), 42);    // extrapolated: 20 + 8 + 10 + 4
   // Two rows at contexts 10 and 30: (26 + 1 + 26 + 3) / 2, each row's share at its own context.
   std::vector<int> contexts = {10, 30};
   EXPECT_DOUBLE_EQ(steps.mixed_grid_step_ms(2, 2, [&](int row) { return contexts[row]; }), 28);

@@ -22,8 +22,11 @@ void expect_request(const policy::Request& request, double arrival_ms, int promp
 
 // Expected values come from a separate Python SplitMix64 following the documented draw order.
 TEST(GeneratedWorkload, DrawsAreFixedBySeed) {
-  auto requests = read_workload({{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}},
-                                 {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}});
+  auto requests = read_workload({{"count", 1000},
+                                 {"prompt", {8, 32}},
+                                 {"answer", {16, 96}},
+                                 {"arrival", {{"kind", "all-at-zero"}}},
+                                 {"seed", 1}});
   ASSERT_EQ(requests.size(), 1000u);
   expect_request(requests[0], 0, 23, 68);
   expect_request(requests[1], 0, 23, 36);
@@ -36,8 +39,11 @@ TEST(GeneratedWorkload, DrawsAreFixedBySeed) {
 }
 
 TEST(GeneratedWorkload, PoissonGapsFollowEachRequestsSizes) {
-  auto requests = read_workload({{"count", 3}, {"prompt", {8, 32}}, {"answer", {16, 96}},
-                                 {"arrival", {{"kind", "poisson"}, {"rate_per_s", 50}}}, {"seed", 7}});
+  auto requests = read_workload({{"count", 3},
+                                 {"prompt", {8, 32}},
+                                 {"answer", {16, 96}},
+                                 {"arrival", {{"kind", "poisson"}, {"rate_per_s", 50}}},
+                                 {"seed", 7}});
   // Per request: prompt, answer, then the gap -ln(1 - u) / 50 s; the first arrives one gap after t = 0.
   expect_request(requests[0], 46.204419567462814, 20, 94);
   expect_request(requests[1], 51.942907352993046, 11, 59);
@@ -61,8 +67,11 @@ TEST(GeneratedWorkload, GammaGapsAndParetoLengthsFollowEachRequestsDraws) {
     EXPECT_EQ(requests[i].answer_tokens, expected_answer[i]) << i;
   }
   // cv 0.5: shape 4, Marsaglia-Tsang directly.
-  auto even = read_workload({{"count", 3}, {"prompt", {8, 32}}, {"answer", {16, 96}},
-                             {"arrival", {{"kind", "gamma"}, {"rate_per_s", 10}, {"cv", 0.5}}}, {"seed", 2}});
+  auto even = read_workload({{"count", 3},
+                             {"prompt", {8, 32}},
+                             {"answer", {16, 96}},
+                             {"arrival", {{"kind", "gamma"}, {"rate_per_s", 10}, {"cv", 0.5}}},
+                             {"seed", 2}});
   EXPECT_NEAR(even[0].arrival_ms, 118.47635940387066, 1e-10);
   EXPECT_NEAR(even[2].arrival_ms, 399.52412125486956, 1e-10);
   EXPECT_EQ(even[2].prompt_tokens, 12);
@@ -122,10 +131,12 @@ TEST(GeneratedWorkload, SystemPromptAndChatTurns) {
     EXPECT_EQ(requests[i].system_prompt_tokens, 10) << i;
   }
   // The explicit form keeps both, and reads back the same.
-  json spec = {{"count", 5}, {"prompt", {5, 5}}, {"answer", {3, 3}}, {"system_prompt", 10}, {"chat", {{"conversations", 2}}}};
+  json spec = {
+      {"count", 5}, {"prompt", {5, 5}}, {"answer", {3, 3}}, {"system_prompt", 10}, {"chat", {{"conversations", 2}}}};
   json explicit_form = explicit_workload(spec);
   EXPECT_EQ(explicit_form["system_prompt"], 10);
-  EXPECT_EQ(explicit_form["requests"][2], (json{{"arrival_ms", 0.0}, {"prompt", 23}, {"answer", 3}, {"conversation", 0}}));
+  EXPECT_EQ(explicit_form["requests"][2],
+            (json{{"arrival_ms", 0.0}, {"prompt", 23}, {"answer", 3}, {"conversation", 0}}));
   auto replayed = read_workload(explicit_form);
   EXPECT_EQ(replayed[4].prompt_tokens, 31);
   EXPECT_EQ(replayed[4].conversation, 0);
@@ -148,7 +159,8 @@ TEST(GeneratedWorkload, SameSeedSameWorkloadOtherSeedOther) {
 }
 
 TEST(ExplicitWorkload, RoundTripsAGeneratedOne) {
-  json spec = {{"count", 20}, {"prompt", {1, 9}}, {"answer", {1, 9}}, {"arrival", {{"kind", "poisson"}, {"rate_per_s", 10}}}};
+  json spec = {
+      {"count", 20}, {"prompt", {1, 9}}, {"answer", {1, 9}}, {"arrival", {{"kind", "poisson"}, {"rate_per_s", 10}}}};
   auto generated = read_workload(spec);
   auto replayed = read_workload(explicit_workload(spec));
   ASSERT_EQ(replayed.size(), generated.size());
@@ -157,9 +169,9 @@ TEST(ExplicitWorkload, RoundTripsAGeneratedOne) {
 }
 
 TEST(ExplicitWorkload, KeepsListOrder) {
-  auto requests = read_workload({{"requests",
-                                  {{{"arrival_ms", 5}, {"prompt", 2}, {"answer", 3}},
-                                   {{"arrival_ms", 0.5}, {"prompt", 1}, {"answer", 1}}}}});
+  auto requests = read_workload(
+      {{"requests",
+        {{{"arrival_ms", 5}, {"prompt", 2}, {"answer", 3}}, {{"arrival_ms", 0.5}, {"prompt", 1}, {"answer", 1}}}}});
   expect_request(requests[0], 5, 2, 3);
   expect_request(requests[1], 0.5, 1, 1);
 }
@@ -176,7 +188,8 @@ std::string error_of(const json& workload) {
 
 TEST(WorkloadErrors, NameTheField) {
   json good = {{"arrival_ms", 0}, {"prompt", 4}, {"answer", 4}};
-  json zero_prompt = good, zero_answer = good, negative_arrival = good, nan_arrival = good, extra = good, missing = good;
+  json zero_prompt = good, zero_answer = good, negative_arrival = good, nan_arrival = good, extra = good,
+       missing = good;
   zero_prompt["prompt"] = 0;
   zero_answer["answer"] = 0;
   negative_arrival["arrival_ms"] = -1;
@@ -186,7 +199,8 @@ TEST(WorkloadErrors, NameTheField) {
   auto list = [&](const json& bad) { return json{{"requests", {good, good, good, bad}}}; };
   EXPECT_EQ(error_of(list(zero_prompt)), "workload.requests[3].prompt must be an integer from 1 to 1000000 (got 0)");
   EXPECT_EQ(error_of(list(zero_answer)), "workload.requests[3].answer must be an integer from 1 to 1000000 (got 0)");
-  EXPECT_NE(error_of(list(negative_arrival)).find("workload.requests[3].arrival_ms must be a number from 0"), std::string::npos);
+  EXPECT_NE(error_of(list(negative_arrival)).find("workload.requests[3].arrival_ms must be a number from 0"),
+            std::string::npos);
   EXPECT_NE(error_of(list(nan_arrival)).find("workload.requests[3].arrival_ms"), std::string::npos);
   EXPECT_NE(error_of(list(nan_arrival)).find("(got NaN)"), std::string::npos);
   EXPECT_NE(error_of(list(extra)).find("workload.requests[3].priority is not a known field"), std::string::npos);
@@ -207,28 +221,36 @@ TEST(WorkloadErrors, NameTheField) {
   EXPECT_NE(with("seed", -1).find("workload.seed"), std::string::npos);
   EXPECT_NE(with("arrival", {{"kind", "bursty"}}).find("workload.arrival.kind"), std::string::npos);
   EXPECT_NE(with("arrival", {{"kind", "poisson"}}).find("workload.arrival.rate_per_s is missing"), std::string::npos);
-  EXPECT_NE(with("arrival", {{"kind", "poisson"}, {"rate_per_s", 0}}).find("workload.arrival.rate_per_s must be a number"),
+  EXPECT_NE(
+      with("arrival", {{"kind", "poisson"}, {"rate_per_s", 0}}).find("workload.arrival.rate_per_s must be a number"),
+      std::string::npos);
+  EXPECT_NE(with("arrival", {{"kind", "all-at-zero"}, {"rate_per_s", 3}})
+                .find("workload.arrival.rate_per_s is not a known field"),
             std::string::npos);
-  EXPECT_NE(with("arrival", {{"kind", "all-at-zero"}, {"rate_per_s", 3}}).find("workload.arrival.rate_per_s is not a known field"),
+  EXPECT_NE(with("arrival", {{"kind", "gamma"}, {"rate_per_s", 3}}).find("workload.arrival.cv is missing"),
             std::string::npos);
-  EXPECT_NE(with("arrival", {{"kind", "gamma"}, {"rate_per_s", 3}}).find("workload.arrival.cv is missing"), std::string::npos);
-  EXPECT_NE(with("arrival", {{"kind", "gamma"}, {"rate_per_s", 3}, {"cv", 20}}).find("workload.arrival.cv must be a number from 0.1 to 10"),
+  EXPECT_NE(with("arrival", {{"kind", "gamma"}, {"rate_per_s", 3}, {"cv", 20}})
+                .find("workload.arrival.cv must be a number from 0.1 to 10"),
             std::string::npos);
   EXPECT_NE(with("prompt", {{"kind", "lognormal"}, {"range", {1, 9}}}).find("workload.prompt.kind must be \"pareto\""),
             std::string::npos);
-  EXPECT_NE(with("prompt", {{"kind", "pareto"}, {"range", {1, 9}}}).find("workload.prompt.alpha is missing"), std::string::npos);
-  EXPECT_NE(with("answer", {{"kind", "pareto"}, {"range", {9, 1}}, {"alpha", 1}}).find("workload.answer.range must be a range [lo, hi] with lo <= hi"),
+  EXPECT_NE(with("prompt", {{"kind", "pareto"}, {"range", {1, 9}}}).find("workload.prompt.alpha is missing"),
+            std::string::npos);
+  EXPECT_NE(with("answer", {{"kind", "pareto"}, {"range", {9, 1}}, {"alpha", 1}})
+                .find("workload.answer.range must be a range [lo, hi] with lo <= hi"),
             std::string::npos);
   EXPECT_NE(with("system_prompt", -1).find("workload.system_prompt must be an integer from 0"), std::string::npos);
-  EXPECT_NE(with("chat", {{"conversations", 0}}).find("workload.chat.conversations must be an integer from 1"), std::string::npos);
+  EXPECT_NE(with("chat", {{"conversations", 0}}).find("workload.chat.conversations must be an integer from 1"),
+            std::string::npos);
   EXPECT_NE(with("chat", {{"turns", 3}}).find("workload.chat.turns is not a known field"), std::string::npos);
   // Chat prompts grow turn by turn, within the per-prompt limit.
   json growing = {{"count", 3}, {"prompt", {1, 1}}, {"answer", {600000, 600000}}, {"chat", {{"conversations", 1}}}};
   EXPECT_NE(error_of(growing).find("workload: request 2 would have a prompt of 1200003 tokens"), std::string::npos);
   // Explicit: the system prompt is where every prompt begins.
   json with_system = {{"system_prompt", 4}, {"requests", {good, {{"arrival_ms", 0}, {"prompt", 3}, {"answer", 1}}}}};
-  EXPECT_EQ(error_of(with_system),
-            "workload.requests[1].prompt must be at least workload.system_prompt = 4 tokens, which it begins with (got 3)");
+  EXPECT_EQ(
+      error_of(with_system),
+      "workload.requests[1].prompt must be at least workload.system_prompt = 4 tokens, which it begins with (got 3)");
   json bad_conversation = good;
   bad_conversation["conversation"] = -2;
   EXPECT_NE(error_of(list(bad_conversation)).find("workload.requests[3].conversation must be an integer from 0"),

@@ -5,7 +5,17 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { loadModule, smallMeasure, thrown } = require('./helpers');
 
-const steps = { decode: { rows: [1, 4], contexts: [8, 64], ms: [[1, 1.5], [2, 3]] }, prefill: { tokens: [1, 64], ms: [1, 8] } };
+const steps = {
+  decode: {
+    rows: [1, 4],
+    contexts: [8, 64],
+    ms: [
+      [1, 1.5],
+      [2, 3],
+    ],
+  },
+  prefill: { tokens: [1, 64], ms: [1, 8] },
+};
 const workload = { count: 3, prompt: [8, 16], answer: [4, 8], seed: 1 };
 
 let kvlab;
@@ -15,9 +25,12 @@ test.before(async () => {
   catalog = kvlab.catalog();
 });
 
-test('the presets are the module\'s, and the default is measure()\'s', () => {
+test("the presets are the module's, and the default is measure()'s", () => {
   const names = catalog.model_presets.map((p) => p.name);
-  assert.deepEqual(names, kvlab.presets().map((p) => p.preset));
+  assert.deepEqual(
+    names,
+    kvlab.presets().map((p) => p.preset)
+  );
   assert.equal(catalog.lab.defaults.preset, names[0]);
   for (const p of catalog.model_presets) {
     assert.equal(p.max_seq, kvlab.modelInfo({ preset: p.name }).max_seq, p.name);
@@ -26,17 +39,31 @@ test('the presets are the module\'s, and the default is measure()\'s', () => {
 });
 
 test('the weight formats are the ones the model takes, the default being f32', () => {
-  assert.deepEqual(catalog.weight_formats.map((f) => f.name), ['f32', 'bf16']);
+  assert.deepEqual(
+    catalog.weight_formats.map((f) => f.name),
+    ['f32', 'bf16']
+  );
   assert.equal(catalog.lab.defaults.weights, kvlab.modelInfo({ preset: 'tiny' }).weights);
-  for (const f of catalog.weight_formats) assert.equal(kvlab.modelInfo({ preset: 'tiny', weights: f.name }).weights, f.name);
-  assert.throws(() => kvlab.modelInfo({ preset: 'tiny', weights: 'fp16' }), (e) => e.path === 'options.weights');
+  for (const f of catalog.weight_formats)
+    assert.equal(kvlab.modelInfo({ preset: 'tiny', weights: f.name }).weights, f.name);
+  assert.throws(
+    () => kvlab.modelInfo({ preset: 'tiny', weights: 'fp16' }),
+    (e) => e.path === 'options.weights'
+  );
 });
 
 test('the KV cache formats are the ones the model takes, the default being f32', () => {
-  assert.deepEqual(catalog.kv_formats, [{ name: 'f32', bytes_per_number: 4 }, { name: 'bf16', bytes_per_number: 2 }, { name: 'f16', bytes_per_number: 2 }]);
+  assert.deepEqual(catalog.kv_formats, [
+    { name: 'f32', bytes_per_number: 4 },
+    { name: 'bf16', bytes_per_number: 2 },
+    { name: 'f16', bytes_per_number: 2 },
+  ]);
   assert.equal(catalog.lab.defaults.kv, kvlab.modelInfo({ preset: 'tiny' }).kv);
   for (const f of catalog.kv_formats) assert.equal(kvlab.modelInfo({ preset: 'tiny', kv: f.name }).kv, f.name);
-  assert.throws(() => kvlab.modelInfo({ preset: 'tiny', kv: 'fp8' }), (e) => e.path === 'options.kv');
+  assert.throws(
+    () => kvlab.modelInfo({ preset: 'tiny', kv: 'fp8' }),
+    (e) => e.path === 'options.kv'
+  );
 });
 
 test('the defaults are what the module uses when a field is left out', () => {
@@ -52,11 +79,17 @@ test('the defaults are what the module uses when a field is left out', () => {
   assert.equal(r.answer.answer_tokens, d.answer_tokens);
   // The published lab's queue (the page compares its table with the published one only for this queue).
   assert.deepEqual([d.requests, d.prompt, d.answer, d.arrival], [1000, [8, 32], [16, 96], 'all-at-zero']);
-  assert.deepEqual(catalog.policy_forms.map((f) => f.split(':')[0]), ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked']);
+  assert.deepEqual(
+    catalog.policy_forms.map((f) => f.split(':')[0]),
+    ['serial-nocache', 'serial-cache', 'static', 'continuous', 'reserve', 'paged', 'chunked']
+  );
 });
 
-test('the policies carry each family\'s traits, in the registry\'s order, and the module serves them so', () => {
-  assert.deepEqual(catalog.policies.map((p) => p.form), catalog.policy_forms);
+test("the policies carry each family's traits, in the registry's order, and the module serves them so", () => {
+  assert.deepEqual(
+    catalog.policies.map((p) => p.form),
+    catalog.policy_forms
+  );
   for (const p of catalog.policies) {
     assert.equal(p.form, p.parameters ? `${p.family}:${p.parameters}` : p.family);
     assert.ok(p.label.length > 0 && p.short_label.length > 0 && p.help.length > 0, p.family);
@@ -66,8 +99,14 @@ test('the policies carry each family\'s traits, in the registry\'s order, and th
     assert.equal('kv_blocks_budget' in r, p.takes_kv_budget, name);
   }
   const traits = (family) => catalog.policies.find((p) => p.family === family);
-  assert.deepEqual(catalog.policies.filter((p) => p.keeps_kv_in_blocks).map((p) => p.family), ['paged', 'chunked']);
-  assert.deepEqual(catalog.policies.filter((p) => !p.caches_kv).map((p) => p.family), ['serial-nocache']);
+  assert.deepEqual(
+    catalog.policies.filter((p) => p.keeps_kv_in_blocks).map((p) => p.family),
+    ['paged', 'chunked']
+  );
+  assert.deepEqual(
+    catalog.policies.filter((p) => !p.caches_kv).map((p) => p.family),
+    ['serial-nocache']
+  );
   assert.equal(traits('paged').label, 'Paged, {B} slots');
 });
 
@@ -83,16 +122,27 @@ test('each limit is where the module starts to refuse, naming the field', () => 
   assert.ok(kvlab.simulate(steps, workload, [`continuous:${L.batch_rows.max}`])[`continuous:${L.batch_rows.max}`]);
   refused(() => kvlab.simulate(steps, workload, [`continuous:${L.batch_rows.max + 1}`]), 'policies[0]');
   // Tokens per prompt and answer.
-  assert.ok(kvlab.simulate(steps, { count: 1, prompt: [L.tokens.max, L.tokens.max], answer: [1, 1] }, ['serial-cache']));
-  refused(() => kvlab.simulate(steps, { ...workload, prompt: [8, L.tokens.max + 1] }, ['serial-cache']), 'workload.prompt[1]');
+  assert.ok(
+    kvlab.simulate(steps, { count: 1, prompt: [L.tokens.max, L.tokens.max], answer: [1, 1] }, ['serial-cache'])
+  );
+  refused(
+    () => kvlab.simulate(steps, { ...workload, prompt: [8, L.tokens.max + 1] }, ['serial-cache']),
+    'workload.prompt[1]'
+  );
   // Requests: the lab simulates each default policy on the whole queue.
   const e = thrown(() => kvlab.simulate(steps, { ...workload, count: L.requests.max + 1 }, catalog.lab.policies));
   assert.ok(e instanceof RangeError && /policies/.test(e.message), String(e));
   // Seed, rate, KV budget, block size, chunked's step budget, Part A runs.
   refused(() => kvlab.simulate(steps, { ...workload, seed: L.seed.max + 1 }), 'workload.seed');
-  refused(() => kvlab.simulate(steps, { ...workload, arrival: { kind: 'poisson', rate_per_s: L.rate_per_s.max * 2 } }), 'workload.arrival.rate_per_s');
+  refused(
+    () => kvlab.simulate(steps, { ...workload, arrival: { kind: 'poisson', rate_per_s: L.rate_per_s.max * 2 } }),
+    'workload.arrival.rate_per_s'
+  );
   refused(() => kvlab.simulate(steps, workload, ['paged:2'], { kv_tokens: L.kv_tokens.max + 1 }), 'options.kv_tokens');
-  refused(() => kvlab.simulate(steps, workload, ['paged:2'], { block_tokens: L.block_tokens.max + 1 }), 'options.block_tokens');
+  refused(
+    () => kvlab.simulate(steps, workload, ['paged:2'], { block_tokens: L.block_tokens.max + 1 }),
+    'options.block_tokens'
+  );
   refused(() => kvlab.simulate(steps, workload, [`chunked:1,${L.step_tokens.max + 1}`]), 'policies[0]');
   refused(() => kvlab.measure({ ...smallMeasure, runs: L.runs.max + 1 }), 'options.runs');
   // A modeled GPU's table ends at the hardware switch's largest slot count.

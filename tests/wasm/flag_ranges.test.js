@@ -15,24 +15,39 @@ if (fs.existsSync(path.join(path.dirname(wasmDir), 'cli/kvlab-cli.js'))) prefixe
 const cases = [
   [['lab', '--requests', '1.5'], 'kvlab: --requests must be an integer from 1 to 1000000 (got 1.5)\n'],
   [['replay', '--requests', '1.5'], 'kvlab: --requests must be an integer from 1 to 1000000 (got 1.5)\n'],
-  [['replay', '--nocache-requests', 'many'], 'kvlab: --nocache-requests must be an integer from 1 to 4096 (got "many")\n'],
-  [['replay', '--kv-tokens', '99999999999999999999'], 'kvlab: --kv-tokens must be an integer from 1 to 1000000000000 (got 1e+20)\n'],
+  [
+    ['replay', '--nocache-requests', 'many'],
+    'kvlab: --nocache-requests must be an integer from 1 to 4096 (got "many")\n',
+  ],
+  [
+    ['replay', '--kv-tokens', '99999999999999999999'],
+    'kvlab: --kv-tokens must be an integer from 1 to 1000000000000 (got 1e+20)\n',
+  ],
   [['replay', '--block-tokens', 'x'], 'kvlab: --block-tokens must be an integer from 1 to 65536 (got "x")\n'],
   [['replay', '--timeline', '-1'], 'kvlab: --timeline must be an integer from 0 to 1000 (got -1)\n'],
   [['lab', '--slots', '1.5'], 'kvlab: --slots must be an integer from 1 to 4096 (got 1.5)\n'],
   [['replay', '--slots', 'x'], 'kvlab: --slots must be an integer from 1 to 4096 (got "x")\n'],
   [['replay', '--slots', '99999'], 'kvlab: --slots "static:99999": B must be an integer from 1 to 4096 (got 99999)\n'],
-  [['replay', '--after-prompt-rounds', '2.5'], 'kvlab: --after-prompt-rounds must be an integer from 0 to 200 (got 2.5)\n'],
+  [
+    ['replay', '--after-prompt-rounds', '2.5'],
+    'kvlab: --after-prompt-rounds must be an integer from 0 to 200 (got 2.5)\n',
+  ],
 ];
 
 // simulate reads its files before its options: give it good ones.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-flag-ranges-'));
 const stepsFile = path.join(dir, 'steps.json');
 const workloadFile = path.join(dir, 'workload.json');
-fs.writeFileSync(stepsFile, spawnSync(nativeCli, ['roofline', '--gpu', 'h100-sxm', '--model', 'llama-3.1-8b', '--json'], { encoding: 'utf8' }).stdout);
+fs.writeFileSync(
+  stepsFile,
+  spawnSync(nativeCli, ['roofline', '--gpu', 'h100-sxm', '--model', 'llama-3.1-8b', '--json'], { encoding: 'utf8' })
+    .stdout
+);
 fs.writeFileSync(workloadFile, JSON.stringify({ count: 4, prompt: [8, 32], answer: [4, 8] }));
-cases.push([['simulate', '--steps', stepsFile, '--workload', workloadFile, '--timeline', '1.5'],
-  'kvlab: --timeline must be an integer from 0 to 1000000 (got 1.5)\n']);
+cases.push([
+  ['simulate', '--steps', stepsFile, '--workload', workloadFile, '--timeline', '1.5'],
+  'kvlab: --timeline must be an integer from 0 to 1000000 (got 1.5)\n',
+]);
 
 test('a numeric flag holding a value out of its type names the flag and its range, with exit 2', () => {
   for (const prefix of prefixes) {

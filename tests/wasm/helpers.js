@@ -16,8 +16,14 @@ function loadModule() {
 
 // Small options that still exercise every phase.
 const smallMeasure = {
-  preset: 'tiny', runs: 2, answer_tokens: 12, decode_rows: [1, 3], decode_contexts: [4, 20],
-  prefill_tokens: [1, 5, 20], min_sample_ms: 0.2, samples: 2,
+  preset: 'tiny',
+  runs: 2,
+  answer_tokens: 12,
+  decode_rows: [1, 3],
+  decode_contexts: [4, 20],
+  prefill_tokens: [1, 5, 20],
+  min_sample_ms: 0.2,
+  samples: 2,
 };
 
 // The error `call` throws, which must be one.

@@ -34,7 +34,10 @@ function assertDataError(binding, call) {
     error = e;
   }
   assert.ok(error instanceof Error, `${binding}: threw ${String(error)} rather than an Error`);
-  assert.ok(error.message.length > 0 && error.message.length < 1000, `${binding}: message of ${error.message.length} characters`);
+  assert.ok(
+    error.message.length > 0 && error.message.length < 1000,
+    `${binding}: message of ${error.message.length} characters`
+  );
   assert.doesNotMatch(error.message, /Cannot pass|WebAssembly|memory access/, binding);
   return error;
 }
@@ -55,14 +58,19 @@ test(`${ITERATIONS} failing calls of each binding with bad values of every type 
       }
     }
   };
-  round(50);  // warm-up: first-use allocations settle
+  round(50); // warm-up: first-use allocations settle
   const before = kvlab.memory();
   round(ITERATIONS);
   const after = kvlab.memory();
   assert.equal(after.heap_bytes, before.heap_bytes, 'the heap did not grow');
-  assert.ok(after.in_use_bytes - before.in_use_bytes < 64 * 1024, `bytes in use: ${before.in_use_bytes} before, ${after.in_use_bytes} after`);
+  assert.ok(
+    after.in_use_bytes - before.in_use_bytes < 64 * 1024,
+    `bytes in use: ${before.in_use_bytes} before, ${after.in_use_bytes} after`
+  );
   assert.equal(kvlab.modelInfo({ preset: 'tiny' }).preset, 'tiny');
-  console.log(`# heap ${before.heap_bytes} bytes before, ${after.heap_bytes} after; in use ${before.in_use_bytes} before, ${after.in_use_bytes} after`);
+  console.log(
+    `# heap ${before.heap_bytes} bytes before, ${after.heap_bytes} after; in use ${before.in_use_bytes} before, ${after.in_use_bytes} after`
+  );
 });
 
 test('a value cut in the middle of a two-byte character is echoed whole characters and the error carries its field', async () => {

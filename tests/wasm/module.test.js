@@ -5,7 +5,9 @@ const assert = require('node:assert/strict');
 const { loadModule, smallMeasure } = require('./helpers');
 
 let kvlab;
-test.before(async () => { kvlab = await loadModule(); });
+test.before(async () => {
+  kvlab = await loadModule();
+});
 
 function assertPositiveFinite(value, what) {
   assert.equal(typeof value, 'number', what);
@@ -51,18 +53,28 @@ test('modelInfo follows the KV formula and version is a string', () => {
 });
 
 test('bench reports the step against the limits the same build measured', () => {
-  const result = kvlab.bench({ measure: { preset: 'tiny', min_sample_ms: 0.2, samples: 1 }, answer_runs: 0, simulator: false, weight_formats: true });
-  for (const key of ['read_gb_per_s', 'peak_gflops', 'decode_fraction_of_bandwidth', 'rows16_fraction_of_peak']) assertPositiveFinite(result[key], key);
+  const result = kvlab.bench({
+    measure: { preset: 'tiny', min_sample_ms: 0.2, samples: 1 },
+    answer_runs: 0,
+    simulator: false,
+    weight_formats: true,
+  });
+  for (const key of ['read_gb_per_s', 'peak_gflops', 'decode_fraction_of_bandwidth', 'rows16_fraction_of_peak'])
+    assertPositiveFinite(result[key], key);
   const at64 = result.decode.find((d) => d.context === 64);
   assert.equal(result.decode_fraction_of_bandwidth, at64.rows1.gb_per_s / result.read_gb_per_s);
   assert.equal(result.rows16_fraction_of_peak, at64.rows16.gflops / result.peak_gflops);
   // The step reads every weight but only one row of the embedding table, and the context's keys and values.
   const info = kvlab.modelInfo({ preset: 'tiny' });
-  assert.equal(at64.rows1.bytes_read, info.weight_bytes - (info.vocab - 1) * info.d_model * 4 + 64 * info.kv_bytes_per_token);
+  assert.equal(
+    at64.rows1.bytes_read,
+    info.weight_bytes - (info.vocab - 1) * info.d_model * 4 + 64 * info.kv_bytes_per_token
+  );
   assert.equal(result.matrices_fraction_of_bandwidth, result.matrices_rows1.gb_per_s / result.read_gb_per_s);
   const formats = result.weight_formats;
   assert.equal(formats.context, 64);
-  for (const format of ['f32', 'bf16']) for (const key of ['median_ms', 'gb_per_s']) assertPositiveFinite(formats[format][key], `${format}.${key}`);
+  for (const format of ['f32', 'bf16'])
+    for (const key of ['median_ms', 'gb_per_s']) assertPositiveFinite(formats[format][key], `${format}.${key}`);
   assert.ok(formats.bf16.weight_bytes < formats.f32.weight_bytes);
   assert.equal(formats.bf16_over_f32, formats.bf16.median_ms / formats.f32.median_ms);
 });
@@ -91,12 +103,24 @@ test('modelInfo counts KV bytes per token at 2 bytes a number in bf16 and f16, t
 
 test('a KV budget in bytes holds twice the tokens with a 16-bit KV cache', () => {
   const workload = { count: 8, prompt: [8, 8], answer: [8, 8], seed: 1 };
-  const budgetBytes = 64 * kvlab.modelInfo({ preset: 'tiny' }).kv_bytes_per_token;  // 64 tokens of float32 keys and values
+  const budgetBytes = 64 * kvlab.modelInfo({ preset: 'tiny' }).kv_bytes_per_token; // 64 tokens of float32 keys and values
   const blocks = (kv) => {
-    const steps = kvlab.measure({ preset: 'tiny', kv, runs: 1, decode_rows: [1, 2], decode_contexts: [8, 16], prefill_tokens: [1, 8],
-      mixed_chunk_tokens: [8], mixed_rows: [1], mixed_contexts: [8], min_sample_ms: 0.1, samples: 1 }).steps;
+    const steps = kvlab.measure({
+      preset: 'tiny',
+      kv,
+      runs: 1,
+      decode_rows: [1, 2],
+      decode_contexts: [8, 16],
+      prefill_tokens: [1, 8],
+      mixed_chunk_tokens: [8],
+      mixed_rows: [1],
+      mixed_contexts: [8],
+      min_sample_ms: 0.1,
+      samples: 1,
+    }).steps;
     assert.equal(steps.model.kv, kv);
-    return kvlab.simulate(steps, workload, ['paged:8'], { kv_bytes: budgetBytes, block_tokens: 16 })['paged:8'].kv_blocks_budget;
+    return kvlab.simulate(steps, workload, ['paged:8'], { kv_bytes: budgetBytes, block_tokens: 16 })['paged:8']
+      .kv_blocks_budget;
   };
   assert.equal(blocks('f32'), 4);
   assert.equal(blocks('bf16'), 8);
@@ -105,7 +129,10 @@ test('a KV budget in bytes holds twice the tokens with a 16-bit KV cache', () =>
 
 test('presets lists every model with its sizes, the default first', () => {
   const presets = kvlab.presets();
-  assert.deepEqual(presets.map((p) => p.preset), ['small', 'lab', 'medium', 'tiny']);
+  assert.deepEqual(
+    presets.map((p) => p.preset),
+    ['small', 'lab', 'medium', 'tiny']
+  );
   for (const p of presets) {
     assert.equal(typeof p.description, 'string');
     assert.deepEqual(kvlab.modelInfo({ preset: p.preset }).parameters, p.parameters);
@@ -119,7 +146,11 @@ test('bad options throw RangeError or TypeError naming the field and range', () 
     [{ runs: Infinity }, RangeError, 'options.runs must be an integer from 1 to 100 (got Infinity)'],
     [{ runs: '3' }, TypeError, 'options.runs must be an integer from 1 to 100 (got "3")'],
     [{ model: { d_model: -8 } }, RangeError, 'options.model.d_model must be an integer from 4 to 4096 (got -8)'],
-    [{ model: { n_heads: 8, n_kv_heads: 3 } }, RangeError, 'options.model.n_kv_heads must divide options.model.n_heads'],
+    [
+      { model: { n_heads: 8, n_kv_heads: 3 } },
+      RangeError,
+      'options.model.n_kv_heads must divide options.model.n_heads',
+    ],
     [{ decode_contexts: [8, 32, 16] }, RangeError, 'options.decode_contexts must be strictly increasing'],
     [{ model: { d_model: 4096, d_ff: 16384, n_layers: 64, n_heads: 32 } }, RangeError, 'too large'],
     [{ preset: 'gpt-5' }, RangeError, 'options.preset must be one of small, lab, medium, tiny'],
@@ -131,20 +162,30 @@ test('bad options throw RangeError or TypeError naming the field and range', () 
     [{ unknown_field: 1 }, RangeError, 'options.unknown_field is not a known field'],
   ];
   for (const [options, ErrorClass, message] of cases) {
-    assert.throws(() => kvlab.measure(options), (e) => e instanceof ErrorClass && e.message.includes(message),
-      `${JSON.stringify(options)} should throw ${ErrorClass.name}: ${message}`);
+    assert.throws(
+      () => kvlab.measure(options),
+      (e) => e instanceof ErrorClass && e.message.includes(message),
+      `${JSON.stringify(options)} should throw ${ErrorClass.name}: ${message}`
+    );
   }
   assert.throws(() => kvlab.measure({}, 'not a function'), /onProgress must be a function/);
-  assert.throws(() => kvlab.simulate({ decode: {} }, {}), (e) => e instanceof Error && /steps/.test(e.message));
+  assert.throws(
+    () => kvlab.simulate({ decode: {} }, {}),
+    (e) => e instanceof Error && /steps/.test(e.message)
+  );
   assert.throws(() => kvlab.run({ policies: ['continuous:0'] }), /continuous:0/);
 });
 
 test('a throwing progress callback does not break the call', () => {
   const original = console.error;
   let reported = 0;
-  console.error = () => { reported += 1; };
+  console.error = () => {
+    reported += 1;
+  };
   try {
-    const result = kvlab.measure(smallMeasure, () => { throw new Error('callback bug'); });
+    const result = kvlab.measure(smallMeasure, () => {
+      throw new Error('callback bug');
+    });
     assert.equal(result.answer.identical_tokens, true);
     assert.equal(reported, 1);
   } finally {
@@ -154,22 +195,38 @@ test('a throwing progress callback does not break the call', () => {
 
 test('run hands over Part A and the step table as each is measured, the same values as the result', () => {
   const parts = [];
-  const options = { measure: smallMeasure, workload: { count: 6, prompt: [2, 6], answer: [1, 9], seed: 3 }, policies: ['continuous:4'] };
+  const options = {
+    measure: smallMeasure,
+    workload: { count: 6, prompt: [2, 6], answer: [1, 9], seed: 3 },
+    policies: ['continuous:4'],
+  };
   const result = kvlab.run(options, undefined, (name, value) => parts.push([name, value]));
-  assert.deepEqual(parts.map(([name]) => name), ['first_answer', 'answer', 'steps']);
+  assert.deepEqual(
+    parts.map(([name]) => name),
+    ['first_answer', 'answer', 'steps']
+  );
   assert.equal(parts[0][1].runs, 1);
   assert.deepEqual(parts[0][1].tokens_cache, result.answer.tokens_cache);
   assert.deepEqual(parts[1][1], result.answer);
   assert.deepEqual(parts[2][1], result.steps);
   assert.equal(result.answer.token_ms_cache.length, smallMeasure.answer_tokens);
   assert.equal(result.answer.token_ms_nocache.length, smallMeasure.answer_tokens);
-  assert.throws(() => kvlab.run(options, undefined, 'not a function'), (e) => e instanceof TypeError && /onPart/.test(e.message));
+  assert.throws(
+    () => kvlab.run(options, undefined, 'not a function'),
+    (e) => e instanceof TypeError && /onPart/.test(e.message)
+  );
   // A throwing part callback is reported once and the run goes on.
   const original = console.error;
   let reported = 0;
-  console.error = () => { reported += 1; };
+  console.error = () => {
+    reported += 1;
+  };
   try {
-    assert.ok(kvlab.run(options, undefined, () => { throw new Error('callback bug'); }).policies['continuous:4']);
+    assert.ok(
+      kvlab.run(options, undefined, () => {
+        throw new Error('callback bug');
+      }).policies['continuous:4']
+    );
     assert.equal(reported, 1);
   } finally {
     console.error = original;
@@ -177,7 +234,16 @@ test('run hands over Part A and the step table as each is measured, the same val
 });
 
 test('100,000 failing calls leave the module intact', () => {
-  const options = { preset: 'tiny', runs: 1, answer_tokens: 6, decode_rows: [1], decode_contexts: [8], prefill_tokens: [4], min_sample_ms: 0.1, samples: 1 };
+  const options = {
+    preset: 'tiny',
+    runs: 1,
+    answer_tokens: 6,
+    decode_rows: [1],
+    decode_contexts: [8],
+    prefill_tokens: [4],
+    min_sample_ms: 0.1,
+    samples: 1,
+  };
   const before = kvlab.measure(options).answer.tokens_cache;
   let failures = 0;
   for (let i = 0; i < 100000; i += 1) {

@@ -7,8 +7,28 @@ const path = require('node:path');
 const { loadModule, nativeCli, kvlabScript, wasmDir } = require('./helpers');
 
 // The default preset, with a grid small enough to be quick: only the tokens matter here.
-const flags = ['--runs', '1', '--decode-rows', '1', '--decode-contexts', '8', '--prefill-tokens', '4', '--min-sample-ms', '0.1', '--samples', '1'];
-const options = { runs: 1, decode_rows: [1], decode_contexts: [8], prefill_tokens: [4], min_sample_ms: 0.1, samples: 1 };
+const flags = [
+  '--runs',
+  '1',
+  '--decode-rows',
+  '1',
+  '--decode-contexts',
+  '8',
+  '--prefill-tokens',
+  '4',
+  '--min-sample-ms',
+  '0.1',
+  '--samples',
+  '1',
+];
+const options = {
+  runs: 1,
+  decode_rows: [1],
+  decode_contexts: [8],
+  prefill_tokens: [4],
+  min_sample_ms: 0.1,
+  samples: 1,
+};
 
 test('default preset: wasm tokens equal native tokens', async () => {
   const kvlab = await loadModule();
@@ -25,7 +45,9 @@ test('default preset: wasm tokens equal native tokens', async () => {
 test('bf16 weights: wasm tokens equal native tokens, on both paths', async () => {
   const kvlab = await loadModule();
   const wasm = kvlab.measure({ ...options, weights: 'bf16' }).answer;
-  const native = JSON.parse(execFileSync(nativeCli, ['measure', '--json', '--weights', 'bf16', ...flags], { encoding: 'utf8' })).answer;
+  const native = JSON.parse(
+    execFileSync(nativeCli, ['measure', '--json', '--weights', 'bf16', ...flags], { encoding: 'utf8' })
+  ).answer;
   assert.deepEqual(wasm.tokens_cache, native.tokens_cache);
   assert.deepEqual(wasm.tokens_nocache, native.tokens_nocache);
   assert.equal(wasm.identical_tokens, true);
@@ -35,7 +57,9 @@ test('16-bit KV caches: wasm tokens equal native tokens in each format, on both 
   const kvlab = await loadModule();
   for (const kv of ['bf16', 'f16']) {
     const wasm = kvlab.measure({ ...options, kv }).answer;
-    const native = JSON.parse(execFileSync(nativeCli, ['measure', '--json', '--kv', kv, ...flags], { encoding: 'utf8' })).answer;
+    const native = JSON.parse(
+      execFileSync(nativeCli, ['measure', '--json', '--kv', kv, ...flags], { encoding: 'utf8' })
+    ).answer;
     assert.deepEqual(wasm.tokens_cache, native.tokens_cache, kv);
     assert.deepEqual(wasm.tokens_nocache, native.tokens_nocache, kv);
     assert.equal(wasm.identical_tokens, true, kv);
@@ -44,8 +68,12 @@ test('16-bit KV caches: wasm tokens equal native tokens in each format, on both 
 });
 
 test('scripts/kvlab --wasm takes the same words and prints the same keys', () => {
-  const wasm = JSON.parse(execFileSync(kvlabScript, ['--wasm', 'measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
-  const native = JSON.parse(execFileSync(kvlabScript, ['measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' }));
+  const wasm = JSON.parse(
+    execFileSync(kvlabScript, ['--wasm', 'measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' })
+  );
+  const native = JSON.parse(
+    execFileSync(kvlabScript, ['measure', '--json', '--preset', 'tiny', ...flags], { encoding: 'utf8' })
+  );
   assert.deepEqual(Object.keys(wasm).sort(), Object.keys(native).sort());
   assert.deepEqual(wasm.answer.tokens_cache, native.answer.tokens_cache);
   assert.equal(wasm.steps.model.instruction_set, 'wasm simd128');
@@ -73,7 +101,10 @@ test('a bad flag exits with status 2 and names the flag, in both builds', () => 
 });
 
 test('the module contains WebAssembly SIMD arithmetic', () => {
-  const listing = execFileSync('wasm-objdump', ['-d', path.join(wasmDir, 'kvlab.wasm')], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const listing = execFileSync('wasm-objdump', ['-d', path.join(wasmDir, 'kvlab.wasm')], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   const count = (op) => (listing.match(new RegExp(`\\b${op.replace('.', '\\.')}\\b`, 'g')) || []).length;
   assert.ok(count('f32x4.mul') > 0, 'f32x4.mul present');
   assert.ok(count('f32x4.add') > 0, 'f32x4.add present');

@@ -28,9 +28,12 @@ test('replay returns real, sim and error for every policy, with finite numbers',
     const count = policy === 'serial-nocache' ? 4 : 10;
     assert.equal(entry.request_count, count, policy);
     for (const side of ['real', 'sim']) {
-      for (const key of ['median_ttft_ms', 'p95_ttft_ms', 'makespan_ms']) assertFinite(entry[side][key], `${policy}.${side}.${key}`);
+      for (const key of ['median_ttft_ms', 'p95_ttft_ms', 'makespan_ms'])
+        assertFinite(entry[side][key], `${policy}.${side}.${key}`);
       assert.equal(entry[side].requests.length, count, `${policy}.${side}.requests`);
-      for (const request of entry[side].requests) for (const key of ['arrival_ms', 'first_token_ms', 'finish_ms']) assertFinite(request[key], `${policy}.${side}.requests[].${key}`);
+      for (const request of entry[side].requests)
+        for (const key of ['arrival_ms', 'first_token_ms', 'finish_ms'])
+          assertFinite(request[key], `${policy}.${side}.requests[].${key}`);
       assert.ok(entry[side].timeline.length > 0, `${policy}.${side}.timeline`);
       for (const span of entry[side].timeline) assert.ok(span.end_ms >= span.start_ms, `${policy}.${side}.timeline`);
     }
@@ -41,9 +44,15 @@ test('replay returns real, sim and error for every policy, with finite numbers',
     assert.ok(entry.step_check.kinds.length > 0, `${policy}.step_check.kinds`);
     // Every prompt pass (prefill, no-cache pass) again, grouped by the pass that ran before it.
     const steps = (list) => list.reduce((sum, group) => sum + group.steps, 0);
-    assert.equal(steps(entry.step_check.prompt_by_pass_before),
-      steps(entry.step_check.kinds.filter((kind) => kind.kind === 'prefill' || kind.kind === 'nocache')), `${policy}.step_check.prompt_by_pass_before`);
-    assert.ok(Array.isArray(entry.step_check.decode_by_passes_since_prompt), `${policy}.step_check.decode_by_passes_since_prompt`);
+    assert.equal(
+      steps(entry.step_check.prompt_by_pass_before),
+      steps(entry.step_check.kinds.filter((kind) => kind.kind === 'prefill' || kind.kind === 'nocache')),
+      `${policy}.step_check.prompt_by_pass_before`
+    );
+    assert.ok(
+      Array.isArray(entry.step_check.decode_by_passes_since_prompt),
+      `${policy}.step_check.decode_by_passes_since_prompt`
+    );
   }
   assert.ok(fractions.length > 0);
   assert.equal(fractions[fractions.length - 1], 1);
@@ -52,16 +61,33 @@ test('replay returns real, sim and error for every policy, with finite numbers',
 
 test('replay reports bad options as RangeError or TypeError naming the field', async () => {
   const kvlab = await loadModule();
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: 0 }), { name: 'RangeError', message: /options\.nocache_requests/ });
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['static:0'] }), { name: 'RangeError', message: /options\.policies\[0\]/ });
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, after_prompt_rounds: 201 }), { name: 'RangeError', message: /options\.after_prompt_rounds/ });
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: 'static:4' }), { name: 'TypeError', message: /options\.policies/ });
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, workload: { requests: [{ arrival_ms: 0, prompt: 150, answer: 20 }] } }),
-    { name: 'RangeError', message: /options\.workload: the longest prompt/ });
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: NaN }), { name: 'RangeError', message: /options\.nocache_requests/ });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: 0 }), {
+    name: 'RangeError',
+    message: /options\.nocache_requests/,
+  });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['static:0'] }), {
+    name: 'RangeError',
+    message: /options\.policies\[0\]/,
+  });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, after_prompt_rounds: 201 }), {
+    name: 'RangeError',
+    message: /options\.after_prompt_rounds/,
+  });
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: 'static:4' }), {
+    name: 'TypeError',
+    message: /options\.policies/,
+  });
+  assert.throws(
+    () => kvlab.replay({ measure: smallMeasure, workload: { requests: [{ arrival_ms: 0, prompt: 150, answer: 20 }] } }),
+    { name: 'RangeError', message: /options\.workload: the longest prompt/ }
+  );
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, nocache_requests: NaN }), {
+    name: 'RangeError',
+    message: /options\.nocache_requests/,
+  });
 });
 
-test('replay serves the memory policies for real in one KV budget, making the simulator\'s decisions', async () => {
+test("replay serves the memory policies for real in one KV budget, making the simulator's decisions", async () => {
   // All at t = 0, so memory alone decides: the real run preempts and recomputes exactly as simulated.
   const kvlab = await loadModule();
   const memoryPolicies = ['reserve:4', 'paged:4', 'chunked:4,6'];
@@ -75,13 +101,19 @@ test('replay serves the memory policies for real in one KV budget, making the si
   });
   for (const policy of memoryPolicies) {
     const { real, sim } = result[policy];
-    for (const key of ['steps', 'preemptions', 'recomputed_tokens']) assert.equal(real[key], sim[key], `${policy}.${key}`);
+    for (const key of ['steps', 'preemptions', 'recomputed_tokens'])
+      assert.equal(real[key], sim[key], `${policy}.${key}`);
     assertFinite(result[policy].error.makespan, `${policy}.error.makespan`);
   }
   assert.ok(result['paged:4'].real.preemptions > 0, 'the budget binds: paged preempts for real');
-  assert.ok(result['chunked:4,6'].step_check.kinds.some((kind) => kind.kind === 'mixed'), 'chunked runs mixed passes');
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], kv_tokens: 4, block_tokens: 4 }),
-    { name: 'RangeError', message: /options\.kv_tokens = 4 holds/ });
+  assert.ok(
+    result['chunked:4,6'].step_check.kinds.some((kind) => kind.kind === 'mixed'),
+    'chunked runs mixed passes'
+  );
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], kv_tokens: 4, block_tokens: 4 }), {
+    name: 'RangeError',
+    message: /options\.kv_tokens = 4 holds/,
+  });
 });
 
 // Each policy's real run makes the simulator's steps, preemptions, recomputed tokens, prefix hits and peak
@@ -89,13 +121,14 @@ test('replay serves the memory policies for real in one KV budget, making the si
 function assertMemoryAsSimulated(result, policies) {
   for (const policy of policies) {
     const { real, sim } = result[policy];
-    for (const key of ['steps', 'preemptions', 'recomputed_tokens', 'prefix_hit_rate', 'peak_kv_blocks']) assert.equal(real[key], sim[key], `${policy}.${key}`);
+    for (const key of ['steps', 'preemptions', 'recomputed_tokens', 'prefix_hit_rate', 'peak_kv_blocks'])
+      assert.equal(real[key], sim[key], `${policy}.${key}`);
     assert.ok(real.prefix_hit_rate > 0, `${policy}: prefixes found cached`);
     assert.ok(real.preemptions > 0, `${policy}: preempts`);
   }
 }
 
-test('replay shares a system prompt\'s KV blocks for real, making the simulator\'s prefix hits', async () => {
+test("replay shares a system prompt's KV blocks for real, making the simulator's prefix hits", async () => {
   const kvlab = await loadModule();
   const policies = ['paged:4', 'chunked:4,8'];
   const result = kvlab.replay({
@@ -109,7 +142,7 @@ test('replay shares a system prompt\'s KV blocks for real, making the simulator\
   assertMemoryAsSimulated(result, policies);
 });
 
-test('replay serves a chat for real: each turn shares its conversation\'s earlier blocks, as simulated', async () => {
+test("replay serves a chat for real: each turn shares its conversation's earlier blocks, as simulated", async () => {
   const kvlab = await loadModule();
   const policies = ['paged:4', 'chunked:4,8'];
   const result = kvlab.replay({
@@ -122,7 +155,12 @@ test('replay serves a chat for real: each turn shares its conversation\'s earlie
   });
   assertMemoryAsSimulated(result, policies);
   assert.equal(result['continuous:4'].real.steps, result['continuous:4'].sim.steps);
-  const turns = [{ arrival_ms: 0, prompt: 4, answer: 3, conversation: 0 }, { arrival_ms: 0, prompt: 5, answer: 3, conversation: 0 }];
-  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], workload: { requests: turns } }),
-    { name: 'RangeError', message: /options\.workload\.requests\[1\]\.prompt must be at least 7 tokens/ });
+  const turns = [
+    { arrival_ms: 0, prompt: 4, answer: 3, conversation: 0 },
+    { arrival_ms: 0, prompt: 5, answer: 3, conversation: 0 },
+  ];
+  assert.throws(() => kvlab.replay({ measure: smallMeasure, policies: ['paged:4'], workload: { requests: turns } }), {
+    name: 'RangeError',
+    message: /options\.workload\.requests\[1\]\.prompt must be at least 7 tokens/,
+  });
 });

@@ -10,11 +10,20 @@ const { loadModule, nativeCli, kvlabScript } = require('./helpers');
 // A step table with uneven numbers, so that interpolation and extrapolation both matter.
 const steps = {
   model: { note: 'made up for the test' },
-  decode: { rows: [1, 4, 16], contexts: [8, 32, 128], ms: [[0.71, 0.83, 1.27], [0.93, 1.19, 2.31], [1.87, 2.71, 6.13]] },
+  decode: {
+    rows: [1, 4, 16],
+    contexts: [8, 32, 128],
+    ms: [
+      [0.71, 0.83, 1.27],
+      [0.93, 1.19, 2.31],
+      [1.87, 2.71, 6.13],
+    ],
+  },
   prefill: { tokens: [1, 8, 32, 128], ms: [0.69, 1.91, 5.37, 21.3] },
 };
 const requests = [];
-for (let i = 0; i < 60; i += 1) requests.push({ arrival_ms: (i * 37) % 250, prompt: 1 + ((i * 13) % 40), answer: 1 + ((i * 29) % 70) });
+for (let i = 0; i < 60; i += 1)
+  requests.push({ arrival_ms: (i * 37) % 250, prompt: 1 + ((i * 13) % 40), answer: 1 + ((i * 29) % 70) });
 const workload = { requests };
 const policies = ['serial-nocache', 'serial-cache', 'static:4', 'static:16', 'continuous:3', 'continuous:16'];
 
@@ -33,7 +42,14 @@ test('explicit workload: wasm numbers equal native numbers to 1e-9', async () =>
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
   fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(steps));
   fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
-  const args = ['simulate', '--steps', path.join(dir, 'steps.json'), '--workload', path.join(dir, 'workload.json'), '--json'];
+  const args = [
+    'simulate',
+    '--steps',
+    path.join(dir, 'steps.json'),
+    '--workload',
+    path.join(dir, 'workload.json'),
+    '--json',
+  ];
   for (const p of policies) args.push('--policy', p);
 
   const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
@@ -57,8 +73,22 @@ test('memory policies with a KV budget: wasm numbers equal native numbers to 1e-
   const options = { kv_bytes: 2048 * 600, block_tokens: 16, ttft_target_ms: 50, tpot_target_ms: 3 };
   fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(memorySteps));
   fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
-  const args = ['simulate', '--steps', path.join(dir, 'steps.json'), '--workload', path.join(dir, 'workload.json'), '--json',
-    '--kv-bytes', String(options.kv_bytes), '--block-tokens', '16', '--ttft-target-ms', '50', '--tpot-target-ms', '3'];
+  const args = [
+    'simulate',
+    '--steps',
+    path.join(dir, 'steps.json'),
+    '--workload',
+    path.join(dir, 'workload.json'),
+    '--json',
+    '--kv-bytes',
+    String(options.kv_bytes),
+    '--block-tokens',
+    '16',
+    '--ttft-target-ms',
+    '50',
+    '--tpot-target-ms',
+    '3',
+  ];
   for (const p of memoryPolicies) args.push('--policy', p);
 
   const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
@@ -77,14 +107,26 @@ test('the whole-queue playback (queue_timeline, memory_timeline): wasm equals na
   const played = ['static:4', 'continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
   fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(memorySteps));
   fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
-  const args = ['simulate', '--steps', path.join(dir, 'steps.json'), '--workload', path.join(dir, 'workload.json'), '--json',
-    '--kv-bytes', String(2048 * 600), '--queue-timeline'];
+  const args = [
+    'simulate',
+    '--steps',
+    path.join(dir, 'steps.json'),
+    '--workload',
+    path.join(dir, 'workload.json'),
+    '--json',
+    '--kv-bytes',
+    String(2048 * 600),
+    '--queue-timeline',
+  ];
   for (const p of played) args.push('--policy', p);
 
   const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
   const kvlab = await loadModule();
   const embind = kvlab.simulate(memorySteps, workload, played, { kv_bytes: 2048 * 600, queue_timeline: true });
-  assert.ok(native['paged:8'].memory_timeline.preemptions.t_ms.length > 0, 'paged preempts, so re-admissions are played');
+  assert.ok(
+    native['paged:8'].memory_timeline.preemptions.t_ms.length > 0,
+    'paged preempts, so re-admissions are played'
+  );
   for (const p of played) {
     assert.equal(native[p].queue_timeline.requests.finish_ms.length, 60, p);
     assert.ok(native[p].queue_timeline.stints.request.length >= 60, p);
@@ -97,14 +139,46 @@ test('the whole-queue playback (queue_timeline, memory_timeline): wasm equals na
 test('run() measures then simulates, and the Node CLI prints the lab table', async () => {
   const kvlab = await loadModule();
   const result = kvlab.run({
-    measure: { preset: 'tiny', runs: 1, answer_tokens: 8, decode_rows: [1, 4], decode_contexts: [8, 64], prefill_tokens: [1, 64], min_sample_ms: 0.2, samples: 1 },
+    measure: {
+      preset: 'tiny',
+      runs: 1,
+      answer_tokens: 8,
+      decode_rows: [1, 4],
+      decode_contexts: [8, 64],
+      prefill_tokens: [1, 64],
+      min_sample_ms: 0.2,
+      samples: 1,
+    },
     workload: { count: 40, prompt: [8, 32], answer: [16, 40], seed: 2 },
   });
-  assert.deepEqual(Object.keys(result.policies).sort(), ['continuous:16', 'serial-cache', 'serial-nocache', 'static:16']);
+  assert.deepEqual(Object.keys(result.policies).sort(), [
+    'continuous:16',
+    'serial-cache',
+    'serial-nocache',
+    'static:16',
+  ]);
   const again = kvlab.simulate(result.steps, result.workload);
   assertClose(again, result.policies, 'simulate(run().steps) equals run().policies');
 
-  const text = execFileSync(kvlabScript, ['--wasm', 'lab', '--preset', 'tiny', '--runs', '1', '--requests', '50', '--min-sample-ms', '0.2', '--samples', '1'], { encoding: 'utf8' });
-  for (const p of ['serial-nocache', 'serial-cache', 'static:16', 'continuous:16']) assert.match(text, new RegExp(`^${p} `, 'm'));
+  const text = execFileSync(
+    kvlabScript,
+    [
+      '--wasm',
+      'lab',
+      '--preset',
+      'tiny',
+      '--runs',
+      '1',
+      '--requests',
+      '50',
+      '--min-sample-ms',
+      '0.2',
+      '--samples',
+      '1',
+    ],
+    { encoding: 'utf8' }
+  );
+  for (const p of ['serial-nocache', 'serial-cache', 'static:16', 'continuous:16'])
+    assert.match(text, new RegExp(`^${p} `, 'm'));
   assert.match(text, /Apple M2 Pro/);
 });

@@ -16,37 +16,52 @@ async function menu(file, id) {
   return page.$$eval(`#${id} option`, (options) => options.map((o) => [o.value, o.textContent]));
 }
 
-test('every built page lists the module\'s presets in the preset menu, in order', async () => {
+test("every built page lists the module's presets in the preset menu, in order", async () => {
   const expected = CATALOG.model_presets.map((p) => [p.name, `${p.name} (${p.label})`]);
   for (const file of ['index.html', 'embed.html', 'kvlab-standalone.html']) {
     assert.deepEqual(await menu(file, 'preset'), expected, file);
   }
 });
 
-test('the weight menu lists the module\'s formats', async () => {
-  assert.deepEqual((await menu('index.html', 'weights')).map(([value]) => value), CATALOG.weight_formats.map((f) => f.name));
-  assert.deepEqual(FIELDS.weights.choices, CATALOG.weight_formats.map((f) => f.name));
+test("the weight menu lists the module's formats", async () => {
+  assert.deepEqual(
+    (await menu('index.html', 'weights')).map(([value]) => value),
+    CATALOG.weight_formats.map((f) => f.name)
+  );
+  assert.deepEqual(
+    FIELDS.weights.choices,
+    CATALOG.weight_formats.map((f) => f.name)
+  );
   assert.equal(DEFAULTS.weights, CATALOG.lab.defaults.weights);
 });
 
-test('the KV cache format menu lists the module\'s formats, and the run passes the choice as kv', async () => {
-  assert.deepEqual((await menu('index.html', 'kv_format')).map(([value]) => value), CATALOG.kv_formats.map((f) => f.name));
-  assert.deepEqual(FIELDS.kv_format.choices, CATALOG.kv_formats.map((f) => f.name));
+test("the KV cache format menu lists the module's formats, and the run passes the choice as kv", async () => {
+  assert.deepEqual(
+    (await menu('index.html', 'kv_format')).map(([value]) => value),
+    CATALOG.kv_formats.map((f) => f.name)
+  );
+  assert.deepEqual(
+    FIELDS.kv_format.choices,
+    CATALOG.kv_formats.map((f) => f.name)
+  );
   assert.equal(DEFAULTS.kv_format, CATALOG.lab.defaults.kv);
   assert.equal(toRunOptions({ ...DEFAULTS, kv_format: 'f16' }).measure.kv, 'f16');
   const { errors } = validate({ ...settingsToRaw(DEFAULTS), kv_format: 'x' });
   assert.equal(errors.kv_format, 'KV cache format must be one of f32, bf16, f16 (got "x").');
 });
 
-test('the form\'s defaults are the module\'s, and so is the default run\'s policy list', () => {
+test("the form's defaults are the module's, and so is the default run's policy list", () => {
   const d = CATALOG.lab.defaults;
   assert.equal(DEFAULTS.preset, d.preset);
-  assert.deepEqual([DEFAULTS.prompt_lo, DEFAULTS.prompt_hi, DEFAULTS.answer_lo, DEFAULTS.answer_hi], [...d.prompt, ...d.answer]);
+  assert.deepEqual(
+    [DEFAULTS.prompt_lo, DEFAULTS.prompt_hi, DEFAULTS.answer_lo, DEFAULTS.answer_hi],
+    [...d.prompt, ...d.answer]
+  );
   assert.deepEqual(toRunOptions(DEFAULTS).policies, CATALOG.lab.policies);
   assert.deepEqual(toRunOptions({ ...DEFAULTS, slots: 7 }).policies.slice(-2), ['static:7', 'continuous:7']);
 });
 
-test('each field accepts the module\'s limit and refuses one past it, naming the range', () => {
+test("each field accepts the module's limit and refuses one past it, naming the range", () => {
   const L = CATALOG.limits;
   const base = settingsToRaw(DEFAULTS);
   const cases = { slots: L.batch_rows.max, runs: L.runs.max, seed: L.seed.max, prompt_hi: L.tokens.max };
@@ -55,7 +70,11 @@ test('each field accepts the module\'s limit and refuses one past it, naming the
     assert.deepEqual(ok.errors, {}, key);
     assert.equal(ok.settings[key], max, key);
     const bad = validate({ ...base, [key]: String(max + 1) });
-    assert.match(bad.errors[key], new RegExp(max.toLocaleString('en-US').replace(/,/g, ',?')), `${key}: ${bad.errors[key]}`);
+    assert.match(
+      bad.errors[key],
+      new RegExp(max.toLocaleString('en-US').replace(/,/g, ',?')),
+      `${key}: ${bad.errors[key]}`
+    );
   }
   assert.equal(FIELDS.requests.max, L.requests.max);
   const tooMuch = validate({ ...base, requests: String(Math.floor(L.page_answer_work.max / DEFAULTS.answer_hi) + 1) });

@@ -27,7 +27,7 @@ describe('finding the field of a module error', () => {
       ['options.policies[3]', 'slots'],
       ['options.measure.model.d_model', null],
       ['options.measure', null],
-      ['workload.count', null],   // not run()'s name for it
+      ['workload.count', null], // not run()'s name for it
       ['', null],
       [undefined, null],
     ];
@@ -51,28 +51,35 @@ describe('finding the field of a module error', () => {
 });
 
 describe('the page', { timeout: 120000 }, () => {
-  test('a value the module refuses marks the field its error names by path', chromiumOnly('changes the worker from inside it, which Firefox’s WebDriver BiDi cannot'), async () => {
-    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}`);
-    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-    // The form checks its values before a run, so the worker swaps in a bad upper prompt length
-    // ("options.workload.prompt[1]"): a message search for "workload.prompt" would mark the lower one.
-    const [worker] = page.workers();
-    await worker.evaluate(() => {
-      const original = self.onmessage;
-      self.onmessage = (event) => {
-        if (event.data && event.data.type === 'run') event.data.options.workload.prompt = [8, 0];
-        return original.call(self, event);
-      };
-    });
-    await page.click('#run');
-    await page.waitForSelector('#prompt_hi-error:not([hidden])', { timeout: 30000 });
-    assert.match(await page.textContent('#prompt_hi-error'), /options\.workload\.prompt\[1\] must be an integer from 1 to 1000000 \(got 0\)/);
-    assert.equal(await page.getAttribute('#prompt_hi', 'aria-invalid'), 'true');
-    assert.equal(await page.getAttribute('#prompt_lo', 'aria-invalid'), null);
-    assert.equal(await page.isVisible('#prompt_lo-error'), false);
-    assert.equal(await page.evaluate(() => document.activeElement.id), 'prompt_hi');
-    assert.match(await page.textContent('#phase'), /Not run: fix the highlighted setting/);
-  });
+  test(
+    'a value the module refuses marks the field its error names by path',
+    chromiumOnly('changes the worker from inside it, which Firefox’s WebDriver BiDi cannot'),
+    async () => {
+      const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}`);
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      // The form checks its values before a run, so the worker swaps in a bad upper prompt length
+      // ("options.workload.prompt[1]"): a message search for "workload.prompt" would mark the lower one.
+      const [worker] = page.workers();
+      await worker.evaluate(() => {
+        const original = self.onmessage;
+        self.onmessage = (event) => {
+          if (event.data && event.data.type === 'run') event.data.options.workload.prompt = [8, 0];
+          return original.call(self, event);
+        };
+      });
+      await page.click('#run');
+      await page.waitForSelector('#prompt_hi-error:not([hidden])', { timeout: 30000 });
+      assert.match(
+        await page.textContent('#prompt_hi-error'),
+        /options\.workload\.prompt\[1\] must be an integer from 1 to 1000000 \(got 0\)/
+      );
+      assert.equal(await page.getAttribute('#prompt_hi', 'aria-invalid'), 'true');
+      assert.equal(await page.getAttribute('#prompt_lo', 'aria-invalid'), null);
+      assert.equal(await page.isVisible('#prompt_lo-error'), false);
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'prompt_hi');
+      assert.match(await page.textContent('#phase'), /Not run: fix the highlighted setting/);
+    }
+  );
 });
 
 describe('every page', () => {

@@ -86,7 +86,11 @@ class FirefoxWorker extends EventEmitter {
   }
 
   evaluate() {
-    return Promise.reject(new Error('Firefox: WebDriver BiDi cannot evaluate code in a worker (no worker realm); mark the test chromiumOnly'));
+    return Promise.reject(
+      new Error(
+        'Firefox: WebDriver BiDi cannot evaluate code in a worker (no worker realm); mark the test chromiumOnly'
+      )
+    );
   }
 }
 
@@ -110,7 +114,7 @@ function untangle(value) {
 class FirefoxPage {
   #raw;
   #context;
-  #workers = new Map();   // puppeteer worker -> FirefoxWorker
+  #workers = new Map(); // puppeteer worker -> FirefoxWorker
   #events = new EventEmitter();
   #serial = 0;
 
@@ -195,7 +199,11 @@ class FirefoxPage {
 
   // Playwright's default state is 'visible'; 'hidden' also accepts a missing element.
   async waitForSelector(selector, { state = 'visible', timeout = DEFAULT_TIMEOUT_MS } = {}) {
-    return this.#raw.waitForSelector(selector, { visible: state === 'visible', hidden: state === 'hidden' || state === 'detached', timeout });
+    return this.#raw.waitForSelector(selector, {
+      visible: state === 'visible',
+      hidden: state === 'hidden' || state === 'detached',
+      timeout,
+    });
   }
 
   waitForFunction(fn, arg, { timeout = DEFAULT_TIMEOUT_MS, polling = 50 } = {}) {
@@ -257,11 +265,15 @@ class FirefoxPage {
 
   // As Playwright's fill: focus, replace the value, one input event (no change event).
   fill(selector, value) {
-    return this.#onElement(selector, (el, text) => {
-      el.focus();
-      el.value = text;
-      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
-    }, value);
+    return this.#onElement(
+      selector,
+      (el, text) => {
+        el.focus();
+        el.value = text;
+        el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
+      },
+      value
+    );
   }
 
   async press(selector, key) {
@@ -276,7 +288,11 @@ class FirefoxPage {
   }
 
   dispatchEvent(selector, type) {
-    return this.#onElement(selector, (el, name) => el.dispatchEvent(new Event(name, { bubbles: true, cancelable: true, composed: true })), type);
+    return this.#onElement(
+      selector,
+      (el, name) => el.dispatchEvent(new Event(name, { bubbles: true, cancelable: true, composed: true })),
+      type
+    );
   }
 
   setViewportSize({ width, height }) {

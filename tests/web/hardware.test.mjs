@@ -16,39 +16,59 @@ const { loadModule } = require('../wasm/helpers.js');
 const session = pageSession();
 const { openPage } = session;
 let kvlab = null;
-before(async () => { kvlab = await loadModule(); });
+before(async () => {
+  kvlab = await loadModule();
+});
 
 // A table's rows as {policy, rows, values: {key: number}} (NaN for "–").
 function readTable(page, selector) {
-  return page.$$eval(`${selector} tbody tr`, (rows) => rows.map((row) => ({
-    policy: row.dataset.policy,
-    rows: row.dataset.rows,
-    values: Object.fromEntries(Array.from(row.querySelectorAll('td[data-key]'))
-      .map((td) => [td.dataset.key, td.dataset.value === '' ? NaN : Number(td.dataset.value)])),
-  })));
+  return page.$$eval(`${selector} tbody tr`, (rows) =>
+    rows.map((row) => ({
+      policy: row.dataset.policy,
+      rows: row.dataset.rows,
+      values: Object.fromEntries(
+        Array.from(row.querySelectorAll('td[data-key]')).map((td) => [
+          td.dataset.key,
+          td.dataset.value === '' ? NaN : Number(td.dataset.value),
+        ])
+      ),
+    }))
+  );
 }
 
 async function waitForPresets(page) {
-  await page.waitForFunction(() => {
-    const selects = Array.from(document.querySelectorAll('select[id$="-hw-gpu"]'));
-    return selects.length > 0 && selects.every((select) => select.options.length > 1);
-  }, null, { timeout: 30000, polling: 100 });
+  await page.waitForFunction(
+    () => {
+      const selects = Array.from(document.querySelectorAll('select[id$="-hw-gpu"]'));
+      return selects.length > 0 && selects.every((select) => select.options.length > 1);
+    },
+    null,
+    { timeout: 30000, polling: 100 }
+  );
 }
 
 // Chooses a GPU in a chapter's switch and waits for the modeled result (or fails with the error shown).
 async function choose(page, part, gpu) {
-  await page.evaluate(() => { delete window.kvlabHardwareResult; });
+  await page.evaluate(() => {
+    delete window.kvlabHardwareResult;
+  });
   await page.selectOption(`#${part}-hw-gpu`, gpu);
-  await page.waitForFunction((p) => window.kvlabHardwareResult !== undefined || !document.getElementById(`${p}-hw-error`).hidden,
-    part, { timeout: 90000, polling: 100 });
-  const error = await page.evaluate((p) => (document.getElementById(`${p}-hw-error`).hidden ? null : document.getElementById(`${p}-hw-error`).textContent), part);
+  await page.waitForFunction(
+    (p) => window.kvlabHardwareResult !== undefined || !document.getElementById(`${p}-hw-error`).hidden,
+    part,
+    { timeout: 90000, polling: 100 }
+  );
+  const error = await page.evaluate(
+    (p) =>
+      document.getElementById(`${p}-hw-error`).hidden ? null : document.getElementById(`${p}-hw-error`).textContent,
+    part
+  );
   assert.equal(error, null, `the hardware switch reported an error: ${error}`);
   return page.evaluate(() => window.kvlabHardwareResult);
 }
 
 const hidden = (page, selector) => page.$eval(selector, (el) => el.hidden);
 const canvases = (page, selector) => page.$$eval(`${selector} canvas`, (list) => list.length);
-
 
 describe('the hardware switch', { timeout: 240000 }, () => {
   test('offers the module’s presets in the queue and memory chapters, this device (measured) the default', async () => {
@@ -58,8 +78,14 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     for (const part of ['queue', 'memory']) {
       assert.equal(await page.$eval(`#${part}-hw-gpu`, (s) => s.value), 'measured', part);
       assert.equal(await page.getAttribute(`#chapter-${part} .chapter-body`, 'data-hardware'), 'measured', part);
-      assert.deepEqual(await page.$$eval(`#${part}-hw-gpu option`, (o) => o.map((x) => x.value)), ['measured', ...presets.gpus.map((g) => g.name)]);
-      assert.deepEqual(await page.$$eval(`#${part}-hw-model option`, (o) => o.map((x) => x.value)), presets.models.map((m) => m.name));
+      assert.deepEqual(await page.$$eval(`#${part}-hw-gpu option`, (o) => o.map((x) => x.value)), [
+        'measured',
+        ...presets.gpus.map((g) => g.name),
+      ]);
+      assert.deepEqual(
+        await page.$$eval(`#${part}-hw-model option`, (o) => o.map((x) => x.value)),
+        presets.models.map((m) => m.name)
+      );
       assert.deepEqual(await page.$$eval(`#${part}-hw-weights option`, (o) => o.map((x) => x.value)), presets.weights);
       assert.equal(await hidden(page, `#chapter-${part} .hw-modeled`), true, part);
     }
@@ -69,31 +95,49 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
     await waitForPresets(page);
     await page.waitForSelector('#chapter-memory .hw-measured .played-panel', { timeout: 120000 });
-    const measuredPanels = await page.$$eval('#chapter-queue .hw-measured .played-panel', (list) => list.map((el) => el.dataset.policy));
+    const measuredPanels = await page.$$eval('#chapter-queue .hw-measured .played-panel', (list) =>
+      list.map((el) => el.dataset.policy)
+    );
     assert.equal(measuredPanels.length, 4);
 
     const r = await choose(page, 'queue', 'h100-sxm');
     const expected = kvlab.roofline({ gpu: 'h100-sxm', model: 'llama-3.1-8b' });
     assert.deepEqual(r.steps, expected, 'the page modeled the module’s own table');
     for (const part of ['queue', 'memory']) {
-      assert.equal(await page.$eval(`#${part}-hw-gpu`, (s) => s.value), 'h100-sxm', `${part}: one choice for both chapters`);
+      assert.equal(
+        await page.$eval(`#${part}-hw-gpu`, (s) => s.value),
+        'h100-sxm',
+        `${part}: one choice for both chapters`
+      );
       assert.equal(await page.getAttribute(`#chapter-${part} .chapter-body`, 'data-hardware'), 'h100-sxm');
       assert.equal(await hidden(page, `#chapter-${part} .hw-measured`), true, `${part}: the measured view makes way`);
-      assert.match(await page.textContent(`#chapter-${part} .hw-label`), /^Modeled, not measured: 1 × NVIDIA H100 80GB SXM5, Llama 3\.1 8B/);
+      assert.match(
+        await page.textContent(`#chapter-${part} .hw-label`),
+        /^Modeled, not measured: 1 × NVIDIA H100 80GB SXM5, Llama 3\.1 8B/
+      );
     }
 
     // The queue chapter: four policies with finite figures from the result, and its plots.
     const queue = await readTable(page, '#queue-hw-table');
-    assert.deepEqual(queue.map((row) => row.policy), ['serial-nocache', 'serial-cache', 'static:256', 'continuous:256']);
+    assert.deepEqual(
+      queue.map((row) => row.policy),
+      ['serial-nocache', 'serial-cache', 'static:256', 'continuous:256']
+    );
     for (const row of queue) {
       for (const key of ['median_ttft_ms', 'p95_ttft_ms', 'makespan_ms', 'tokens_per_s']) {
         assert.ok(Number.isFinite(row.values[key]), `${row.policy} ${key}`);
         assert.equal(row.values[key], r.queue.results[row.policy][key], `${row.policy} ${key}`);
       }
     }
-    assert.ok(queue[3].values.tokens_per_s > queue[1].values.tokens_per_s, 'continuous batching serves more tokens/s than one at a time');
+    assert.ok(
+      queue[3].values.tokens_per_s > queue[1].values.tokens_per_s,
+      'continuous batching serves more tokens/s than one at a time'
+    );
     const gain = await readTable(page, '#queue-hw-gain-table');
-    assert.deepEqual(gain.map((row) => row.rows), ['1', '16', '64', '256']);
+    assert.deepEqual(
+      gain.map((row) => row.rows),
+      ['1', '16', '64', '256']
+    );
     const column = expected.decode.contexts.indexOf(1024);
     for (const row of gain) {
       const stepMs = expected.decode.ms[expected.decode.rows.indexOf(Number(row.rows))][column];
@@ -113,17 +157,30 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     const budget = expected.model.kv_budget_tokens;
     assert.equal(r.memory.simulate_options.kv_tokens, budget);
     const words = await page.textContent('#chapter-memory .hw-view .chapter-words');
-    assert.ok(words.includes(`${budget.toLocaleString('en-US')} tokens at ${expected.model.kv_bytes_per_token.toLocaleString('en-US')} bytes each`), words);
+    assert.ok(
+      words.includes(
+        `${budget.toLocaleString('en-US')} tokens at ${expected.model.kv_bytes_per_token.toLocaleString('en-US')} bytes each`
+      ),
+      words
+    );
     assert.match(words, /no scaling step/);
     const memory = await readTable(page, '#memory-hw-table');
-    assert.deepEqual(memory.map((row) => row.policy), ['continuous:256', 'reserve:256', 'paged:256', 'chunked:256,2048']);
+    assert.deepEqual(
+      memory.map((row) => row.policy),
+      ['continuous:256', 'reserve:256', 'paged:256', 'chunked:256,2048']
+    );
     const byPolicy = Object.fromEntries(memory.map((row) => [row.policy, row.values]));
-    assert.ok(byPolicy['paged:256'].peak_at_once > byPolicy['reserve:256'].peak_at_once,
-      `paged ran ${byPolicy['paged:256'].peak_at_once} at once, reserve ${byPolicy['reserve:256'].peak_at_once}`);
+    assert.ok(
+      byPolicy['paged:256'].peak_at_once > byPolicy['reserve:256'].peak_at_once,
+      `paged ran ${byPolicy['paged:256'].peak_at_once} at once, reserve ${byPolicy['reserve:256'].peak_at_once}`
+    );
     assert.equal(byPolicy['paged:256'].peak_at_once, r.memory.results['paged:256'].requests_at_once.peak);
     assert.equal(r.memory.results['paged:256'].kv_blocks_budget, Math.floor(budget / 16));
     assert.equal(await canvases(page, '#memory-hw-chart-blocks'), 1);
-    assert.deepEqual(await page.$$eval('#chapter-memory .hw-modeled .played-panel', (list) => list.map((el) => el.dataset.policy)), ['reserve:256', 'paged:256']);
+    assert.deepEqual(
+      await page.$$eval('#chapter-memory .hw-modeled .played-panel', (list) => list.map((el) => el.dataset.policy)),
+      ['reserve:256', 'paged:256']
+    );
     await shot(page, 'hardware-h100.png');
 
     assert.deepEqual(await axeViolations(page, '#walkthrough'), [], 'axe on the walkthrough with the switch on a GPU');
@@ -136,7 +193,10 @@ describe('the hardware switch', { timeout: 240000 }, () => {
       assert.equal(await hidden(page, `#chapter-${part} .hw-modeled`), true, part);
       assert.equal(await page.getAttribute(`#chapter-${part} .chapter-body`, 'data-hardware'), 'measured');
     }
-    assert.deepEqual(await page.$$eval('#chapter-queue .hw-measured .played-panel', (list) => list.map((el) => el.dataset.policy)), measuredPanels);
+    assert.deepEqual(
+      await page.$$eval('#chapter-queue .hw-measured .played-panel', (list) => list.map((el) => el.dataset.policy)),
+      measuredPanels
+    );
     assert.equal(await page.$$eval('#chapter-memory .hw-modeled .played-panel', (list) => list.length), 0);
   });
 
@@ -144,11 +204,18 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
     await waitForPresets(page);
     await page.selectOption('#queue-hw-gpu', 'l4');
-    if (await page.getAttribute('#lab', 'data-state') === 'running') {
+    if ((await page.getAttribute('#lab', 'data-state')) === 'running') {
       assert.match(await page.textContent('#queue-hw-status'), /^Waiting for the run on this device to finish/);
     }
-    await page.waitForFunction(() => window.kvlabHardwareResult && window.kvlabMemoryResult && window.kvlabResult, null, { timeout: 120000, polling: 100 });
-    const [hardwareAt, memoryAt] = await page.evaluate(() => [window.kvlabHardwareResult.choice.gpu, window.kvlabMemoryResult.policies.length]);
+    await page.waitForFunction(
+      () => window.kvlabHardwareResult && window.kvlabMemoryResult && window.kvlabResult,
+      null,
+      { timeout: 120000, polling: 100 }
+    );
+    const [hardwareAt, memoryAt] = await page.evaluate(() => [
+      window.kvlabHardwareResult.choice.gpu,
+      window.kvlabMemoryResult.policies.length,
+    ]);
     assert.equal(hardwareAt, 'l4');
     assert.equal(memoryAt, 4, 'the memory run after the lab was not pushed out by the modeled server');
     assert.equal(await page.getAttribute('#chapter-memory', 'data-state'), 'landed');
@@ -157,14 +224,21 @@ describe('the hardware switch', { timeout: 240000 }, () => {
   test('works in a chapter embed (embed.html#chapter=memory) without running the lab', async () => {
     const { page } = await openPage(`${session.server.url}embed.html#chapter=memory&${SMALL_LAB}`);
     await waitForPresets(page);
-    assert.equal(await page.$$eval('#queue-hw-gpu', (list) => list.length), 0, 'only the memory chapter is on the page');
+    assert.equal(
+      await page.$$eval('#queue-hw-gpu', (list) => list.length),
+      0,
+      'only the memory chapter is on the page'
+    );
     const r = await choose(page, 'memory', 'a100-sxm');
     const expected = kvlab.roofline({ gpu: 'a100-sxm', model: 'llama-3.1-8b' });
     assert.equal(r.steps.model.kv_budget_tokens, expected.model.kv_budget_tokens);
     const memory = await readTable(page, '#memory-hw-table');
     assert.equal(memory.length, 4);
     for (const row of memory) assert.ok(Number.isFinite(row.values.tokens_per_s), row.policy);
-    assert.match(await page.textContent('#chapter-memory .hw-label'), /^Modeled, not measured: 1 × NVIDIA A100 80GB SXM4/);
+    assert.match(
+      await page.textContent('#chapter-memory .hw-label'),
+      /^Modeled, not measured: 1 × NVIDIA A100 80GB SXM4/
+    );
   });
 
   test('a bad slot count and a model that does not fit are errors that say why', async () => {
@@ -173,18 +247,33 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     await choose(page, 'queue', 'rtx-4090');
     await page.fill('#queue-hw-slots', '300');
     await page.dispatchEvent('#queue-hw-slots', 'change');
-    assert.match(await page.textContent('#queue-hw-slots-error'), /^Slots \(modeled server\) must be from 1 to 256 \(got "300"\)\.$/);
+    assert.match(
+      await page.textContent('#queue-hw-slots-error'),
+      /^Slots \(modeled server\) must be from 1 to 256 \(got "300"\)\.$/
+    );
     assert.equal(await page.getAttribute('#queue-hw-slots', 'aria-invalid'), 'true');
     await page.fill('#queue-hw-slots', '64');
     await page.dispatchEvent('#queue-hw-slots', 'change');
     await page.selectOption('#queue-hw-model', 'llama-3.1-70b');
-    await page.waitForFunction(() => !document.getElementById('queue-hw-error').hidden, null, { timeout: 60000, polling: 100 });
+    await page.waitForFunction(() => !document.getElementById('queue-hw-error').hidden, null, {
+      timeout: 60000,
+      polling: 100,
+    });
     assert.match(await page.textContent('#queue-hw-error-message'), /The module refused these settings/);
-    assert.match(await page.textContent('#queue-hw-error-detail'), /What fits on rtx-4090: bf16 weights at tp = 8, fp8 weights at tp = 4, int4 weights at tp = 2/);
+    assert.match(
+      await page.textContent('#queue-hw-error-detail'),
+      /What fits on rtx-4090: bf16 weights at tp = 8, fp8 weights at tp = 4, int4 weights at tp = 2/
+    );
     await page.selectOption('#queue-hw-tp', '8');
-    await page.waitForFunction(() => window.kvlabHardwareResult && window.kvlabHardwareResult.choice.tp === 8, null, { timeout: 90000, polling: 100 });
+    await page.waitForFunction(() => window.kvlabHardwareResult && window.kvlabHardwareResult.choice.tp === 8, null, {
+      timeout: 90000,
+      polling: 100,
+    });
     assert.equal(await hidden(page, '#queue-hw-error'), true);
-    assert.deepEqual((await readTable(page, '#queue-hw-table')).map((row) => row.policy), ['serial-nocache', 'serial-cache', 'static:64', 'continuous:64']);
+    assert.deepEqual(
+      (await readTable(page, '#queue-hw-table')).map((row) => row.policy),
+      ['serial-nocache', 'serial-cache', 'static:64', 'continuous:64']
+    );
   });
 
   test('no page logged an error', () => session.checkPages(5));

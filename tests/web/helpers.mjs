@@ -20,7 +20,8 @@ import { startFirefox } from './firefox.mjs';
 
 export const ENGINES = ['chromium', 'firefox'];
 export const ENGINE = process.env.KVLAB_ENGINE || 'chromium';
-if (!ENGINES.includes(ENGINE)) throw new Error(`KVLAB_ENGINE must be one of ${ENGINES.join(', ')} (got ${JSON.stringify(ENGINE)})`);
+if (!ENGINES.includes(ENGINE))
+  throw new Error(`KVLAB_ENGINE must be one of ${ENGINES.join(', ')} (got ${JSON.stringify(ENGINE)})`);
 
 // Options for a test that runs in Chromium only: the Firefox pass skips it and says why (the same
 // logic is covered in Chromium, or Firefox's driver lacks what the test needs).
@@ -33,12 +34,28 @@ export const dist = path.join(root, 'dist');
 // build/screenshots for Chromium (as before), build/screenshots/firefox for Firefox.
 export const screenshots = path.join(root, 'build', 'screenshots', ...(ENGINE === 'chromium' ? [] : [ENGINE]));
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 // extraFiles: what a test file needs in dist/ beyond the page itself (e.g. the scalar build).
 export function requireDist(extraFiles = []) {
-  for (const file of ['index.html', 'embed.html', 'kvlab-standalone.html', 'app.js', 'worker.js', 'kvlab.js', 'kvlab.wasm', ...extraFiles]) {
+  for (const file of [
+    'index.html',
+    'embed.html',
+    'kvlab-standalone.html',
+    'app.js',
+    'worker.js',
+    'kvlab.js',
+    'kvlab.wasm',
+    ...extraFiles,
+  ]) {
     if (!fs.existsSync(path.join(dist, file))) throw new Error(`dist/${file} is missing: run scripts/build first`);
   }
 }
@@ -104,8 +121,14 @@ export async function watchedPage(context, { allowedOrigins = [] } = {}) {
     };
     setInterval(poll, 10);
   });
-  log.offOrigin = (origin) => log.requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:') &&
-    !url.startsWith('blob:') && !allowedOrigins.some((o) => url.startsWith(o)));
+  log.offOrigin = (origin) =>
+    log.requests.filter(
+      (url) =>
+        !url.startsWith(origin) &&
+        !url.startsWith('data:') &&
+        !url.startsWith('blob:') &&
+        !allowedOrigins.some((o) => url.startsWith(o))
+    );
   return { page, log };
 }
 
@@ -141,11 +164,13 @@ export function pageSession({ extraFiles = [], preparePage } = {}) {
       const origin = session.server.url.replace(/\/$/, '');
       for (const { page, log } of session.pages) {
         assert.deepEqual(log.errors, [], `errors on ${page.url().slice(0, 200)}`);
-        if (page.url().startsWith('http')) assert.deepEqual(log.offOrigin(origin), [], `requests off the origin from ${page.url().slice(0, 200)}`);
+        if (page.url().startsWith('http'))
+          assert.deepEqual(log.offOrigin(origin), [], `requests off the origin from ${page.url().slice(0, 200)}`);
         assert.deepEqual(log.dialogs, []);
       }
       // Firefox: nothing tried to leave this machine (workers included), see firefox.mjs.
-      if (session.browser.context.refusedRequests) assert.deepEqual(session.browser.context.refusedRequests(), [], 'requests off this machine');
+      if (session.browser.context.refusedRequests)
+        assert.deepEqual(session.browser.context.refusedRequests(), [], 'requests off this machine');
       assert.ok(session.pages.length >= minimum, `${session.pages.length} pages checked, expected at least ${minimum}`);
     },
   };
@@ -181,10 +206,14 @@ export async function runPanel(page, prefix) {
 
 // The policy table as [{policy, values: {key: number}}], in row order.
 export function readPolicyTable(page) {
-  return page.$$eval('#policy-table tbody tr', (rows) => rows.map((row) => ({
-    policy: row.dataset.policy,
-    values: Object.fromEntries(Array.from(row.querySelectorAll('td[data-key]')).map((td) => [td.dataset.key, Number(td.dataset.value)])),
-  })));
+  return page.$$eval('#policy-table tbody tr', (rows) =>
+    rows.map((row) => ({
+      policy: row.dataset.policy,
+      values: Object.fromEntries(
+        Array.from(row.querySelectorAll('td[data-key]')).map((td) => [td.dataset.key, Number(td.dataset.value)])
+      ),
+    }))
+  );
 }
 
 export const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -195,7 +224,13 @@ export async function axeViolations(page, include) {
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async (selector) => {
     const report = await window.axe.run(selector ? { include: [selector] } : document, { resultTypes: ['violations'] });
-    return report.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
+    return report.violations.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join('; ')})`
+    );
   }, include || null);
 }
 

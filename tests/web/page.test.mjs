@@ -9,7 +9,17 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import {
-  ENGINE, POLICY_ORDER, SMALL_LAB, chromiumOnly, dist, pageSession, readPolicyTable, screenshots, shot, startServer, waitForResult,
+  ENGINE,
+  POLICY_ORDER,
+  SMALL_LAB,
+  chromiumOnly,
+  dist,
+  pageSession,
+  readPolicyTable,
+  screenshots,
+  shot,
+  startServer,
+  waitForResult,
 } from './helpers.mjs';
 
 // The engine the page should name in its environment panel.
@@ -25,32 +35,55 @@ describe('the served page', { timeout: 120000 }, () => {
 
     // Four policy rows, in the order of the published table, with finite positive numbers.
     const rows = await readPolicyTable(page);
-    assert.deepEqual(rows.map((r) => r.policy), POLICY_ORDER);
+    assert.deepEqual(
+      rows.map((r) => r.policy),
+      POLICY_ORDER
+    );
     for (const row of rows) {
-      assert.deepEqual(Object.keys(row.values).sort(),
-        ['makespan_ms', 'median_ttft_ms', 'p95_ttft_ms', 'p99_ttft_ms', 'tokens_per_s', 'tpot_ms']);
+      assert.deepEqual(Object.keys(row.values).sort(), [
+        'makespan_ms',
+        'median_ttft_ms',
+        'p95_ttft_ms',
+        'p99_ttft_ms',
+        'tokens_per_s',
+        'tpot_ms',
+      ]);
       for (const [key, value] of Object.entries(row.values)) {
         assert.ok(Number.isFinite(value) && value > 0, `${row.policy} ${key} = ${value}`);
       }
     }
-    assert.deepEqual(await page.$$eval('#published-table tbody tr', (trs) => trs.map((tr) => tr.dataset.policy)), POLICY_ORDER);
+    assert.deepEqual(
+      await page.$$eval('#published-table tbody tr', (trs) => trs.map((tr) => tr.dataset.policy)),
+      POLICY_ORDER
+    );
     assert.match(await page.textContent('#published-table caption'), /Apple M2 Pro, JavaScript, published/);
 
     // Part A: identical tokens, both token lists shown side by side, the decode table.
     assert.equal(result.answer.identical_tokens, true);
     assert.equal(await page.getAttribute('#identical', 'data-identical'), 'true');
     assert.match(await page.textContent('#identical'), /identical/);
-    const tokenRows = await page.$$eval('#tokens-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
+    const tokenRows = await page.$$eval('#tokens-table tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.cells).map((c) => c.textContent))
+    );
     assert.equal(tokenRows.length, result.answer.answer_tokens);
-    assert.deepEqual(tokenRows.map((r) => Number(r[1])), result.answer.tokens_nocache);
-    assert.deepEqual(tokenRows.map((r) => Number(r[2])), result.answer.tokens_cache);
+    assert.deepEqual(
+      tokenRows.map((r) => Number(r[1])),
+      result.answer.tokens_nocache
+    );
+    assert.deepEqual(
+      tokenRows.map((r) => Number(r[2])),
+      result.answer.tokens_cache
+    );
     assert.equal(await page.$$eval('#decode-table tbody tr', (trs) => trs.length), result.steps.decode.rows.length);
     assert.match(await page.textContent('#decode-speedup'), /tokens per second/);
 
     // Progress went through intermediate values to 100%, and the phase says so.
     const seen = await page.evaluate(() => window.__kvlabTest.progress);
     assert.equal(seen[seen.length - 1], 100, `progress values seen: ${seen.join(', ')}`);
-    assert.ok(seen.some((v) => v > 0 && v < 100), `no intermediate progress in ${seen.join(', ')}`);
+    assert.ok(
+      seen.some((v) => v > 0 && v < 100),
+      `no intermediate progress in ${seen.join(', ')}`
+    );
     assert.match(await page.textContent('#phase'), /^Done/);
     assert.equal(await page.getAttribute('#lab', 'data-state'), 'done');
 
@@ -75,13 +108,19 @@ describe('the served page', { timeout: 120000 }, () => {
     // The engine, and the clock measured on the page and in the worker; the step samples follow the
     // worker's clock (at least 20 of its ticks, at least 5 ms).
     assert.match(await page.textContent('#env-list'), new RegExp(`Browser\\s*.*, ${ENGINE_SHOWN} engine`));
-    assert.match(await page.textContent('#env-list'), /Timer resolution\s*measured: [\d.,]+ (µs|ms) on the page, [\d.,]+ (µs|ms) in the worker that measures, so each timed sample lasts at least [\d.,]+ ms/);
+    assert.match(
+      await page.textContent('#env-list'),
+      /Timer resolution\s*measured: [\d.,]+ (µs|ms) on the page, [\d.,]+ (µs|ms) in the worker that measures, so each timed sample lasts at least [\d.,]+ ms/
+    );
     const { environment } = result;
     assert.equal(environment.engine, ENGINE_SHOWN);
-    for (const key of ['timer_resolution_ms', 'worker_timer_resolution_ms']) assert.ok(environment[key] > 0 && environment[key] <= 100, `${key} = ${environment[key]}`);
+    for (const key of ['timer_resolution_ms', 'worker_timer_resolution_ms'])
+      assert.ok(environment[key] > 0 && environment[key] <= 100, `${key} = ${environment[key]}`);
     assert.equal(environment.min_sample_ms, Math.min(1000, Math.max(5, 20 * environment.worker_timer_resolution_ms)));
     assert.equal(result.steps.model.timing.min_sample_ms, environment.min_sample_ms);
-    console.log(`# ${ENGINE}: ${environment.browser}, clock ${environment.timer_resolution_ms} ms on the page, ${environment.worker_timer_resolution_ms} ms in the worker, samples of at least ${environment.min_sample_ms} ms`);
+    console.log(
+      `# ${ENGINE}: ${environment.browser}, clock ${environment.timer_resolution_ms} ms on the page, ${environment.worker_timer_resolution_ms} ms in the worker, samples of at least ${environment.min_sample_ms} ms`
+    );
     assert.equal(await page.getAttribute('#kv-per-token', 'data-bytes'), String(128 * 1024));
     await page.selectOption('#kv-preset', 'llama-2-7b');
     assert.match(await page.textContent('#kv-per-token'), /512 KiB per token/);
@@ -91,7 +130,10 @@ describe('the served page', { timeout: 120000 }, () => {
     const saved = JSON.parse(fs.readFileSync(await json.path(), 'utf8'));
     assert.deepEqual(saved.policy_order, POLICY_ORDER);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#download-policies')]);
-    const lines = fs.readFileSync(await csv.path(), 'utf8').trim().split(/\r?\n/);
+    const lines = fs
+      .readFileSync(await csv.path(), 'utf8')
+      .trim()
+      .split(/\r?\n/);
     assert.equal(lines.length, 5);
     assert.match(lines[0], /^policy,label,median_ttft_ms,/);
 
@@ -147,13 +189,42 @@ describe('the served page', { timeout: 120000 }, () => {
   });
 
   test('the URL hash restores a configuration, and a bad hash falls back with a message', async () => {
-    const hash = 'preset=tiny&runs=2&prompt_tokens=12&answer_tokens=20&requests=123&prompt=4-12&answer=5-9&slots=8&arrival=poisson&rate=25&seed=7';
+    const hash =
+      'preset=tiny&runs=2&prompt_tokens=12&answer_tokens=20&requests=123&prompt=4-12&answer=5-9&slots=8&arrival=poisson&rate=25&seed=7';
     const { page } = await openPage(`${session.server.url}index.html#${hash}`);
-    const values = await page.evaluate(() => Object.fromEntries(['preset', 'runs', 'prompt_tokens', 'answer_tokens', 'requests',
-      'prompt_lo', 'prompt_hi', 'answer_lo', 'answer_hi', 'slots', 'arrival', 'rate', 'seed'].map((id) => [id, document.getElementById(id).value])));
+    const values = await page.evaluate(() =>
+      Object.fromEntries(
+        [
+          'preset',
+          'runs',
+          'prompt_tokens',
+          'answer_tokens',
+          'requests',
+          'prompt_lo',
+          'prompt_hi',
+          'answer_lo',
+          'answer_hi',
+          'slots',
+          'arrival',
+          'rate',
+          'seed',
+        ].map((id) => [id, document.getElementById(id).value])
+      )
+    );
     assert.deepEqual(values, {
-      preset: 'tiny', runs: '2', prompt_tokens: '12', answer_tokens: '20', requests: '123', prompt_lo: '4', prompt_hi: '12',
-      answer_lo: '5', answer_hi: '9', slots: '8', arrival: 'poisson', rate: '25', seed: '7',
+      preset: 'tiny',
+      runs: '2',
+      prompt_tokens: '12',
+      answer_tokens: '20',
+      requests: '123',
+      prompt_lo: '4',
+      prompt_hi: '12',
+      answer_lo: '5',
+      answer_hi: '9',
+      slots: '8',
+      arrival: 'poisson',
+      rate: '25',
+      seed: '7',
     });
     assert.equal(await page.isVisible('#rate'), true);
     assert.equal(await page.isVisible('#hash-message'), false);
@@ -164,17 +235,22 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.match(await page.evaluate(() => location.hash), /slots=4/);
 
     // A bad link: messages name what was wrong, defaults stand in, URL text never becomes markup.
-    await page.goto(`${session.server.url}index.html#runs=abc&bogus=1&prompt=9-x&preset=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&requests=77`);
+    await page.goto(
+      `${session.server.url}index.html#runs=abc&bogus=1&prompt=9-x&preset=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&requests=77`
+    );
     await page.waitForSelector('#hash-message:not([hidden])');
     const message = await page.textContent('#hash-message');
     assert.match(message, /Runs per path must be a whole number \(got "abc"\)/);
     assert.match(message, /unknown setting "bogus"/);
     assert.match(message, /prompt range must look like 8-32/);
-    assert.match(message, /Model preset must be one of small, lab, medium, tiny \(got "<img src=x onerror=alert\(1\)>"\)/);
+    assert.match(
+      message,
+      /Model preset must be one of small, lab, medium, tiny \(got "<img src=x onerror=alert\(1\)>"\)/
+    );
     assert.equal(await page.$$eval('img', (imgs) => imgs.length), 0);
     assert.equal(await page.inputValue('#runs'), '5');
     assert.equal(await page.inputValue('#preset'), 'small');
-    assert.equal(await page.inputValue('#requests'), '77');   // the good part of the link is kept
+    assert.equal(await page.inputValue('#requests'), '77'); // the good part of the link is kept
   });
 
   test('the weight format setting runs the lab on bf16 weights, and a bad one is named', async () => {
@@ -197,7 +273,10 @@ describe('the served page', { timeout: 120000 }, () => {
     const m = result.steps.model;
     assert.equal(m.kv_bytes_per_token, 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2);
     assert.equal(result.answer.identical_tokens, true);
-    assert.match(await page.textContent('#mem-kv-help'), new RegExp(`\\(${m.kv_bytes_per_token} bytes a token, bf16\\)`));
+    assert.match(
+      await page.textContent('#mem-kv-help'),
+      new RegExp(`\\(${m.kv_bytes_per_token} bytes a token, bf16\\)`)
+    );
     await page.goto(`${session.server.url}index.html#kv_format=x`);
     await page.waitForSelector('#hash-message:not([hidden])');
     assert.match(await page.textContent('#hash-message'), /KV cache format must be one of f32, bf16, f16 \(got "x"\)/);
@@ -211,7 +290,9 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.equal(workers.length, 1);
     const closed = new Promise((resolve) => workers[0].once('close', () => resolve(true)));
     await page.click('#run');
-    await page.waitForFunction(() => /Timing/.test(document.getElementById('phase').textContent), null, { timeout: 30000 });
+    await page.waitForFunction(() => /Timing/.test(document.getElementById('phase').textContent), null, {
+      timeout: 30000,
+    });
     assert.equal(await page.getAttribute('#lab', 'data-state'), 'running');
     assert.equal(await page.isEnabled('#cancel'), true);
     await page.click('#cancel');
@@ -229,14 +310,22 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.equal(await page.evaluate(() => window.kvlabResult), undefined);
 
     // A hash change with autorun starts a new (small) run on the new worker.
-    await page.evaluate((hash) => { location.hash = hash; }, `${SMALL_LAB.replace(/requests=\d+/, 'requests=20')}&autorun`);
+    await page.evaluate(
+      (hash) => {
+        location.hash = hash;
+      },
+      `${SMALL_LAB.replace(/requests=\d+/, 'requests=20')}&autorun`
+    );
     const result = await waitForResult(page);
     assert.equal(result.workload.count, 20);
     assert.equal((await readPolicyTable(page)).length, 4);
   });
 
   test('the compact view for an iframe shows the table without the settings', async () => {
-    for (const url of [`${session.server.url}embed.html#${SMALL_LAB}&autorun`, `${session.server.url}index.html?embed#${SMALL_LAB}&autorun`]) {
+    for (const url of [
+      `${session.server.url}embed.html#${SMALL_LAB}&autorun`,
+      `${session.server.url}index.html?embed#${SMALL_LAB}&autorun`,
+    ]) {
       const { page } = await openPage(url);
       await page.setViewportSize({ width: 600, height: 800 });
       await waitForResult(page);
@@ -254,18 +343,24 @@ describe('the served page', { timeout: 120000 }, () => {
   test('the compact view runs in an iframe of a page from another origin and hands it the result', async () => {
     // A blog post on another origin (its own server), embedding the compact view as the README says.
     const blog = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-blog-'));
-    fs.writeFileSync(path.join(blog, 'post.html'), `<!doctype html><meta charset="utf-8"><title>A post</title><link rel="icon" href="data:,">
+    fs.writeFileSync(
+      path.join(blog, 'post.html'),
+      `<!doctype html><meta charset="utf-8"><title>A post</title><link rel="icon" href="data:,">
 <p>Why does an AI server need a KV cache?</p>
 <iframe id="lab" title="kvlab" src="${session.server.url}embed.html#${SMALL_LAB}&autorun" width="600" height="700" style="border:0"></iframe>
 <script>
   window.fromFrame = [];
   addEventListener('message', (event) => window.fromFrame.push({ origin: event.origin, type: event.data && event.data.type, result: event.data && event.data.result }));
-</script>`);
+</script>`
+    );
     const blogServer = await startServer(blog);
     try {
       assert.notEqual(new URL(blogServer.url).origin, new URL(session.server.url).origin);
       const { page } = await openPage(`${blogServer.url}post.html`, { allowedOrigins: [blogServer.url] });
-      await page.waitForFunction(() => window.fromFrame.some((m) => m.type === 'kvlab:result'), null, { timeout: 60000, polling: 100 });
+      await page.waitForFunction(() => window.fromFrame.some((m) => m.type === 'kvlab:result'), null, {
+        timeout: 60000,
+        polling: 100,
+      });
       const [message] = await page.evaluate(() => window.fromFrame.filter((m) => m.type === 'kvlab:result'));
       assert.equal(message.origin, new URL(session.server.url).origin);
       assert.deepEqual(message.result.policy_order, POLICY_ORDER);
@@ -283,7 +378,8 @@ describe('the served page', { timeout: 120000 }, () => {
   test('a module that fails to load shows a readable error with a retry, not a spinner', async () => {
     // A copy of dist/ without kvlab.wasm, on its own server.
     const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-broken-'));
-    for (const file of fs.readdirSync(dist)) if (file !== 'kvlab.wasm') fs.copyFileSync(path.join(dist, file), path.join(broken, file));
+    for (const file of fs.readdirSync(dist))
+      if (file !== 'kvlab.wasm') fs.copyFileSync(path.join(dist, file), path.join(broken, file));
     const brokenServer = await startServer(broken);
     try {
       const page = await session.browser.context.newPage();
@@ -306,26 +402,34 @@ describe('the served page', { timeout: 120000 }, () => {
 });
 
 describe('a crashing worker', { timeout: 120000 }, () => {
-  test('shows a readable error, and Try again starts a fresh worker that runs the lab', chromiumOnly('makes the worker throw from inside it, and Firefox’s WebDriver BiDi cannot evaluate in a worker'), async () => {
-    const page = await session.browser.context.newPage();
-    try {
-      await page.goto(`${session.server.url}index.html#${SMALL_LAB}`);
-      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-      const [worker] = page.workers();
-      await worker.evaluate(() => { setTimeout(() => { throw new Error('simulated crash'); }, 0); });
-      await page.waitForSelector('#error:not([hidden])', { timeout: 30000 });
-      assert.match(await page.textContent('#error-message'), /worker crashed/);
-      assert.match(await page.textContent('#error-detail'), /simulated crash/);
-      assert.equal(await page.getAttribute('#lab', 'data-state'), 'error');
-      await page.click('#retry');
-      await page.waitForSelector('#error', { state: 'hidden' });
-      await page.click('#run');
-      await waitForResult(page);
-      assert.equal((await readPolicyTable(page)).length, 4);
-    } finally {
-      await page.close();
+  test(
+    'shows a readable error, and Try again starts a fresh worker that runs the lab',
+    chromiumOnly('makes the worker throw from inside it, and Firefox’s WebDriver BiDi cannot evaluate in a worker'),
+    async () => {
+      const page = await session.browser.context.newPage();
+      try {
+        await page.goto(`${session.server.url}index.html#${SMALL_LAB}`);
+        await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+        const [worker] = page.workers();
+        await worker.evaluate(() => {
+          setTimeout(() => {
+            throw new Error('simulated crash');
+          }, 0);
+        });
+        await page.waitForSelector('#error:not([hidden])', { timeout: 30000 });
+        assert.match(await page.textContent('#error-message'), /worker crashed/);
+        assert.match(await page.textContent('#error-detail'), /simulated crash/);
+        assert.equal(await page.getAttribute('#lab', 'data-state'), 'error');
+        await page.click('#retry');
+        await page.waitForSelector('#error', { state: 'hidden' });
+        await page.click('#run');
+        await waitForResult(page);
+        assert.equal((await readPolicyTable(page)).length, 4);
+      } finally {
+        await page.close();
+      }
     }
-  });
+  );
 });
 
 describe('the standalone file', { timeout: 120000 }, () => {
@@ -333,10 +437,15 @@ describe('the standalone file', { timeout: 120000 }, () => {
     const url = `${pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href}#${SMALL_LAB}&autorun`;
     const { page, log } = await openPage(url);
     const result = await waitForResult(page);
-    assert.deepEqual((await readPolicyTable(page)).map((r) => r.policy), POLICY_ORDER);
+    assert.deepEqual(
+      (await readPolicyTable(page)).map((r) => r.policy),
+      POLICY_ORDER
+    );
     assert.equal(result.page.standalone, true);
     assert.equal(result.answer.identical_tokens, true);
-    const foreign = log.requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:'));
+    const foreign = log.requests.filter(
+      (u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:')
+    );
     assert.deepEqual(foreign, []);
     await shot(page, 'standalone.png');
   });
@@ -362,16 +471,24 @@ describe('the Content-Security-Policy', () => {
   });
 
   test('is enforced: an injected inline script is refused', async () => {
-    for (const url of [`${session.server.url}index.html`, pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href]) {
-      const page = await session.browser.context.newPage();   // not watched: the refusal logs a console error
+    for (const url of [
+      `${session.server.url}index.html`,
+      pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href,
+    ]) {
+      const page = await session.browser.context.newPage(); // not watched: the refusal logs a console error
       await page.goto(url);
-      const outcome = await page.evaluate(() => new Promise((resolve) => {
-        document.addEventListener('securitypolicyviolation', (event) => resolve(event.effectiveDirective), { once: true });
-        const script = document.createElement('script');
-        script.textContent = 'window.__injected = true';
-        document.head.append(script);
-        setTimeout(() => resolve(window.__injected ? 'ran' : 'no violation reported'), 3000);
-      }));
+      const outcome = await page.evaluate(
+        () =>
+          new Promise((resolve) => {
+            document.addEventListener('securitypolicyviolation', (event) => resolve(event.effectiveDirective), {
+              once: true,
+            });
+            const script = document.createElement('script');
+            script.textContent = 'window.__injected = true';
+            document.head.append(script);
+            setTimeout(() => resolve(window.__injected ? 'ran' : 'no violation reported'), 3000);
+          })
+      );
       assert.match(outcome, /^script-src/, url);
       await page.close();
     }

@@ -48,7 +48,9 @@ export async function installProbes(page) {
     }
     // Results announced (kvlab:result events), counted without keeping them.
     let results = 0;
-    document.addEventListener('kvlab:result', () => { results += 1; });
+    document.addEventListener('kvlab:result', () => {
+      results += 1;
+    });
     window.__kvlabProbe = {
       workers,
       results: () => results,
@@ -60,7 +62,11 @@ export async function installProbes(page) {
         // The gap still open counts too (a page frozen right now).
         const open = performance.now() - last;
         const out = { max_gap_ms: Math.max(maxGap, open), long_task_ms: longTask, long_tasks: longTasks };
-        if (reset) { maxGap = 0; longTask = 0; longTasks = 0; }
+        if (reset) {
+          maxGap = 0;
+          longTask = 0;
+          longTasks = 0;
+        }
         return out;
       },
     };
@@ -70,21 +76,31 @@ export async function installProbes(page) {
 // The lab worker's wasm heap. Rejects when the worker does not answer within timeoutMs (it answers
 // between runs only: a run holds the worker's thread).
 export function wasmHeap(page, timeoutMs = 15000) {
-  return page.evaluate((timeout) => new Promise((resolve, reject) => {
-    const worker = window.__kvlabProbe && window.__kvlabProbe.labWorker();
-    if (!worker) { reject(new Error('the page has started no lab worker')); return; }
-    const id = `heap-${Math.random()}`;
-    const timer = setTimeout(() => { worker.removeEventListener('message', onMessage); reject(new Error(`the lab worker did not report its heap within ${timeout} ms`)); }, timeout);
-    function onMessage(event) {
-      const message = event.data;
-      if (!message || message.type !== 'heap' || message.id !== id) return;
-      clearTimeout(timer);
-      worker.removeEventListener('message', onMessage);
-      resolve(message.heap);
-    }
-    worker.addEventListener('message', onMessage);
-    worker.postMessage({ type: 'heap', id });
-  }), timeoutMs);
+  return page.evaluate(
+    (timeout) =>
+      new Promise((resolve, reject) => {
+        const worker = window.__kvlabProbe && window.__kvlabProbe.labWorker();
+        if (!worker) {
+          reject(new Error('the page has started no lab worker'));
+          return;
+        }
+        const id = `heap-${Math.random()}`;
+        const timer = setTimeout(() => {
+          worker.removeEventListener('message', onMessage);
+          reject(new Error(`the lab worker did not report its heap within ${timeout} ms`));
+        }, timeout);
+        function onMessage(event) {
+          const message = event.data;
+          if (!message || message.type !== 'heap' || message.id !== id) return;
+          clearTimeout(timer);
+          worker.removeEventListener('message', onMessage);
+          resolve(message.heap);
+        }
+        worker.addEventListener('message', onMessage);
+        worker.postMessage({ type: 'heap', id });
+      }),
+    timeoutMs
+  );
 }
 
 export function mainThread(page, { reset = false } = {}) {
@@ -97,11 +113,16 @@ export class CdpProbe {
   static async open(page) {
     const probe = new CdpProbe();
     probe.session = await page.context().newCDPSession(page);
-    probe.workers = new Map();   // sessionId -> {title, type, alive}
+    probe.workers = new Map(); // sessionId -> {title, type, alive}
     probe.nextId = 1;
     probe.waiting = new Map();
     probe.session.on('Target.attachedToTarget', (event) => {
-      probe.workers.set(event.sessionId, { title: event.targetInfo.title, type: event.targetInfo.type, alive: true, order: probe.nextId++ });
+      probe.workers.set(event.sessionId, {
+        title: event.targetInfo.title,
+        type: event.targetInfo.type,
+        alive: true,
+        order: probe.nextId++,
+      });
     });
     probe.session.on('Target.detachedFromTarget', (event) => {
       const w = probe.workers.get(event.sessionId);
@@ -109,12 +130,23 @@ export class CdpProbe {
     });
     probe.session.on('Target.receivedMessageFromTarget', (event) => {
       let message;
-      try { message = JSON.parse(event.message); } catch (error) { return; }
+      try {
+        message = JSON.parse(event.message);
+      } catch (error) {
+        return;
+      }
       const done = message.id !== undefined && probe.waiting.get(message.id);
-      if (done) { probe.waiting.delete(message.id); done(message); }
+      if (done) {
+        probe.waiting.delete(message.id);
+        done(message);
+      }
     });
     await probe.session.send('Performance.enable');
-    await probe.session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+    await probe.session.send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: false,
+      flatten: false,
+    });
     return probe;
   }
 
@@ -124,7 +156,12 @@ export class CdpProbe {
     const usage = await this.session.send('Runtime.getHeapUsage');
     const metrics = await this.session.send('Performance.getMetrics');
     const metric = (name) => (metrics.metrics.find((m) => m.name === name) || {}).value;
-    return { used_bytes: usage.usedSize, total_bytes: usage.totalSize, nodes: metric('Nodes'), listeners: metric('JSEventListeners') };
+    return {
+      used_bytes: usage.usedSize,
+      total_bytes: usage.totalSize,
+      nodes: metric('Nodes'),
+      listeners: metric('JSEventListeners'),
+    };
   }
 
   // The page's JS heap after a garbage collection, split by a heap snapshot into compiled code (what
@@ -158,17 +195,22 @@ export class CdpProbe {
   sendToWorker(sessionId, method, params = {}, timeoutMs = 15000) {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      const timer = setTimeout(() => { this.waiting.delete(id); reject(new Error(`worker did not answer ${method} within ${timeoutMs} ms`)); }, timeoutMs);
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`worker did not answer ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
       this.waiting.set(id, (message) => {
         clearTimeout(timer);
         if (message.error) reject(new Error(`${method}: ${message.error.message}`));
         else resolve(message.result);
       });
-      this.session.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch((error) => {
-        clearTimeout(timer);
-        this.waiting.delete(id);
-        reject(error);
-      });
+      this.session
+        .send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) })
+        .catch((error) => {
+          clearTimeout(timer);
+          this.waiting.delete(id);
+          reject(error);
+        });
     });
   }
 
@@ -185,6 +227,10 @@ export class CdpProbe {
   }
 
   async close() {
-    try { await this.session.detach(); } catch (error) { /* the page is gone */ }
+    try {
+      await this.session.detach();
+    } catch (error) {
+      /* the page is gone */
+    }
   }
 }

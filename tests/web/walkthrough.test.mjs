@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { AXE_SOURCE, ENGINE, SMALL_LAB, axeViolations, chromiumOnly, dist, pageSession, waitForResult } from './helpers.mjs';
+import {
+  AXE_SOURCE,
+  ENGINE,
+  SMALL_LAB,
+  axeViolations,
+  chromiumOnly,
+  dist,
+  pageSession,
+  waitForResult,
+} from './helpers.mjs';
 
 // Every chapter, in order; the first three draw Part A and the step table, the last two play back the
 // queue (tests/web/playback.test.mjs tests their playback).
@@ -28,7 +37,10 @@ const session = pageSession({ preparePage: (page) => page.addInitScript(recordFi
 const { openPage } = session;
 
 async function waitForFigures(page, names, timeout = 60000) {
-  await page.waitForFunction((wanted) => wanted.every((n) => window.__figures.some((f) => f.chapter === n)), names, { timeout, polling: 50 });
+  await page.waitForFunction((wanted) => wanted.every((n) => window.__figures.some((f) => f.chapter === n)), names, {
+    timeout,
+    polling: 50,
+  });
   return page.evaluate(() => window.__figures);
 }
 
@@ -38,7 +50,9 @@ describe('the walkthrough', { timeout: 180000 }, () => {
   test('is the first screen, and each chapter fills in from this run’s figures', async () => {
     const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
     // The walkthrough comes before the lab bench.
-    const [storyTop, benchTop] = await page.evaluate(() => ['#walkthrough', '#bench'].map((s) => document.querySelector(s).getBoundingClientRect().top));
+    const [storyTop, benchTop] = await page.evaluate(() =>
+      ['#walkthrough', '#bench'].map((s) => document.querySelector(s).getBoundingClientRect().top)
+    );
     assert.ok(storyTop < benchTop);
     const figures = await waitForFigures(page, CHAPTERS);
     const result = await waitForResult(page);
@@ -58,7 +72,12 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     const N = result.answer.answer_tokens;
     assert.equal(await dataValue(page, '#chapter-tokens [data-key="nocache_rows"]'), N * P + (N * (N - 1)) / 2);
     assert.equal(await dataValue(page, '#chapter-tokens [data-key="cache_rows"]'), P + N - 1);
-    assert.equal(await page.$$eval('#chapter-tokens .rows-triangle', (svgs) => svgs.map((s) => s.querySelectorAll('.step').length).join()), `${N},${N}`);
+    assert.equal(
+      await page.$$eval('#chapter-tokens .rows-triangle', (svgs) =>
+        svgs.map((s) => s.querySelectorAll('.step').length).join()
+      ),
+      `${N},${N}`
+    );
 
     // 2: the race: both token lists, marked identical, with the measured times and ratio (the medians of
     // all runs, which replaced the first runs' figures).
@@ -66,24 +85,41 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     assert.equal(await dataValue(page, '#chapter-cache [data-key="nocache_ms"]'), result.answer.nocache_ms.median);
     assert.equal(await dataValue(page, '#chapter-cache [data-key="cache_ms"]'), result.answer.cache_ms.median);
     assert.equal(await dataValue(page, '#chapter-cache [data-key="ratio"]'), result.answer.ratio);
-    const lane = (id) => page.$$eval(`#${id} .token`, (chips) => chips.map((c) => ({ id: Number(c.textContent), same: c.classList.contains('same') })));
+    const lane = (id) =>
+      page.$$eval(`#${id} .token`, (chips) =>
+        chips.map((c) => ({ id: Number(c.textContent), same: c.classList.contains('same') }))
+      );
     const nocache = await lane('lane-nocache');
-    assert.deepEqual(nocache.map((c) => c.id), result.answer.tokens_nocache);
-    assert.deepEqual((await lane('lane-cache')).map((c) => c.id), result.answer.tokens_cache);
+    assert.deepEqual(
+      nocache.map((c) => c.id),
+      result.answer.tokens_nocache
+    );
+    assert.deepEqual(
+      (await lane('lane-cache')).map((c) => c.id),
+      result.answer.tokens_cache
+    );
     assert.ok(nocache.every((c) => c.same));
     assert.equal(result.answer.token_ms_cache.length, N);
     // Token times rise within a run (a coarse clock, as Firefox's, can read 0 for the first ones).
     for (const times of [result.answer.token_ms_nocache, result.answer.token_ms_cache]) {
-      assert.ok(times.every((t, i) => Number.isFinite(t) && t >= 0 && (i === 0 || t >= times[i - 1])), times.join());
+      assert.ok(
+        times.every((t, i) => Number.isFinite(t) && t >= 0 && (i === 0 || t >= times[i - 1])),
+        times.join()
+      );
     }
     // The race ends with every token shown.
-    await page.waitForFunction(() => document.querySelectorAll('#chapter-cache .token.pending').length === 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => document.querySelectorAll('#chapter-cache .token.pending').length === 0, null, {
+      timeout: 30000,
+    });
 
     // 3: step time and tokens/s per row count at the reference context, from the step table.
     const points = JSON.parse(await page.$eval('#chapter-rows .chapter-body', (el) => el.dataset.points));
     const { rows, contexts, ms } = result.steps.decode;
     const j = contexts.reduce((best, c, i) => (Math.abs(c - 64) < Math.abs(contexts[best] - 64) ? i : best), 0);
-    assert.deepEqual(points.map((p) => p.rows), rows);
+    assert.deepEqual(
+      points.map((p) => p.rows),
+      rows
+    );
     points.forEach((p, i) => {
       assert.equal(p.step_ms, ms[i][j]);
       assert.ok(Number.isFinite(p.tokens_per_s) && Math.abs(p.tokens_per_s - (rows[i] * 1000) / ms[i][j]) < 1e-9);
@@ -99,23 +135,31 @@ describe('the walkthrough', { timeout: 180000 }, () => {
     assert.ok((await page.textContent('#story-announce')).trim().length > 0);
   });
 
-  test('with reduced motion, pictures are drawn finished at once, and the race can be rerun from the keyboard', chromiumOnly('emulated reduced motion (the Firefox adapter has no emulateMedia)'), async () => {
-    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}`);
-    await page.emulateMedia({ reducedMotion: 'reduce' });
-    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-    await page.focus('#story-run');
-    await page.keyboard.press('Enter');
-    await waitForFigures(page, ['tokens', 'cache']);
-    await page.waitForFunction(() => document.querySelector('#chapter-cache .cards[data-provisional="false"]'), null, { timeout: 60000 });
-    // No animation: nothing pending or hidden right after the figure landed.
-    assert.equal(await page.$$eval('#chapter-cache .token.pending', (c) => c.length), 0);
-    assert.equal(await page.$$eval('#chapter-tokens .hidden-step', (c) => c.length), 0);
-    assert.match(await page.textContent('#chapter-cache .race-speed'), /reduced motion/);
-    await page.focus('#chapter-cache .race-replay');
-    await page.keyboard.press('Enter');
-    assert.equal(await page.$$eval('#chapter-cache .token.pending', (c) => c.length), 0);
-    await waitForResult(page);
-  });
+  test(
+    'with reduced motion, pictures are drawn finished at once, and the race can be rerun from the keyboard',
+    chromiumOnly('emulated reduced motion (the Firefox adapter has no emulateMedia)'),
+    async () => {
+      const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}`);
+      await page.emulateMedia({ reducedMotion: 'reduce' });
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      await page.focus('#story-run');
+      await page.keyboard.press('Enter');
+      await waitForFigures(page, ['tokens', 'cache']);
+      await page.waitForFunction(
+        () => document.querySelector('#chapter-cache .cards[data-provisional="false"]'),
+        null,
+        { timeout: 60000 }
+      );
+      // No animation: nothing pending or hidden right after the figure landed.
+      assert.equal(await page.$$eval('#chapter-cache .token.pending', (c) => c.length), 0);
+      assert.equal(await page.$$eval('#chapter-tokens .hidden-step', (c) => c.length), 0);
+      assert.match(await page.textContent('#chapter-cache .race-speed'), /reduced motion/);
+      await page.focus('#chapter-cache .race-replay');
+      await page.keyboard.press('Enter');
+      assert.equal(await page.$$eval('#chapter-cache .token.pending', (c) => c.length), 0);
+      await waitForResult(page);
+    }
+  );
 
   test('axe finds no violations on the walkthrough and on the lab bench', async () => {
     const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
@@ -140,47 +184,82 @@ describe('one chapter alone', { timeout: 180000 }, () => {
     </script></body></html>`;
 
   for (const name of CHAPTERS) {
-    test(`embed.html#chapter=${name} autoruns, shows just that chapter, posts its height and its figure`, chromiumOnly('a host page served by request interception (the Firefox adapter has no route); the chapter view itself runs in Firefox from file://'), async () => {
-      // The host page is served at the server's origin (Chromium will not frame the local server from about:blank).
-      const hostUrl = `${session.server.url}host-${name}.html`;
-      const { page } = await openPage('about:blank');
-      await page.route(hostUrl, (route) => route.fulfill({ contentType: 'text/html', body: host(`embed.html#chapter=${name}&${SMALL_LAB}&autorun`) }));
-      await page.goto(hostUrl);
-      await page.waitForFunction((n) => window.__messages.some((m) => m && m.type === 'kvlab:figure' && m.chapter === n), name, { timeout: 60000, polling: 50 });
-      const messages = await page.evaluate(() => window.__messages);
-      const heights = messages.filter((m) => m.type === 'kvlab:height').map((m) => m.height);
-      assert.ok(heights.length > 0 && heights.every((v) => Number.isFinite(v) && v > 0), `heights ${heights.join(', ')}`);
-      const figure = messages.find((m) => m.type === 'kvlab:figure' && m.chapter === name);
-      assert.ok(Number.isFinite(figure.elapsed_ms) && figure.elapsed_ms >= 0);
+    test(
+      `embed.html#chapter=${name} autoruns, shows just that chapter, posts its height and its figure`,
+      chromiumOnly(
+        'a host page served by request interception (the Firefox adapter has no route); the chapter view itself runs in Firefox from file://'
+      ),
+      async () => {
+        // The host page is served at the server's origin (Chromium will not frame the local server from about:blank).
+        const hostUrl = `${session.server.url}host-${name}.html`;
+        const { page } = await openPage('about:blank');
+        await page.route(hostUrl, (route) =>
+          route.fulfill({ contentType: 'text/html', body: host(`embed.html#chapter=${name}&${SMALL_LAB}&autorun`) })
+        );
+        await page.goto(hostUrl);
+        await page.waitForFunction(
+          (n) => window.__messages.some((m) => m && m.type === 'kvlab:figure' && m.chapter === n),
+          name,
+          { timeout: 60000, polling: 50 }
+        );
+        const messages = await page.evaluate(() => window.__messages);
+        const heights = messages.filter((m) => m.type === 'kvlab:height').map((m) => m.height);
+        assert.ok(
+          heights.length > 0 && heights.every((v) => Number.isFinite(v) && v > 0),
+          `heights ${heights.join(', ')}`
+        );
+        const figure = messages.find((m) => m.type === 'kvlab:figure' && m.chapter === name);
+        assert.ok(Number.isFinite(figure.elapsed_ms) && figure.elapsed_ms >= 0);
 
-      const frame = page.frames().find((f) => f.url().includes('embed.html'));
-      const visible = await frame.$$eval('section.story-chapter', (sections) => sections.filter((s) => s.getBoundingClientRect().height > 0).map((s) => s.dataset.chapter));
-      assert.deepEqual(visible, [name]);
-      for (const hidden of ['#bench', 'header.site']) {
-        assert.equal(await frame.$eval(hidden, (el) => el.getBoundingClientRect().height), 0, `${hidden} shown in the chapter view`);
-      }
-      // The figure is from the run: a finite number in the chapter, or the playback ready.
-      if (MEASURED.includes(name)) {
-        const values = await frame.$$eval(`#chapter-${name} .figure-value`, (els) => els.map((el) => Number(el.dataset.value)));
-        assert.ok(values.length > 0 && values.every(Number.isFinite), values.join());
-      } else {
-        assert.equal(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-ready'), 'true');
-        assert.ok(Number(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-events')) > 0);
-      }
-      // The iframe was sized from the last posted height. The chapter may still grow after its figure
-      // (a new height is then posted), so wait for the frame to match the latest one rather than the one
-      // read above.
-      await page.waitForFunction(() => {
-        const posted = window.__messages.filter((m) => m && m.type === 'kvlab:height');
-        const frameHeight = document.getElementById('kvlab').getBoundingClientRect().height;
-        return posted.length > 0 && Math.round(frameHeight) === posted[posted.length - 1].height;
-      }, null, { timeout: 10000, polling: 50 });
+        const frame = page.frames().find((f) => f.url().includes('embed.html'));
+        const visible = await frame.$$eval('section.story-chapter', (sections) =>
+          sections.filter((s) => s.getBoundingClientRect().height > 0).map((s) => s.dataset.chapter)
+        );
+        assert.deepEqual(visible, [name]);
+        for (const hidden of ['#bench', 'header.site']) {
+          assert.equal(
+            await frame.$eval(hidden, (el) => el.getBoundingClientRect().height),
+            0,
+            `${hidden} shown in the chapter view`
+          );
+        }
+        // The figure is from the run: a finite number in the chapter, or the playback ready.
+        if (MEASURED.includes(name)) {
+          const values = await frame.$$eval(`#chapter-${name} .figure-value`, (els) =>
+            els.map((el) => Number(el.dataset.value))
+          );
+          assert.ok(values.length > 0 && values.every(Number.isFinite), values.join());
+        } else {
+          assert.equal(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-ready'), 'true');
+          assert.ok(Number(await frame.getAttribute(`#chapter-${name} .chapter`, 'data-events')) > 0);
+        }
+        // The iframe was sized from the last posted height. The chapter may still grow after its figure
+        // (a new height is then posted), so wait for the frame to match the latest one rather than the one
+        // read above.
+        await page.waitForFunction(
+          () => {
+            const posted = window.__messages.filter((m) => m && m.type === 'kvlab:height');
+            const frameHeight = document.getElementById('kvlab').getBoundingClientRect().height;
+            return posted.length > 0 && Math.round(frameHeight) === posted[posted.length - 1].height;
+          },
+          null,
+          { timeout: 10000, polling: 50 }
+        );
 
-      // axe, inside the frame (the chapter's own document).
-      await frame.evaluate(AXE_SOURCE);
-      const violations = await frame.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`));
-      assert.deepEqual(violations, [], `chapter ${name}`);
-    });
+        // axe, inside the frame (the chapter's own document).
+        await frame.evaluate(AXE_SOURCE);
+        const violations = await frame.evaluate(async () =>
+          (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map(
+            (v) =>
+              `${v.id}: ${v.help} (${v.nodes
+                .slice(0, 3)
+                .map((n) => n.target.join(' '))
+                .join('; ')})`
+          )
+        );
+        assert.deepEqual(violations, [], `chapter ${name}`);
+      }
+    );
   }
 
   test('the standalone file shows a chapter alone from file://', async () => {
@@ -190,13 +269,19 @@ describe('one chapter alone', { timeout: 180000 }, () => {
     assert.ok(figures.find((f) => f.chapter === 'cache').elapsed_ms >= 0);
     assert.equal(await page.$$eval('section.story-chapter', (s) => s.map((x) => x.dataset.chapter).join()), 'cache');
     assert.equal(await dataValue(page, '#chapter-cache [data-key="ratio"]'), (await waitForResult(page)).answer.ratio);
-    assert.deepEqual(log.requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:')), []);
+    assert.deepEqual(
+      log.requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:')),
+      []
+    );
   });
 
   test('a link to an unknown chapter shows the whole walkthrough and says why', async () => {
     const { page } = await openPage(`${session.server.url}index.html#chapter=%3Cb%3Enope%3C%2Fb%3E&${SMALL_LAB}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-    assert.match(await page.textContent('#story-message'), /chapter “<b>nope<\/b>”; chapters: tokens, cache, rows, queue, memory/);
+    assert.match(
+      await page.textContent('#story-message'),
+      /chapter “<b>nope<\/b>”; chapters: tokens, cache, rows, queue, memory/
+    );
     assert.equal(await page.$$eval('section.story-chapter', (s) => s.length), CHAPTERS.length);
     assert.equal(await page.isVisible('#hash-message'), false);
   });
@@ -204,6 +289,6 @@ describe('one chapter alone', { timeout: 180000 }, () => {
 
 describe('every walkthrough page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(ENGINE === 'chromium' ? 6 : 4);   // Firefox skips the reduced-motion test and the embeds
+    session.checkPages(ENGINE === 'chromium' ? 6 : 4); // Firefox skips the reduced-motion test and the embeds
   });
 });

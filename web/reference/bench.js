@@ -12,7 +12,8 @@ const wasmDir = path.resolve(__dirname, '../../build/wasm/src/wasm');
 const CONTEXT = 64;
 
 async function main() {
-  const js = path.join(wasmDir, 'kvlab.js'), wasm = path.join(wasmDir, 'kvlab.wasm');
+  const js = path.join(wasmDir, 'kvlab.js'),
+    wasm = path.join(wasmDir, 'kvlab.wasm');
   if (!fs.existsSync(js) || !fs.existsSync(wasm)) {
     process.stderr.write(`web/reference/bench.js: the wasm module is not built (${js}): run scripts/build first\n`);
     process.exit(1);

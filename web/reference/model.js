@@ -31,8 +31,10 @@
     for (let h = 0; h < nHeads; h++) {
       const base = h * headDim;
       for (let i = 0; i < half; i++) {
-        const a = vec[base + i], b = vec[base + i + half];
-        const c = cos[rowOffset + i], s = sin[rowOffset + i];
+        const a = vec[base + i],
+          b = vec[base + i + half];
+        const c = cos[rowOffset + i],
+          s = sin[rowOffset + i];
         vec[base + i] = a * c - b * s;
         vec[base + i + half] = a * s + b * c;
       }
@@ -47,22 +49,34 @@
 
   function createModel(weights) {
     const c = weights.config;
-    const d = c.d_model, nLayers = c.n_layers, nHeads = c.n_heads, nKvHeads = c.n_kv_heads;
+    const d = c.d_model,
+      nLayers = c.n_layers,
+      nHeads = c.n_heads,
+      nKvHeads = c.n_kv_heads;
     const headDim = c.head_dim !== undefined ? c.head_dim : d / nHeads;
-    const kvDim = nKvHeads * headDim, dFf = c.d_ff, vocab = c.vocab, maxSeq = c.max_seq;
+    const kvDim = nKvHeads * headDim,
+      dFf = c.d_ff,
+      vocab = c.vocab,
+      maxSeq = c.max_seq;
     const half = headDim / 2;
     const group = nHeads / nKvHeads;
     const invSqrt = 1 / Math.sqrt(headDim);
 
     // Scratch buffers, allocated once.
-    const x = new Float32Array(d), xb = new Float32Array(d), q = new Float32Array(d);
-    const k = new Float32Array(kvDim), v = new Float32Array(kvDim);
-    const attn = new Float32Array(d), proj = new Float32Array(d);
-    const gate = new Float32Array(dFf), up = new Float32Array(dFf);
+    const x = new Float32Array(d),
+      xb = new Float32Array(d),
+      q = new Float32Array(d);
+    const k = new Float32Array(kvDim),
+      v = new Float32Array(kvDim);
+    const attn = new Float32Array(d),
+      proj = new Float32Array(d);
+    const gate = new Float32Array(dFf),
+      up = new Float32Array(dFf);
     const scores = new Float32Array(maxSeq);
 
     function newCache() {
-      const keys = [], values = [];
+      const keys = [],
+        values = [];
       for (let l = 0; l < nLayers; l++) {
         keys.push(new Float32Array(maxSeq * kvDim));
         values.push(new Float32Array(maxSeq * kvDim));
@@ -73,7 +87,8 @@
     // One token at one position, attending over positions 0..position; returns fresh logits.
     function step(cache, token, position) {
       if (!(token >= 0 && token < vocab)) throw new RangeError(`token must be 0..${vocab - 1} (got ${token})`);
-      if (!(position >= 0 && position < maxSeq)) throw new RangeError(`position must be 0..${maxSeq - 1} (got ${position})`);
+      if (!(position >= 0 && position < maxSeq))
+        throw new RangeError(`position must be 0..${maxSeq - 1} (got ${position})`);
       x.set(weights.token_embedding.subarray(token * d, (token + 1) * d));
       const ropeRow = position * half;
 
@@ -87,7 +102,8 @@
         matvec(v, layer.wv, xb, kvDim, d);
         rope(q, nHeads, headDim, weights.rope_cos, weights.rope_sin, ropeRow);
         rope(k, nKvHeads, headDim, weights.rope_cos, weights.rope_sin, ropeRow);
-        const keys = cache.keys[l], values = cache.values[l];
+        const keys = cache.keys[l],
+          values = cache.values[l];
         keys.set(k, position * kvDim);
         values.set(v, position * kvDim);
 
@@ -111,7 +127,8 @@
           for (let t = 0; t < context; t++) scores[t] /= sum;
           for (let i = 0; i < headDim; i++) attn[qBase + i] = 0;
           for (let t = 0; t < context; t++) {
-            const p = scores[t], vBase = t * kvDim + kvOffset;
+            const p = scores[t],
+              vBase = t * kvDim + kvOffset;
             for (let i = 0; i < headDim; i++) attn[qBase + i] += p * values[vBase + i];
           }
         }
@@ -122,7 +139,7 @@
         rmsnorm(xb, x, layer.ffn_norm, d);
         matvec(gate, layer.w_gate, xb, dFf, d);
         matvec(up, layer.w_up, xb, dFf, d);
-        for (let i = 0; i < dFf; i++) gate[i] = gate[i] / (1 + Math.exp(-gate[i])) * up[i];
+        for (let i = 0; i < dFf; i++) gate[i] = (gate[i] / (1 + Math.exp(-gate[i]))) * up[i];
         matvec(proj, layer.w_down, gate, d, dFf);
         for (let i = 0; i < d; i++) x[i] += proj[i];
       }
@@ -155,14 +172,17 @@
   // FLOPs of one decode step: 2 per multiply-add of every matrix (wq wk wv wo, gate up down per layer,
   // then w_out), plus attention's scores and weighted sum: 2 * 2 * n_heads * head_dim * context.
   function decodeStepFlops(config, context) {
-    const d = config.d_model, headDim = config.head_dim !== undefined ? config.head_dim : d / config.n_heads;
+    const d = config.d_model,
+      headDim = config.head_dim !== undefined ? config.head_dim : d / config.n_heads;
     const kvDim = config.n_kv_heads * headDim;
     const perLayerMacs = 2 * d * d + 2 * kvDim * d + 3 * config.d_ff * d;
     const macs = config.n_layers * perLayerMacs + config.vocab * d;
     return 2 * macs + config.n_layers * 2 * 2 * config.n_heads * headDim * context;
   }
 
-  function now() { return performance.now(); }
+  function now() {
+    return performance.now();
+  }
 
   // Time the decode step at position context-1 (attending over `context` positions): fill a cache to
   // context-1, find a repeat count whose sample lasts at least minSampleMs, take `samples` samples.
@@ -171,10 +191,12 @@
     const minSampleMs = opts.minSampleMs !== undefined ? opts.minSampleMs : 20;
     const nSamples = opts.samples !== undefined ? opts.samples : 5;
     const cfg = model.config;
-    if (!(context >= 1 && context <= cfg.max_seq)) throw new RangeError(`context must be 1..${cfg.max_seq} (got ${context})`);
+    if (!(context >= 1 && context <= cfg.max_seq))
+      throw new RangeError(`context must be 1..${cfg.max_seq} (got ${context})`);
     const cache = model.newCache();
     for (let p = 0; p < context - 1; p++) model.step(cache, (p * 7 + 3) % cfg.vocab, p);
-    const token = 1 % cfg.vocab, position = context - 1;
+    const token = 1 % cfg.vocab,
+      position = context - 1;
 
     let repeats = 1;
     for (;;) {
@@ -182,7 +204,7 @@
       for (let r = 0; r < repeats; r++) model.step(cache, token, position);
       const elapsed = now() - start;
       if (elapsed >= minSampleMs) break;
-      repeats = elapsed > 0 ? Math.max(repeats + 1, Math.ceil(repeats * 1.2 * minSampleMs / elapsed)) : repeats * 2;
+      repeats = elapsed > 0 ? Math.max(repeats + 1, Math.ceil((repeats * 1.2 * minSampleMs) / elapsed)) : repeats * 2;
     }
     const perStep = [];
     for (let s = 0; s < nSamples; s++) {

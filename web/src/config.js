@@ -13,7 +13,9 @@ import { CATALOG } from './generated/catalog.js';
 const LAB_DEFAULTS = CATALOG.lab.defaults;
 const LIMITS = CATALOG.limits;
 
-export const PRESETS = Object.fromEntries(CATALOG.model_presets.map((p) => [p.name, { label: `${p.name} (${p.label})`, max_seq: p.max_seq }]));
+export const PRESETS = Object.fromEntries(
+  CATALOG.model_presets.map((p) => [p.name, { label: `${p.name} (${p.label})`, max_seq: p.max_seq }])
+);
 
 export const DEFAULTS = Object.freeze({
   preset: LAB_DEFAULTS.preset,
@@ -29,18 +31,25 @@ export const DEFAULTS = Object.freeze({
   answer_hi: LAB_DEFAULTS.answer[1],
   slots: LAB_DEFAULTS.slots,
   arrival: LAB_DEFAULTS.arrival,
-  rate: 50,  // the page's own: the module's default of 1 request/s would leave 16 slots idle
+  rate: 50, // the page's own: the module's default of 1 request/s would leave 16 slots idle
   seed: LAB_DEFAULTS.seed,
 });
 
 // The published lab's queue: the comparison table only matches this one.
 export function isPublishedQueue(s) {
-  return s.requests === 1000 && s.prompt_lo === 8 && s.prompt_hi === 32 && s.answer_lo === 16 &&
-    s.answer_hi === 96 && s.slots === 16 && s.arrival === 'all-at-zero';
+  return (
+    s.requests === 1000 &&
+    s.prompt_lo === 8 &&
+    s.prompt_hi === 32 &&
+    s.answer_lo === 16 &&
+    s.answer_hi === 96 &&
+    s.slots === 16 &&
+    s.arrival === 'all-at-zero'
+  );
 }
 
-const MAX_TOKENS = LIMITS.tokens.max;                   // per prompt or answer in the queue
-const MAX_ANSWER_WORK = LIMITS.page_answer_work.max;    // requests x longest answer: keeps one run quick
+const MAX_TOKENS = LIMITS.tokens.max; // per prompt or answer in the queue
+const MAX_ANSWER_WORK = LIMITS.page_answer_work.max; // requests x longest answer: keeps one run quick
 
 // One entry per form control: the id of the control is the key.
 export const FIELDS = {
@@ -48,7 +57,7 @@ export const FIELDS = {
   weights: { label: 'Weight format', kind: 'choice', choices: CATALOG.weight_formats.map((f) => f.name) },
   kv_format: { label: 'KV cache format', kind: 'choice', choices: CATALOG.kv_formats.map((f) => f.name) },
   runs: { label: 'Runs per path', kind: 'int', ...LIMITS.runs },
-  prompt_tokens: { label: 'Part A prompt length', kind: 'int', min: 1 },   // max depends on the preset
+  prompt_tokens: { label: 'Part A prompt length', kind: 'int', min: 1 }, // max depends on the preset
   answer_tokens: { label: 'Part A answer length', kind: 'int', min: 1 },
   requests: { label: 'Requests', kind: 'int', ...LIMITS.requests },
   prompt_lo: { label: 'Prompt length, from', kind: 'int', min: 1, max: MAX_TOKENS },
@@ -80,7 +89,8 @@ export function validate(raw, presets = PRESETS) {
     if (key === 'prompt_tokens') maxSeq = (presets[settings.preset] || PRESETS[settings.preset]).max_seq;
     if (raw[key] === undefined) continue;
     const why = ` for the ${settings.preset} model, whose cache holds ${maxSeq} positions`;
-    const limits = key === 'prompt_tokens' ? { max: maxSeq - 1, why } : key === 'answer_tokens' ? { max: maxSeq, why } : {};
+    const limits =
+      key === 'prompt_tokens' ? { max: maxSeq - 1, why } : key === 'answer_tokens' ? { max: maxSeq, why } : {};
     const r = parseField(key, raw[key], limits);
     if (r.error) errors[key] = r.error;
     else settings[key] = r.value;
@@ -106,8 +116,23 @@ export function validate(raw, presets = PRESETS) {
 // Only values that differ from the defaults are written.
 
 const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
-const HASH_KEYS = ['preset', 'weights', 'kv_format', 'runs', 'prompt_tokens', 'answer_tokens', 'requests', 'prompt', 'answer', 'slots',
-  'arrival', 'rate', 'seed', ...MEM_HASH_KEYS, 'autorun'];
+const HASH_KEYS = [
+  'preset',
+  'weights',
+  'kv_format',
+  'runs',
+  'prompt_tokens',
+  'answer_tokens',
+  'requests',
+  'prompt',
+  'answer',
+  'slots',
+  'arrival',
+  'rate',
+  'seed',
+  ...MEM_HASH_KEYS,
+  'autorun',
+];
 
 export function settingsToHash(settings, { autorun = false } = {}) {
   const p = new URLSearchParams();
@@ -139,7 +164,13 @@ export function parseHash(hash) {
   let autorun = false;
   if (!text) return { raw, autorun, problems };
   if (text.length > MAX_HASH_CHARS) {
-    return { raw, autorun, problems: [`The link’s settings are ${text.length.toLocaleString('en-US')} characters long, more than the ${MAX_HASH_CHARS.toLocaleString('en-US')} a kvlab link can have, so none of them were read.`] };
+    return {
+      raw,
+      autorun,
+      problems: [
+        `The link’s settings are ${text.length.toLocaleString('en-US')} characters long, more than the ${MAX_HASH_CHARS.toLocaleString('en-US')} a kvlab link can have, so none of them were read.`,
+      ],
+    };
   }
   let params;
   try {
@@ -156,7 +187,8 @@ export function parseHash(hash) {
   };
   for (const [key, value] of params) {
     if (!HASH_KEYS.includes(key)) {
-      if (!seen.has(key)) problem(`The link has an unknown setting ${show(key)}; known settings: ${HASH_KEYS.join(', ')}.`);
+      if (!seen.has(key))
+        problem(`The link has an unknown setting ${show(key)}; known settings: ${HASH_KEYS.join(', ')}.`);
       seen.add(key);
       continue;
     }
@@ -168,7 +200,8 @@ export function parseHash(hash) {
     seen.add(key);
     if (key === 'autorun') {
       autorun = value === '' || value === '1' || value === 'true';
-      if (!autorun && value !== '0' && value !== 'false') problem(`The link’s autorun must be empty, 1 or true (got ${show(value)}), so the lab was not started.`);
+      if (!autorun && value !== '0' && value !== 'false')
+        problem(`The link’s autorun must be empty, 1 or true (got ${show(value)}), so the lab was not started.`);
       continue;
     }
     if (RANGE_KEYS[key]) {
@@ -207,9 +240,8 @@ export function policyNames(settings) {
 }
 
 export function toRunOptions(settings) {
-  const arrival = settings.arrival === 'poisson'
-    ? { kind: 'poisson', rate_per_s: settings.rate }
-    : { kind: 'all-at-zero' };
+  const arrival =
+    settings.arrival === 'poisson' ? { kind: 'poisson', rate_per_s: settings.rate } : { kind: 'all-at-zero' };
   return {
     measure: {
       preset: settings.preset,

@@ -5,8 +5,9 @@ import { duration } from './shared/format.js';
 
 // A tiny module that uses a v128 instruction (i8x16.splat, i8x16.popcnt): it validates only where
 // WebAssembly SIMD is supported.
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
-  65, 0, 253, 15, 253, 98, 11]);
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
 
 export function wasmSupported() {
   return typeof WebAssembly === 'object' && typeof WebAssembly.validate === 'function';
@@ -70,8 +71,11 @@ export function browserName() {
     if (pick) return `${pick.brand} ${pick.version}`;
   }
   const patterns = [
-    [/Edg\/([\d.]+)/, 'Edge'], [/OPR\/([\d.]+)/, 'Opera'], [/Firefox\/([\d.]+)/, 'Firefox'],
-    [/HeadlessChrome\/([\d.]+)/, 'Headless Chrome'], [/Chrome\/([\d.]+)/, 'Chrome'],
+    [/Edg\/([\d.]+)/, 'Edge'],
+    [/OPR\/([\d.]+)/, 'Opera'],
+    [/Firefox\/([\d.]+)/, 'Firefox'],
+    [/HeadlessChrome\/([\d.]+)/, 'Headless Chrome'],
+    [/Chrome\/([\d.]+)/, 'Chrome'],
     [/Version\/([\d.]+).*Safari/, 'Safari'],
   ];
   for (const [re, name] of patterns) {
@@ -110,7 +114,10 @@ export function environmentItems(env, { standalone, worker } = {}) {
     ['Logical cores', env.logical_cores ? String(env.logical_cores) : 'not reported'],
     ['WebAssembly SIMD', env.wasm_simd ? 'on' : 'off (not supported)'],
     ['Timer resolution', `measured: ${timer}`],
-    ['Cross-origin isolated', `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`],
+    [
+      'Cross-origin isolated',
+      `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`,
+    ],
     ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
   ];
   if (worker) items.push(['kvlab module', `${worker.version}, ${worker.instruction_set}`]);

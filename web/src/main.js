@@ -16,7 +16,7 @@ import { DEFAULTS } from './config.js';
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
-const chapter = view.chapter;   // fixed for the page's life: a chapter view is its own page
+const chapter = view.chapter; // fixed for the page's life: a chapter view is its own page
 if (compact) document.documentElement.classList.add('embed');
 if (chapter) {
   document.documentElement.classList.add('chapter-view');
@@ -24,8 +24,8 @@ if (chapter) {
 }
 
 let bench = null;
-const store = runStore({ settings: DEFAULTS });   // what the runs produce, for the chapters and the panels
-const hardware = hardwareModel();   // the queue and memory chapters' hardware switch
+const store = runStore({ settings: DEFAULTS }); // what the runs produce, for the chapters and the panels
+const hardware = hardwareModel(); // the queue and memory chapters' hardware switch
 const walkthrough = setupWalkthrough({
   root: $('#walkthrough'),
   only: chapter,
@@ -64,4 +64,4 @@ window.addEventListener('hashchange', () => {
 const initial = applyHash();
 bench.startLoading();
 postHeightToParent();
-if (initial.autorun && !initial.bad) bench.start();   // a link with bad settings: the message first
+if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first

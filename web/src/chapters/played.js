@@ -27,15 +27,22 @@ export function sizeCanvas(canvas, dpr, layoutFor) {
 export function panelElement(policy, label, canvasLabel) {
   const canvas = h('canvas', { role: 'img', 'aria-label': canvasLabel });
   const counts = h('span', { class: 'played-counts' });
-  const element = h('figure', { class: 'played-panel', dataset: { policy } },
-    h('figcaption', null, h('strong', null, label), ' ', counts), canvas);
+  const element = h(
+    'figure',
+    { class: 'played-panel', dataset: { policy } },
+    h('figcaption', null, h('strong', null, label), ' ', counts),
+    canvas
+  );
   return { canvas, counts, element };
 }
 
 // legend: [[swatch class, text]].
 export function legendElement(items) {
-  return h('p', { class: 'played-legend' },
-    items.map(([swatch, text]) => h('span', null, h('span', { class: `swatch ${swatch}` }), ` ${text}`)));
+  return h(
+    'p',
+    { class: 'played-legend' },
+    items.map(([swatch, text]) => h('span', null, h('span', { class: `swatch ${swatch}` }), ` ${text}`))
+  );
 }
 
 // build(data, dpr) -> {note} when there is nothing to play, else {words: [paragraphs], legend, panels:
@@ -63,12 +70,34 @@ export function mountPlayed(root, ctx, { className, build }) {
       ctx.figureLanded?.();
       return;
     }
-    const figure = h('div', { class: 'played-panels', tabindex: '0', role: 'group', 'aria-label': `${view.figureLabel} (space plays or pauses, arrows step)` },
-      view.panels);
-    chapter.append(h('div', { class: 'chapter-words' }, view.words.map((text) => h('p', null, text))), view.legend, figure);
+    const figure = h(
+      'div',
+      {
+        class: 'played-panels',
+        tabindex: '0',
+        role: 'group',
+        'aria-label': `${view.figureLabel} (space plays or pauses, arrows step)`,
+      },
+      view.panels
+    );
+    chapter.append(
+      h(
+        'div',
+        { class: 'chapter-words' },
+        view.words.map((text) => h('p', null, text))
+      ),
+      view.legend,
+      figure
+    );
     view.resize();
     playback = createPlayback(chapter, {
-      what: view.what, endMs: view.endMs, events: view.events, speed: view.speed, onDraw: view.onDraw, describe: view.describe, ctx,
+      what: view.what,
+      endMs: view.endMs,
+      events: view.events,
+      speed: view.speed,
+      onDraw: view.onDraw,
+      describe: view.describe,
+      ctx,
     });
     figure.after(playback.element, playback.caption);
     chapter.dataset.ready = 'true';

@@ -52,5 +52,10 @@ export function mountWithHardware(root, ctx, { part, measured, modeled }) {
 
 // The chapter context for a modeled playback: no figure of the measured run lands with it.
 export function modeledContext(ctx) {
-  return { get reducedMotion() { return ctx.reducedMotion; }, announce: ctx.announce };
+  return {
+    get reducedMotion() {
+      return ctx.reducedMotion;
+    },
+    announce: ctx.announce,
+  };
 }

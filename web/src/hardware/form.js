@@ -10,8 +10,14 @@ import { DEFAULT, MAX_SLOTS, MEASURED } from './settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
 
-const field = (id, label, control, help) => h('div', { class: 'field' },
-  h('label', { for: id }, label), control, help ? h('p', { class: 'help', id: `${id}-help` }, help) : null);
+const field = (id, label, control, help) =>
+  h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    control,
+    help ? h('p', { class: 'help', id: `${id}-help` }, help) : null
+  );
 
 const options = (items) => items.map(([value, text]) => h('option', { value, text }));
 
@@ -27,12 +33,22 @@ const modelName = (model) => model.description.replace(/ \(.*$/, '');
 // The switch's elements, ids from id(part).
 function switchElements(id) {
   const controls = {
-    gpu: h('select', { id: id('gpu'), 'aria-describedby': id('gpu-help') }, options([[MEASURED, 'This device (measured)']])),
+    gpu: h(
+      'select',
+      { id: id('gpu'), 'aria-describedby': id('gpu-help') },
+      options([[MEASURED, 'This device (measured)']])
+    ),
     model: h('select', { id: id('model') }),
     weights: h('select', { id: id('weights') }),
     kv: h('select', { id: id('kv') }),
     tp: h('select', { id: id('tp') }),
-    slots: h('input', { id: id('slots'), inputmode: 'numeric', autocomplete: 'off', value: String(DEFAULT.slots), 'aria-describedby': `${id('slots-help')} ${id('slots-error')}` }),
+    slots: h('input', {
+      id: id('slots'),
+      inputmode: 'numeric',
+      autocomplete: 'off',
+      value: String(DEFAULT.slots),
+      'aria-describedby': `${id('slots-help')} ${id('slots-error')}`,
+    }),
   };
   const parts = {
     slotsError: h('p', { class: 'field-error', id: id('slots-error'), hidden: true }),
@@ -40,28 +56,68 @@ function switchElements(id) {
     errorMessage: h('p', { id: id('error-message') }),
     errorDetail: h('p', { id: id('error-detail'), class: 'detail' }),
   };
-  parts.errorBox = h('div', { id: id('error'), class: 'notice error', role: 'alert', hidden: true }, parts.errorMessage, parts.errorDetail);
-  parts.server = h('div', { class: 'hw-server', hidden: true },
-    field(id('model'), 'Model', controls.model), field(id('weights'), 'Weights', controls.weights), field(id('kv'), 'KV cache', controls.kv),
+  parts.errorBox = h(
+    'div',
+    { id: id('error'), class: 'notice error', role: 'alert', hidden: true },
+    parts.errorMessage,
+    parts.errorDetail
+  );
+  parts.server = h(
+    'div',
+    { class: 'hw-server', hidden: true },
+    field(id('model'), 'Model', controls.model),
+    field(id('weights'), 'Weights', controls.weights),
+    field(id('kv'), 'KV cache', controls.kv),
     field(id('tp'), 'GPUs (tensor parallel)', controls.tp),
-    h('div', { class: 'field' }, h('label', { for: id('slots') }, SLOTS.label), controls.slots,
-      h('p', { class: 'help', id: id('slots-help') }, `1–${MAX_SLOTS}: B of every batching policy.`), parts.slotsError));
-  const element = h('div', { class: 'hw-switch' },
-    h('fieldset', null, h('legend', null, 'Hardware'),
-      h('div', { class: 'hw-fields' },
-        field(id('gpu'), 'Run on', controls.gpu, 'This device is measured; a GPU is modeled from its published figures (docs/gpu.md).'),
-        parts.server)),
-    parts.status, parts.errorBox);
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id('slots') }, SLOTS.label),
+      controls.slots,
+      h('p', { class: 'help', id: id('slots-help') }, `1–${MAX_SLOTS}: B of every batching policy.`),
+      parts.slotsError
+    )
+  );
+  const element = h(
+    'div',
+    { class: 'hw-switch' },
+    h(
+      'fieldset',
+      null,
+      h('legend', null, 'Hardware'),
+      h(
+        'div',
+        { class: 'hw-fields' },
+        field(
+          id('gpu'),
+          'Run on',
+          controls.gpu,
+          'This device is measured; a GPU is modeled from its published figures (docs/gpu.md).'
+        ),
+        parts.server
+      )
+    ),
+    parts.status,
+    parts.errorBox
+  );
   return { element, controls, ...parts };
 }
 
 export function hardwareSwitch(prefix) {
-  const { element, controls, server, slotsError, status, errorMessage, errorDetail, errorBox } = switchElements((part) => `${prefix}-${part}`);
+  const { element, controls, server, slotsError, status, errorMessage, errorDetail, errorBox } = switchElements(
+    (part) => `${prefix}-${part}`
+  );
   const { gpu, model, weights, kv, tp, slots } = controls;
 
   // The module's presets (again after a restarted worker): current, the choice to keep showing.
   function setPresets(presets, current) {
-    replace(gpu, options([[MEASURED, 'This device (measured)'], ...presets.gpus.map((g) => [g.name, `${g.description} (modeled)`])]));
+    replace(
+      gpu,
+      options([
+        [MEASURED, 'This device (measured)'],
+        ...presets.gpus.map((g) => [g.name, `${g.description} (modeled)`]),
+      ])
+    );
     replace(model, options(presets.models.map((m) => [m.name, `${modelName(m)}, ${m.n_kv_heads} KV heads`])));
     replace(weights, options(presets.weights.map((w) => [w, `${w.toUpperCase()} weights`])));
     replace(kv, options(presets.kv.map((k) => [k, k.toUpperCase()])));
@@ -74,7 +130,14 @@ export function hardwareSwitch(prefix) {
     if (gpu.value === MEASURED) return { measured: true };
     const parsed = parseSpec(SLOTS, slots.value);
     if (parsed.error) return { error: parsed.error };
-    return { gpu: gpu.value, model: model.value, weights: weights.value, kv: kv.value, tp: Number(tp.value), slots: parsed.value };
+    return {
+      gpu: gpu.value,
+      model: model.value,
+      weights: weights.value,
+      kv: kv.value,
+      tp: Number(tp.value),
+      slots: parsed.value,
+    };
   }
 
   function showSlotsError(text) {

@@ -65,9 +65,18 @@ export function runHardwarePlan(m, options, progress = () => {}) {
   const steps = m.roofline(options.roofline);
   progress(0.05, 'replaying the lab’s queue under four policies');
   const queue = queueRun(m, steps, options);
-  const memory = runMemoryPlan(m, {
-    ...MEMORY_SETTINGS, steps, workload: SERVER_QUEUE, slots: options.slots, rate: 'auto', kv_tokens: steps.model.kv_budget_tokens,
-  }, (fraction, phase) => progress(0.1 + 0.85 * fraction, `memory: ${phase}`));
+  const memory = runMemoryPlan(
+    m,
+    {
+      ...MEMORY_SETTINGS,
+      steps,
+      workload: SERVER_QUEUE,
+      slots: options.slots,
+      rate: 'auto',
+      kv_tokens: steps.model.kv_budget_tokens,
+    },
+    (fraction, phase) => progress(0.1 + 0.85 * fraction, `memory: ${phase}`)
+  );
   for (const name of memory.policies) {
     const r = memory.results[name];
     if (r.queue_timeline) r.requests_at_once = requestsAtOnce(r.queue_timeline);

@@ -16,17 +16,23 @@ export function hardwareModel() {
   let presets = null;
   let choice = { measured: true };
   let result = null;
-  let modeling = null;   // the choice the job in progress models
-  let waiting = false;   // a preset was chosen while another run held the processor
+  let modeling = null; // the choice the job in progress models
+  let waiting = false; // a preset was chosen while another run held the processor
   let hooks = { busy: () => false, onRunningChange: () => {}, labQueue: () => null };
-  const views = new Set();   // {presets(p), choice(c), status(text), result(r), error(e)}
+  const views = new Set(); // {presets(p), choice(c), status(text), result(r), error(e)}
   const tell = (what, ...args) => views.forEach((view) => view[what](...args));
 
   const job = new JobRunner('hardware', {
     onState: () => hooks.onRunningChange(),
     onProgress: (fraction, phase) => tell('status', describeProgress(fraction, phase)),
     onResult(raw, elapsedMs) {
-      result = { ...raw, choice: modeling, label: choiceText(modeling, presets), gpu_label: gpuText(modeling, presets), elapsed_ms: elapsedMs };
+      result = {
+        ...raw,
+        choice: modeling,
+        label: choiceText(modeling, presets),
+        gpu_label: gpuText(modeling, presets),
+        elapsed_ms: elapsedMs,
+      };
       tell('status', `Modeled in ${sig(elapsedMs / 1000, 3)} s: step times from the roofline, not measured.`);
       tell('result', result);
       window.kvlabHardwareResult = result;
@@ -93,8 +99,12 @@ export function hardwareModel() {
       return () => views.delete(view);
     },
     choose,
-    get choice() { return choice; },
-    get running() { return job.running; },
+    get choice() {
+      return choice;
+    },
+    get running() {
+      return job.running;
+    },
     // After any run starts or stops: a choice that was waiting starts, a tick later, so that what the
     // finished run starts itself (the Memory section's run after the lab's) goes first.
     sync() {

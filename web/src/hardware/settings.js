@@ -3,9 +3,9 @@
 
 import { CATALOG } from '../generated/catalog.js';
 
-export const MEASURED = 'measured';   // the switch's value for this device: the default, always
+export const MEASURED = 'measured'; // the switch's value for this device: the default, always
 
-export const MAX_SLOTS = CATALOG.limits.modeled_batch_rows.max;  // the modeled tables' largest row count
+export const MAX_SLOTS = CATALOG.limits.modeled_batch_rows.max; // the modeled tables' largest row count
 export const DEFAULT = { model: 'llama-3.1-8b', weights: 'bf16', kv: 'bf16', tp: 1, slots: MAX_SLOTS };
 
 // The rows at which the rows gain is shown, and the context it is read at (a column of the modeled table).
@@ -17,4 +17,10 @@ export const GAIN_CONTEXT = 1024;
 // continuous batching with unlimited memory gets through, so that a queue forms and memory decides how
 // many requests run at once.
 export const SERVER_QUEUE = { count: 1000, prompt: [128, 1024], answer: [32, 2048], seed: 1 };
-export const MEMORY_SETTINGS = { chunk: 2048, block_tokens: 16, ttft_target_ms: 1000, fractions: [0.5, 1, 1.5], load: 1.25 };
+export const MEMORY_SETTINGS = {
+  chunk: 2048,
+  block_tokens: 16,
+  ttft_target_ms: 1000,
+  fractions: [0.5, 1, 1.5],
+  load: 1.25,
+};

@@ -4,7 +4,10 @@
 import { bytes, duration, int, ratio, sig } from '../shared/format.js';
 import { POLICY_ROLES, findPolicy, policyLabel, policyTraits } from '../shared/policies.js';
 
-const PHASES = { 'modeling the step table': 'Modeling the step table', 'replaying the lab’s queue under four policies': 'Replaying the lab’s queue under four policies' };
+const PHASES = {
+  'modeling the step table': 'Modeling the step table',
+  'replaying the lab’s queue under four policies': 'Replaying the lab’s queue under four policies',
+};
 
 export function describeProgress(fraction, phase) {
   const text = PHASES[phase] || phase.replace(/^memory: /, 'Memory policies: ');
@@ -36,7 +39,10 @@ export function queueWords(r) {
   const stat = findPolicy(policies, POLICY_ROLES.staticBatches);
   const cache = results[findPolicy(policies, POLICY_ROLES.oneAtATimeWithCache)];
   const nocache = results[findPolicy(policies, POLICY_ROLES.noCache)];
-  const arrival = workload.arrival && workload.arrival.kind === 'poisson' ? `arriving at ${sig(workload.arrival.rate_per_s, 3)} a second` : 'all at once';
+  const arrival =
+    workload.arrival && workload.arrival.kind === 'poisson'
+      ? `arriving at ${sig(workload.arrival.rate_per_s, 3)} a second`
+      : 'all at once';
   return [
     `The lab’s own queue, on this GPU’s modeled step times: ${int(workload.count)} requests ${arrival}, prompts of ${range(workload.prompt)} tokens, answers of ${range(workload.answer)}. ` +
       `One at a time with the cache, it is done in ${duration(cache.makespan_ms)}; ${policyLabel(stat).toLowerCase()} take ${duration(results[stat].makespan_ms)}, ` +
@@ -47,9 +53,10 @@ export function queueWords(r) {
 
 function cacheWords(nocache, cache) {
   const slower = nocache.makespan_ms / cache.makespan_ms;
-  const why = slower < 1.5
-    ? 'at these short lengths a modeled step costs about the same whether it recomputes the prompt or not, because reading the weights once dominates it'
-    : 'recomputing the prompt at every token costs more than reading the cache';
+  const why =
+    slower < 1.5
+      ? 'at these short lengths a modeled step costs about the same whether it recomputes the prompt or not, because reading the weights once dominates it'
+      : 'recomputing the prompt at every token costs more than reading the cache';
   return `Without the cache one at a time takes ${duration(nocache.makespan_ms)}, ${ratio(slower)} as long as with it: ${why}.`;
 }
 

@@ -18,7 +18,10 @@ export function mount(root, { env, store }) {
   const list = $('#env-list', root);
   const render = (info) => {
     const items = environmentItems(env, { standalone, worker: info });
-    replace(list, items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)]));
+    replace(
+      list,
+      items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)])
+    );
   };
   render(null);
   store.subscribe((state, changes) => {

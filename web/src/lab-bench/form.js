@@ -9,7 +9,7 @@ export function labForm(presets) {
   function read() {
     const raw = {};
     for (const key of FIELD_ORDER) raw[key] = $(`#${key}`).value;
-    if (raw.arrival !== 'poisson') delete raw.rate;   // only checked when it is used
+    if (raw.arrival !== 'poisson') delete raw.rate; // only checked when it is used
     return raw;
   }
 

@@ -31,10 +31,14 @@ export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, st
     const final = Object.keys(second.errors).length ? { ...DEFAULTS } : second.settings;
     form.fill(final);
     form.errors.showAll({});
-    messages.push(...memoryApply(raw));   // after the lab's form is filled
+    messages.push(...memoryApply(raw)); // after the lab's form is filled
     const box = $('#hash-message');
     if (messages.length) {
-      replace(box, h('strong', null, 'Some settings in this link could not be used, so defaults stand in for them. '), messages.join(' '));
+      replace(
+        box,
+        h('strong', null, 'Some settings in this link could not be used, so defaults stand in for them. '),
+        messages.join(' ')
+      );
       box.hidden = false;
     } else {
       replace(box);
@@ -47,6 +51,8 @@ export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, st
   return {
     write,
     apply,
-    get written() { return store.get().settings; },
+    get written() {
+      return store.get().settings;
+    },
   };
 }

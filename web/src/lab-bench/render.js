@@ -3,19 +3,37 @@
 
 import { $, h, replace } from '../shared/dom.js';
 import { duration, int, ms, ratio, sig } from '../shared/format.js';
-import { POLICY_ROLES, PUBLISHED_LABEL, PUBLISHED_PART_A, PUBLISHED_POLICIES, findPolicy, policyLabel } from '../shared/policies.js';
+import {
+  POLICY_ROLES,
+  PUBLISHED_LABEL,
+  PUBLISHED_PART_A,
+  PUBLISHED_POLICIES,
+  findPolicy,
+  policyLabel,
+} from '../shared/policies.js';
 import { referenceContext } from '../shared/steps.js';
-import { PHASE_COLORS, destroyCharts, gantt, legendSwatches, stepChart, ttftCdf, timelineUnit } from '../shared/charts.js';
+import {
+  PHASE_COLORS,
+  destroyCharts,
+  gantt,
+  legendSwatches,
+  stepChart,
+  ttftCdf,
+  timelineUnit,
+} from '../shared/charts.js';
 
 function num(value, text, extra = {}) {
   return h('td', { class: 'num', dataset: { value: String(value), ...extra } }, text);
 }
 
 function card(label, value, note, id) {
-  return h('div', { class: 'card', id },
+  return h(
+    'div',
+    { class: 'card', id },
     h('div', { class: 'card-label' }, label),
     h('div', { class: 'card-value' }, value),
-    note ? h('div', { class: 'card-note' }, note) : null);
+    note ? h('div', { class: 'card-note' }, note) : null
+  );
 }
 
 export function decodeSpeedup(steps) {
@@ -25,7 +43,14 @@ export function decodeSpeedup(steps) {
   const last = rows.length - 1;
   const one = rows[first] / grid[first][j];
   const many = rows[last] / grid[last][j];
-  return { context: contexts[j], rowsLo: rows[first], rowsHi: rows[last], msLo: grid[first][j], msHi: grid[last][j], speedup: many / one };
+  return {
+    context: contexts[j],
+    rowsLo: rows[first],
+    rowsHi: rows[last],
+    msLo: grid[first][j],
+    msHi: grid[last][j],
+    speedup: many / one,
+  };
 }
 
 // ---- Part A -----------------------------------------------------------------------------------
@@ -34,31 +59,96 @@ function renderPartA(result) {
   const { answer, steps } = result;
   const identical = answer.identical_tokens;
   const speed = decodeSpeedup(steps);
-  replace($('#part-a-summary'),
-    card('Without a cache', ms(answer.nocache_ms.median, 4), `median of ${answer.runs} run${answer.runs > 1 ? 's' : ''}`, 'card-nocache'),
-    card('With the KV cache', ms(answer.cache_ms.median, 4), `median of ${answer.runs} run${answer.runs > 1 ? 's' : ''}`, 'card-cache'),
-    card('Cache speed-up', ratio(answer.ratio), `${answer.prompt_tokens} prompt + ${answer.answer_tokens} answer tokens`, 'card-ratio'),
-    h('div', { class: `card ${identical ? 'ok' : 'bad'}`, id: 'identical', dataset: { identical: String(identical) } },
+  replace(
+    $('#part-a-summary'),
+    card(
+      'Without a cache',
+      ms(answer.nocache_ms.median, 4),
+      `median of ${answer.runs} run${answer.runs > 1 ? 's' : ''}`,
+      'card-nocache'
+    ),
+    card(
+      'With the KV cache',
+      ms(answer.cache_ms.median, 4),
+      `median of ${answer.runs} run${answer.runs > 1 ? 's' : ''}`,
+      'card-cache'
+    ),
+    card(
+      'Cache speed-up',
+      ratio(answer.ratio),
+      `${answer.prompt_tokens} prompt + ${answer.answer_tokens} answer tokens`,
+      'card-ratio'
+    ),
+    h(
+      'div',
+      { class: `card ${identical ? 'ok' : 'bad'}`, id: 'identical', dataset: { identical: String(identical) } },
       h('div', { class: 'card-label' }, 'Same tokens both ways?'),
       h('div', { class: 'card-value' }, identical ? '✓ identical' : '✗ different'),
-      h('div', { class: 'card-note' }, identical ? 'in every run' : 'the two paths disagree')),
-    card(`${speed.rowsHi} rows vs ${speed.rowsLo} per step`, ratio(speed.speedup), `tokens/s at context ${speed.context}`, 'card-batch'));
+      h('div', { class: 'card-note' }, identical ? 'in every run' : 'the two paths disagree')
+    ),
+    card(
+      `${speed.rowsHi} rows vs ${speed.rowsLo} per step`,
+      ratio(speed.speedup),
+      `tokens/s at context ${speed.context}`,
+      'card-batch'
+    )
+  );
 
   const pub = PUBLISHED_PART_A;
-  replace($('#part-a-published'),
-    h('span', { class: 'tag' }, PUBLISHED_LABEL), ' ',
-    `${sig(pub.nocache_ms, 5)} ms without cache, ${sig(pub.cache_ms, 4)} ms with it (${pub.ratio}×); decode step at context ${pub.context}: 1 row ${pub.decode_1_ms} ms, 16 rows ${pub.decode_16_ms} ms (${pub.speedup_16}× tokens/s).`);
+  replace(
+    $('#part-a-published'),
+    h('span', { class: 'tag' }, PUBLISHED_LABEL),
+    ' ',
+    `${sig(pub.nocache_ms, 5)} ms without cache, ${sig(pub.cache_ms, 4)} ms with it (${pub.ratio}×); decode step at context ${pub.context}: 1 row ${pub.decode_1_ms} ms, 16 rows ${pub.decode_16_ms} ms (${pub.speedup_16}× tokens/s).`
+  );
 
-  const answerRow = (label, stats, id) => h('tr', { id },
-    h('th', { scope: 'row' }, label),
-    num(stats.median, ms(stats.median, 4)), num(stats.min, ms(stats.min, 4)), num(stats.max, ms(stats.max, 4)));
-  replace($('#answer-table-box'), h('table', { id: 'answer-table' },
-    h('caption', null, `One answer: ${answer.prompt_tokens} prompt tokens, ${answer.answer_tokens} answer tokens, ${answer.runs} run${answer.runs > 1 ? 's' : ''} per path`),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Path'), h('th', { scope: 'col' }, 'Median'), h('th', { scope: 'col' }, 'Min'), h('th', { scope: 'col' }, 'Max'))),
-    h('tbody', null,
-      answerRow('No cache', answer.nocache_ms, 'row-nocache'),
-      answerRow('KV cache', answer.cache_ms, 'row-cache'),
-      h('tr', null, h('th', { scope: 'row' }, 'Ratio of medians'), num(answer.ratio, ratio(answer.ratio)), h('td'), h('td')))));
+  const answerRow = (label, stats, id) =>
+    h(
+      'tr',
+      { id },
+      h('th', { scope: 'row' }, label),
+      num(stats.median, ms(stats.median, 4)),
+      num(stats.min, ms(stats.min, 4)),
+      num(stats.max, ms(stats.max, 4))
+    );
+  replace(
+    $('#answer-table-box'),
+    h(
+      'table',
+      { id: 'answer-table' },
+      h(
+        'caption',
+        null,
+        `One answer: ${answer.prompt_tokens} prompt tokens, ${answer.answer_tokens} answer tokens, ${answer.runs} run${answer.runs > 1 ? 's' : ''} per path`
+      ),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'Path'),
+          h('th', { scope: 'col' }, 'Median'),
+          h('th', { scope: 'col' }, 'Min'),
+          h('th', { scope: 'col' }, 'Max')
+        )
+      ),
+      h(
+        'tbody',
+        null,
+        answerRow('No cache', answer.nocache_ms, 'row-nocache'),
+        answerRow('KV cache', answer.cache_ms, 'row-cache'),
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'row' }, 'Ratio of medians'),
+          num(answer.ratio, ratio(answer.ratio)),
+          h('td'),
+          h('td')
+        )
+      )
+    )
+  );
 
   const a = answer.tokens_nocache || [];
   const b = answer.tokens_cache || [];
@@ -66,42 +156,122 @@ function renderPartA(result) {
   const rows = [];
   for (let i = 0; i < n; i += 1) {
     const same = a[i] === b[i];
-    rows.push(h('tr', { class: same ? null : 'mismatch' },
-      h('th', { scope: 'row' }, String(i + 1)),
-      h('td', { class: 'num' }, a[i] ?? '–'), h('td', { class: 'num' }, b[i] ?? '–'),
-      h('td', null, same ? '=' : '≠')));
+    rows.push(
+      h(
+        'tr',
+        { class: same ? null : 'mismatch' },
+        h('th', { scope: 'row' }, String(i + 1)),
+        h('td', { class: 'num' }, a[i] ?? '–'),
+        h('td', { class: 'num' }, b[i] ?? '–'),
+        h('td', null, same ? '=' : '≠')
+      )
+    );
   }
-  replace($('#tokens-box'), h('p', { class: 'help prompt-ids' }, `Prompt token ids: ${(answer.prompt || []).join(' ')}.`), h('table', { id: 'tokens-table' },
-    h('caption', null, 'Generated token ids, both paths'),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'No cache'),
-      h('th', { scope: 'col' }, 'KV cache'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Same?'), h('span', { 'aria-hidden': 'true' }, '')))),
-    h('tbody', null, rows)));
+  replace(
+    $('#tokens-box'),
+    h('p', { class: 'help prompt-ids' }, `Prompt token ids: ${(answer.prompt || []).join(' ')}.`),
+    h(
+      'table',
+      { id: 'tokens-table' },
+      h('caption', null, 'Generated token ids, both paths'),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, '#'),
+          h('th', { scope: 'col' }, 'No cache'),
+          h('th', { scope: 'col' }, 'KV cache'),
+          h(
+            'th',
+            { scope: 'col' },
+            h('span', { class: 'visually-hidden' }, 'Same?'),
+            h('span', { 'aria-hidden': 'true' }, '')
+          )
+        )
+      ),
+      h('tbody', null, rows)
+    )
+  );
 
   // Decode grid: ms per step, and tokens/s at the reference context.
   const { rows: rr, contexts, ms: grid } = steps.decode;
   const j = referenceContext(contexts);
-  replace($('#decode-box'), h('table', { id: 'decode-table' },
-    h('caption', null, 'Milliseconds per decode step (every row at the given context), and tokens per second'),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Rows \\ context'),
-      contexts.map((c) => h('th', { scope: 'col', class: 'num' }, String(c))),
-      h('th', { scope: 'col', class: 'num' }, `Tokens/s at ${contexts[j]}`))),
-    h('tbody', null, rr.map((r, i) => h('tr', { dataset: { rows: String(r) } },
-      h('th', { scope: 'row' }, `${r} row${r > 1 ? 's' : ''}`),
-      contexts.map((c, k) => num(grid[i][k], sig(grid[i][k], 3))),
-      num(r / grid[i][j] * 1000, int(r / grid[i][j] * 1000)))))));
-  replace($('#decode-speedup'),
+  replace(
+    $('#decode-box'),
+    h(
+      'table',
+      { id: 'decode-table' },
+      h('caption', null, 'Milliseconds per decode step (every row at the given context), and tokens per second'),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'Rows \\ context'),
+          contexts.map((c) => h('th', { scope: 'col', class: 'num' }, String(c))),
+          h('th', { scope: 'col', class: 'num' }, `Tokens/s at ${contexts[j]}`)
+        )
+      ),
+      h(
+        'tbody',
+        null,
+        rr.map((r, i) =>
+          h(
+            'tr',
+            { dataset: { rows: String(r) } },
+            h('th', { scope: 'row' }, `${r} row${r > 1 ? 's' : ''}`),
+            contexts.map((c, k) => num(grid[i][k], sig(grid[i][k], 3))),
+            num((r / grid[i][j]) * 1000, int((r / grid[i][j]) * 1000))
+          )
+        )
+      )
+    )
+  );
+  replace(
+    $('#decode-speedup'),
     `At context ${speed.context}, one step of ${speed.rowsLo} row takes ${ms(speed.msLo)} and one of ${speed.rowsHi} rows takes ${ms(speed.msHi)}: `,
     h('strong', null, `${ratio(speed.speedup)} the tokens per second`),
-    ` from batching (published: ${pub.speedup_16}×).`);
+    ` from batching (published: ${pub.speedup_16}×).`
+  );
 
   const { tokens, ms: pre } = steps.prefill;
-  replace($('#prefill-box'), h('table', { id: 'prefill-table' },
-    h('caption', null, 'Prefill of one sequence (also the cost of one no-cache step over that many tokens)'),
-    h('thead', null, h('tr', null, h('th', { scope: 'row' }, 'Tokens'), tokens.map((t) => h('th', { scope: 'col', class: 'num' }, String(t))))),
-    h('tbody', null, h('tr', null, h('th', { scope: 'row' }, 'ms'), pre.map((v) => num(v, sig(v, 3)))))));
+  replace(
+    $('#prefill-box'),
+    h(
+      'table',
+      { id: 'prefill-table' },
+      h('caption', null, 'Prefill of one sequence (also the cost of one no-cache step over that many tokens)'),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'row' }, 'Tokens'),
+          tokens.map((t) => h('th', { scope: 'col', class: 'num' }, String(t)))
+        )
+      ),
+      h(
+        'tbody',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'row' }, 'ms'),
+          pre.map((v) => num(v, sig(v, 3)))
+        )
+      )
+    )
+  );
   const timing = steps.model && steps.model.timing;
   if (timing) {
-    replace($('#timing-note'), `Each figure is the ${timing.statistic || 'median of samples'}: ${timing.samples} samples of at least ${timing.min_sample_ms} ms, each repeating the step (decode repeats from ${Math.min(...timing.decode_repeats.flat())} to ${Math.max(...timing.decode_repeats.flat())}), so that a coarse browser clock still times it well.`);
+    replace(
+      $('#timing-note'),
+      `Each figure is the ${timing.statistic || 'median of samples'}: ${timing.samples} samples of at least ${timing.min_sample_ms} ms, each repeating the step (decode repeats from ${Math.min(...timing.decode_repeats.flat())} to ${Math.max(...timing.decode_repeats.flat())}), so that a coarse browser clock still times it well.`
+    );
   }
 }
 
@@ -123,56 +293,136 @@ function policyHeader(name) {
 function renderPartB(result, settings) {
   const order = result.policy_order;
   const w = result.workload;
-  const arrival = w.arrival && w.arrival.kind === 'poisson' ? `arriving at random, ${sig(w.arrival.rate_per_s, 3)} per second on average` : 'all arriving at t = 0';
-  replace($('#workload-line'),
-    `${int(w.count)} requests ${arrival}; prompts of ${w.prompt[0]}–${w.prompt[1]} tokens, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`);
+  const arrival =
+    w.arrival && w.arrival.kind === 'poisson'
+      ? `arriving at random, ${sig(w.arrival.rate_per_s, 3)} per second on average`
+      : 'all arriving at t = 0';
+  replace(
+    $('#workload-line'),
+    `${int(w.count)} requests ${arrival}; prompts of ${w.prompt[0]}–${w.prompt[1]} tokens, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`
+  );
   const contexts = result.steps.decode.contexts;
   const longest = w.prompt[1] + w.answer[1] - 1;
   if (longest > contexts[contexts.length - 1]) {
-    $('#workload-line').append(` Contexts beyond ${contexts[contexts.length - 1]} (up to ${longest} here) were not measured: their step times are extrapolated linearly.`);
+    $('#workload-line').append(
+      ` Contexts beyond ${contexts[contexts.length - 1]} (up to ${longest} here) were not measured: their step times are extrapolated linearly.`
+    );
   }
 
-  replace($('#policy-box'), h('table', { id: 'policy-table', class: 'policy' },
-    h('caption', null, 'This device'),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'), POLICY_COLUMNS.map(([, label]) => h('th', { scope: 'col', class: 'num' }, label)))),
-    h('tbody', null, order.map((name) => {
-      const p = result.policies[name];
-      return h('tr', { dataset: { policy: name } }, policyHeader(name),
-        POLICY_COLUMNS.map(([key, , fmt]) => num(p[key], fmt(p[key]), { key })));
-    }))));
+  replace(
+    $('#policy-box'),
+    h(
+      'table',
+      { id: 'policy-table', class: 'policy' },
+      h('caption', null, 'This device'),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'Policy'),
+          POLICY_COLUMNS.map(([, label]) => h('th', { scope: 'col', class: 'num' }, label))
+        )
+      ),
+      h(
+        'tbody',
+        null,
+        order.map((name) => {
+          const p = result.policies[name];
+          return h(
+            'tr',
+            { dataset: { policy: name } },
+            policyHeader(name),
+            POLICY_COLUMNS.map(([key, , fmt]) => num(p[key], fmt(p[key]), { key }))
+          );
+        })
+      )
+    )
+  );
 
   const matching = settings.published_queue;
-  replace($('#published-box'), h('table', { id: 'published-table', class: 'policy published' },
-    h('caption', null, PUBLISHED_LABEL),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'),
-      ['Median TTFT', 'p95 TTFT', 'All done', 'Tokens/s'].map((label) => h('th', { scope: 'col', class: 'num' }, label)))),
-    h('tbody', null, PUBLISHED_POLICIES.map((p) => h('tr', { dataset: { policy: p.policy } },
-      policyHeader(p.policy),
-      num(p.median_ttft_s, `${p.median_ttft_s} s`), num(p.p95_ttft_s, `${p.p95_ttft_s} s`), num(p.makespan_s, `${p.makespan_s} s`),
-      num(p.tokens_per_s, int(p.tokens_per_s))))),
-    h('tfoot', null, h('tr', null, h('td', { colspan: '5' }, matching
-      ? 'Same queue: 1,000 requests at t = 0, prompts 8–32, answers 16–96, 16 slots.'
-      : 'The published queue was 1,000 requests at t = 0, prompts 8–32, answers 16–96, 16 slots; yours differs, so compare the shape, not the numbers.')))));
+  replace(
+    $('#published-box'),
+    h(
+      'table',
+      { id: 'published-table', class: 'policy published' },
+      h('caption', null, PUBLISHED_LABEL),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'Policy'),
+          ['Median TTFT', 'p95 TTFT', 'All done', 'Tokens/s'].map((label) =>
+            h('th', { scope: 'col', class: 'num' }, label)
+          )
+        )
+      ),
+      h(
+        'tbody',
+        null,
+        PUBLISHED_POLICIES.map((p) =>
+          h(
+            'tr',
+            { dataset: { policy: p.policy } },
+            policyHeader(p.policy),
+            num(p.median_ttft_s, `${p.median_ttft_s} s`),
+            num(p.p95_ttft_s, `${p.p95_ttft_s} s`),
+            num(p.makespan_s, `${p.makespan_s} s`),
+            num(p.tokens_per_s, int(p.tokens_per_s))
+          )
+        )
+      ),
+      h(
+        'tfoot',
+        null,
+        h(
+          'tr',
+          null,
+          h(
+            'td',
+            { colspan: '5' },
+            matching
+              ? 'Same queue: 1,000 requests at t = 0, prompts 8–32, answers 16–96, 16 slots.'
+              : 'The published queue was 1,000 requests at t = 0, prompts 8–32, answers 16–96, 16 slots; yours differs, so compare the shape, not the numbers.'
+          )
+        )
+      )
+    )
+  );
 
   // What the table says, in words.
   const [nocache, cache, stat, cont] = order.map((name) => result.policies[name]);
   const findings = [];
   if (nocache && cache) {
-    findings.push(`The KV cache alone cuts the median wait for a first token ${ratio(nocache.median_ttft_ms / cache.median_ttft_ms)} (${duration(nocache.median_ttft_ms)} → ${duration(cache.median_ttft_ms)}).`);
+    findings.push(
+      `The KV cache alone cuts the median wait for a first token ${ratio(nocache.median_ttft_ms / cache.median_ttft_ms)} (${duration(nocache.median_ttft_ms)} → ${duration(cache.median_ttft_ms)}).`
+    );
   }
   const spread = w.arrival && w.arrival.kind === 'poisson';
   if (cache && cont && spread) {
-    findings.push(`The requests arrive over time, so when they stop arriving sets much of “all done” and of tokens/s; the TTFT columns show what each policy makes them wait (continuous batching: median ${duration(cont.median_ttft_ms)}, one at a time with the cache: ${duration(cache.median_ttft_ms)}).`);
+    findings.push(
+      `The requests arrive over time, so when they stop arriving sets much of “all done” and of tokens/s; the TTFT columns show what each policy makes them wait (continuous batching: median ${duration(cont.median_ttft_ms)}, one at a time with the cache: ${duration(cache.median_ttft_ms)}).`
+    );
   } else if (cache && cont) {
     const gain = cont.tokens_per_s / cache.tokens_per_s;
-    findings.push(gain >= 1
-      ? `Continuous batching with ${settings.slots} slots then serves ${ratio(gain)} the tokens per second of one-at-a-time serving (with the cache), and finishes the queue in ${duration(cont.makespan_ms)} instead of ${duration(cache.makespan_ms)}.`
-      : `Here continuous batching with ${settings.slots} slots serves fewer tokens per second than one-at-a-time serving (${ratio(gain)}): on this model and device a step of many rows costs nearly as much per row as a step of one.`);
+    findings.push(
+      gain >= 1
+        ? `Continuous batching with ${settings.slots} slots then serves ${ratio(gain)} the tokens per second of one-at-a-time serving (with the cache), and finishes the queue in ${duration(cont.makespan_ms)} instead of ${duration(cache.makespan_ms)}.`
+        : `Here continuous batching with ${settings.slots} slots serves fewer tokens per second than one-at-a-time serving (${ratio(gain)}): on this model and device a step of many rows costs nearly as much per row as a step of one.`
+    );
   }
   if (stat && cont) {
-    findings.push(`Static batches wait for their longest answer; continuous batching refills a slot as soon as it frees: median TTFT ${duration(stat.median_ttft_ms)} (static) vs ${duration(cont.median_ttft_ms)} (continuous).`);
+    findings.push(
+      `Static batches wait for their longest answer; continuous batching refills a slot as soon as it frees: median TTFT ${duration(stat.median_ttft_ms)} (static) vs ${duration(cont.median_ttft_ms)} (continuous).`
+    );
   }
-  replace($('#findings'), findings.map((text) => h('li', null, text)));
+  replace(
+    $('#findings'),
+    findings.map((text) => h('li', null, text))
+  );
 }
 
 // ---- plots ------------------------------------------------------------------------------------
@@ -188,25 +438,37 @@ function renderPlots(result, settings, { full }) {
   const tl = (name) => (name && result.policies[name].timeline) || [];
   const requestsShown = new Set([...tl(staticName), ...tl(contName)].map((t) => t.request)).size;
   replace($('#timeline-count'), String(requestsShown));
-  replace($('#timeline-legend'), legendSwatches([
-    { label: 'prefill (reading the prompt, first token)', color: PHASE_COLORS.prefill },
-    { label: 'decode (one token per step)', color: PHASE_COLORS.decode },
-  ]));
+  replace(
+    $('#timeline-legend'),
+    legendSwatches([
+      { label: 'prefill (reading the prompt, first token)', color: PHASE_COLORS.prefill },
+      { label: 'decode (one token per step)', color: PHASE_COLORS.decode },
+    ])
+  );
   const xMax = Math.max(1e-9, ...tl(staticName).map((t) => t.end_ms), ...tl(contName).map((t) => t.end_ms));
   const hover = $('#gantt-hover');
   const onHover = (bar) => {
-    replace(hover, bar
-      ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
-      : 'Point at a bar to see its request.');
+    replace(
+      hover,
+      bar
+        ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
+        : 'Point at a bar to see its request.'
+    );
   };
   const unit = timelineUnit(xMax);
   const lastFinish = (name) => Math.max(0, ...tl(name).map((t) => t.end_ms));
   if (staticName) {
-    replace($('#gantt-static-caption'), `${policyLabel(staticName)}: the first ${requestsShown} requests are done at ${sig(lastFinish(staticName) / unit.scale, 3)} ${unit.name}`);
+    replace(
+      $('#gantt-static-caption'),
+      `${policyLabel(staticName)}: the first ${requestsShown} requests are done at ${sig(lastFinish(staticName) / unit.scale, 3)} ${unit.name}`
+    );
     gantt($('#chart-gantt-static'), tl(staticName), { slots: settings.slots, xMaxMs: xMax, onHover });
   }
   if (contName) {
-    replace($('#gantt-continuous-caption'), `${policyLabel(contName)}: done at ${sig(lastFinish(contName) / unit.scale, 3)} ${unit.name}`);
+    replace(
+      $('#gantt-continuous-caption'),
+      `${policyLabel(contName)}: done at ${sig(lastFinish(contName) / unit.scale, 3)} ${unit.name}`
+    );
     gantt($('#chart-gantt-continuous'), tl(contName), { slots: settings.slots, xMaxMs: xMax, onHover });
   }
 

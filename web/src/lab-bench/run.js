@@ -16,7 +16,7 @@ import { BLOCKED_BY, PHASES, hint } from './words.js';
 // stopYielding(): stops the runs that give way to the lab.
 export function labRun({ form, hash, runs, store, env, embed, onReady, stopYielding }) {
   const main = $('#lab');
-  let pending = null;   // { settings, options } of the run in progress
+  let pending = null; // { settings, options } of the run in progress
 
   const updateLab = (change) => store.update('lab', (lab) => ({ ...lab, ...change(lab) }));
   const setStatus = (status) => updateLab(() => ({ status }));
@@ -57,7 +57,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     setState('error');
     setProgress(0);
     setPhase('Stopped.');
-    const kept = store.get().labResult && (error.kind === 'crash' || error.kind === 'memory') ? 'The results below are from the last run that finished.' : '';
+    const kept =
+      store.get().labResult && (error.kind === 'crash' || error.kind === 'memory')
+        ? 'The results below are from the last run that finished.'
+        : '';
     replace($('#error-message'), [error.message, hint(error, env()), kept].filter(Boolean).join(' '));
     replace($('#error-detail'), error.detail || '');
     $('#error').hidden = false;
@@ -83,7 +86,11 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     window.kvlabResult = full;
     const { parts } = store.get().lab;
     store.set({
-      lab: { ...store.get().lab, state: 'done', parts: { ...parts, answer: parts.answer || full.answer, steps: parts.steps || full.steps, result: full } },
+      lab: {
+        ...store.get().lab,
+        state: 'done',
+        parts: { ...parts, answer: parts.answer || full.answer, steps: parts.steps || full.steps, result: full },
+      },
       labResult: full,
     });
     document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
@@ -114,7 +121,9 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       setStatus(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
     },
     onPart(name, value) {
-      updateLab(({ parts }) => ({ parts: { ...parts, [name]: name === 'first_answer' ? { ...value, provisional: true } : value } }));
+      updateLab(({ parts }) => ({
+        parts: { ...parts, [name]: name === 'first_answer' ? { ...value, provisional: true } : value },
+      }));
     },
     onResult(result, elapsedMs) {
       setState('done');
@@ -140,7 +149,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     stopYielding();
     hash.write(settings);
     $('#error').hidden = true;
-    pending = { settings: { ...settings, published_queue: isPublishedQueue(settings) }, options: toRunOptions(settings) };
+    pending = {
+      settings: { ...settings, published_queue: isPublishedQueue(settings) },
+      options: toRunOptions(settings),
+    };
     setProgress(0);
     setPhase('Starting…');
     store.set({ lab: { ...store.get().lab, run: store.get().lab.run + 1, state: 'running', parts: {} }, memory: null });
@@ -173,6 +185,8 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     setState,
     setPhase,
     syncButtons,
-    get running() { return lab.running; },
+    get running() {
+      return lab.running;
+    },
   };
 }

@@ -16,11 +16,24 @@ export const name = 'settings';
 function fillMenus(root) {
   const options = (items, label) => items.map((item) => h('option', { value: item.name, text: label(item) }));
   const defaults = CATALOG.lab.defaults;
-  replace($('#preset', root), options(CATALOG.model_presets, (p) => `${p.name} (${p.label})`));
-  replace($('#weights', root), options(CATALOG.weight_formats,
-    (f) => `${f.name} (${f.bytes_per_weight} bytes a weight${f.name === defaults.weights ? ', default' : ''})`));
-  replace($('#kv_format', root), options(CATALOG.kv_formats,
-    (f) => `${f.name} (${f.bytes_per_number} bytes a number${f.name === defaults.kv ? ', default' : ''})`));
+  replace(
+    $('#preset', root),
+    options(CATALOG.model_presets, (p) => `${p.name} (${p.label})`)
+  );
+  replace(
+    $('#weights', root),
+    options(
+      CATALOG.weight_formats,
+      (f) => `${f.name} (${f.bytes_per_weight} bytes a weight${f.name === defaults.weights ? ', default' : ''})`
+    )
+  );
+  replace(
+    $('#kv_format', root),
+    options(
+      CATALOG.kv_formats,
+      (f) => `${f.name} (${f.bytes_per_number} bytes a number${f.name === defaults.kv ? ', default' : ''})`
+    )
+  );
 }
 
 // ctx: the lab bench's (index.js). Returns what the page and the other panels ask of the lab.
@@ -62,7 +75,10 @@ export function mount(root, ctx) {
       }
       replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
       // The clock the measurements use is the worker's: kept with every result.
-      Object.assign(ctx.env, { worker_timer_resolution_ms: info.timer_resolution_ms, min_sample_ms: info.min_sample_ms });
+      Object.assign(ctx.env, {
+        worker_timer_resolution_ms: info.timer_resolution_ms,
+        min_sample_ms: info.min_sample_ms,
+      });
       store.set({ module: info });
     },
   });
@@ -112,6 +128,8 @@ export function mount(root, ctx) {
     start: run.start,
     cancel: run.cancel,
     setPhase: run.setPhase,
-    get running() { return run.running; },
+    get running() {
+      return run.running;
+    },
   };
 }

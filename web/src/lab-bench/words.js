@@ -19,9 +19,13 @@ export function hint(error, env) {
   if (error.kind === 'memory') return 'Try a smaller model preset, fewer requests or shorter answers.';
   if (error.kind === 'load') {
     if (env && !env.wasm) return 'This browser has no WebAssembly.';
-    if (env && !env.wasm_simd) return 'This browser lacks WebAssembly SIMD, which the lab needs (any current Chrome, Edge, Firefox or Safari 16.4+ has it); the SIMD vs scalar vs JavaScript panel below still measures the other two.';
+    if (env && !env.wasm_simd)
+      return 'This browser lacks WebAssembly SIMD, which the lab needs (any current Chrome, Edge, Firefox or Safari 16.4+ has it); the SIMD vs scalar vs JavaScript panel below still measures the other two.';
     return 'Check that kvlab.js and kvlab.wasm sit next to this page.';
   }
-  if (error.kind === 'crash') return error.restarted ? 'A fresh worker has been started: press Run to run again.' : 'The worker is restarted when you retry.';
+  if (error.kind === 'crash')
+    return error.restarted
+      ? 'A fresh worker has been started: press Run to run again.'
+      : 'The worker is restarted when you retry.';
   return '';
 }

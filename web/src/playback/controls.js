@@ -31,24 +31,49 @@ function speedText(speed) {
 export function createPlayback(root, { what, endMs, events, speed, onDraw, describe, ctx }) {
   const reducedMotion = Boolean(ctx.reducedMotion);
   const playButton = h('button', { type: 'button', class: 'pb-play' });
-  const backButton = h('button', { type: 'button', class: 'pb-back', 'aria-label': `Step back one event in ${what}` }, '◀ Step');
-  const nextButton = h('button', { type: 'button', class: 'pb-next', 'aria-label': `Step forward one event in ${what}` }, 'Step ▶');
-  const speedSelect = h('select', { class: 'pb-speed', 'aria-label': `Playback speed of ${what}` },
-    SPEEDS.map((s) => h('option', { value: String(s), selected: s === speed }, speedText(s))));
+  const backButton = h(
+    'button',
+    { type: 'button', class: 'pb-back', 'aria-label': `Step back one event in ${what}` },
+    '◀ Step'
+  );
+  const nextButton = h(
+    'button',
+    { type: 'button', class: 'pb-next', 'aria-label': `Step forward one event in ${what}` },
+    'Step ▶'
+  );
+  const speedSelect = h(
+    'select',
+    { class: 'pb-speed', 'aria-label': `Playback speed of ${what}` },
+    SPEEDS.map((s) => h('option', { value: String(s), selected: s === speed }, speedText(s)))
+  );
   const scrubber = h('input', {
-    type: 'range', class: 'pb-scrub', min: '0', max: String(endMs), step: 'any', value: '0',
+    type: 'range',
+    class: 'pb-scrub',
+    min: '0',
+    max: String(endMs),
+    step: 'any',
+    value: '0',
     'aria-label': `Simulated time in ${what}`,
   });
   const clockText = h('span', { class: 'pb-time', 'aria-hidden': 'true' });
   const caption = h('p', { class: 'pb-caption', ...(ctx.announce ? {} : { role: 'status', 'aria-live': 'polite' }) });
-  const bar = h('div', { class: 'playback', role: 'group', 'aria-label': `Playback of ${what}` },
-    playButton, backButton, nextButton,
+  const bar = h(
+    'div',
+    { class: 'playback', role: 'group', 'aria-label': `Playback of ${what}` },
+    playButton,
+    backButton,
+    nextButton,
     h('label', { class: 'pb-speed-label' }, 'Speed ', speedSelect),
-    h('span', { class: 'pb-scrub-wrap' }, scrubber), clockText);
+    h('span', { class: 'pb-scrub-wrap' }, scrubber),
+    clockText
+  );
   if (reducedMotion) speedSelect.disabled = true;
 
   const clock = new PlaybackClock({
-    endMs, events, speed, reducedMotion,
+    endMs,
+    events,
+    speed,
+    reducedMotion,
     onChange(reason) {
       show(reason === 'frame');
       if (reason !== 'frame' && reason !== 'play') say(describe(clock.t_ms, reason));
@@ -77,8 +102,14 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
     }
     const label = reducedMotion ? 'Next ▶' : clock.playing ? '❚❚ Pause' : '▶ Play';
     if (playButton.textContent !== label) replace(playButton, label);
-    playButton.setAttribute('aria-label', reducedMotion ? `Next event in ${what} (reduced motion: no animation)`
-      : clock.playing ? `Pause ${what}` : `Play ${what}`);
+    playButton.setAttribute(
+      'aria-label',
+      reducedMotion
+        ? `Next event in ${what} (reduced motion: no animation)`
+        : clock.playing
+          ? `Pause ${what}`
+          : `Play ${what}`
+    );
     root.dataset.tMs = String(t);
     root.dataset.playing = String(clock.playing);
   }
@@ -92,7 +123,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
   const onKey = (event) => {
     if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === ' ') {
-      event.preventDefault();  // also keeps a focused button from being pressed by the same key
+      event.preventDefault(); // also keeps a focused button from being pressed by the same key
       if (event.type === 'keydown' && !event.repeat) clock.toggle();
     } else if (event.type === 'keydown' && (event.key === 'ArrowRight' || event.key === 'ArrowLeft')) {
       event.preventDefault();

@@ -43,7 +43,8 @@ export function nextEvent(times, t) {
 export function previousEvent(times, t) {
   let lo = 0;
   let hi = times.length;
-  while (lo < hi) {  // first index with times[i] >= t
+  while (lo < hi) {
+    // first index with times[i] >= t
     const mid = (lo + hi) >> 1;
     if (times[mid] >= t) hi = mid;
     else lo = mid + 1;

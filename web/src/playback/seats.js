@@ -48,7 +48,12 @@ export function prepareQueue(queue) {
       prompt_tokens: Int32Array.from(requests.prompt_tokens),
       answer_tokens: Int32Array.from(requests.answer_tokens),
     },
-    count: n, slots, maxPrompt, maxAnswer, endMs, maxTtftMs,
+    count: n,
+    slots,
+    maxPrompt,
+    maxAnswer,
+    endMs,
+    maxTtftMs,
   };
 }
 

@@ -44,13 +44,26 @@ const capitalized = (text) => text.replace(/^(.)/, (c) => c.toUpperCase());
 // resultEvent, resultGlobal: the document event and the window property the result goes out as.
 // downloadName: the file the Download button saves the result as (JSON).
 // cancelledPhase: the phase after its Cancel button stopped the job (panels with a Cancel button).
-export function jobPanel(prefix, {
-  root, createJob, onResult, onError, busy, onRunningChange, describePhase = (phase) => phase, retryHint,
-  resultEvent, resultGlobal, downloadName, cancelledPhase,
-}) {
+export function jobPanel(
+  prefix,
+  {
+    root,
+    createJob,
+    onResult,
+    onError,
+    busy,
+    onRunningChange,
+    describePhase = (phase) => phase,
+    retryHint,
+    resultEvent,
+    resultGlobal,
+    downloadName,
+    cancelledPhase,
+  }
+) {
   const element = (part) => $(`#${prefix}-${part}`);
   const runButton = element('run');
-  const cancelButton = element('cancel');   // null where the panel has none (Memory: the lab stops it)
+  const cancelButton = element('cancel'); // null where the panel has none (Memory: the lab stops it)
   let result = null;
 
   const setPhase = (text) => replace(element('phase'), text);
@@ -105,7 +118,10 @@ export function jobPanel(prefix, {
       if (cancel(cancelledPhase)) runButton.focus();
     });
   }
-  element('download').addEventListener('click', () => result && download(downloadName, `${JSON.stringify(result, null, 2)}\n`, 'application/json'));
+  element('download').addEventListener(
+    'click',
+    () => result && download(downloadName, `${JSON.stringify(result, null, 2)}\n`, 'application/json')
+  );
 
   return {
     setPhase,
@@ -114,8 +130,12 @@ export function jobPanel(prefix, {
     setState,
     showError,
     cancel,
-    get running() { return job.running; },
-    get result() { return result; },
+    get running() {
+      return job.running;
+    },
+    get result() {
+      return result;
+    },
 
     // Starts the job on these options, the last error hidden.
     run(options, phase = 'Starting…') {

@@ -37,7 +37,11 @@ export class JobRunner {
     try {
       worker = newWorker(this.workerName);
     } catch (error) {
-      this.fail({ kind: 'load', message: 'The browser refused to start a worker.', detail: String(error && error.message || error) });
+      this.fail({
+        kind: 'load',
+        message: 'The browser refused to start a worker.',
+        detail: String((error && error.message) || error),
+      });
       return;
     }
     this.id += 1;
@@ -47,10 +51,15 @@ export class JobRunner {
     worker.onerror = (event) => {
       if (worker !== this.worker) return;
       event.preventDefault();
-      this.fail({ kind: 'crash', message: 'The worker crashed.', detail: event.message || 'the worker stopped without a message' });
+      this.fail({
+        kind: 'crash',
+        message: 'The worker crashed.',
+        detail: event.message || 'the worker stopped without a message',
+      });
     };
     worker.onmessageerror = () => {
-      if (worker === this.worker) this.fail({ kind: 'crash', message: 'The worker sent a message the page could not read.', detail: '' });
+      if (worker === this.worker)
+        this.fail({ kind: 'crash', message: 'The worker sent a message the page could not read.', detail: '' });
     };
     this.armLoadTimer(worker, 'kvlab.js or kvlab.wasm may be missing.');
     this.handlers.onState?.('running');
@@ -76,7 +85,13 @@ export class JobRunner {
         crash: 'The run stopped with an internal error.',
         input: 'The module refused these settings.',
       }[kind];
-      this.fail({ kind, message: text, detail: `${message.name}: ${message.message}`, raw: message.message, path: message.path });
+      this.fail({
+        kind,
+        message: text,
+        detail: `${message.name}: ${message.message}`,
+        raw: message.message,
+        path: message.path,
+      });
     }
   }
 
@@ -84,7 +99,11 @@ export class JobRunner {
   armLoadTimer(worker, detail) {
     this.loadTimer = setTimeout(() => {
       if (worker === this.worker) {
-        this.fail({ kind: 'load', message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`, detail });
+        this.fail({
+          kind: 'load',
+          message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`,
+          detail,
+        });
       }
     }, LOAD_TIMEOUT_MS);
   }

@@ -3,7 +3,7 @@
 // a runner may name the runners that stop it when they start (the Memory section yields to a new lab
 // run, whose step times replace its inputs), and those never block them.
 export function oneRunAtATime() {
-  const runners = new Map();   // name -> { running(), sync(), yieldsTo: [names] }
+  const runners = new Map(); // name -> { running(), sync(), yieldsTo: [names] }
 
   return {
     // running() -> boolean; sync(): refresh the runner's buttons; yieldsTo: runners that stop this one.
@@ -29,7 +29,9 @@ export function oneRunAtATime() {
 
     // Runners that yield to `name` and are running now: `name` stops them before it starts.
     yielding(name) {
-      return [...runners].filter(([other, runner]) => other !== name && runner.yieldsTo.includes(name) && runner.running()).map(([other]) => other);
+      return [...runners]
+        .filter(([other, runner]) => other !== name && runner.yieldsTo.includes(name) && runner.running())
+        .map(([other]) => other);
     },
 
     // Every runner refreshes its buttons (after any runner starts or stops).

@@ -43,8 +43,8 @@ export class Lab {
     this.ready = false;
     this.info = null;
     this.runId = 0;
-    this.pending = null;   // a run asked for before the worker was ready
-    this.current = null;   // id of the run in progress
+    this.pending = null; // a run asked for before the worker was ready
+    this.current = null; // id of the run in progress
     this.loadTimer = null;
   }
 
@@ -56,7 +56,11 @@ export class Lab {
     try {
       worker = newWorker();
     } catch (error) {
-      this.fail({ kind: 'load', message: 'The browser refused to start the lab’s worker.', detail: String(error && error.message || error) });
+      this.fail({
+        kind: 'load',
+        message: 'The browser refused to start the lab’s worker.',
+        detail: String((error && error.message) || error),
+      });
       return;
     }
     this.worker = worker;
@@ -77,7 +81,11 @@ export class Lab {
     };
     this.loadTimer = setTimeout(() => {
       if (worker !== this.worker || this.ready) return;
-      this.fail({ kind: 'load', message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`, detail: 'The network may be slow, or the files kvlab.js / kvlab.wasm are missing.' });
+      this.fail({
+        kind: 'load',
+        message: `The WebAssembly module did not load within ${LOAD_TIMEOUT_MS / 1000} s.`,
+        detail: 'The network may be slow, or the files kvlab.js / kvlab.wasm are missing.',
+      });
     }, LOAD_TIMEOUT_MS);
     if (!quiet) this.handlers.onState?.('loading');
   }
@@ -130,7 +138,11 @@ export class Lab {
         break;
       case 'error':
         if (message.stage === 'load') {
-          this.fail({ kind: 'load', message: 'The WebAssembly module could not be loaded.', detail: `${message.name}: ${message.message}` });
+          this.fail({
+            kind: 'load',
+            message: 'The WebAssembly module could not be loaded.',
+            detail: `${message.name}: ${message.message}`,
+          });
         } else if (message.fatal) {
           const oom = /memory|OOM|allocation/i.test(message.message);
           this.fail({

@@ -5,5 +5,13 @@ import { h } from './dom.js';
 
 export function numCell(value, text, key, extra = {}) {
   const ok = Number.isFinite(value);
-  return h('td', { class: `num${extra.class ? ` ${extra.class}` : ''}`, title: extra.title, dataset: { key, value: ok ? String(value) : '' } }, ok ? text : '–');
+  return h(
+    'td',
+    {
+      class: `num${extra.class ? ` ${extra.class}` : ''}`,
+      title: extra.title,
+      dataset: { key, value: ok ? String(value) : '' },
+    },
+    ok ? text : '–'
+  );
 }

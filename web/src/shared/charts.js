@@ -15,7 +15,7 @@ const PALETTE = ['#1d5fa8', '#b54708', '#0a7a5a', '#8a3f8f', '#3d4451', '#9a6700
 const DASHES = [[], [8, 4], [2, 3], [4, 2, 1, 2], [10, 3, 2, 3]];
 export const PHASE_COLORS = { prefill: '#c2410c', decode: '#1d5fa8' };
 
-const live = new Set();   // charts to resize with their containers
+const live = new Set(); // charts to resize with their containers
 
 function chartHeight(width) {
   return Math.max(200, Math.min(320, Math.round(width * 0.55)));
@@ -42,7 +42,11 @@ export function watchResizes() {
   if (resizeObserver || typeof ResizeObserver !== 'function') return;
   resizeObserver = new ResizeObserver(() => {
     for (const entry of live) {
-      if (!entry.container.isConnected) { live.delete(entry); entry.plot.destroy(); continue; }
+      if (!entry.container.isConnected) {
+        live.delete(entry);
+        entry.plot.destroy();
+        continue;
+      }
       const width = Math.max(260, Math.floor(entry.container.clientWidth));
       if (width !== entry.width) {
         entry.width = width;
@@ -86,38 +90,46 @@ export function ttftCdf(container, policies, order) {
     let j = 0;
     let level = 0;
     for (let i = 0; i < xs.length; i += 1) {
-      while (j < curve.length && curve[j][0] <= xs[i]) { level = curve[j][1]; j += 1; }
+      while (j < curve.length && curve[j][0] <= xs[i]) {
+        level = curve[j][1];
+        j += 1;
+      }
       y[i] = level;
     }
     return y;
   });
-  return mount(container, (width, height) => ({
-    width,
-    height,
-    scales: { x: { time: false, distr: logX ? 3 : 1, log: 10 }, y: { range: [0, 1] } },
-    axes: [
-      axis(logX ? 'time to first token, s (log scale)' : 'time to first token, s',
-        { values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))) }),
-      axis('share of requests', { values: (u, splits) => splits.map((v) => `${Math.round(v * 100)}%`), size: 50 }),
-    ],
-    series: [
-      { label: 'TTFT', value: (u, v) => (v == null ? '–' : `${sig(v, 3)} s`) },
-      ...order.map((name) => {
-        const style = policyStyle(name);
-        return {
-          label: policyLabel(name),
-          stroke: style.color,
-          dash: style.dash,
-          width: 2,
-          points: { show: false },
-          paths: uPlot.paths.stepped({ align: 1 }),
-          value: (u, v) => (v == null ? '–' : `${Math.round(v * 100)}%`),
-        };
-      }),
-    ],
-    legend: { show: true, live: true },
-    cursor: { drag: { x: true, y: false } },
-  }), [xs, ...ys]);
+  return mount(
+    container,
+    (width, height) => ({
+      width,
+      height,
+      scales: { x: { time: false, distr: logX ? 3 : 1, log: 10 }, y: { range: [0, 1] } },
+      axes: [
+        axis(logX ? 'time to first token, s (log scale)' : 'time to first token, s', {
+          values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))),
+        }),
+        axis('share of requests', { values: (u, splits) => splits.map((v) => `${Math.round(v * 100)}%`), size: 50 }),
+      ],
+      series: [
+        { label: 'TTFT', value: (u, v) => (v == null ? '–' : `${sig(v, 3)} s`) },
+        ...order.map((name) => {
+          const style = policyStyle(name);
+          return {
+            label: policyLabel(name),
+            stroke: style.color,
+            dash: style.dash,
+            width: 2,
+            points: { show: false },
+            paths: uPlot.paths.stepped({ align: 1 }),
+            value: (u, v) => (v == null ? '–' : `${Math.round(v * 100)}%`),
+          };
+        }),
+      ],
+      legend: { show: true, live: true },
+      cursor: { drag: { x: true, y: false } },
+    }),
+    [xs, ...ys]
+  );
 }
 
 // ---- slot timeline (Gantt) --------------------------------------------------------------------
@@ -160,38 +172,50 @@ export function gantt(container, timeline, { slots, xMaxMs, onHover }) {
     ctx.restore();
   }
 
-  const plot = mount(container, (width, height) => ({
-    width,
-    height: Math.max(height, Math.min(420, 60 + lanes * 14)),
-    scales: {
-      x: { time: false, range: [0, xMax] },
-      y: { range: [-0.5, lanes - 0.5], dir: -1 },
-    },
-    axes: [
-      axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-      axis('slot', {
-        size: 40,
-        splits: () => Array.from({ length: lanes }, (_, i) => i).filter((i) => i % laneStep === 0),
-        values: (u, splits) => splits.map((v) => String(v + 1)),
-        grid: { show: false },
-      }),
-    ],
-    series: [{ label: 'time' }, { label: 'bars', stroke: 'transparent', points: { show: false } }],
-    legend: { show: false },
-    cursor: { drag: { x: true, y: false }, points: { show: false }, y: false },
-    hooks: {
-      draw: [draw],
-      setCursor: [(u) => {
-        if (!onHover) return;
-        const { left, top } = u.cursor;
-        if (left == null || left < 0) { onHover(null); return; }
-        const x = u.posToVal(left, 'x');
-        const lane = Math.round(u.posToVal(top, 'y'));
-        const bar = bars.find((b) => b.slot === lane && b.x0 <= x && x <= b.x1);
-        onHover(bar ? { ...bar, unit } : null);
-      }],
-    },
-  }), [[0, xMax], [null, null]]);
+  const plot = mount(
+    container,
+    (width, height) => ({
+      width,
+      height: Math.max(height, Math.min(420, 60 + lanes * 14)),
+      scales: {
+        x: { time: false, range: [0, xMax] },
+        y: { range: [-0.5, lanes - 0.5], dir: -1 },
+      },
+      axes: [
+        axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
+        axis('slot', {
+          size: 40,
+          splits: () => Array.from({ length: lanes }, (_, i) => i).filter((i) => i % laneStep === 0),
+          values: (u, splits) => splits.map((v) => String(v + 1)),
+          grid: { show: false },
+        }),
+      ],
+      series: [{ label: 'time' }, { label: 'bars', stroke: 'transparent', points: { show: false } }],
+      legend: { show: false },
+      cursor: { drag: { x: true, y: false }, points: { show: false }, y: false },
+      hooks: {
+        draw: [draw],
+        setCursor: [
+          (u) => {
+            if (!onHover) return;
+            const { left, top } = u.cursor;
+            if (left == null || left < 0) {
+              onHover(null);
+              return;
+            }
+            const x = u.posToVal(left, 'x');
+            const lane = Math.round(u.posToVal(top, 'y'));
+            const bar = bars.find((b) => b.slot === lane && b.x0 <= x && x <= b.x1);
+            onHover(bar ? { ...bar, unit } : null);
+          },
+        ],
+      },
+    }),
+    [
+      [0, xMax],
+      [null, null],
+    ]
+  );
   return plot;
 }
 
@@ -200,35 +224,43 @@ export function gantt(container, timeline, { slots, xMaxMs, onHover }) {
 // xs: the grid's x values; lines: [{label, values}] (ms, same length as xs).
 export function stepChart(container, { xs, xLabel, lines }) {
   const log2 = xs.length > 1 && xs[0] > 0 && xs[xs.length - 1] / xs[0] >= 4;
-  return mount(container, (width, height) => ({
-    width,
-    height,
-    scales: { x: { time: false, distr: log2 ? 3 : 1, log: 2 }, y: { range: (u, lo, hi) => [0, hi * 1.08 || 1] } },
-    axes: [
-      axis(xLabel, { splits: () => xs, values: (u, splits) => splits.map((v) => String(v)) }),
-      axis('ms per step', { values: (u, splits) => splits.map((v) => sig(v, 2)), size: 56 }),
-    ],
-    series: [
-      { label: xLabel, value: (u, v) => (v == null ? '–' : String(v)) },
-      ...lines.map((line, i) => ({
-        label: line.label,
-        stroke: PALETTE[i % PALETTE.length],
-        dash: DASHES[i % DASHES.length],
-        width: 2,
-        points: { show: true, size: 6, fill: PALETTE[i % PALETTE.length] },
-        value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ms`),
-      })),
-    ],
-    legend: { show: true, live: true },
-  }), [xs, ...lines.map((l) => l.values)]);
+  return mount(
+    container,
+    (width, height) => ({
+      width,
+      height,
+      scales: { x: { time: false, distr: log2 ? 3 : 1, log: 2 }, y: { range: (u, lo, hi) => [0, hi * 1.08 || 1] } },
+      axes: [
+        axis(xLabel, { splits: () => xs, values: (u, splits) => splits.map((v) => String(v)) }),
+        axis('ms per step', { values: (u, splits) => splits.map((v) => sig(v, 2)), size: 56 }),
+      ],
+      series: [
+        { label: xLabel, value: (u, v) => (v == null ? '–' : String(v)) },
+        ...lines.map((line, i) => ({
+          label: line.label,
+          stroke: PALETTE[i % PALETTE.length],
+          dash: DASHES[i % DASHES.length],
+          width: 2,
+          points: { show: true, size: 6, fill: PALETTE[i % PALETTE.length] },
+          value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ms`),
+        })),
+      ],
+      legend: { show: true, live: true },
+    }),
+    [xs, ...lines.map((l) => l.values)]
+  );
 }
 
 export function legendSwatches(entries) {
-  return h('ul', { class: 'swatches' }, entries.map(({ label, color }) => {
-    const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
-    swatch.style.background = color;  // CSSOM, allowed by the CSP (a style="" attribute is not)
-    return h('li', null, swatch, label);
-  }));
+  return h(
+    'ul',
+    { class: 'swatches' },
+    entries.map(({ label, color }) => {
+      const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+      swatch.style.background = color; // CSSOM, allowed by the CSP (a style="" attribute is not)
+      return h('li', null, swatch, label);
+    })
+  );
 }
 
 // ---- the Memory section -----------------------------------------------------------------------
@@ -254,20 +286,31 @@ export function blocksChart(container, { series, budget }) {
   }));
   if (Number.isFinite(budget)) {
     data.push(xs.map(() => budget));
-    lines.push({ label: `budget (${budget} blocks)`, stroke: '#1f2328', dash: [10, 5], width: 1.5, points: { show: false }, value: () => String(budget) });
+    lines.push({
+      label: `budget (${budget} blocks)`,
+      stroke: '#1f2328',
+      dash: [10, 5],
+      width: 1.5,
+      points: { show: false },
+      value: () => String(budget),
+    });
   }
-  return mount(container, (width, height) => ({
-    width,
-    height,
-    scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, budget || 0) * 1.08 || 1] } },
-    axes: [
-      axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-      axis('KV blocks held', { values: (u, splits) => splits.map((v) => sig(v, 3)), size: 50 }),
-    ],
-    series: [{ label: `t (${unit.name})`, value: (u, v) => (v == null ? '–' : sig(v, 4)) }, ...lines],
-    legend: { show: true, live: true },
-    cursor: { drag: { x: true, y: false } },
-  }), data);
+  return mount(
+    container,
+    (width, height) => ({
+      width,
+      height,
+      scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, budget || 0) * 1.08 || 1] } },
+      axes: [
+        axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
+        axis('KV blocks held', { values: (u, splits) => splits.map((v) => sig(v, 3)), size: 50 }),
+      ],
+      series: [{ label: `t (${unit.name})`, value: (u, v) => (v == null ? '–' : sig(v, 4)) }, ...lines],
+      legend: { show: true, live: true },
+      cursor: { drag: { x: true, y: false } },
+    }),
+    data
+  );
 }
 
 // p95 TTFT against the arrival rate, one line per policy (log y), the target as a dashed line and a
@@ -292,29 +335,47 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
     }
     ctx.restore();
   }
-  return mount(container, (width, height) => ({
-    width,
-    height,
-    scales: { x: { time: false }, y: { distr: 3, log: 10 } },
-    axes: [
-      axis('arrival rate, requests/s', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-      axis(`p95 TTFT, ${unitName} (log scale)`, { values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))), size: 56 }),
-    ],
-    series: [
-      { label: 'rate', value: (u, v) => (v == null ? '–' : `${sig(v, 3)}/s`) },
-      ...lines.map((line) => ({
-        label: line.label,
-        stroke: line.color,
-        dash: line.dash,
-        width: 2,
-        points: { show: true, size: 5, fill: line.color },
-        value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ${unitName}`),
-      })),
-      { label: `target ${sig(target, 3)} ${unitName}`, stroke: '#1f2328', dash: [10, 5], width: 1.5, points: { show: false }, value: () => `${sig(target, 3)} ${unitName}` },
-    ],
-    legend: { show: true, live: true },
-    hooks: { draw: [drawCrossings] },
-  }), [rates, ...lines.map((l) => l.values.map((v) => (Number.isFinite(v) && v > 0 ? v / scale : null))), rates.map(() => target)]);
+  return mount(
+    container,
+    (width, height) => ({
+      width,
+      height,
+      scales: { x: { time: false }, y: { distr: 3, log: 10 } },
+      axes: [
+        axis('arrival rate, requests/s', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
+        axis(`p95 TTFT, ${unitName} (log scale)`, {
+          values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))),
+          size: 56,
+        }),
+      ],
+      series: [
+        { label: 'rate', value: (u, v) => (v == null ? '–' : `${sig(v, 3)}/s`) },
+        ...lines.map((line) => ({
+          label: line.label,
+          stroke: line.color,
+          dash: line.dash,
+          width: 2,
+          points: { show: true, size: 5, fill: line.color },
+          value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ${unitName}`),
+        })),
+        {
+          label: `target ${sig(target, 3)} ${unitName}`,
+          stroke: '#1f2328',
+          dash: [10, 5],
+          width: 1.5,
+          points: { show: false },
+          value: () => `${sig(target, 3)} ${unitName}`,
+        },
+      ],
+      legend: { show: true, live: true },
+      hooks: { draw: [drawCrossings] },
+    }),
+    [
+      rates,
+      ...lines.map((l) => l.values.map((v) => (Number.isFinite(v) && v > 0 ? v / scale : null))),
+      rates.map(() => target),
+    ]
+  );
 }
 
 // One bar per category, its value written above it. bars: [{label, value, color}]; yMax: the scale's top.
@@ -342,22 +403,26 @@ export function barChart(container, { bars, yLabel, format, yMax }) {
     });
     ctx.restore();
   }
-  return mount(container, (width, height) => ({
-    width,
-    height: Math.min(height, 260),
-    scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: [0, top] } },
-    axes: [
-      axis('', {
-        splits: () => bars.map((_, i) => i),
-        values: (u, splits) => splits.map((i) => (bars[i] ? bars[i].label : '')),
-        grid: { show: false },
-        labelSize: 0,
-      }),
-      axis(yLabel, { values: (u, splits) => splits.map((v) => format(v)), size: 50 }),
-    ],
-    series: [{ label: 'policy' }, { label: yLabel, stroke: 'transparent', points: { show: false } }],
-    legend: { show: false },
-    cursor: { show: false },
-    hooks: { draw: [draw] },
-  }), [bars.map((_, i) => i), bars.map(() => null)]);
+  return mount(
+    container,
+    (width, height) => ({
+      width,
+      height: Math.min(height, 260),
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: [0, top] } },
+      axes: [
+        axis('', {
+          splits: () => bars.map((_, i) => i),
+          values: (u, splits) => splits.map((i) => (bars[i] ? bars[i].label : '')),
+          grid: { show: false },
+          labelSize: 0,
+        }),
+        axis(yLabel, { values: (u, splits) => splits.map((v) => format(v)), size: 50 }),
+      ],
+      series: [{ label: 'policy' }, { label: yLabel, stroke: 'transparent', points: { show: false } }],
+      legend: { show: false },
+      cursor: { show: false },
+      hooks: { draw: [draw] },
+    }),
+    [bars.map((_, i) => i), bars.map(() => null)]
+  );
 }

@@ -12,8 +12,17 @@ export function toCsv(rows) {
   return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
-const METRICS = ['median_ttft_ms', 'p95_ttft_ms', 'p99_ttft_ms', 'makespan_ms', 'tokens_per_s', 'tpot_ms',
-  'median_latency_ms', 'p95_latency_ms', 'steps'];
+const METRICS = [
+  'median_ttft_ms',
+  'p95_ttft_ms',
+  'p99_ttft_ms',
+  'makespan_ms',
+  'tokens_per_s',
+  'tpot_ms',
+  'median_latency_ms',
+  'p95_latency_ms',
+  'steps',
+];
 
 export function policiesCsv(result) {
   const rows = [['policy', 'label', ...METRICS]];
@@ -28,7 +37,15 @@ export function requestsCsv(result) {
   const rows = [['policy', 'request', 'arrival_ms', 'first_token_ms', 'finish_ms', 'ttft_ms', 'latency_ms']];
   for (const name of result.policy_order) {
     result.policies[name].requests.forEach((r, i) => {
-      rows.push([name, i, r.arrival_ms, r.first_token_ms, r.finish_ms, r.first_token_ms - r.arrival_ms, r.finish_ms - r.arrival_ms]);
+      rows.push([
+        name,
+        i,
+        r.arrival_ms,
+        r.first_token_ms,
+        r.finish_ms,
+        r.first_token_ms - r.arrival_ms,
+        r.finish_ms - r.arrival_ms,
+      ]);
     });
   }
   return toCsv(rows);

@@ -1,7 +1,8 @@
 // Number formatting for tables and messages (English separators, as the published lab printed).
 
 const nf = (digits) => new Intl.NumberFormat('en-US', { maximumFractionDigits: digits });
-const fixed = (digits) => new Intl.NumberFormat('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fixed = (digits) =>
+  new Intl.NumberFormat('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export function sig(value, digits = 3) {
   if (!Number.isFinite(value)) return '–';
@@ -51,7 +52,10 @@ export function bytes(n) {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let i = 0;
   let v = n;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i += 1; }
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
   if (i === 0) return `${int(v)} ${v === 1 ? 'byte' : 'bytes'}`;
   return `${Number.isInteger(v) ? int(v) : sig(v, 3)} ${units[i]}`;
 }

@@ -10,7 +10,8 @@ import { $, replace } from './dom.js';
 // #<id>-error; summary: the summary's box; what: what its count counts ("settings").
 export function formErrors({ keys, idOf = (key) => key, summary, what }) {
   const messageBox = (key) => $(`#${idOf(key)}-error`);
-  const summaryText = (messages) => (messages.length === 1 ? messages[0] : `${messages.length} ${what} need fixing: ${messages.join(' ')}`);
+  const summaryText = (messages) =>
+    messages.length === 1 ? messages[0] : `${messages.length} ${what} need fixing: ${messages.join(' ')}`;
 
   function showField(key, message) {
     const input = $(`#${idOf(key)}`);

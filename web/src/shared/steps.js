@@ -3,7 +3,9 @@
 // The index of the context nearest 64 in the grid (the published lab quoted context 64).
 export function referenceContext(contexts) {
   let best = 0;
-  contexts.forEach((c, j) => { if (Math.abs(c - 64) < Math.abs(contexts[best] - 64)) best = j; });
+  contexts.forEach((c, j) => {
+    if (Math.abs(c - 64) < Math.abs(contexts[best] - 64)) best = j;
+  });
   return best;
 }
 

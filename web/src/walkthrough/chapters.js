@@ -12,9 +12,9 @@ export const CHAPTERS = [tokens, cache, rows, queue, memory];
 // from the first run of each path, marked provisional). Returns the chapter's data, or null.
 export function dataFor(name, parts) {
   switch (name) {
-    case 'tokens':   // only the lengths matter: drawn once, from the first answer
+    case 'tokens': // only the lengths matter: drawn once, from the first answer
       return parts.first_answer || parts.answer || null;
-    case 'cache':    // the first answer's race, then the medians of all runs
+    case 'cache': // the first answer's race, then the medians of all runs
       return parts.answer || parts.first_answer || null;
     case 'rows':
       return parts.steps || null;

@@ -25,7 +25,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
   const status = $('#story-status', root);
   const announcer = $('#story-announce', root);
   let startedAt = null;
-  let run = 0;   // the lab run the chapters draw (the store counts them)
+  let run = 0; // the lab run the chapters draw (the store counts them)
   const landed = new Set();
 
   const announce = (text) => replace(announcer, text);
@@ -33,13 +33,29 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
   const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter) => {
     const number = CHAPTERS.indexOf(chapter) + 1;
     const body = h('div', { class: 'chapter-body' });
-    const section = h('section', { class: 'story-chapter', id: `chapter-${chapter.name}`, dataset: { chapter: chapter.name, state: 'waiting' }, 'aria-labelledby': `chapter-${chapter.name}-title` },
+    const section = h(
+      'section',
+      {
+        class: 'story-chapter',
+        id: `chapter-${chapter.name}`,
+        dataset: { chapter: chapter.name, state: 'waiting' },
+        'aria-labelledby': `chapter-${chapter.name}-title`,
+      },
       // A chapter alone is its page's main heading.
-      h(only ? 'h1' : 'h2', { id: `chapter-${chapter.name}-title`, class: 'chapter-title' }, h('span', { class: 'chapter-number' }, String(number)), ' ', chapter.title),
-      body);
+      h(
+        only ? 'h1' : 'h2',
+        { id: `chapter-${chapter.name}-title`, class: 'chapter-title' },
+        h('span', { class: 'chapter-number' }, String(number)),
+        ' ',
+        chapter.title
+      ),
+      body
+    );
     $('#story-chapters', root).append(section);
     const ctx = {
-      get reducedMotion() { return reducedMotionQuery().matches; },
+      get reducedMotion() {
+        return reducedMotionQuery().matches;
+      },
       announce,
       announceFigure: (text) => announce(`Chapter ${number}: ${text}`),
       figureLanded: () => figureLanded(chapter.name, section),

@@ -22,7 +22,9 @@ export function splitHash(hash, chapterNames) {
   const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
   return {
     chapter: known ? name : null,
-    chapterProblem: known ? null : `The link asks for chapter “${shown}”${values.length > 1 ? ' more than once' : ''}; chapters: ${chapterNames.join(', ')}. The whole walkthrough is shown instead.`,
+    chapterProblem: known
+      ? null
+      : `The link asks for chapter “${shown}”${values.length > 1 ? ' more than once' : ''}; chapters: ${chapterNames.join(', ')}. The whole walkthrough is shown instead.`,
     // URLSearchParams writes "autorun=": keep the short form the settings reader and links use.
     settingsHash: params.toString().replace(/(^|&)autorun=(&|$)/, '$1autorun$2'),
   };

@@ -5,7 +5,8 @@ import reference from '../../reference/model.js';
 import { describe, loadScalar, loadSimd, post, postRunError, withSampleFloor } from './modules.js';
 
 const BENCH_PHASES = {
-  'limits and decode steps': 'timing the multiply-add peak, memory read bandwidth, matrix kernels and decode steps of 1 and 16 rows in turns',
+  'limits and decode steps':
+    'timing the multiply-add peak, memory read bandwidth, matrix kernels and decode steps of 1 and 16 rows in turns',
   done: 'done',
 };
 
@@ -24,20 +25,28 @@ async function compare(id, options) {
   const measure = { preset: options.preset, min_sample_ms: minSample, samples: options.samples };
   const benchOptions = { measure, answer_runs: 0, simulator: false };
   // Shares of the progress bar, roughly as the time goes (the scalar build's 16-row steps are slow).
-  const plan = options.simd
-    ? { simd: [0, 0.3], scalar: [0.3, 0.8], js: [0.8, 1] }
-    : { scalar: [0, 0.7], js: [0.7, 1] };
+  const plan = options.simd ? { simd: [0, 0.3], scalar: [0.3, 0.8], js: [0.8, 1] } : { scalar: [0, 0.7], js: [0.7, 1] };
   let stage = 'load';
   const progress = (range, fraction, phase, loading = false) => {
     post({ type: 'progress', id, fraction: range[0] + (range[1] - range[0]) * fraction, phase, loading });
   };
   const benchProgress = (range, label) => (fraction, phase) => {
-    progress([range[0] + 0.05 * (range[1] - range[0]), range[1]], fraction, `${label}: ${BENCH_PHASES[phase] || phase}`);
+    progress(
+      [range[0] + 0.05 * (range[1] - range[0]), range[1]],
+      fraction,
+      `${label}: ${BENCH_PHASES[phase] || phase}`
+    );
   };
 
   const result = {
-    preset: options.preset, context, simd: null, simd_error: null, scalar: null, js: null,
-    simd_at_context: null, scalar_at_context: null,
+    preset: options.preset,
+    context,
+    simd: null,
+    simd_error: null,
+    scalar: null,
+    js: null,
+    simd_at_context: null,
+    scalar_at_context: null,
   };
   try {
     let weightsFrom = null;
@@ -69,10 +78,14 @@ async function compare(id, options) {
     progress(plan.js, 0, 'Plain JavaScript: copying the weights out of the module');
     const weights = weightsFrom.exportWeights({ preset: options.preset });
     const model = reference.createModel(weights);
-    progress(plan.js, 0.1, `Plain JavaScript: timing the decode step (filling a cache of ${context - 1} positions first)`);
+    progress(
+      plan.js,
+      0.1,
+      `Plain JavaScript: timing the decode step (filling a cache of ${context - 1} positions first)`
+    );
     const timing = reference.timeDecodeStep(model, context, { minSampleMs: minSample, samples: options.samples });
     const flops = reference.decodeStepFlops(weights.config, context);
-    const weightBytes = result.scalar_at_context.rows1.bytes_read;  // the same step, the same bytes
+    const weightBytes = result.scalar_at_context.rows1.bytes_read; // the same step, the same bytes
     result.js = {
       ...timing,
       gflops: flops / (timing.median_ms * 1e6),
@@ -92,4 +105,3 @@ export function startCompare() {
     if (message.type === 'compare') compare(message.id, message.options || {});
   };
 }
-

@@ -29,8 +29,7 @@ export function startJob() {
           postRunError(id, error);
         }
       },
-      (error) => post({ type: 'error', id, stage: 'load', fatal: true, ...describe(error) }),
+      (error) => post({ type: 'error', id, stage: 'load', fatal: true, ...describe(error) })
     );
   };
 }
-

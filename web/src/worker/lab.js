@@ -11,15 +11,25 @@ export function startLab() {
       const presets = {};
       for (const { name } of CATALOG.model_presets) presets[name] = m.modelInfo({ preset: name });
       const first = presets[CATALOG.model_presets[0].name];
-      post({ type: 'ready', version: m.version(), presets, roofline_presets: m.rooflinePresets(), instruction_set: first.instruction_set || '', ...CLOCK });
+      post({
+        type: 'ready',
+        version: m.version(),
+        presets,
+        roofline_presets: m.rooflinePresets(),
+        instruction_set: first.instruction_set || '',
+        ...CLOCK,
+      });
     },
-    (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) }),
+    (error) => post({ type: 'error', id: null, stage: 'load', fatal: true, ...describe(error) })
   );
 
   self.onmessage = (event) => {
     const message = event.data || {};
     if (message.type === 'heap') {
-      modulePromise.then((m) => post({ type: 'heap', id: message.id, heap: m.memory() }), () => {});
+      modulePromise.then(
+        (m) => post({ type: 'heap', id: message.id, heap: m.memory() }),
+        () => {}
+      );
       return;
     }
     if (message.type !== 'run') return;
@@ -35,8 +45,7 @@ export function startLab() {
           postRunError(id, error);
         }
       },
-      (error) => post({ type: 'error', id, stage: 'load', fatal: true, ...describe(error) }),
+      (error) => post({ type: 'error', id, stage: 'load', fatal: true, ...describe(error) })
     );
   };
 }
-

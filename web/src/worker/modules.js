@@ -11,8 +11,10 @@ export const CLOCK = { timer_resolution_ms: timerResolutionMs() };
 CLOCK.min_sample_ms = minSampleMs(CLOCK.timer_resolution_ms);
 export const withSampleFloor = (ms) => Math.max(Number.isFinite(ms) ? ms : 0, CLOCK.min_sample_ms);
 // (Options that are not an object are left for the module to refuse.)
-export const measureOnClock = (measure = {}) => (measure && typeof measure === 'object' && !Array.isArray(measure)
-  ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) } : measure);
+export const measureOnClock = (measure = {}) =>
+  measure && typeof measure === 'object' && !Array.isArray(measure)
+    ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) }
+    : measure;
 
 export function post(message) {
   self.postMessage(message);
@@ -66,7 +68,6 @@ export function loadScalar() {
     return Promise.reject(error);
   }
 }
-
 
 // A progress callback for the module that passes on changes only (progress comes often in the step grids).
 export function throttledProgress(id) {

@@ -6,7 +6,7 @@ import { raceLengthMs, raceSpeed, tokensAt } from './race.js';
 import { raceView } from './render.js';
 import { TITLE, TOKENS_NOTE, WAITING, announcement, explanation, speedNote } from './words.js';
 
-const MAX_REPLAY_MS = 6000;   // a slow device's race is sped up to about this long
+const MAX_REPLAY_MS = 6000; // a slow device's race is sped up to about this long
 
 export const name = 'cache';
 export const title = TITLE;
@@ -53,13 +53,26 @@ export function mount(root, ctx) {
       tick();
     };
     replay.addEventListener('click', race);
-    replace(root, h('div', { class: 'chapter-split' },
-      h('div', { class: 'chapter-words' }, explanation(answer).map((text) => h('p', null, text))),
-      h('div', { class: 'chapter-picture' },
-        view.cards,
-        h('div', { class: 'race', dataset: { identical: String(answer.identical_tokens) } }, view.lanes),
-        h('p', { class: 'help' }, TOKENS_NOTE),
-        h('div', { class: 'race-controls' }, replay, note))));
+    replace(
+      root,
+      h(
+        'div',
+        { class: 'chapter-split' },
+        h(
+          'div',
+          { class: 'chapter-words' },
+          explanation(answer).map((text) => h('p', null, text))
+        ),
+        h(
+          'div',
+          { class: 'chapter-picture' },
+          view.cards,
+          h('div', { class: 'race', dataset: { identical: String(answer.identical_tokens) } }, view.lanes),
+          h('p', { class: 'help' }, TOKENS_NOTE),
+          h('div', { class: 'race-controls' }, replay, note)
+        )
+      )
+    );
     ctx.announceFigure(announcement(answer));
     ctx.figureLanded();
     race();
@@ -68,4 +81,3 @@ export function mount(root, ctx) {
   clear();
   return { show, clear, destroy: stop };
 }
-

@@ -28,12 +28,18 @@ const FLASH_SHARE = 0.01;
 // One colour for KV in every panel (a policy's own colour may be the preemption red).
 const KV_COLOR = '#1d5fa8';
 
-const LEGEND = [['swatch-kv', 'block filled with KV'], ['swatch-held', 'held, still empty'], ['swatch-free', 'free'], ['swatch-preempt', 'a preemption']];
+const LEGEND = [
+  ['swatch-kv', 'block filled with KV'],
+  ['swatch-held', 'held, still empty'],
+  ['swatch-free', 'free'],
+  ['swatch-preempt', 'a preemption'],
+];
 
 function makePanel(policy, result) {
   const queue = prepareQueue(result.queue_timeline);
   return {
-    policy, queue,
+    policy,
+    queue,
     ...panelElement(policy, policyLabel(policy), `${policyLabel(policy)}: KV blocks now, and held over time`),
     memory: prepareMemory(result.memory_timeline),
     people: new Uint8Array(queue.count),
@@ -61,8 +67,15 @@ function drawPanelAt(panel, t, endMs, dpr, textWaits) {
 
 function build(plan, dpr) {
   const results = plan.results || {};
-  const shown = (plan.policies || []).filter((p) => (policyIs(p, POLICY_ROLES.reserve) || policyIs(p, POLICY_ROLES.paged)) && results[p] && results[p].memory_timeline && results[p].queue_timeline);
-  if (shown.length === 0) return { note: 'This run carries no memory timeline: run the memory policies again to play them back.' };
+  const shown = (plan.policies || []).filter(
+    (p) =>
+      (policyIs(p, POLICY_ROLES.reserve) || policyIs(p, POLICY_ROLES.paged)) &&
+      results[p] &&
+      results[p].memory_timeline &&
+      results[p].queue_timeline
+  );
+  if (shown.length === 0)
+    return { note: 'This run carries no memory timeline: run the memory policies again to play them back.' };
   const panels = shown.map((p) => makePanel(p, results[p]));
   const byPolicy = Object.fromEntries(panels.map((panel) => [panel.policy, panel]));
   const endMs = Math.max(...panels.map((panel) => panel.queue.endMs));
@@ -73,16 +86,25 @@ function build(plan, dpr) {
     figureLabel: 'KV memory under each policy, on one clock',
     what: 'the memory',
     endMs,
-    events: eventTimes(shown.map((p) => results[p].queue_timeline), panels.map((panel) => panel.memory.preempt_t_ms)),
+    events: eventTimes(
+      shown.map((p) => results[p].queue_timeline),
+      panels.map((panel) => panel.memory.preempt_t_ms)
+    ),
     speed: speedFor(endMs),
     resize() {
-      for (const panel of panels) panel.layout = sizeCanvas(panel.canvas, dpr, (width) => layoutMemory(width, panel.memory));
+      for (const panel of panels)
+        panel.layout = sizeCanvas(panel.canvas, dpr, (width) => layoutMemory(width, panel.memory));
     },
     onDraw(t, textWaits) {
       for (const panel of panels) drawPanelAt(panel, t, endMs, dpr, textWaits);
     },
     describe(t) {
-      return describeStep(t, shown, Object.fromEntries(panels.map((panel) => [panel.policy, panel.state || memoryAt(panel.memory, t)])), byPolicy);
+      return describeStep(
+        t,
+        shown,
+        Object.fromEntries(panels.map((panel) => [panel.policy, panel.state || memoryAt(panel.memory, t)])),
+        byPolicy
+      );
     },
   };
 }
@@ -94,7 +116,10 @@ export function mount(root, ctx) {
   return mountWithHardware(root, ctx, {
     part: name,
     measured: (element) => played(element, ctx),
-    modeled: (element) => modeledView(element, (r) => memoryView(r, 'memory-hw'),
-      { mount: (box) => played(box, modeledContext(ctx)), data: (r) => r.memory }),
+    modeled: (element) =>
+      modeledView(element, (r) => memoryView(r, 'memory-hw'), {
+        mount: (box) => played(box, modeledContext(ctx)),
+        data: (r) => r.memory,
+      }),
   });
 }

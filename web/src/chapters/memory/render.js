@@ -61,7 +61,12 @@ function historyLayer(layout, m, endMs, color, dpr) {
   g.globalAlpha = 0.35;
   for (let i = 0; i < n; i += 1) {
     const usedBlocks = m.used_tokens[i] / m.block_tokens;
-    g.fillRect(x(m.t_ms[i]), y(usedBlocks), Math.max(0.5, x(until(i)) - x(m.t_ms[i])), (usedBlocks / m.blocks) * HISTORY_H);
+    g.fillRect(
+      x(m.t_ms[i]),
+      y(usedBlocks),
+      Math.max(0.5, x(until(i)) - x(m.t_ms[i])),
+      (usedBlocks / m.blocks) * HISTORY_H
+    );
   }
   g.globalAlpha = 1;
   g.strokeStyle = color;
@@ -99,7 +104,14 @@ function drawHistory(g, layout, m, t, endMs, color, dpr) {
     g.stroke();
     g.setLineDash([]);
   }
-  drawTimeAxis(g, { x0, x1: x0 + w, y: top + HISTORY_H, left: '0 s', right: duration(endMs), middle: 'blocks held over time (line), filled with KV (area), budget (dashed)' });
+  drawTimeAxis(g, {
+    x0,
+    x1: x0 + w,
+    y: top + HISTORY_H,
+    left: '0 s',
+    right: duration(endMs),
+    middle: 'blocks held over time (line), filled with KV (area), budget (dashed)',
+  });
 }
 
 export function drawMemoryPanel(canvas, layout, m, state, { t, endMs, color, flash, dpr }) {

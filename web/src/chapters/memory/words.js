@@ -11,37 +11,48 @@ export function introParagraphs(plan, shown, prepared) {
   const count = prepared[shown[0]].queue.count;
   const out = [
     `The KV cache lives in memory, and memory runs out. Here it is cut into ${budget ? int(budget) : 'as many as needed'} blocks of ` +
-    `${first.block_tokens} tokens (each square below is a block), and ${int(count)} requests arrive at random, ` +
-    `${sig(plan.rate, 3)} a second on average.`,
+      `${first.block_tokens} tokens (each square below is a block), and ${int(count)} requests arrive at random, ` +
+      `${sig(plan.rate, 3)} a second on average.`,
   ];
   const reserve = findPolicy(shown, POLICY_ROLES.reserve);
   const paged = findPolicy(shown, POLICY_ROLES.paged);
   if (reserve) {
     const r = plan.results[reserve];
-    out.push(`Reserving takes blocks for the prompt plus the longest answer a request might give, at admission, and holds them to the end: ` +
-      `the pale squares are held but hold no KV yet. Averaged over the run, ${sig(r.waste_pct, 3)}% of the held slots stayed empty.`);
+    out.push(
+      `Reserving takes blocks for the prompt plus the longest answer a request might give, at admission, and holds them to the end: ` +
+        `the pale squares are held but hold no KV yet. Averaged over the run, ${sig(r.waste_pct, 3)}% of the held slots stayed empty.`
+    );
   }
   if (paged) {
     const p = plan.results[paged];
-    out.push(`Paged memory gives a request a block only when its next token needs one, so more requests fit at once. When a step needs ` +
-      `a block and none is free, the request admitted last is preempted: its blocks are freed and it goes back to the front of the queue, ` +
-      `to recompute its KV later. That happened ${int(p.preemptions)} ${p.preemptions === 1 ? 'time' : 'times'} in this run ` +
-      `(${int(p.recomputed_tokens)} tokens recomputed); each one flashes red below.`);
+    out.push(
+      `Paged memory gives a request a block only when its next token needs one, so more requests fit at once. When a step needs ` +
+        `a block and none is free, the request admitted last is preempted: its blocks are freed and it goes back to the front of the queue, ` +
+        `to recompute its KV later. That happened ${int(p.preemptions)} ${p.preemptions === 1 ? 'time' : 'times'} in this run ` +
+        `(${int(p.recomputed_tokens)} tokens recomputed); each one flashes red below.`
+    );
   }
-  out.push(`The 95th-percentile time to first token: ${shown.map((name) => `${policyLabel(name)} ${duration(plan.results[name].p95_ttft_ms)}`).join(', ')}.`);
+  out.push(
+    `The 95th-percentile time to first token: ${shown.map((name) => `${policyLabel(name)} ${duration(plan.results[name].p95_ttft_ms)}`).join(', ')}.`
+  );
   return out;
 }
 
 export function countsText(state, memory) {
   const limit = memory.budget_blocks ? ` of ${int(memory.budget_blocks)}` : '';
-  return `${int(state.held)}${limit} blocks held, ${int(Math.ceil(state.used_blocks))} filled with KV; ` +
-    `${int(state.preemptions)} ${state.preemptions === 1 ? 'preemption' : 'preemptions'} so far`;
+  return (
+    `${int(state.held)}${limit} blocks held, ${int(Math.ceil(state.used_blocks))} filled with KV; ` +
+    `${int(state.preemptions)} ${state.preemptions === 1 ? 'preemption' : 'preemptions'} so far`
+  );
 }
 
 export function describeStep(t, shown, states, prepared) {
   const parts = shown.map((name) => {
     const s = states[name];
-    const justNow = s.last_preemption && s.last_preemption.t_ms === t ? ` Request ${s.last_preemption.request} was just preempted.` : '';
+    const justNow =
+      s.last_preemption && s.last_preemption.t_ms === t
+        ? ` Request ${s.last_preemption.request} was just preempted.`
+        : '';
     return `${policyLabel(name)}: ${countsText(s, prepared[name].memory)}.${justNow}`;
   });
   return `At ${duration(t)}: ${parts.join(' ')}`;

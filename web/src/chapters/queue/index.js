@@ -24,13 +24,18 @@ export const name = 'queue';
 export const title = TITLE;
 
 const LEGEND = [
-  ['swatch-waiting', 'waiting'], ['swatch-prefill', 'prefill (the prompt)'], ['swatch-prompt', 'prompt in the KV cache'],
-  ['swatch-answer', 'answer tokens (the policy’s colour)'], ['swatch-idle', 'seat held, answer done: padding'], ['swatch-done', 'done'],
+  ['swatch-waiting', 'waiting'],
+  ['swatch-prefill', 'prefill (the prompt)'],
+  ['swatch-prompt', 'prompt in the KV cache'],
+  ['swatch-answer', 'answer tokens (the policy’s colour)'],
+  ['swatch-idle', 'seat held, answer done: padding'],
+  ['swatch-done', 'done'],
 ];
 
 function makePanel(policy, q) {
   return {
-    policy, q,
+    policy,
+    q,
     ...panelElement(policy, panelLabel(policy), `${panelLabel(policy)}: the crowd, the seats and the TTFT histogram`),
     color: policyStyle(policy).color,
     peak: finalHistogramPeak(q),
@@ -44,7 +49,11 @@ function makePanel(policy, q) {
 function drawPanelAt(panel, t, dpr, textWaits) {
   const state = stateAt(panel.q, t, panel.people);
   panel.state = state;
-  const ttfts = drawPanel(panel.canvas, panel.layout, panel.q, state, { scratch: panel.scratch, peak: panel.peak, dpr });
+  const ttfts = drawPanel(panel.canvas, panel.layout, panel.q, state, {
+    scratch: panel.scratch,
+    peak: panel.peak,
+    dpr,
+  });
   const occupied = [];
   const idle = [];
   state.seats.forEach((seat, slot) => {
@@ -66,7 +75,9 @@ function build(result, dpr) {
   const policies = result.policies || {};
   const order = (result.policy_order || Object.keys(policies)).filter((p) => policies[p] && policies[p].queue_timeline);
   if (order.length === 0) {
-    return { note: 'This result carries no queue timeline (it was made without the simulator option queue_timeline): run the lab again to play the queue back.' };
+    return {
+      note: 'This result carries no queue timeline (it was made without the simulator option queue_timeline): run the lab again to play the queue back.',
+    };
   }
   const prepared = Object.fromEntries(order.map((p) => [p, prepareQueue(policies[p].queue_timeline)]));
   const panels = order.map((p) => makePanel(p, prepared[p]));
@@ -92,7 +103,8 @@ function build(result, dpr) {
     },
     describe(t, reason) {
       const states = Object.fromEntries(panels.map((panel) => [panel.policy, panel.state || stateAt(panel.q, t)]));
-      const changes = reason === 'step' ? panels.map((panel) => changesAt(panel.policy, panel.q, t)).filter(Boolean) : [];
+      const changes =
+        reason === 'step' ? panels.map((panel) => changesAt(panel.policy, panel.q, t)).filter(Boolean) : [];
       return describeStep(t, order, states, changes);
     },
   };

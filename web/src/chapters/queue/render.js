@@ -34,7 +34,13 @@ export function layoutPanel(width, q) {
   const seatsH = q.slots * (seatH + 2);
   const histTop = seatsTop + seatsH + 14;
   return {
-    width, cols, pitch, rows, seatH, seatsTop, histTop,
+    width,
+    cols,
+    pitch,
+    rows,
+    seatH,
+    seatsTop,
+    histTop,
     height: histTop + HIST_H + 16,
     cell: (width - 2 * PAD - LABEL_W) / (q.maxPrompt + q.maxAnswer),
   };
@@ -132,7 +138,14 @@ function drawHistogram(g, layout, q, t, scratch, peak) {
     const hgt = (counts[b] / peak) * HIST_H;
     if (hgt > 0) g.fillRect(x0 + b * w + 0.5, histTop + HIST_H - hgt, Math.max(1, w - 1), hgt);
   }
-  drawTimeAxis(g, { x0, x1: width - PAD, y: histTop + HIST_H, left: '0', right: duration(span), middle: 'time to first token' });
+  drawTimeAxis(g, {
+    x0,
+    x1: width - PAD,
+    y: histTop + HIST_H,
+    left: '0',
+    right: duration(span),
+    middle: 'time to first token',
+  });
   return n;
 }
 

@@ -20,21 +20,25 @@ export function introParagraphs(result, order, prepared) {
   const done = (name) => duration(prepared[name].endMs);
   const out = [
     `${int(count)} people send a question to one server at ${w.arrival && w.arrival.kind === 'poisson' ? 'random moments' : 'the same moment'}: ` +
-    `prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)} tokens. Each row of dots below is the crowd: ` +
-    'grey dots wait, coloured dots sit in a seat of the server, pale dots have their whole answer.',
+      `prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)} tokens. Each row of dots below is the crowd: ` +
+      'grey dots wait, coloured dots sit in a seat of the server, pale dots have their whole answer.',
     'A seat is a row of the batch the server computes in one step. Its bar grows as the KV cache of that request ' +
-    'grows: the prompt first (read in one prefill), then one answer token per step.',
+      'grows: the prompt first (read in one prefill), then one answer token per step.',
   ];
   if (stat && cont) {
-    out.push(`Static batches seat ${prepared[stat].slots} people at a time and start the next batch only when the longest ` +
-      'answer of the batch is done: a seat whose answer is finished stays held, striped, until then. ' +
-      `Continuous batching hands a freed seat to the next person at once. Here the whole queue is done in ${done(stat)} ` +
-      `with static batches and in ${done(cont)} with continuous batching, on ${slots} seats each, on this device's step times.`);
+    out.push(
+      `Static batches seat ${prepared[stat].slots} people at a time and start the next batch only when the longest ` +
+        'answer of the batch is done: a seat whose answer is finished stays held, striped, until then. ' +
+        `Continuous batching hands a freed seat to the next person at once. Here the whole queue is done in ${done(stat)} ` +
+        `with static batches and in ${done(cont)} with continuous batching, on ${slots} seats each, on this device's step times.`
+    );
   }
   const serial = order.filter((name) => policyIs(name, POLICY_ROLES.oneAtATime));
   if (serial.length) {
-    out.push(`One at a time, the same queue takes ${serial.map((name) => `${done(name)} ${policyIs(name, POLICY_ROLES.noCache) ? 'without a cache' : 'with the cache'}`).join(' and ')}: ` +
-      'the four run on one clock, so the slow ones are still near the start of the crowd when the batched ones finish.');
+    out.push(
+      `One at a time, the same queue takes ${serial.map((name) => `${done(name)} ${policyIs(name, POLICY_ROLES.noCache) ? 'without a cache' : 'with the cache'}`).join(' and ')}: ` +
+        'the four run on one clock, so the slow ones are still near the start of the crowd when the batched ones finish.'
+    );
   }
   out.push('The histogram under each server fills with the time to first token of everyone served so far.');
   return out;
@@ -46,7 +50,8 @@ export function panelLabel(name) {
 
 // One policy's line: "16 in seats (4 idle, padding), 700 waiting, 284 done".
 export function countsText(state) {
-  const seats = `${int(state.seated + state.idle)} ${state.seated + state.idle === 1 ? 'seat' : 'seats'} held` +
+  const seats =
+    `${int(state.seated + state.idle)} ${state.seated + state.idle === 1 ? 'seat' : 'seats'} held` +
     (state.idle ? ` (${int(state.idle)} idle: padding)` : '');
   return `${seats}, ${int(state.waiting)} waiting, ${int(state.done)} done`;
 }

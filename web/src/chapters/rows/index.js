@@ -20,14 +20,46 @@ export function mount(root, ctx) {
     const { stepTime, throughput } = rowsCharts(byRows);
     const first = byRows.points[0];
     const lastPoint = byRows.points[byRows.points.length - 1];
-    replace(root, h('div', { class: 'chapter-split' },
-      h('div', { class: 'chapter-words' }, explanation(byRows, steps.model).map((text) => h('p', null, text))),
-      h('div', { class: 'chapter-picture two-figures' },
-        h('figure', { class: 'chapter-figure' }, stepTime, h('figcaption', null, `Time of one decode step, context ${byRows.context}`)),
-        h('figure', { class: 'chapter-figure' }, throughput,
-          h('figcaption', null, 'Tokens per second: ',
-            h('strong', { class: 'figure-value', dataset: { key: 'tokens_per_s_ratio', value: String(lastPoint.tokens_per_s / first.tokens_per_s) } },
-              `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`))))));
+    replace(
+      root,
+      h(
+        'div',
+        { class: 'chapter-split' },
+        h(
+          'div',
+          { class: 'chapter-words' },
+          explanation(byRows, steps.model).map((text) => h('p', null, text))
+        ),
+        h(
+          'div',
+          { class: 'chapter-picture two-figures' },
+          h(
+            'figure',
+            { class: 'chapter-figure' },
+            stepTime,
+            h('figcaption', null, `Time of one decode step, context ${byRows.context}`)
+          ),
+          h(
+            'figure',
+            { class: 'chapter-figure' },
+            throughput,
+            h(
+              'figcaption',
+              null,
+              'Tokens per second: ',
+              h(
+                'strong',
+                {
+                  class: 'figure-value',
+                  dataset: { key: 'tokens_per_s_ratio', value: String(lastPoint.tokens_per_s / first.tokens_per_s) },
+                },
+                `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`
+              )
+            )
+          )
+        )
+      )
+    );
     root.dataset.points = JSON.stringify(byRows.points);
     ctx.announceFigure(announcement(byRows));
     ctx.figureLanded();
@@ -36,4 +68,3 @@ export function mount(root, ctx) {
   clear();
   return { show, clear, destroy() {} };
 }
-

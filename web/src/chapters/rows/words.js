@@ -14,7 +14,9 @@ export function explanation(byRows, model) {
     `${int(first.rows)} row: ${ms(first.step_ms, 3)} a step, ${int(first.tokens_per_s)} tokens/s. ${int(lastPoint.rows)} rows: ${ms(lastPoint.step_ms, 3)} a step (${sig(lastPoint.step_ms / first.step_ms, 3)}× longer), ${int(lastPoint.tokens_per_s)} tokens/s (${ratio(lastPoint.tokens_per_s / first.tokens_per_s)} as many).`,
   ];
   if (model && Number.isFinite(model.weight_bytes)) {
-    text.push(`Why the extra rows ride along: a step reads every weight of the model once (${bytes(model.weight_bytes)}) whatever the number of rows, and with one row it does only two operations per weight it reads, so it waits on memory. More rows reuse each weight while it is at hand: with ${int(lastPoint.rows)} rows each token’s share of that reading is ${bytes(model.weight_bytes / lastPoint.rows)}.`);
+    text.push(
+      `Why the extra rows ride along: a step reads every weight of the model once (${bytes(model.weight_bytes)}) whatever the number of rows, and with one row it does only two operations per weight it reads, so it waits on memory. More rows reuse each weight while it is at hand: with ${int(lastPoint.rows)} rows each token’s share of that reading is ${bytes(model.weight_bytes / lastPoint.rows)}.`
+    );
   }
   return text;
 }

@@ -7,7 +7,7 @@ import { projectedRows } from './rows.js';
 import { triangles } from './render.js';
 import { TITLE, WAITING, announcement, explanation } from './words.js';
 
-const STEP_MS = 40;   // one column every 40 ms while drawing
+const STEP_MS = 40; // one column every 40 ms while drawing
 
 export const name = 'tokens';
 export const title = TITLE;
@@ -28,13 +28,37 @@ export function mount(root, ctx) {
     stop();
     const rows = projectedRows(answer.prompt_tokens, answer.answer_tokens);
     const { left, right, reveal } = triangles(rows);
-    const figure = (svg, caption, total, key) => h('figure', { class: 'chapter-figure' },
-      svg, h('figcaption', null, caption, ': ', h('strong', { class: 'figure-value', dataset: { key, value: String(total) } }, `${int(total)} rows`)));
-    replace(root, h('div', { class: 'chapter-split' },
-      h('div', { class: 'chapter-words' }, explanation(answer, rows).map((text) => h('p', null, text))),
-      h('div', { class: 'chapter-picture two-figures' },
-        figure(left, 'Without a cache', rows.nocache_total, 'nocache_rows'),
-        figure(right, 'With a KV cache', rows.cache_total, 'cache_rows'))));
+    const figure = (svg, caption, total, key) =>
+      h(
+        'figure',
+        { class: 'chapter-figure' },
+        svg,
+        h(
+          'figcaption',
+          null,
+          caption,
+          ': ',
+          h('strong', { class: 'figure-value', dataset: { key, value: String(total) } }, `${int(total)} rows`)
+        )
+      );
+    replace(
+      root,
+      h(
+        'div',
+        { class: 'chapter-split' },
+        h(
+          'div',
+          { class: 'chapter-words' },
+          explanation(answer, rows).map((text) => h('p', null, text))
+        ),
+        h(
+          'div',
+          { class: 'chapter-picture two-figures' },
+          figure(left, 'Without a cache', rows.nocache_total, 'nocache_rows'),
+          figure(right, 'With a KV cache', rows.cache_total, 'cache_rows')
+        )
+      )
+    );
     ctx.announceFigure(announcement(rows));
     ctx.figureLanded();
     if (ctx.reducedMotion) return;
@@ -50,4 +74,3 @@ export function mount(root, ctx) {
   clear();
   return { show, clear, destroy: stop };
 }
-

@@ -20,17 +20,36 @@ function panel(steps, key, maxRows, label, total) {
     const recomputed = key === 'nocache' ? step.recomputed : 0;
     const x = PAD.left + (step.k - 1) * colW;
     const w = Math.max(0.6, colW - (colW > 3 ? 1 : 0));
-    return s('g', { class: 'step', 'data-k': step.k },
-      recomputed ? s('rect', { class: 'recomputed', x, y: y(rows), width: w, height: y(rows - recomputed) - y(rows) }) : null,
-      s('rect', { class: 'new-row', x, y: y(rows - recomputed), width: w, height: y(0) - y(rows - recomputed) }));
+    return s(
+      'g',
+      { class: 'step', 'data-k': step.k },
+      recomputed
+        ? s('rect', { class: 'recomputed', x, y: y(rows), width: w, height: y(rows - recomputed) - y(rows) })
+        : null,
+      s('rect', { class: 'new-row', x, y: y(rows - recomputed), width: w, height: y(0) - y(rows - recomputed) })
+    );
   });
-  return s('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'rows-triangle', role: 'img', 'aria-label': `${label}: ${int(total)} rows in all` },
+  return s(
+    'svg',
+    {
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      class: 'rows-triangle',
+      role: 'img',
+      'aria-label': `${label}: ${int(total)} rows in all`,
+    },
     s('line', { class: 'axis', x1: PAD.left, y1: y(0), x2: WIDTH - PAD.right, y2: y(0) }),
     s('text', { class: 'tick', x: PAD.left - 4, y: y(maxRows) + 4, 'text-anchor': 'end', text: int(maxRows) }),
     s('text', { class: 'tick', x: PAD.left - 4, y: y(0), 'text-anchor': 'end', text: '0' }),
     s('text', { class: 'tick', x: PAD.left, y: HEIGHT - 6, text: 'token 1' }),
-    s('text', { class: 'tick', x: WIDTH - PAD.right, y: HEIGHT - 6, 'text-anchor': 'end', text: `token ${steps.length}` }),
-    columns);
+    s('text', {
+      class: 'tick',
+      x: WIDTH - PAD.right,
+      y: HEIGHT - 6,
+      'text-anchor': 'end',
+      text: `token ${steps.length}`,
+    }),
+    columns
+  );
 }
 
 // Returns the two panels and a function that reveals the first k columns of both.

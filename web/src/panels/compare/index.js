@@ -70,7 +70,13 @@ function setupComparison(hooks) {
     const env = hooks.environment();
     const simd = Boolean(env && env.wasm_simd);
     $('#simd-no-simd').hidden = simd;
-    lastOptions = { preset: hooks.preset(), simd, context: COMPARE_CONTEXT, min_sample_ms: MIN_SAMPLE_MS, samples: SAMPLES };
+    lastOptions = {
+      preset: hooks.preset(),
+      simd,
+      context: COMPARE_CONTEXT,
+      min_sample_ms: MIN_SAMPLE_MS,
+      samples: SAMPLES,
+    };
     panel.run(lastOptions, simd ? 'Starting…' : 'Starting (scalar and JavaScript only)…');
   }
 
@@ -79,5 +85,11 @@ function setupComparison(hooks) {
   const env = hooks.environment();
   $('#simd-no-simd').hidden = !env || env.wasm_simd;
   panel.setState('ready');
-  return { get running() { return panel.running; }, sync: panel.sync, start };
+  return {
+    get running() {
+      return panel.running;
+    },
+    sync: panel.sync,
+    start,
+  };
 }

@@ -47,31 +47,46 @@ export function finding(s) {
     const step = rows.simd || rows.scalar;
     const bytes = step && Number.isFinite(step.bytes_read) ? step.bytes_read : model.weight_bytes;
     const floorMs = bytes / (read * 1e6);
-    parts.push(`A one-row decode step reads every weight matrix once, one row of the embedding table and the context’s keys and values (${mb(bytes)}), for just two floating-point operations per weight, so its floor is memory bandwidth: reading that much at the ${gbs(read)} measured here takes ${ms(floorMs)}.`);
+    parts.push(
+      `A one-row decode step reads every weight matrix once, one row of the embedding table and the context’s keys and values (${mb(bytes)}), for just two floating-point operations per weight, so its floor is memory bandwidth: reading that much at the ${gbs(read)} measured here takes ${ms(floorMs)}.`
+    );
     if (rows.simd) {
       const share = rows.simd.gb_per_s / read;
       const gain = `SIMD’s gain at one row (${ratio(ratios.simd_vs_scalar)} over scalar code, ${ratio(ratios.simd_vs_js)} over JavaScript)`;
       if (share >= 1) {
-        parts.push(`The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, as fast as memory reads go here (part of the weights stay in the processor’s caches), so ${gain} is capped by how fast the weights stream in, not by its arithmetic.`);
+        parts.push(
+          `The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, as fast as memory reads go here (part of the weights stay in the processor’s caches), so ${gain} is capped by how fast the weights stream in, not by its arithmetic.`
+        );
       } else if (share >= 0.5) {
-        parts.push(`The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)} (${int(share * 100)}% of that bandwidth), so ${gain} is capped by how fast the weights stream from memory, not by its arithmetic.`);
+        parts.push(
+          `The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)} (${int(share * 100)}% of that bandwidth), so ${gain} is capped by how fast the weights stream from memory, not by its arithmetic.`
+        );
       } else {
-        parts.push(`The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, only ${int(share * 100)}% of that bandwidth: here more than memory holds it back (attention over the context, small matrices, the calls between them), and ${gain} is what is left.`);
+        parts.push(
+          `The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, only ${int(share * 100)}% of that bandwidth: here more than memory holds it back (attention over the context, small matrices, the calls between them), and ${gain} is what is left.`
+        );
       }
     } else {
-      parts.push(`The scalar build read its weights at ${gbs(rows.scalar.gb_per_s)}: its arithmetic, not memory, is the limit.`);
+      parts.push(
+        `The scalar build read its weights at ${gbs(rows.scalar.gb_per_s)}: its arithmetic, not memory, is the limit.`
+      );
     }
     if (model.weight_bytes < 4 * 1024 * 1024) {
-      parts.push(`This model’s weights (${mb(model.weight_bytes)}) fit in the processor’s caches, so the memory limit shows only with a larger model such as the default (small).`);
+      parts.push(
+        `This model’s weights (${mb(model.weight_bytes)}) fit in the processor’s caches, so the memory limit shows only with a larger model such as the default (small).`
+      );
     }
   }
   if (Number.isFinite(ratios.scalar_vs_js) && ratios.scalar_vs_js < 1.3) {
     const how = ratios.scalar_vs_js < 0.8 ? 'slower than' : 'about as fast as';
-    parts.push(`Without SIMD, WebAssembly is ${how} JavaScript here (${ratio(ratios.scalar_vs_js)}): the gain comes from the vector instructions, not from leaving JavaScript.`);
+    parts.push(
+      `Without SIMD, WebAssembly is ${how} JavaScript here (${ratio(ratios.scalar_vs_js)}): the gain comes from the vector instructions, not from leaving JavaScript.`
+    );
   }
   if (Number.isFinite(ratios.rows16_vs_rows1_simd)) {
-    parts.push(`With 16 rows each weight read serves 16 rows: the SIMD build then makes ${ratio(ratios.rows16_vs_rows1_simd)} the tokens per second of one row${Number.isFinite(ratios.rows16_vs_rows1_scalar) ? `, the scalar build ${ratio(ratios.rows16_vs_rows1_scalar)}, since its arithmetic was the limit already` : ''}.`);
+    parts.push(
+      `With 16 rows each weight read serves 16 rows: the SIMD build then makes ${ratio(ratios.rows16_vs_rows1_simd)} the tokens per second of one row${Number.isFinite(ratios.rows16_vs_rows1_scalar) ? `, the scalar build ${ratio(ratios.rows16_vs_rows1_scalar)}, since its arithmetic was the limit already` : ''}.`
+    );
   }
   return parts.join(' ');
 }
-

@@ -23,8 +23,22 @@ const GIB = 1024 ** 3;
 function device(id, gpu, gib, modelName, weights, bytesPerParam) {
   const m = CATALOG.real_models.find((x) => x.name === modelName);
   const model = m.description.replace(/ \(.*\)$/, '');
-  return { id, gpu, gib, model, weights, params: m.parameters, bytes_per_param: bytesPerParam,
-    kv_bytes_per_token: kvBytesPerToken({ layers: m.n_layers, kv_heads: m.n_kv_heads, head_dim: m.head_dim, bytes_per_number: 2 }), label: `${gpu} · ${model}, ${weights}` };
+  return {
+    id,
+    gpu,
+    gib,
+    model,
+    weights,
+    params: m.parameters,
+    bytes_per_param: bytesPerParam,
+    kv_bytes_per_token: kvBytesPerToken({
+      layers: m.n_layers,
+      kv_heads: m.n_kv_heads,
+      head_dim: m.head_dim,
+      bytes_per_number: 2,
+    }),
+    label: `${gpu} · ${model}, ${weights}`,
+  };
 }
 
 export const DEVICES = [
@@ -37,9 +51,9 @@ export const DEVICES = [
 export const DEVICE_IDS = DEVICES.map((d) => d.id);
 
 export const MEM_DEFAULTS = Object.freeze({
-  kv: '80gb-llama31-70b-fp8',   // a device id, or a number of tokens
+  kv: '80gb-llama31-70b-fp8', // a device id, or a number of tokens
   block: 16,
-  mem_rate: 'auto',             // requests/s, or 'auto': AUTO_LOAD of what the server gets through
+  mem_rate: 'auto', // requests/s, or 'auto': AUTO_LOAD of what the server gets through
   system_prompt: 0,
   chunk: 256,
   ttft_target: 1000,
@@ -78,7 +92,13 @@ export function deviceBudget(device, mem, lab) {
   const realTokens = Math.max(0, Math.floor(free / device.kv_bytes_per_token));
   const conversations = realTokens / REAL_CONTEXT;
   const longest = longestRequest(mem, lab);
-  return { free_bytes: free, real_tokens: realTokens, conversations, longest, tokens: Math.floor(conversations * longest) };
+  return {
+    free_bytes: free,
+    real_tokens: realTokens,
+    conversations,
+    longest,
+    tokens: Math.floor(conversations * longest),
+  };
 }
 
 // The budget in tokens that the settings give (a device's scaled budget, or the number itself).
@@ -101,10 +121,16 @@ export function validateMemory(raw, lab) {
   const errors = {};
   for (const key of MEM_ORDER) {
     if (raw[key] === undefined) continue;
-    if (key === 'mem_rate' && String(raw.mem_rate).trim() === 'auto') { settings.mem_rate = 'auto'; continue; }
+    if (key === 'mem_rate' && String(raw.mem_rate).trim() === 'auto') {
+      settings.mem_rate = 'auto';
+      continue;
+    }
     if (key === 'kv') {
       const text = String(raw.kv).trim();
-      if (DEVICE_IDS.includes(text)) { settings.kv = text; continue; }
+      if (DEVICE_IDS.includes(text)) {
+        settings.kv = text;
+        continue;
+      }
       if (!/^[+]?\d/.test(text) && text !== '') {
         errors.kv = `KV budget must be a whole number of tokens or one of ${DEVICE_IDS.join(', ')} (got ${show(text)}).`;
         continue;
@@ -120,9 +146,10 @@ export function validateMemory(raw, lab) {
     const tokens = kvTokens(settings, lab);
     const why = `the longest request of this queue (${settings.system_prompt ? `system prompt ${settings.system_prompt} + ` : ''}prompt up to ${lab.prompt_hi} + answer up to ${lab.answer_hi} − 1 = ${longestRequest(settings, lab)} positions) needs ${need / settings.block} blocks of ${settings.block} tokens`;
     if (tokens < need) {
-      errors.kv = typeof settings.kv === 'number'
-        ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, LIMITS.kv_tokens.max)}: ${why} (got ${show(raw.kv)}).`
-        : `KV budget: the ${settings.kv} example gives only ${tokens} tokens, but ${why}; choose another device or a number of tokens.`;
+      errors.kv =
+        typeof settings.kv === 'number'
+          ? `${MEM_FIELDS.kv.label} must be from ${rangeText(need, LIMITS.kv_tokens.max)}: ${why} (got ${show(raw.kv)}).`
+          : `KV budget: the ${settings.kv} example gives only ${tokens} tokens, but ${why}; choose another device or a number of tokens.`;
     }
   }
   // T left at its default grows to the slot count, the least a step can hold.

@@ -5,11 +5,28 @@
 import { $, h, replace } from '../../shared/dom.js';
 import { formErrors } from '../../shared/formerrors.js';
 import { int } from '../../shared/format.js';
-import { DEVICES, MEM_DEFAULTS, MEM_ORDER, kvTokens, longestRequest, memoryToHash, memoryToRaw, minimumTokens, validateMemory } from './config.js';
+import {
+  DEVICES,
+  MEM_DEFAULTS,
+  MEM_ORDER,
+  kvTokens,
+  longestRequest,
+  memoryToHash,
+  memoryToRaw,
+  minimumTokens,
+  validateMemory,
+} from './config.js';
 import { budgetExplanation } from './words.js';
 
 // Form control of each setting.
-export const IDS = { kv: 'mem-kv', block: 'mem-block', mem_rate: 'mem-rate', system_prompt: 'mem-system', chunk: 'mem-chunk', ttft_target: 'mem-target' };
+export const IDS = {
+  kv: 'mem-kv',
+  block: 'mem-block',
+  mem_rate: 'mem-rate',
+  system_prompt: 'mem-system',
+  chunk: 'mem-chunk',
+  ttft_target: 'mem-target',
+};
 const SLIDER_STEPS = 1000;
 
 // queue() -> the lab settings the budget is checked against; kvBytesPerToken() -> {preset, kv, bytes} or
@@ -19,12 +36,14 @@ export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
   const deviceSelect = $('#mem-device');
   const slider = $('#mem-kv-slider');
   const kvInput = $('#mem-kv');
-  let device = MEM_DEFAULTS.kv;   // the device example chosen, or 'custom'
+  let device = MEM_DEFAULTS.kv; // the device example chosen, or 'custom'
   let lastGood = { ...MEM_DEFAULTS };
 
-  replace(deviceSelect,
+  replace(
+    deviceSelect,
     DEVICES.map((d) => h('option', { value: d.id, text: d.label })),
-    h('option', { value: 'custom', text: 'A number of tokens (type it or use the slider)' }));
+    h('option', { value: 'custom', text: 'A number of tokens (type it or use the slider)' })
+  );
 
   function readRaw() {
     const raw = {};
@@ -33,7 +52,12 @@ export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
     return raw;
   }
 
-  const errors = formErrors({ keys: MEM_ORDER, idOf: (key) => IDS[key], summary: $('#mem-form-error'), what: 'memory settings' });
+  const errors = formErrors({
+    keys: MEM_ORDER,
+    idOf: (key) => IDS[key],
+    summary: $('#mem-form-error'),
+    what: 'memory settings',
+  });
 
   function check() {
     const { settings, errors: found } = validateMemory(readRaw(), queue());
@@ -64,7 +88,10 @@ export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
     kvInput.readOnly = false;
     if (!found.kv && !found.block && !found.system_prompt) syncSlider(settings, tokens);
     const example = DEVICES.find((x) => x.id === device);
-    replace($('#mem-kv-help'), budgetExplanation({ device: example, settings, errors: found, lab: queue(), tokens, toy: kvBytesPerToken() }));
+    replace(
+      $('#mem-kv-help'),
+      budgetExplanation({ device: example, settings, errors: found, lab: queue(), tokens, toy: kvBytesPerToken() })
+    );
   }
 
   function fill(settings) {

@@ -26,8 +26,16 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
     const info = toyModel();
     if (!info || !info.n_layers) return null;
     const format = labSettings().kv_format;
-    return { preset: info.preset, kv: format,
-      bytes: kvBytesPerToken({ layers: info.n_layers, kv_heads: info.n_kv_heads, head_dim: info.head_dim, bytes_per_number: kvFormatBytes(format) }) };
+    return {
+      preset: info.preset,
+      kv: format,
+      bytes: kvBytesPerToken({
+        layers: info.n_layers,
+        kv_heads: info.n_kv_heads,
+        head_dim: info.head_dim,
+        bytes_per_number: kvFormatBytes(format),
+      }),
+    };
   };
   const memory = setupMemory({
     lab: () => {
@@ -39,7 +47,8 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
     kvBytesPerToken: () => {
       const { labResult } = store.get();
       const model = labResult && labResult.steps && labResult.steps.model;
-      if (model && model.kv_bytes_per_token) return { preset: model.preset, kv: model.kv, bytes: model.kv_bytes_per_token };
+      if (model && model.kv_bytes_per_token)
+        return { preset: model.preset, kv: model.kv, bytes: model.kv_bytes_per_token };
       return toyKvBytes();
     },
     busy: () => runs.busyFor('memory'),
@@ -64,7 +73,11 @@ function setupMemory(hooks) {
     const lab = hooks.lab();
     return lab ? lab.settings : hooks.labSettings();
   };
-  const form = memoryForm({ queue, kvBytesPerToken: hooks.kvBytesPerToken, onValidChange: () => hooks.onSettingsChange?.() });
+  const form = memoryForm({
+    queue,
+    kvBytesPerToken: hooks.kvBytesPerToken,
+    onValidChange: () => hooks.onSettingsChange?.(),
+  });
   const { panel, start } = memoryRun(form, hooks);
   form.element.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -75,7 +88,9 @@ function setupMemory(hooks) {
   form.fill({ ...MEM_DEFAULTS });
 
   return {
-    get running() { return panel.running; },
+    get running() {
+      return panel.running;
+    },
     sync: panel.sync,
     start,
     applyRaw: form.applyRaw,

@@ -18,7 +18,8 @@ export const LOAD_FRACTIONS = [0.25, 0.5, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2];
 // Continuous batching (the reference, no memory limit) and every policy served within a KV budget, in
 // the registry's order: continuous:B, reserve:B, paged:B, chunked:B,T.
 export function memoryPolicies(slots, chunk) {
-  return CATALOG.policies.filter((traits) => POLICY_ROLES.continuous(traits) || traits.takes_kv_budget)
+  return CATALOG.policies
+    .filter((traits) => POLICY_ROLES.continuous(traits) || traits.takes_kv_budget)
     .map((traits) => policyNameOf(traits.family, slots, chunk));
 }
 
@@ -46,15 +47,25 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   const { steps, workload, slots, chunk } = options;
   const policies = memoryPolicies(slots, chunk);
   const fractions = options.fractions || LOAD_FRACTIONS;
-  const budget = { kv_tokens: options.kv_tokens, block_tokens: options.block_tokens, ttft_target_ms: options.ttft_target_ms, timeline_requests: 0 };
+  const budget = {
+    kv_tokens: options.kv_tokens,
+    block_tokens: options.block_tokens,
+    ttft_target_ms: options.ttft_target_ms,
+    timeline_requests: 0,
+  };
   const at = (rate) => ({ ...workload, arrival: { kind: 'poisson', rate_per_s: rate } });
   const total = 3 + fractions.length;
   let done = 0;
-  const tick = (phase) => { done += 1; progress(done / total, phase); };
+  const tick = (phase) => {
+    done += 1;
+    progress(done / total, phase);
+  };
 
   progress(0, 'finding the server’s capacity');
   const continuous = nameWith(POLICY_ROLES.continuous, slots);
-  const saturated = m.simulate(steps, { ...workload, arrival: { kind: 'all-at-zero' } }, [continuous], { timeline_requests: 0 })[continuous];
+  const saturated = m.simulate(steps, { ...workload, arrival: { kind: 'all-at-zero' } }, [continuous], {
+    timeline_requests: 0,
+  })[continuous];
   const capacity = saturated.makespan_ms > 0 ? workload.count / (saturated.makespan_ms / 1000) : null;
   const rate = options.rate === 'auto' ? roundRate((options.load ?? AUTO_LOAD) * (capacity || 1)) : options.rate;
   tick('simulating the memory policies');
@@ -65,16 +76,26 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   tick('simulating unlimited memory');
 
   const unlimitedName = nameWith(POLICY_ROLES.paged, slots);
-  const unlimited = slim(m.simulate(steps, at(rate), [unlimitedName], { block_tokens: options.block_tokens, ttft_target_ms: options.ttft_target_ms, timeline_requests: 0 })[unlimitedName]);
+  const unlimited = slim(
+    m.simulate(steps, at(rate), [unlimitedName], {
+      block_tokens: options.block_tokens,
+      ttft_target_ms: options.ttft_target_ms,
+      timeline_requests: 0,
+    })[unlimitedName]
+  );
   tick('load curve');
 
-  const rates = capacity ? Array.from(new Set(fractions.map((f) => roundRate(capacity * f)))).sort((a, b) => a - b) : [];
+  const rates = capacity
+    ? Array.from(new Set(fractions.map((f) => roundRate(capacity * f)))).sort((a, b) => a - b)
+    : [];
   const load = { rates, policies: {} };
-  for (const name of policies) load.policies[name] = { p95_ttft_ms: [], median_ttft_ms: [], goodput_pct: [], makespan_ms: [] };
+  for (const name of policies)
+    load.policies[name] = { p95_ttft_ms: [], median_ttft_ms: [], goodput_pct: [], makespan_ms: [] };
   for (const rate of rates) {
     const r = m.simulate(steps, at(rate), policies, budget);
     for (const name of policies) {
-      for (const key of ['p95_ttft_ms', 'median_ttft_ms', 'goodput_pct', 'makespan_ms']) load.policies[name][key].push(r[name][key]);
+      for (const key of ['p95_ttft_ms', 'median_ttft_ms', 'goodput_pct', 'makespan_ms'])
+        load.policies[name][key].push(r[name][key]);
     }
     tick(`load curve: ${rate} requests/s`);
   }

@@ -23,7 +23,6 @@ export function crossingRate(rates, values, target) {
   return null;
 }
 
-
 const COLUMNS = [
   ['median_ttft_ms', 'Median TTFT', duration],
   ['p95_ttft_ms', 'p95 TTFT', duration],
@@ -39,7 +38,12 @@ const COLUMNS = [
 function renderBlocks(r, memoryNames, budget) {
   const series = [
     { label: 'unlimited memory (paged, no budget)', color: '#6e7781', dash: [2, 3], ...r.unlimited.kv_blocks_in_use },
-    ...memoryNames.map((name) => ({ label: name, color: policyStyle(name).color, dash: policyStyle(name).dash, ...r.results[name].kv_blocks_in_use })),
+    ...memoryNames.map((name) => ({
+      label: name,
+      color: policyStyle(name).color,
+      dash: policyStyle(name).dash,
+      ...r.results[name].kv_blocks_in_use,
+    })),
   ].filter((s) => Array.isArray(s.t_ms) && s.t_ms.length);
   blocksChart($('#chart-mem-blocks'), { series, budget });
 }
@@ -50,26 +54,70 @@ function renderLoadCurve(r) {
   const lines = r.policies.map((name) => {
     const values = r.load.policies[name].p95_ttft_ms;
     const crossing = crossingRate(r.load.rates, values, target);
-    return { name, label: name, color: policyStyle(name).color, dash: policyStyle(name).dash, values, crossing: crossing ? crossing.rate : null, crossingInfo: crossing };
+    return {
+      name,
+      label: name,
+      color: policyStyle(name).color,
+      dash: policyStyle(name).dash,
+      values,
+      crossing: crossing ? crossing.rate : null,
+      crossingInfo: crossing,
+    };
   });
   loadCurveChart($('#chart-mem-load'), { rates: r.load.rates, lines, targetMs: target });
   const top = r.load.rates[r.load.rates.length - 1];
-  replace($('#mem-crossings'), lines.map((line) => h('li', { dataset: { policy: line.name, crossing: line.crossingInfo ? String(line.crossingInfo.rate) : '' } },
-    h('strong', null, policyLabel(line.name)), `: p95 TTFT ${crossingText(line.crossingInfo, target, top)}.`)));
+  replace(
+    $('#mem-crossings'),
+    lines.map((line) =>
+      h(
+        'li',
+        { dataset: { policy: line.name, crossing: line.crossingInfo ? String(line.crossingInfo.rate) : '' } },
+        h('strong', null, policyLabel(line.name)),
+        `: p95 TTFT ${crossingText(line.crossingInfo, target, top)}.`
+      )
+    )
+  );
   return lines;
 }
 
 function renderTable(r, budget) {
-  replace($('#mem-table-box'), h('table', { id: 'memory-table', class: 'policy' },
-    h('caption', null, `Under a budget of ${int(budget)} blocks, ${sig(r.rate, 3)} requests/s`),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Policy'), COLUMNS.map(([, label]) => h('th', { scope: 'col', class: 'num' }, label)))),
-    h('tbody', null, r.policies.map((name) => {
-      const p = r.results[name];
-      return h('tr', { dataset: { policy: name } },
-        h('th', { scope: 'row', title: name }, policyLabel(name), h('span', { class: 'impl-note' }, policyHelp(name))),
-        COLUMNS.map(([key, , fmt]) => num(p[key], Number.isFinite(p[key]) ? fmt(p[key], p) : '–', key)));
-    })),
-    h('tfoot', null, h('tr', null, h('td', { colspan: String(COLUMNS.length + 1) }, tableFoot(r.ttft_target_ms))))));
+  replace(
+    $('#mem-table-box'),
+    h(
+      'table',
+      { id: 'memory-table', class: 'policy' },
+      h('caption', null, `Under a budget of ${int(budget)} blocks, ${sig(r.rate, 3)} requests/s`),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'Policy'),
+          COLUMNS.map(([, label]) => h('th', { scope: 'col', class: 'num' }, label))
+        )
+      ),
+      h(
+        'tbody',
+        null,
+        r.policies.map((name) => {
+          const p = r.results[name];
+          return h(
+            'tr',
+            { dataset: { policy: name } },
+            h(
+              'th',
+              { scope: 'row', title: name },
+              policyLabel(name),
+              h('span', { class: 'impl-note' }, policyHelp(name))
+            ),
+            COLUMNS.map(([key, , fmt]) => num(p[key], Number.isFinite(p[key]) ? fmt(p[key], p) : '–', key))
+          );
+        })
+      ),
+      h('tfoot', null, h('tr', null, h('td', { colspan: String(COLUMNS.length + 1) }, tableFoot(r.ttft_target_ms))))
+    )
+  );
 }
 
 export function renderMemory(r) {
@@ -80,12 +128,19 @@ export function renderMemory(r) {
   renderBlocks(r, memoryNames, budget);
   const lines = renderLoadCurve(r);
   barChart($('#chart-mem-waste'), {
-    bars: memoryNames.map((name) => ({ label: name, value: r.results[name].waste_pct, color: policyStyle(name).color })),
+    bars: memoryNames.map((name) => ({
+      label: name,
+      value: r.results[name].waste_pct,
+      color: policyStyle(name).color,
+    })),
     yLabel: 'held but never written',
     format: (v) => `${sig(v, 3)}%`,
     yMax: 100,
   });
   renderTable(r, budget);
-  replace($('#mem-findings'), findings(r, lines).map((text) => h('li', null, text)));
+  replace(
+    $('#mem-findings'),
+    findings(r, lines).map((text) => h('li', null, text))
+  );
   $('#mem-results').hidden = false;
 }

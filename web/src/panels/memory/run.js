@@ -12,7 +12,7 @@ import { renderMemory } from './render.js';
 
 // form: form.js's memoryForm; hooks: see index.js.
 export function memoryRun(form, hooks) {
-  let pending = null;   // what the job in progress was started with
+  let pending = null; // what the job in progress was started with
 
   // Its Run button is enabled before the lab has run too: pressing it checks the settings and says
   // what is missing.
@@ -21,8 +21,20 @@ export function memoryRun(form, hooks) {
     createJob: (handlers) => new JobRunner('memory', handlers),
     onResult(raw, elapsedMs) {
       const { settings, lab, kv_tokens: kvTokensUsed } = pending;
-      const result = { ...raw, settings, lab_settings: lab, kv_tokens: kvTokensUsed, block_tokens: settings.block, ttft_target_ms: settings.ttft_target, elapsed_ms: elapsedMs };
-      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`, renderMemory);
+      const result = {
+        ...raw,
+        settings,
+        lab_settings: lab,
+        kv_tokens: kvTokensUsed,
+        block_tokens: settings.block,
+        ttft_target_ms: settings.ttft_target,
+        elapsed_ms: elapsedMs,
+      };
+      panel.finish(
+        result,
+        `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`,
+        renderMemory
+      );
       hooks.store.set({ memory: result });
     },
     onError(error) {
@@ -64,7 +76,12 @@ export function memoryRun(form, hooks) {
     }
     form.remember(settings);
     const s = lab.settings;
-    const workload = { count: s.requests, prompt: [s.prompt_lo, s.prompt_hi], answer: [s.answer_lo, s.answer_hi], seed: s.seed };
+    const workload = {
+      count: s.requests,
+      prompt: [s.prompt_lo, s.prompt_hi],
+      answer: [s.answer_lo, s.answer_hi],
+      seed: s.seed,
+    };
     if (settings.system_prompt > 0) workload.system_prompt = settings.system_prompt;
     const kv = kvTokens(settings, s);
     pending = { settings, lab: s, kv_tokens: kv };

@@ -16,8 +16,11 @@ export const REPLAY_SLOTS = CATALOG.replay.slots;
 
 // The policy families offered, in the module's order; `memory`: served within the KV budget; the
 // module's default replay policies are checked.
-export const REPLAY_FAMILIES = CATALOG.policies.map(({ family, takes_kv_budget }) =>
-  ({ family, memory: takes_kv_budget, checked: defaultFamilies.includes(family) }));
+export const REPLAY_FAMILIES = CATALOG.policies.map(({ family, takes_kv_budget }) => ({
+  family,
+  memory: takes_kv_budget,
+  checked: defaultFamilies.includes(family),
+}));
 
 export const REPLAY_DEFAULTS = Object.freeze({ kv: 512, block: CATALOG.replay.block_tokens, chunk: 64 });
 
@@ -77,9 +80,14 @@ export function validateReplay(raw) {
 // The replay() options of valid settings; the KV fields go only with a memory policy, which alone
 // reads them.
 export function replayOptions(settings, preset) {
-  const options = { measure: { preset }, timeline_requests: 60, policies: settings.families.map((f) => policyName(f, settings)) };
+  const options = {
+    measure: { preset },
+    timeline_requests: 60,
+    policies: settings.families.map((f) => policyName(f, settings)),
+  };
   if (settings.prefix_kind === 'system') options.workload = { ...REPLAY_WORKLOAD, system_prompt: settings.prefix };
-  if (settings.prefix_kind === 'chat') options.workload = { ...REPLAY_WORKLOAD, chat: { conversations: settings.prefix } };
+  if (settings.prefix_kind === 'chat')
+    options.workload = { ...REPLAY_WORKLOAD, chat: { conversations: settings.prefix } };
   if (settings.families.some((f) => REPLAY_FAMILIES.find((x) => x.family === f).memory)) {
     options.kv_tokens = settings.kv;
     options.block_tokens = settings.block;

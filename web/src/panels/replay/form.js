@@ -5,20 +5,43 @@
 import { $, h, replace } from '../../shared/dom.js';
 import { formErrors } from '../../shared/formerrors.js';
 import { policyLabel } from '../../shared/policies.js';
-import { PREFIX_KINDS, REPLAY_DEFAULTS, REPLAY_FAMILIES, REPLAY_FIELDS, REPLAY_ORDER, policyName, validateReplay } from './config.js';
+import {
+  PREFIX_KINDS,
+  REPLAY_DEFAULTS,
+  REPLAY_FAMILIES,
+  REPLAY_FIELDS,
+  REPLAY_ORDER,
+  policyName,
+  validateReplay,
+} from './config.js';
 
 // Form control of each setting (the policies' message box is #replay-policies-error).
-export const IDS = { policies: 'replay-policies', kv: 'replay-kv', block: 'replay-block', chunk: 'replay-chunk', prefix: 'replay-prefix' };
+export const IDS = {
+  policies: 'replay-policies',
+  kv: 'replay-kv',
+  block: 'replay-block',
+  chunk: 'replay-chunk',
+  prefix: 'replay-prefix',
+};
 
 export function replayForm() {
   const element = $('#replay-form');
-  const boxes = REPLAY_FAMILIES.map(({ family, checked }) => h('input', { type: 'checkbox', value: family, checked, id: `replay-family-${family}` }));
-  replace($('#replay-policy-choices'), boxes.map((box) => h('label', { for: box.id }, box, h('span', { id: `${box.id}-label` }))));
+  const boxes = REPLAY_FAMILIES.map(({ family, checked }) =>
+    h('input', { type: 'checkbox', value: family, checked, id: `replay-family-${family}` })
+  );
+  replace(
+    $('#replay-policy-choices'),
+    boxes.map((box) => h('label', { for: box.id }, box, h('span', { id: `${box.id}-label` })))
+  );
   for (const key of Object.keys(REPLAY_FIELDS)) $(`#${IDS[key]}`).value = String(REPLAY_DEFAULTS[key]);
 
   const prefixKind = $('#replay-prefix-kind');
   const readRaw = () => {
-    const raw = { families: boxes.filter((b) => b.checked).map((b) => b.value), prefix_kind: prefixKind.value, prefix: $(`#${IDS.prefix}`).value };
+    const raw = {
+      families: boxes.filter((b) => b.checked).map((b) => b.value),
+      prefix_kind: prefixKind.value,
+      prefix: $(`#${IDS.prefix}`).value,
+    };
     for (const key of Object.keys(REPLAY_FIELDS)) raw[key] = $(`#${IDS[key]}`).value;
     return raw;
   };
@@ -30,7 +53,10 @@ export function replayForm() {
     input.disabled = !kind.size;
     input.value = kind.size ? String(kind.initial) : '';
     replace($('#replay-prefix-label'), kind.size ? kind.size.label : 'Shared prefix size');
-    replace($('#replay-prefix-help'), kind.size ? `${kind.help} From ${kind.size.min} to ${kind.size.max.toLocaleString('en-US')}.` : 'Nothing shared.');
+    replace(
+      $('#replay-prefix-help'),
+      kind.size ? `${kind.help} From ${kind.size.min} to ${kind.size.max.toLocaleString('en-US')}.` : 'Nothing shared.'
+    );
   }
 
   // The labels name each policy as it will run (chunked's T follows its field while valid).
@@ -40,7 +66,12 @@ export function replayForm() {
     for (const box of boxes) replace($(`#${box.id}-label`), policyLabel(policyName(box.value, named)));
   }
 
-  const errors = formErrors({ keys: REPLAY_ORDER, idOf: (key) => IDS[key], summary: $('#replay-form-error'), what: 'replay settings' });
+  const errors = formErrors({
+    keys: REPLAY_ORDER,
+    idOf: (key) => IDS[key],
+    summary: $('#replay-form-error'),
+    what: 'replay settings',
+  });
 
   function check() {
     const { settings, errors: found } = validateReplay(readRaw());

@@ -47,7 +47,14 @@ function setupReplay(hooks) {
     createJob: (handlers) => new JobRunner('replay', handlers),
     onResult(raw, elapsedMs) {
       const order = orderPolicies(Object.keys(raw));
-      const result = { policies: raw, policy_order: order, options: lastOptions, elapsed_ms: elapsedMs, environment: hooks.environment(), page: { standalone } };
+      const result = {
+        policies: raw,
+        policy_order: order,
+        options: lastOptions,
+        elapsed_ms: elapsedMs,
+        environment: hooks.environment(),
+        page: { standalone },
+      };
       panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (r) => renderReplay(r, policySelect));
     },
     onError(error) {
@@ -98,5 +105,11 @@ function setupReplay(hooks) {
   policySelect.addEventListener('change', () => panel.result && renderTimelines(panel.result, policySelect.value));
 
   panel.setState('ready');
-  return { get running() { return panel.running; }, sync: panel.sync, start };
+  return {
+    get running() {
+      return panel.running;
+    },
+    sync: panel.sync,
+    start,
+  };
 }

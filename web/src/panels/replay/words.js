@@ -23,9 +23,11 @@ export function afterPromptFinding(r, order, target) {
   const within = (error) => error && Math.abs(error.median_ttft) <= target && Math.abs(error.makespan) <= target;
   const withPart = order.filter((n) => within(r.policies[n].error)).length;
   const gridOnly = order.filter((n) => within(r.policies[n].error_grid_only)).length;
-  return ` On this device a decode pass right after a prompt pass of ${mid.rows} tokens took ${sig(mid.ratio, 3)}× its time at rest, and after one of ${big.rows} tokens ${sig(big.ratio, 3)}× (measured before the runs)` +
+  return (
+    ` On this device a decode pass right after a prompt pass of ${mid.rows} tokens took ${sig(mid.ratio, 3)}× its time at rest, and after one of ${big.rows} tokens ${sig(big.ratio, 3)}× (measured before the runs)` +
     `${promptPassClause(r.policies[order[0]]?.step_table?.prompt_pass)}; the simulator prices that. ` +
-    `Priced on the step grid alone, ${gridOnly} of ${order.length} policies would have been within ±${target * 100}% (with it: ${withPart}).`;
+    `Priced on the step grid alone, ${gridOnly} of ${order.length} policies would have been within ±${target * 100}% (with it: ${withPart}).`
+  );
 }
 
 // The prompt-pass part's figure for the largest measured prompt of at most 32 tokens right after a

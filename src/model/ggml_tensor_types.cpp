@@ -1,0 +1,63 @@
+#include "model/ggml_tensor_types.h"
+
+#include <cstring>
+
+#include "model/float16.h"
+
+namespace kvlab {
+
+namespace {
+
+enum : uint32_t { kF32 = 0, kF16 = 1, kQ8_0 = 8, kBF16 = 30 };
+
+const GgmlType kSupported[] = {
+    {kF32, "F32", 1, 4}, {kF16, "F16", 1, 2}, {kBF16, "BF16", 1, 2}, {kQ8_0, "Q8_0", 32, 34}};
+
+uint16_t u16_at(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+
+}  // namespace
+
+const GgmlType* supported_ggml_type(uint32_t id) {
+  for (const GgmlType& type : kSupported)
+    if (type.id == id) return &type;
+  return nullptr;
+}
+
+std::string ggml_type_name(uint32_t id) {
+  // ggml.h's enum ggml_type; 4 and 5 (Q4_2, Q4_3) were removed.
+  static const char* const names[] = {"F32",     "F16",    "Q4_0",    "Q4_1",  "",       "",      "Q5_0",  "Q5_1",
+                                      "Q8_0",    "Q8_1",   "Q2_K",    "Q3_K",  "Q4_K",   "Q5_K",  "Q6_K",  "Q8_K",
+                                      "IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S", "IQ2_S", "IQ4_XS",
+                                      "I8",      "I16",    "I32",     "I64",   "F64",    "IQ1_M", "BF16"};
+  if (id < sizeof names / sizeof names[0] && names[id][0] != '\0') return names[id];
+  return "unknown";
+}
+
+std::string supported_ggml_type_names() {
+  std::string names;
+  for (const GgmlType& type : kSupported) names += (names.empty() ? "" : ", ") + std::string(type.name);
+  return names;
+}
+
+void dequantize(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements, float* out) {
+  switch (type.id) {
+    case kF32:
+      std::memcpy(out, bytes, n_elements * 4);  // little-endian, as every target kvlab builds for
+      return;
+    case kF16:
+      for (uint64_t i = 0; i < n_elements; ++i) out[i] = from_f16(u16_at(bytes + 2 * i));
+      return;
+    case kBF16:
+      for (uint64_t i = 0; i < n_elements; ++i) out[i] = from_bf16(u16_at(bytes + 2 * i));
+      return;
+    case kQ8_0:
+      for (uint64_t block = 0; block < n_elements / 32; ++block) {
+        const uint8_t* b = bytes + block * 34;
+        const float scale = from_f16(u16_at(b));
+        for (int i = 0; i < 32; ++i) out[block * 32 + i] = scale * static_cast<float>(static_cast<int8_t>(b[2 + i]));
+      }
+      return;
+  }
+}
+
+}  // namespace kvlab

@@ -1,0 +1,30 @@
+#pragma once
+// The ggml tensor types a GGUF file's weights come in, and their conversion to float32. Supported:
+//   F32   float32
+//   F16   IEEE half
+//   BF16  bfloat16
+//   Q8_0  blocks of 32 weights: a float16 scale d, then 32 int8 q; weight i is d * q[i]
+// Blocks run along a row (dims[0]), so a quantised row's length is a multiple of the block's.
+#include <cstdint>
+#include <string>
+
+namespace kvlab {
+
+struct GgmlType {
+  uint32_t id = 0;
+  const char* name = "";
+  int block_elements = 1;  // weights per block
+  int block_bytes = 0;     // bytes per block
+};
+
+// The supported type with this id, or nullptr.
+const GgmlType* supported_ggml_type(uint32_t id);
+// The type's name as ggml calls it ("Q4_K"), or "unknown" for an id ggml does not define.
+std::string ggml_type_name(uint32_t id);
+// "F32, F16, BF16, Q8_0"
+std::string supported_ggml_type_names();
+
+// Writes the float32 values of `n_elements` (a multiple of type.block_elements) from `bytes`.
+void dequantize(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements, float* out);
+
+}  // namespace kvlab

@@ -1,0 +1,203 @@
+#include "model/gguf_llama.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "common/input_error.h"
+#include "model/ggml_tensor_types.h"
+#include "model/gguf_file.h"
+#include "model/rotary_order.h"
+
+namespace kvlab {
+
+namespace {
+
+constexpr int kMaxPositions = 8192;   // validate()'s max_seq
+constexpr double kRmsEpsilon = 1e-5;  // kernels::rmsnorm's
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+void require_text(const GgufFile& file, const std::string& key, const std::string& wanted, const std::string& why) {
+  const std::string& got = file.text(key);
+  if (got != wanted)
+    throw_range({GgufFile::path(key), quoted(got), one_of({wanted})},
+                "must be " + quoted(wanted) + ": " + why + " (got " + quoted(got) + ")");
+}
+
+int integer_field(const GgufFile& file, const std::string& key, int lo, int hi) {
+  const uint64_t value = file.unsigned_integer(key);
+  if (value < static_cast<uint64_t>(lo) || value > static_cast<uint64_t>(hi))
+    throw_range({GgufFile::path(key), std::to_string(value), integers_from(lo, hi)},
+                "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
+                    std::to_string(value) + ")");
+  return static_cast<int>(value);
+}
+
+ModelConfig read_config(const GgufFile& file, int vocab) {
+  ModelConfig c;
+  c.vocab = vocab;
+  c.d_model = integer_field(file, "llama.embedding_length", 4, 4096);
+  c.n_layers = integer_field(file, "llama.block_count", 1, 64);
+  c.d_ff = integer_field(file, "llama.feed_forward_length", 1, 16384);
+  c.n_heads = integer_field(file, "llama.attention.head_count", 1, 128);
+  c.n_kv_heads = file.has("llama.attention.head_count_kv")
+                     ? integer_field(file, "llama.attention.head_count_kv", 1, c.n_heads)
+                     : c.n_heads;
+  // A longer context than the KV cache can hold is fine: the model is used for fewer positions.
+  const uint64_t context = file.unsigned_integer("llama.context_length");
+  if (context < 2)
+    throw_range({GgufFile::path("llama.context_length"), std::to_string(context), {}}, "must be at least 2");
+  c.max_seq = static_cast<int>(std::min<uint64_t>(context, kMaxPositions));
+  if (file.has("llama.vocab_size") && file.unsigned_integer("llama.vocab_size") != static_cast<uint64_t>(vocab))
+    throw_range({GgufFile::path("llama.vocab_size"), std::to_string(file.unsigned_integer("llama.vocab_size")), {}},
+                "must equal the number of tokenizer.ggml.tokens, " + std::to_string(vocab));
+  validate(c, "gguf");
+  if (file.has("llama.rope.dimension_count") &&
+      file.unsigned_integer("llama.rope.dimension_count") != static_cast<uint64_t>(c.head_dim()))
+    throw_range({GgufFile::path("llama.rope.dimension_count"),
+                 std::to_string(file.unsigned_integer("llama.rope.dimension_count")),
+                 {}},
+                "must be the head size, " + std::to_string(c.head_dim()) + ": kvlab rotates whole heads");
+  const std::string epsilon_key = "llama.attention.layer_norm_rms_epsilon";
+  if (file.has(epsilon_key) && std::fabs(file.number(epsilon_key) / kRmsEpsilon - 1.0) > 1e-3)
+    throw_range({GgufFile::path(epsilon_key), std::to_string(file.number(epsilon_key)), {}},
+                "must be 1e-05, the model's RMSNorm epsilon");
+  if (file.has("llama.rope.freq_base")) {
+    c.rope_theta = file.number("llama.rope.freq_base");
+    if (!(c.rope_theta > 1.0 && c.rope_theta <= 1e9))
+      throw_range({GgufFile::path("llama.rope.freq_base"), std::to_string(c.rope_theta), numbers_from(1.0, 1e9)},
+                  "must be a number above 1, at most 1e9");
+  }
+  if (file.has("llama.rope.scaling.type"))
+    require_text(file, "llama.rope.scaling.type", "none", "kvlab's rotary embedding is not scaled");
+  return c;
+}
+
+// SentencePiece writes a word's leading space as U+2581 ("▁"); llama2.c's tokenizer files and kvlab's
+// tokenizer use ' '.
+std::string with_spaces(const std::string& piece) {
+  static const std::string lower_one_eighth_block = "\xE2\x96\x81";
+  std::string out;
+  for (size_t i = 0; i < piece.size();) {
+    if (piece.compare(i, 3, lower_one_eighth_block) == 0) {
+      out += ' ';
+      i += 3;
+    } else {
+      out += piece[i++];
+    }
+  }
+  return out;
+}
+
+Vocabulary read_vocabulary(const GgufFile& file) {
+  require_text(file, "tokenizer.ggml.model", "llama", "kvlab's tokenizer is SentencePiece's, as llama2.c's");
+  Vocabulary v;
+  v.pieces = file.strings("tokenizer.ggml.tokens");
+  const int vocab = static_cast<int>(std::min<size_t>(v.pieces.size(), 1u << 30));
+  if (vocab < 2 || vocab > 65536)
+    throw_range({GgufFile::path("tokenizer.ggml.tokens"), std::to_string(v.pieces.size()), integers_from(2, 65536)},
+                "must hold from 2 to 65536 tokens (got " + std::to_string(v.pieces.size()) + ")");
+  for (std::string& piece : v.pieces) piece = with_spaces(piece);
+  std::vector<float> scores = file.floats("tokenizer.ggml.scores");
+  if (scores.size() != v.pieces.size())
+    throw_range({GgufFile::path("tokenizer.ggml.scores"), std::to_string(scores.size()), {}},
+                "must hold one score per token, " + std::to_string(vocab));
+  v.scores.assign(scores.begin(), scores.end());
+  for (auto [key, id] : {std::pair<const char*, int*>{"tokenizer.ggml.bos_token_id", &v.bos},
+                         std::pair<const char*, int*>{"tokenizer.ggml.eos_token_id", &v.eos}})
+    if (file.has(key)) *id = integer_field(file, key, 0, vocab - 1);
+  return v;
+}
+
+// Where each tensor of the architecture goes, and its shape [rows, row length] (GGUF's dims reversed).
+struct TensorSlot {
+  FloatBuffer* destination;
+  uint64_t rows, row_length;
+  bool required;
+};
+
+std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t) {
+  const ModelConfig& c = t.config;
+  const uint64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
+  std::map<std::string, TensorSlot> slots = {
+      {"token_embd.weight", {&t.token_embedding, vocab, d, true}},
+      {"output_norm.weight", {&t.final_norm, 1, d, true}},
+      {"output.weight", {&t.w_out, vocab, d, false}},
+  };
+  for (int l = 0; l < c.n_layers; ++l) {
+    LayerTensors& layer = t.layers[static_cast<size_t>(l)];
+    const std::string block = "blk." + std::to_string(l) + ".";
+    slots.insert({{block + "attn_norm.weight", {&layer.attn_norm, 1, d, true}},
+                  {block + "attn_q.weight", {&layer.wq, d, d, true}},
+                  {block + "attn_k.weight", {&layer.wk, kv, d, true}},
+                  {block + "attn_v.weight", {&layer.wv, kv, d, true}},
+                  {block + "attn_output.weight", {&layer.wo, d, d, true}},
+                  {block + "ffn_norm.weight", {&layer.ffn_norm, 1, d, true}},
+                  {block + "ffn_gate.weight", {&layer.w_gate, ff, d, true}},
+                  {block + "ffn_up.weight", {&layer.w_up, ff, d, true}},
+                  {block + "ffn_down.weight", {&layer.w_down, d, ff, true}}});
+  }
+  return slots;
+}
+
+void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorSlot& slot) {
+  const std::string field = "tensors[" + info.name + "]";
+  const bool vector_shape = slot.rows == 1 && info.dims.size() == 1 && info.dims[0] == slot.row_length;
+  const bool matrix_shape = info.dims.size() == 2 && info.dims[0] == slot.row_length && info.dims[1] == slot.rows;
+  if (!vector_shape && !matrix_shape) {
+    std::string dims;
+    for (uint64_t dim : info.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
+    const std::string wanted = slot.rows == 1 ? std::to_string(slot.row_length)
+                                              : std::to_string(slot.row_length) + ", " + std::to_string(slot.rows);
+    throw_range({GgufFile::path(field + ".dims"), "[" + dims + "]", {}},
+                "must be [" + wanted + "] for the model the metadata describes (got [" + dims + "])");
+  }
+  const GgmlType* type = supported_ggml_type(info.type);
+  if (!type)
+    throw_range({GgufFile::path(field + ".type"), ggml_type_name(info.type), one_of({})},
+                "is " + ggml_type_name(info.type) + " (" + std::to_string(info.type) + "); kvlab reads " +
+                    supported_ggml_type_names());
+  if (info.dims[0] % static_cast<uint64_t>(type->block_elements) != 0)
+    throw_range(
+        {GgufFile::path(field + ".dims"), std::to_string(info.dims[0]), {}},
+        "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
+  const uint64_t n_bytes = info.n_elements / static_cast<uint64_t>(type->block_elements) * type->block_bytes;
+  const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocation below is bounded
+  slot.destination->resize(static_cast<size_t>(info.n_elements));
+  dequantize(*type, bytes, info.n_elements, slot.destination->data());
+}
+
+}  // namespace
+
+ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
+  const GgufFile file(data, size);
+  require_text(file, "general.architecture", "llama", "kvlab runs the Llama architecture");
+  ModelFile model;
+  model.vocabulary = read_vocabulary(file);
+  WeightTensors& t = model.tensors;
+  t.config = read_config(file, static_cast<int>(model.vocabulary.pieces.size()));
+  t.layers.resize(static_cast<size_t>(t.config.n_layers));
+  std::map<std::string, TensorSlot> slots = tensor_slots(t);
+  std::map<std::string, bool> seen;
+  for (const GgufTensorInfo& info : file.tensors()) {
+    auto slot = slots.find(info.name);
+    if (slot == slots.end())
+      throw_range(
+          {GgufFile::path("tensors[" + info.name + "]"), "", {}},
+          "is not a tensor of the Llama model kvlab runs (of " + std::to_string(t.config.n_layers) + " layers)");
+    if (seen[info.name]) throw_range({GgufFile::path("tensors[" + info.name + "]"), "", {}}, "appears twice");
+    seen[info.name] = true;
+    read_tensor(file, info, slot->second);
+  }
+  for (const auto& [name, slot] : slots)
+    if (slot.required && !seen[name]) throw_range({GgufFile::path("tensors[" + name + "]"), "", {}}, "is missing");
+  for (LayerTensors& layer : t.layers) {
+    layer.wq = adjacent_pairs_to_halves(layer.wq, t.config.n_heads, t.config.head_dim(), t.config.d_model);
+    layer.wk = adjacent_pairs_to_halves(layer.wk, t.config.n_kv_heads, t.config.head_dim(), t.config.d_model);
+  }
+  return model;
+}
+
+}  // namespace kvlab

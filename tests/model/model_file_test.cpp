@@ -1,0 +1,277 @@
+// Model files: a llama2.c checkpoint and GGUF files written by the tests from the same tiny random
+// weights load into the same model, which generates what a plain llama2.c-style forward pass (adjacent
+// rotary pairs, written here from run.c) generates; hostile files are refused naming the field.
+#include <cmath>
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "common/input_error.h"
+#include "model/gguf_llama.h"
+#include "model/model_file.h"
+#include "model/text_generation.h"
+#include "model_file_writers.h"
+
+namespace kvlab {
+namespace {
+
+const uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
+ModelFile read_checkpoint(const test::FileWeights& w, const Vocabulary& v) {
+  const std::string checkpoint = test::llama2c_checkpoint_bytes(w), tokenizer = test::llama2c_tokenizer_bytes(v);
+  return read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer), tokenizer.size());
+}
+
+ModelFile read_gguf(const test::FileWeights& w, const Vocabulary& v, const test::GgufOptions& options = {}) {
+  const std::string bytes = test::gguf_bytes(w, v, options);
+  return read_gguf_llama(bytes_of(bytes), bytes.size());
+}
+
+TextGeneration generate(ModelFile file, const std::string& prompt, int n_tokens,
+                        NumberFormat weights = NumberFormat::f32) {
+  file.tensors.config.weights = weights;
+  Tokenizer tokenizer(std::move(file.vocabulary));
+  Model model(pack_weights(std::move(file.tensors)));
+  return generate_text(model, tokenizer, prompt, n_tokens);
+}
+
+// llama2.c's forward pass (run.c), plainly, on the file's weights: rotary turns adjacent pairs.
+std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tokens, int n_tokens,
+                                float rope_theta = 10000.0f) {
+  const ModelConfig& c = w.config;
+  const int d = c.d_model, kv_dim = c.kv_dim(), hs = c.head_dim(), ff = c.d_ff;
+  auto matvec = [](const std::vector<float>& m, const std::vector<float>& x, int n_out) {
+    std::vector<float> out(static_cast<size_t>(n_out), 0.0f);
+    for (int o = 0; o < n_out; ++o)
+      for (size_t i = 0; i < x.size(); ++i) out[o] += m[o * x.size() + i] * x[i];
+    return out;
+  };
+  auto rmsnorm = [](const std::vector<float>& x, const std::vector<float>& weight) {
+    float ss = 0.0f;
+    for (float v : x) ss += v * v;
+    const float scale = 1.0f / std::sqrt(ss / static_cast<float>(x.size()) + 1e-5f);
+    std::vector<float> out(x.size());
+    for (size_t i = 0; i < x.size(); ++i) out[i] = weight[i] * (scale * x[i]);
+    return out;
+  };
+  std::vector<std::vector<std::vector<float>>> keys(c.n_layers), values(c.n_layers);
+  std::vector<int> answer;
+  for (size_t pos = 0; answer.size() < static_cast<size_t>(n_tokens); ++pos) {
+    std::vector<float> x(w.token_embedding.begin() + tokens[pos] * d,
+                         w.token_embedding.begin() + (tokens[pos] + 1) * d);
+    for (int l = 0; l < c.n_layers; ++l) {
+      std::vector<float> xb = rmsnorm(x, w.attn_norm[l]);
+      std::vector<float> q = matvec(w.wq[l], xb, d), k = matvec(w.wk[l], xb, kv_dim), v = matvec(w.wv[l], xb, kv_dim);
+      for (int i = 0; i < d; i += 2) {
+        const float freq = 1.0f / std::pow(rope_theta, static_cast<float>(i % hs) / static_cast<float>(hs));
+        const float fcr = std::cos(pos * freq), fci = std::sin(pos * freq);
+        for (std::vector<float>* vec : {&q, &k}) {
+          if (vec == &k && i >= kv_dim) continue;
+          const float v0 = (*vec)[i], v1 = (*vec)[i + 1];
+          (*vec)[i] = v0 * fcr - v1 * fci;
+          (*vec)[i + 1] = v0 * fci + v1 * fcr;
+        }
+      }
+      keys[l].push_back(k);
+      values[l].push_back(v);
+      std::vector<float> attn(static_cast<size_t>(d), 0.0f);
+      for (int h = 0; h < c.n_heads; ++h) {
+        const int kv_head = h / (c.n_heads / c.n_kv_heads);
+        std::vector<float> scores(pos + 1);
+        float largest = -1e30f, sum = 0.0f;
+        for (size_t t = 0; t <= pos; ++t) {
+          float s = 0.0f;
+          for (int i = 0; i < hs; ++i) s += q[h * hs + i] * keys[l][t][kv_head * hs + i];
+          scores[t] = s / std::sqrt(static_cast<float>(hs));
+          largest = std::max(largest, scores[t]);
+        }
+        for (float& s : scores) sum += (s = std::exp(s - largest));
+        for (size_t t = 0; t <= pos; ++t)
+          for (int i = 0; i < hs; ++i) attn[h * hs + i] += scores[t] / sum * values[l][t][kv_head * hs + i];
+      }
+      std::vector<float> o = matvec(w.wo[l], attn, d);
+      for (int i = 0; i < d; ++i) x[i] += o[i];
+      xb = rmsnorm(x, w.ffn_norm[l]);
+      std::vector<float> gate = matvec(w.w1[l], xb, ff), up = matvec(w.w3[l], xb, ff);
+      for (int i = 0; i < ff; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+      std::vector<float> down = matvec(w.w2[l], gate, d);
+      for (int i = 0; i < d; ++i) x[i] += down[i];
+    }
+    if (pos + 1 < tokens.size()) continue;
+    const std::vector<float> logits =
+        matvec(w.w_out.empty() ? w.token_embedding : w.w_out, rmsnorm(x, w.final_norm), c.vocab);
+    const int next = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    answer.push_back(next);
+    tokens.push_back(next);
+  }
+  return answer;
+}
+
+const char* const kPrompt = "once a cab";
+
+TEST(ModelFile, CheckpointGeneratesWhatLlama2cForwardPassGenerates) {
+  const Vocabulary v = test::tiny_vocabulary();
+  for (bool shared : {true, false}) {
+    const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, shared);
+    const TextGeneration ours = generate(read_checkpoint(w, v), kPrompt, 24);
+    ASSERT_EQ(ours.tokens.size(), 24u) << "stopped early at BOS or EOS: pick another seed";
+    EXPECT_EQ(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24)) << "shared classifier " << shared;
+  }
+}
+
+TEST(ModelFile, GgufOfEveryTensorTypeGeneratesTheCheckpointsTokens) {
+  const Vocabulary v = test::tiny_vocabulary();
+  for (bool shared : {true, false}) {
+    const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, shared);
+    const TextGeneration expected = generate(read_checkpoint(w, v), kPrompt, 24);
+    for (uint32_t type : {0u, 1u, 8u, 30u}) {
+      const ModelFile gguf = read_gguf(w, v, {type});
+      EXPECT_EQ(gguf.vocabulary.pieces, v.pieces);
+      const TextGeneration got = generate(gguf, kPrompt, 24);
+      EXPECT_EQ(got.prompt_tokens, expected.prompt_tokens) << "type " << type;
+      EXPECT_EQ(got.tokens, expected.tokens) << "type " << type << ", shared classifier " << shared;
+      EXPECT_EQ(got.text, expected.text);
+    }
+  }
+}
+
+TEST(ModelFile, GgufRopeFreqBaseIsTheRotaryBase) {
+  const Vocabulary v = test::tiny_vocabulary();
+  const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
+  test::GgufOptions options;
+  options.rope_freq_base = 100.0f;  // far from 10000, so that positions turn visibly differently
+  const ModelFile file = read_gguf(w, v, options);
+  EXPECT_EQ(file.tensors.config.rope_theta, 100.0);
+  const TextGeneration ours = generate(file, kPrompt, 24);
+  EXPECT_EQ(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24, 100.0f));
+  EXPECT_NE(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24, 10000.0f));
+}
+
+TEST(ModelFile, Bf16WeightsRunTheSameFile) {
+  const Vocabulary v = test::tiny_vocabulary();
+  const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
+  const TextGeneration bf16 = generate(read_checkpoint(w, v), kPrompt, 8, NumberFormat::bf16);
+  EXPECT_EQ(bf16.tokens.size(), 8u);
+}
+
+// The error `read` throws: its field's path must be `path`, and its message must hold `words`.
+void expect_refused(const std::function<void()>& read, const std::string& path, const std::string& words = "") {
+  try {
+    read();
+    ADD_FAILURE() << "no error; expected one about " << path;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field().path, path) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+struct HostileFiles : ::testing::Test {
+  Vocabulary v = test::tiny_vocabulary();
+  test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
+  std::string checkpoint = test::llama2c_checkpoint_bytes(w);
+  std::string tokenizer = test::llama2c_tokenizer_bytes(v);
+  std::string gguf = test::gguf_bytes(w, v);
+
+  void read_llama2c() const {
+    read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer), tokenizer.size());
+  }
+  void read_gguf_file() const { read_gguf_llama(bytes_of(gguf), gguf.size()); }
+  void put_u32(std::string& bytes, size_t at, uint32_t value) {
+    for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>(value >> (8 * i));
+  }
+  void put_u64(std::string& bytes, size_t at, uint64_t value) {
+    for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>(value >> (8 * i));
+  }
+  // Where a 2-d tensor's info continues after its name: n_dims, dims, type, offset.
+  size_t after_name(const std::string& name) const { return gguf.find(name) + name.size(); }
+};
+
+TEST_F(HostileFiles, EveryTruncationIsRefused) {
+  const std::string whole_checkpoint = checkpoint, whole_tokenizer = tokenizer, whole_gguf = gguf;
+  for (size_t length = 0; length < whole_checkpoint.size(); length += 97) {
+    checkpoint = whole_checkpoint.substr(0, length);
+    EXPECT_THROW(read_llama2c(), InputError) << length;
+  }
+  checkpoint = whole_checkpoint;
+  for (size_t length = 0; length < whole_tokenizer.size(); length += 13) {
+    tokenizer = whole_tokenizer.substr(0, length);
+    EXPECT_THROW(read_llama2c(), InputError) << length;
+  }
+  for (size_t length = 0; length < whole_gguf.size(); length += 97) {
+    gguf = whole_gguf.substr(0, length);
+    EXPECT_THROW(read_gguf_file(), InputError) << length;
+  }
+}
+
+TEST_F(HostileFiles, CheckpointHeaderThatLiesAboutTheSizeIsRefused) {
+  put_u32(checkpoint, 4, 128);  // hidden_dim
+  expect_refused([&] { read_llama2c(); }, "checkpoint.size", "as the header's dimensions make it");
+  checkpoint += "extra";
+  put_u32(checkpoint, 4, 64);
+  expect_refused([&] { read_llama2c(); }, "checkpoint.size");
+}
+
+TEST_F(HostileFiles, CheckpointHeaderOutOfRangeIsRefusedNamingTheField) {
+  put_u32(checkpoint, 8, static_cast<uint32_t>(-3));  // n_layers
+  expect_refused([&] { read_llama2c(); }, "checkpoint.n_layers", "from 1 to 64");
+  checkpoint = test::llama2c_checkpoint_bytes(w);
+  put_u32(checkpoint, 20, 1u << 30);  // vocab_size
+  expect_refused([&] { read_llama2c(); }, "checkpoint.vocab_size", "from -65536 to 65536");
+}
+
+TEST_F(HostileFiles, TokenizerPieceLongerThanTheFileIsRefused) {
+  put_u32(tokenizer, 8, 1u << 30);  // token 0's length
+  expect_refused([&] { read_llama2c(); }, "tokenizer.tokens[0].length", "from 0 to max_token_length");
+  tokenizer = test::llama2c_tokenizer_bytes(v) + "x";
+  expect_refused([&] { read_llama2c(); }, "tokenizer.size");
+}
+
+TEST_F(HostileFiles, GgufAbsurdCountsAreRefusedBeforeAllocating) {
+  put_u64(gguf, 8, uint64_t{1} << 60);  // tensor_count
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensor_count", "runs past the end of the file");
+  gguf = test::gguf_bytes(w, v);
+  put_u64(gguf, 16, uint64_t{1} << 60);  // metadata_kv_count
+  expect_refused([&] { read_gguf_file(); }, "gguf.metadata_kv_count", "runs past the end of the file");
+  gguf = test::gguf_bytes(w, v);
+  put_u64(gguf, 24, uint64_t{1} << 62);  // the first key's length
+  expect_refused([&] { read_gguf_file(); }, "gguf.metadata[0].key.length", "runs past the end of the file");
+}
+
+TEST_F(HostileFiles, GgufTensorOffsetPastTheEndIsRefused) {
+  put_u64(gguf, after_name("blk.1.ffn_up.weight") + 4 + 16 + 4, uint64_t{1} << 40);
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.1.ffn_up.weight].offset", "past the end of the file");
+}
+
+TEST_F(HostileFiles, GgufUnknownTensorTypeIsRefusedNamingIt) {
+  put_u32(gguf, after_name("blk.0.attn_q.weight") + 4 + 16, 12);  // Q4_K
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_q.weight].type", "Q4_K");
+}
+
+TEST_F(HostileFiles, GgufTensorDimsThatDisagreeWithTheMetadataAreRefused) {
+  put_u64(gguf, after_name("blk.0.attn_k.weight") + 4 + 8, 8);  // rows
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_k.weight].dims", "must be [32, 16]");
+}
+
+TEST_F(HostileFiles, GgufOtherArchitecturesAndTokenizersAreRefusedNamingThem) {
+  gguf = test::gguf_bytes(w, v, {0, "qwen2", "llama"});
+  expect_refused([&] { read_gguf_file(); }, "gguf.general.architecture", "\"qwen2\"");
+  gguf = test::gguf_bytes(w, v, {0, "llama", "gpt2"});
+  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"gpt2\"");
+}
+
+TEST_F(HostileFiles, GgufRmsEpsilonOtherThanTheModelsIsRefused) {
+  test::GgufOptions options;
+  options.rms_epsilon = 1e-6f;
+  gguf = test::gguf_bytes(w, v, options);
+  expect_refused([&] { read_gguf_file(); }, "gguf.llama.attention.layer_norm_rms_epsilon", "must be 1e-05");
+}
+
+TEST_F(HostileFiles, GgufVersionOneAndOtherMagicAreRefused) {
+  put_u32(gguf, 4, 1);
+  expect_refused([&] { read_gguf_file(); }, "gguf.version", "must be 2 or 3");
+  gguf[0] = 'X';
+  expect_refused([&] { read_gguf_file(); }, "gguf.magic", "not a GGUF file");
+}
+
+}  // namespace
+}  // namespace kvlab

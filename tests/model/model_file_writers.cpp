@@ -1,0 +1,251 @@
+#include "model_file_writers.h"
+
+#include <cstring>
+#include <functional>
+
+#include "common/rng.h"
+#include "model/float16.h"
+
+namespace kvlab::test {
+
+void ByteWriter::u16(uint16_t v) {
+  for (int i = 0; i < 2; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+}
+void ByteWriter::u32(uint32_t v) {
+  for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+}
+void ByteWriter::u64(uint64_t v) {
+  for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+}
+void ByteWriter::f32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  u32(bits);
+}
+
+Vocabulary tiny_vocabulary() {
+  Vocabulary v;
+  v.pieces = {"<unk>", "<s>", "</s>"};
+  v.scores = {0.0f, 0.0f, 0.0f};
+  for (int b = 0; b < 256; ++b) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "<0x%02X>", b);
+    v.pieces.push_back(hex);
+    v.scores.push_back(0.0f);
+  }
+  const std::vector<std::string> pieces = {" ",  "a",  "b",   "c",  "d",  "e",   "o",    "n",     "t", "\xC3\xA9",  // é
+                                           " a", "ab", " ab", "on", "ce", " on", "once", " once", "t "};
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    v.pieces.push_back(pieces[i]);
+    v.scores.push_back(-static_cast<float>(i));  // SentencePiece scores: the earlier, the better
+  }
+  return v;
+}
+
+ModelConfig tiny_config() {
+  ModelConfig c;
+  c.vocab = static_cast<int>(tiny_vocabulary().pieces.size());
+  c.d_model = 32;
+  c.d_ff = 64;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.max_seq = 64;
+  return c;
+}
+
+FileWeights tiny_weights(const ModelConfig& c, uint64_t seed, bool shared_classifier) {
+  Rng rng(seed);
+  auto draw = [&](size_t n) {
+    std::vector<float> values(n);
+    for (float& x : values) x = static_cast<float>(rng.uniform_int(-127, 127)) / 512.0f;
+    return values;
+  };
+  auto norm = [&](size_t n) {  // near one: F32 in the GGUF file, as llama.cpp writes norms
+    std::vector<float> values = draw(n);
+    for (float& x : values) x += 1.0f;
+    return values;
+  };
+  const size_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff;
+  FileWeights w;
+  w.config = c;
+  w.token_embedding = draw(static_cast<size_t>(c.vocab) * d);
+  for (int l = 0; l < c.n_layers; ++l) {
+    w.attn_norm.push_back(norm(d));
+    w.wq.push_back(draw(d * d));
+    w.wk.push_back(draw(kv * d));
+    w.wv.push_back(draw(kv * d));
+    w.wo.push_back(draw(d * d));
+    w.ffn_norm.push_back(norm(d));
+    w.w1.push_back(draw(ff * d));
+    w.w2.push_back(draw(d * ff));
+    w.w3.push_back(draw(ff * d));
+  }
+  w.final_norm = norm(d);
+  if (!shared_classifier) w.w_out = draw(static_cast<size_t>(c.vocab) * d);
+  return w;
+}
+
+std::string llama2c_checkpoint_bytes(const FileWeights& w) {
+  const ModelConfig& c = w.config;
+  ByteWriter out;
+  for (int v :
+       {c.d_model, c.d_ff, c.n_layers, c.n_heads, c.n_kv_heads, w.w_out.empty() ? c.vocab : -c.vocab, c.max_seq})
+    out.i32(v);
+  auto floats = [&](const std::vector<float>& values) {
+    for (float x : values) out.f32(x);
+  };
+  floats(w.token_embedding);
+  for (const auto* kind : {&w.attn_norm, &w.wq, &w.wk, &w.wv, &w.wo, &w.ffn_norm, &w.w1, &w.w2, &w.w3})
+    for (const auto& layer : *kind) floats(layer);
+  floats(w.final_norm);
+  floats(std::vector<float>(static_cast<size_t>(c.max_seq) * c.head_dim(), 0.0f));  // freq_cis_real, freq_cis_imag
+  floats(w.w_out);
+  return out.bytes;
+}
+
+std::string llama2c_tokenizer_bytes(const Vocabulary& v) {
+  ByteWriter out;
+  size_t longest = 0;
+  for (const std::string& piece : v.pieces) longest = std::max(longest, piece.size() + 2);
+  out.i32(static_cast<int32_t>(longest));
+  for (size_t id = 0; id < v.pieces.size(); ++id) {
+    const std::string piece = static_cast<int>(id) == v.bos   ? "\n<s>\n"
+                              : static_cast<int>(id) == v.eos ? "\n</s>\n"
+                                                              : v.pieces[id];
+    out.f32(v.scores[id]);
+    out.i32(static_cast<int32_t>(piece.size()));
+    out.text(piece);
+  }
+  return out.bytes;
+}
+
+namespace {
+
+enum : uint32_t { kString = 8, kArray = 9, kUint32 = 4, kFloat32 = 6 };
+
+void gguf_string(ByteWriter& out, const std::string& s) {
+  out.u64(s.size());
+  out.text(s);
+}
+
+std::string sentencepiece_spaces(const std::string& piece) {
+  std::string out;
+  for (char ch : piece) out += ch == ' ' ? std::string("\xE2\x96\x81") : std::string(1, ch);
+  return out;
+}
+
+// The tensor's data in `type`; rows of n_in values.
+std::string tensor_data(const std::vector<float>& values, uint32_t type) {
+  ByteWriter out;
+  if (type == 0)
+    for (float x : values) out.f32(x);
+  if (type == 1)
+    for (float x : values) out.u16(to_f16(x));
+  if (type == 30)
+    for (float x : values) out.u16(to_bf16(x));
+  if (type == 8) {
+    for (size_t block = 0; block < values.size() / 32; ++block) {
+      out.u16(to_f16(1.0f / 512.0f));
+      for (int i = 0; i < 32; ++i) out.u8(static_cast<uint8_t>(static_cast<int8_t>(values[block * 32 + i] * 512.0f)));
+    }
+  }
+  return out.bytes;
+}
+
+}  // namespace
+
+std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options) {
+  const ModelConfig& c = w.config;
+  ByteWriter meta;
+  uint64_t n_kv = 0;
+  auto key = [&](const std::string& name, uint32_t type) {
+    gguf_string(meta, name);
+    meta.u32(type);
+    ++n_kv;
+  };
+  key("general.architecture", kString);
+  gguf_string(meta, options.architecture);
+  auto u32_key = [&](const std::string& name, uint32_t value) {
+    key(name, kUint32);
+    meta.u32(value);
+  };
+  const std::string a = options.architecture + ".";
+  u32_key(a + "context_length", static_cast<uint32_t>(c.max_seq));
+  u32_key(a + "embedding_length", static_cast<uint32_t>(c.d_model));
+  u32_key(a + "block_count", static_cast<uint32_t>(c.n_layers));
+  u32_key(a + "feed_forward_length", static_cast<uint32_t>(c.d_ff));
+  u32_key(a + "rope.dimension_count", static_cast<uint32_t>(c.head_dim()));
+  u32_key(a + "attention.head_count", static_cast<uint32_t>(c.n_heads));
+  u32_key(a + "attention.head_count_kv", static_cast<uint32_t>(c.n_kv_heads));
+  key(a + "attention.layer_norm_rms_epsilon", kFloat32);
+  meta.f32(options.rms_epsilon);
+  key(a + "rope.freq_base", kFloat32);
+  meta.f32(options.rope_freq_base);
+  key("tokenizer.ggml.model", kString);
+  gguf_string(meta, options.tokenizer_model);
+  key("tokenizer.ggml.tokens", kArray);
+  meta.u32(kString);
+  meta.u64(v.pieces.size());
+  for (const std::string& piece : v.pieces) gguf_string(meta, sentencepiece_spaces(piece));
+  key("tokenizer.ggml.scores", kArray);
+  meta.u32(kFloat32);
+  meta.u64(v.scores.size());
+  for (float s : v.scores) meta.f32(s);
+  u32_key("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(v.bos));
+  u32_key("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(v.eos));
+
+  struct Tensor {
+    std::string name;
+    std::vector<uint64_t> dims;
+    uint32_t type;
+    std::string data;
+  };
+  std::vector<Tensor> tensors;
+  const uint64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
+  auto matrix = [&](const std::string& name, const std::vector<float>& values, uint64_t n_in, uint64_t n_out) {
+    tensors.push_back({name, {n_in, n_out}, options.matrix_type, tensor_data(values, options.matrix_type)});
+  };
+  auto vector = [&](const std::string& name, const std::vector<float>& values) {
+    tensors.push_back({name, {values.size()}, 0, tensor_data(values, 0)});
+  };
+  matrix("token_embd.weight", w.token_embedding, d, vocab);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    vector(b + "attn_norm.weight", w.attn_norm[l]);
+    matrix(b + "attn_q.weight", w.wq[l], d, d);
+    matrix(b + "attn_k.weight", w.wk[l], d, kv);
+    matrix(b + "attn_v.weight", w.wv[l], d, kv);
+    matrix(b + "attn_output.weight", w.wo[l], d, d);
+    vector(b + "ffn_norm.weight", w.ffn_norm[l]);
+    matrix(b + "ffn_gate.weight", w.w1[l], d, ff);
+    matrix(b + "ffn_down.weight", w.w2[l], ff, d);
+    matrix(b + "ffn_up.weight", w.w3[l], d, ff);
+  }
+  vector("output_norm.weight", w.final_norm);
+  if (!w.w_out.empty()) matrix("output.weight", w.w_out, d, vocab);
+
+  ByteWriter out;
+  out.text("GGUF");
+  out.u32(3);
+  out.u64(tensors.size());
+  out.u64(n_kv);
+  out.text(meta.bytes);
+  uint64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    gguf_string(out, t.name);
+    out.u32(static_cast<uint32_t>(t.dims.size()));
+    for (uint64_t dim : t.dims) out.u64(dim);
+    out.u32(t.type);
+    out.u64(offset);
+    offset += (t.data.size() + 31) / 32 * 32;
+  }
+  while (out.bytes.size() % 32 != 0) out.u8(0);
+  for (const Tensor& t : tensors) {
+    out.text(t.data);
+    while (out.bytes.size() % 32 != 0) out.u8(0);
+  }
+  return out.bytes;
+}
+
+}  // namespace kvlab::test

@@ -1,0 +1,58 @@
+#pragma once
+// Model files written by the tests themselves: a tiny Llama with random weights and a tiny
+// SentencePiece-like vocabulary, as a llama2.c checkpoint and tokenizer file and as a GGUF file, from
+// the same numbers. The weights are multiples of 1/512 below 1/4 in magnitude, exact in every tensor
+// type the GGUF reader takes (F16, BF16, Q8_0 with scale 1/512), so every file holds the same model.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/tokenizer.h"
+
+namespace kvlab::test {
+
+// A model's weights in a file's order and convention: row-major, wq and wk for adjacent-pair rotary.
+struct FileWeights {
+  ModelConfig config;
+  std::vector<float> token_embedding;                         // [vocab, d_model]
+  std::vector<std::vector<float>> attn_norm, wq, wk, wv, wo;  // per layer
+  std::vector<std::vector<float>> ffn_norm, w1, w2, w3;       // per layer: gate, down, up
+  std::vector<float> final_norm;                              // [d_model]
+  std::vector<float> w_out;                                   // [vocab, d_model]; empty: shared
+};
+
+// <unk>, BOS, EOS, the 256 byte tokens <0x00>..<0xFF>, then a few pieces and their merges (" a",
+// "ab", " ab", ...), scored so that longer pieces merge later.
+Vocabulary tiny_vocabulary();
+// Random weights for `config` (its vocab is the tiny vocabulary's), drawn from Rng(seed).
+FileWeights tiny_weights(const ModelConfig& config, uint64_t seed, bool shared_classifier = true);
+ModelConfig tiny_config();
+
+std::string llama2c_checkpoint_bytes(const FileWeights& w);
+// BOS and EOS written as llama2.c's tokenizer.py writes them ("\n<s>\n", "\n</s>\n").
+std::string llama2c_tokenizer_bytes(const Vocabulary& v);
+
+struct GgufOptions {
+  uint32_t matrix_type = 0;  // ggml type of the weight matrices and the embedding: 0 F32, 1 F16, 8 Q8_0, 30 BF16
+  std::string architecture = "llama";
+  std::string tokenizer_model = "llama";
+  float rope_freq_base = 10000.0f;
+  float rms_epsilon = 1e-5f;
+};
+// A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does.
+std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options = {});
+
+// A little-endian writer of the fields both formats use.
+struct ByteWriter {
+  std::string bytes;
+  void u8(uint8_t v) { bytes.push_back(static_cast<char>(v)); }
+  void u16(uint16_t v);
+  void u32(uint32_t v);
+  void i32(int32_t v) { u32(static_cast<uint32_t>(v)); }
+  void u64(uint64_t v);
+  void f32(float v);
+  void text(const std::string& s) { bytes += s; }
+};
+
+}  // namespace kvlab::test

