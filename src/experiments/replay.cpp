@@ -52,10 +52,11 @@ json measure_table(Model& model, const ReplayOptions& o, const json& history_par
 
 // The history parts, measured once: ratios, which the machine's drift moves far less than it moves a
 // step's time. None where the step is too short to time alone, or with after_prompt_rounds 0.
-json measure_history_parts(Model& model, const ReplayOptions& o) {
+json measure_history_parts(Model& model, const ReplayOptions& o, const ProgressFn& progress) {
   json parts = json::object();
   if (o.after_prompt_rounds == 0) return parts;
-  const PassHistoryParts measured = measure_pass_history(model, o.measure, o.after_prompt_rounds);
+  const PassHistoryParts measured =
+      measure_pass_history(model, o.measure, o.after_prompt_rounds, kMinRestedMs, progress);
   if (!measured.after_prompt.empty()) parts["after_prompt"] = measured.after_prompt.to_json();
   if (!measured.prompt_pass.empty()) parts["prompt_pass"] = measured.prompt_pass.to_json();
   for (auto& [name, part] : parts.items()) part["rounds"] = o.after_prompt_rounds;
@@ -232,7 +233,9 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
       reported = std::clamp(fraction, reported, 1.0);
       caller_progress(reported, phase);
     };
-  const double measure_share = kMeasuringShare / static_cast<double>(o.policies.size() + 1);
+  // The measuring share is split between the history parts, the table before the runs and the table
+  // after each run.
+  const double measure_share = kMeasuringShare / static_cast<double>(o.policies.size() + 2);
   // One model serves every run and is timed for every table, so a run is priced on its own weights:
   // with a table timed on a model of its own, one-row decode steps in Node wasm ran 6-12% slower in
   // the engine than in the table (where the weights sit in memory matters to a memory-bound step).
@@ -241,8 +244,8 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   if (progress) progress(0, "writing the prompts");
   const std::vector<std::vector<int>> prompts = serve::served_prompts(model, o.requests, o.prompt_seed);
   if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
-  const json history_parts = measure_history_parts(model, o);
-  json before = measure_table(model, o, history_parts, part_of(progress, 0, measure_share, "measuring: "));
+  const json history_parts = measure_history_parts(model, o, part_of(progress, 0, measure_share, "measuring: "));
+  json before = measure_table(model, o, history_parts, part_of(progress, measure_share, measure_share, "measuring: "));
   sim::StepTable before_table = sim::StepTable::from_json(before);
   const std::vector<sim::NamedPolicy> policies = sim::parse_policies(o.policies);
   const policy::KvSettings kv = sim::kv_settings(simulate_options(o), &before_table);
@@ -256,7 +259,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   }
 
   json result = json::object();
-  double progress_done = measure_share;
+  double progress_done = 2 * measure_share;
   for (size_t i = 0; i < policies.size(); ++i) {
     const sim::NamedPolicy& policy = policies[i];
     const std::vector<policy::Request> requests = requests_for(o, policy.name);

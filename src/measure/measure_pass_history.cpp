@@ -1,6 +1,7 @@
 #include "measure/measure_pass_history.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,9 @@ class PassBench {
   int context_;
 };
 
+// Called with a round's index when that round of a part is done.
+using RoundDone = std::function<void(int round)>;
+
 // Sums over rounds -> means, kept inside the parts' bounds.
 template <class Table>
 void mean_over_rounds(std::vector<std::vector<double>>& sums, int rounds) {
@@ -77,7 +81,7 @@ void mean_over_rounds(std::vector<std::vector<double>>& sums, int rounds) {
 
 // The after_prompt part; empty where the rested step is shorter than min_rested_ms.
 sim::AfterPromptTable measure_after_prompt(PassBench& bench, int n_rows, const std::vector<int>& prompt_tokens,
-                                           int rounds, double min_rested_ms) {
+                                           int rounds, double min_rested_ms, const RoundDone& round_done) {
   const std::vector<Row> rows = bench.rows(n_rows);  // [n_rows]
   // ratio_sum[i][k]: the k+1-th step after a prefill of prompt_tokens[i], summed over rounds.
   std::vector<std::vector<double>> ratio_sum(prompt_tokens.size(), std::vector<double>(kAfterPromptPasses, 0.0));
@@ -92,6 +96,7 @@ sim::AfterPromptTable measure_after_prompt(PassBench& bench, int n_rows, const s
       bench.prefill_before(prompt_tokens[i]);
       for (int k = 0; k < kAfterPromptPasses; ++k)
         ratio_sum[i][static_cast<size_t>(k)] += bench.decode_ms(rows) / rested_ms;
+      if (i + 1 == prompt_tokens.size()) round_done(round);
     }
   mean_over_rounds<sim::AfterPromptTable>(ratio_sum, rounds);
   return sim::AfterPromptTable({prompt_tokens.begin(), prompt_tokens.end()}, std::move(ratio_sum));
@@ -102,7 +107,8 @@ sim::AfterPromptTable measure_after_prompt(PassBench& bench, int n_rows, const s
 // tokens: m after n over m after m, both right after the same decode steps, so that a pass right after
 // one of its own size is priced at its cell; a pass over the pass after it would count a third prompt
 // pass in a row, which in wasm ran 1-2% longer than the second.
-sim::PromptPassTable measure_prompt_pass(PassBench& bench, int n_rows, const std::vector<int>& tokens, int rounds) {
+sim::PromptPassTable measure_prompt_pass(PassBench& bench, int n_rows, const std::vector<int>& tokens, int rounds,
+                                         const RoundDone& round_done) {
   std::vector<int> decode_rows = {1};
   if (n_rows > 1) decode_rows.push_back(n_rows);
   std::vector<std::vector<Row>> row_lists;  // [decode_rows]
@@ -123,6 +129,7 @@ sim::PromptPassTable measure_prompt_pass(PassBench& bench, int n_rows, const std
         after_prompt_ms[i] = bench.timed_prefill_ms(tokens[j]);
       }
       for (size_t i = 0; i < tokens.size(); ++i) after_prompt[i][j] += after_prompt_ms[i] / after_prompt_ms[j];
+      if (j + 1 == tokens.size()) round_done(round);
     }
   mean_over_rounds<sim::PromptPassTable>(after_decode, rounds);
   mean_over_rounds<sim::PromptPassTable>(after_prompt, rounds);
@@ -132,7 +139,8 @@ sim::PromptPassTable measure_prompt_pass(PassBench& bench, int n_rows, const std
 
 }  // namespace
 
-PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& o, int rounds, double min_rested_ms) {
+PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& o, int rounds, double min_rested_ms,
+                                      const ProgressFn& progress) {
   std::vector<int> row_counts;
   for (int rows : o.decode_rows)
     if (rows <= 8) row_counts.push_back(rows);
@@ -141,10 +149,17 @@ PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& o, int
   const std::vector<int> prompt_tokens = sizes_under(kPromptTokens, o.model.max_seq);
   if (prompt_tokens.empty()) return {};  // a model of at most 8 positions: no prompt to measure after
   PassBench bench(model, o, n_rows, context, prompt_tokens.back());
+  // The two parts take about the same time: each is half of the progress.
+  auto half = [&](double start) -> RoundDone {
+    return [&progress, start, rounds](int round) {
+      if (progress) progress(start + 0.5 * (round + 1) / rounds, "passes by what ran before them");
+    };
+  };
   PassHistoryParts parts;
-  parts.after_prompt = measure_after_prompt(bench, n_rows, prompt_tokens, rounds, min_rested_ms);
+  parts.after_prompt = measure_after_prompt(bench, n_rows, prompt_tokens, rounds, min_rested_ms, half(0));
   if (parts.after_prompt.empty()) return {};
-  parts.prompt_pass = measure_prompt_pass(bench, n_rows, sizes_under(kPromptPassTokens, o.model.max_seq), rounds);
+  parts.prompt_pass =
+      measure_prompt_pass(bench, n_rows, sizes_under(kPromptPassTokens, o.model.max_seq), rounds, half(0.5));
   return parts;
 }
 

@@ -9,6 +9,7 @@
 //     cell is the mean over its rounds of that time over the same prefill's right after it (as the step
 //     table times its cells, right after an untimed one of its own); after a prefill of n tokens, over
 //     the round's time of m right after a prefill of m.
+#include "measure/measure.h"  // ProgressFn
 #include "measure/measure_options.h"
 #include "model/model.h"
 #include "sim/after_prompt.h"
@@ -29,8 +30,10 @@ constexpr double kMinRestedMs = 0.5;
 // prompt passes of 8, 32 and 128 tokens after decode steps of 1 and R rows and after each of those prompt
 // passes (the sizes under the model's max_seq). Both empty for a model of at most 8 positions, or where
 // the rested step is shorter than min_rested_ms (the tiny preset's steps last microseconds).
+// `progress`, if given, hears the fraction done after each round of each part (the phase "passes by what
+// ran before them"): the parts take tens of seconds on the default model in a browser.
 PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& options, int rounds,
-                                      double min_rested_ms = kMinRestedMs);
+                                      double min_rested_ms = kMinRestedMs, const ProgressFn& progress = nullptr);
 
 // Decode passes after the prompt pass that the after_prompt part holds.
 constexpr int kAfterPromptPasses = 16;
