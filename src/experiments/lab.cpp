@@ -4,6 +4,7 @@
 #include "common/json_fields.h"
 #include "measure/measure_report.h"
 #include "policy/policy_registry.h"
+#include "sim/context_fit.h"
 #include "sim/simulate.h"
 #include "sim/workload.h"
 
@@ -55,7 +56,9 @@ LabOptions read_lab_options(const json& object, const std::string& path) {
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
   check.queue_timeline = false;
-  sim::simulate(sim::StepTable::from_json(placeholder_steps(o.measure)), o.requests, o.policies, check);
+  const sim::StepTable placeholder = sim::StepTable::from_json(placeholder_steps(o.measure));
+  sim::check_requests_fit(placeholder.max_seq(), o.requests, o.workload, fields::join(path, "workload"));
+  sim::simulate(placeholder, o.requests, o.policies, check);
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "policy/playback_log.h"
+#include "sim/context_fit.h"
 #include "sim/metrics.h"
 #include "sim/priced_server.h"
 #include "sim/timeline.h"
@@ -164,6 +165,7 @@ nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& 
                              const std::vector<std::string>& policy_names, const SimulateOptions& options) {
   const StepTable table = StepTable::from_json(steps);
   const std::vector<policy::Request> requests = read_workload(workload);
+  check_requests_fit(table.max_seq(), requests, workload, "workload");
   // The options are reported before the policy names (simulate() checks them again, on its own).
   run_settings(table, requests.size(), policy_names.size(), options);
   return simulate(table, requests, parse_policies(policy_names), options);

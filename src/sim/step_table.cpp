@@ -27,8 +27,9 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   StepTable table;
 
   // The top level also carries a free-form "model" description (and whatever measure adds): not read,
-  // but for the one fact the simulator may need of it.
+  // but for the facts the simulator may need of it.
   table.read_kv_bytes_per_token(steps, path);
+  table.read_max_seq(steps, path);
   std::string decode_path = fields::join(path, "decode");
   const auto& decode = require_object_field(steps, path, "decode");
   fields::reject_unknown(decode, decode_path, {"rows", "contexts", "ms"});
@@ -70,6 +71,13 @@ void StepTable::read_kv_bytes_per_token(const nlohmann::json& steps, const std::
   } catch (const InputError& error) {
     kv_bytes_per_token_error_ = error;
   }
+}
+
+void StepTable::read_max_seq(const nlohmann::json& steps, const std::string& path) {
+  const auto model = steps.find("model");
+  if (model == steps.end() || !model->is_object() || !model->contains("max_seq")) return;
+  max_seq_ =
+      static_cast<int>(fields::as_int((*model)["max_seq"], fields::join(path, "model.max_seq"), 2, kMaxTableMaxSeq));
 }
 
 std::optional<double> StepTable::kv_bytes_per_token() const {

@@ -15,11 +15,15 @@
 #include "sim/after_prompt.h"
 #include "sim/grid_position.h"
 #include "sim/prompt_pass.h"
+#include "sim/workload.h"  // kMaxTokens
 
 namespace kvlab::sim {
 
 // The largest KV size in bytes: of a KV budget, and of the model's KV cache a token.
 constexpr double kMaxKvBytes = 1e15;
+// The largest model.max_seq a table may carry: the longest request a workload holds (the longest prompt
+// and answer, minus 1) fits in it, so a larger one would bound nothing.
+constexpr long long kMaxTableMaxSeq = 2 * kMaxTokens;
 
 class StepTable {
  public:
@@ -80,6 +84,9 @@ class StepTable {
   // description that reading the table does not check, so a bad value throws its InputError here, for
   // the caller that needs it.
   std::optional<double> kv_bytes_per_token() const;
+  // The positions of the model the table was measured on (steps.model.max_seq, which measure writes):
+  // requests past it are refused (context_fit.h). nullopt where the table has none (roofline's, a hand-made one).
+  std::optional<int> max_seq() const { return max_seq_; }
 
   // The measured grid's points, for comparing it with the formula: the callback gets each cell's chunk
   // tokens, rows, context and ms.
@@ -97,6 +104,7 @@ class StepTable {
   double mixed_at(const GridPosition& chunk_position, const GridPosition& row_position, double context) const;
   void read_mixed(const nlohmann::json& mixed, const std::string& path);
   void read_kv_bytes_per_token(const nlohmann::json& steps, const std::string& path);
+  void read_max_seq(const nlohmann::json& steps, const std::string& path);
 
   std::vector<double> decode_rows_;
   std::vector<double> decode_contexts_;
@@ -111,6 +119,7 @@ class StepTable {
   PromptPassTable prompt_pass_;
   std::optional<double> kv_bytes_per_token_;
   std::optional<InputError> kv_bytes_per_token_error_;  // what kv_bytes_per_token() throws
+  std::optional<int> max_seq_;
 };
 
 }  // namespace kvlab::sim

@@ -138,5 +138,21 @@ TEST(LabOptions, WorkloadAndPoliciesAreCheckedBeforeMeasuring) {
   EXPECT_EQ(lab_error({{"policies", json::array()}}), "options.policies must be a list of 1 to 64 policy names");
 }
 
+TEST(LabOptions, RequestsPastTheModelsMaxSeqAreRefusedNamingTheField) {
+  // The tiny preset holds 160 positions: answers up to 200 after prompts up to 32 do not fit.
+  const json options = {{"measure", {{"preset", "tiny"}}},
+                        {"workload", {{"count", 10}, {"prompt", {8, 32}}, {"answer", {16, 200}}}}};
+  try {
+    experiments::read_lab_options(options);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "options.workload.answer[1]");
+    EXPECT_NE(std::string(error.what()).find("model.max_seq = 160"), std::string::npos) << error.what();
+  }
+  json fits = options;
+  fits["workload"]["answer"] = {16, 96};
+  EXPECT_NO_THROW(experiments::read_lab_options(fits));
+}
+
 }  // namespace
 }  // namespace kvlab

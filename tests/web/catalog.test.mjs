@@ -3,7 +3,7 @@
 // accepts each limit and refuses one past it, and the default run asks for the module's default policies.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULTS, FIELDS, settingsToRaw, toRunOptions, validate } from '../../web/src/config.js';
+import { DEFAULTS, FIELDS, PRESETS, settingsToRaw, toRunOptions, validate } from '../../web/src/config.js';
 import { CATALOG } from '../../web/src/generated/catalog.js';
 import { validateMemory } from '../../web/src/panels/memory/config.js';
 import { pageSession } from './helpers.mjs';
@@ -64,9 +64,9 @@ test("the form's defaults are the module's, and so is the default run's policy l
 test("each field accepts the module's limit and refuses one past it, naming the range", () => {
   const L = CATALOG.limits;
   const base = settingsToRaw(DEFAULTS);
-  const cases = { slots: L.batch_rows.max, runs: L.runs.max, seed: L.seed.max, prompt_hi: L.tokens.max };
+  const cases = { slots: L.batch_rows.max, runs: L.runs.max, seed: L.seed.max };
   for (const [key, max] of Object.entries(cases)) {
-    const ok = validate({ ...base, [key]: String(max), ...(key === 'prompt_hi' ? { requests: '1' } : {}) });
+    const ok = validate({ ...base, [key]: String(max) });
     assert.deepEqual(ok.errors, {}, key);
     assert.equal(ok.settings[key], max, key);
     const bad = validate({ ...base, [key]: String(max + 1) });
@@ -79,6 +79,17 @@ test("each field accepts the module's limit and refuses one past it, naming the 
   assert.equal(FIELDS.requests.max, L.requests.max);
   const tooMuch = validate({ ...base, requests: String(Math.floor(L.page_answer_work.max / DEFAULTS.answer_hi) + 1) });
   assert.ok(tooMuch.errors.requests, 'requests x longest answer is bounded');
+});
+
+test("the queue's longest request must fit the preset's positions, as the module requires", () => {
+  const base = settingsToRaw(DEFAULTS);
+  const maxSeq = PRESETS[DEFAULTS.preset].max_seq;
+  const most = maxSeq - DEFAULTS.prompt_hi + 1;
+  assert.deepEqual(validate({ ...base, answer_hi: String(most) }).errors, {});
+  const longAnswer = validate({ ...base, answer_hi: String(most + 1) });
+  assert.match(longAnswer.errors.answer_hi, new RegExp(`must be from 1 to ${most} .*${maxSeq} positions`));
+  const longPrompt = validate({ ...base, requests: '1', prompt_hi: String(CATALOG.limits.tokens.max) });
+  assert.match(longPrompt.errors.prompt_hi, new RegExp(`must be from 1 to ${maxSeq}:`));
 });
 
 test('with the most slots the module allows, a link that leaves T at its default still runs the memory policies', () => {

@@ -105,6 +105,16 @@ export function validate(raw, presets = PRESETS) {
   if (!errors.answer_lo && !errors.answer_hi && settings.answer_lo > settings.answer_hi) {
     errors.answer_hi = `${FIELDS.answer_hi.label} must be at least the “from” value, ${settings.answer_lo} (got ${settings.answer_hi}).`;
   }
+  // Every request of the queue must fit the model's positions too: prompt + answer − 1 (the module
+  // refuses the queue otherwise, since the step table's figures end there).
+  if (!errors.prompt_hi && !errors.answer_hi && settings.prompt_hi + settings.answer_hi - 1 > maxSeq) {
+    const fit = `every request must fit the ${settings.preset} model's ${maxSeq} positions (prompt + answer − 1)`;
+    if (settings.prompt_hi > maxSeq) {
+      errors.prompt_hi = `${FIELDS.prompt_hi.label} must be from 1 to ${maxSeq}: ${fit} (got ${settings.prompt_hi}).`;
+    } else {
+      errors.answer_hi = `${FIELDS.answer_hi.label} must be from 1 to ${maxSeq - settings.prompt_hi + 1} with prompts up to ${settings.prompt_hi}: ${fit} (got ${settings.answer_hi}).`;
+    }
+  }
   if (!errors.requests && !errors.answer_hi && settings.requests * settings.answer_hi > MAX_ANSWER_WORK) {
     errors.requests = `${FIELDS.requests.label} × longest answer must be at most ${MAX_ANSWER_WORK.toLocaleString('en-US')} to keep the simulation quick: with answers up to ${settings.answer_hi} tokens, use at most ${Math.floor(MAX_ANSWER_WORK / settings.answer_hi).toLocaleString('en-US')} requests (got ${settings.requests.toLocaleString('en-US')}).`;
   }
