@@ -10,6 +10,7 @@
 
 #include "cli/flags.h"
 #include "common/input_error.h"
+#include "common/json_fields.h"
 #include "model/gguf_llama.h"
 #include "model/model_file.h"
 #include "model/shipped_models.h"
@@ -109,6 +110,25 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
   loaded.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
   loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
   return loaded;
+}
+
+bool model_source_given(const ModelSourceFlags& flags) {
+  return !flags.model.empty() || !flags.checkpoint.empty() || !flags.tokenizer.empty() || !flags.gguf.empty();
+}
+
+MeasuredFileModel load_measured_model(const ModelSourceFlags& flags, const nlohmann::json& measure,
+                                      InputSources& sources) {
+  const std::string path = "options.measure";
+  const NumberFormat weights = parse_number_format(fields::read_string(measure, path, "weights", "f32"),
+                                                   model_weight_formats(), fields::join(path, "weights"));
+  const NumberFormat kv = parse_number_format(fields::read_string(measure, path, "kv", "f32"), model_kv_formats(),
+                                              fields::join(path, "kv"));
+  MeasuredFileModel file;
+  file.loaded = load_model_source(flags, weights, kv, sources);
+  const std::string& file_path = !flags.gguf.empty() ? flags.gguf : flags.checkpoint;
+  file.ref = {file.loaded.model.get(), file.loaded.tokenizer.get(),
+              flags.model.empty() ? fs::path(file_path).filename().string() : flags.model};
+  return file;
 }
 
 }  // namespace kvlab::cli

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/input_sources.h"
+#include "measure/measure_options.h"
 #include "model/model.h"
 #include "model/tokenizer.h"
 
@@ -27,9 +28,22 @@ struct LoadedModel {
   std::unique_ptr<Tokenizer> tokenizer;
 };
 
+// Whether any of the flags was given (a command that also runs presets measures a preset without them).
+bool model_source_given(const ModelSourceFlags& flags);
+
 // Reads the chosen files, its weights stored in `weights` and its KV cache in `kv`, registering the
 // files with `sources` so that errors name them. Throws InputError unless exactly one source is given.
 LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weights, NumberFormat kv,
                               InputSources& sources);
+
+// For a command that measures (replay): the model the flags choose, loaded with the formats of its
+// measure options' "weights" and "kv" (default f32), and the reference the options take (named as the
+// results name it: the shipped model's name, or the file's base name).
+struct MeasuredFileModel {
+  LoadedModel loaded;
+  FileModelRef ref;
+};
+MeasuredFileModel load_measured_model(const ModelSourceFlags& flags, const nlohmann::json& measure,
+                                      InputSources& sources);
 
 }  // namespace kvlab::cli
