@@ -83,14 +83,18 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
   if (given != 1 || flags.checkpoint.empty() != flags.tokenizer.empty())
     throw_range("give one model: --model NAME, --checkpoint FILE with --tokenizer FILE, or --gguf FILE");
   ModelFile file;
+  LoadedModel loaded;
   if (!flags.gguf.empty()) {
+    loaded.name = fs::path(flags.gguf).filename().string();
     sources.add_file("gguf", "--gguf", flags.gguf);
     const std::string bytes = read_model_file(flags.gguf, "--gguf");
     file = read_gguf_llama(bytes_of(bytes), bytes.size());
   } else {
     std::string checkpoint_path = flags.checkpoint, tokenizer_path = flags.tokenizer;
     std::string checkpoint_flag = "--checkpoint", tokenizer_flag = "--tokenizer";
+    loaded.name = fs::path(flags.checkpoint).filename().string();
     if (!flags.model.empty()) {
+      loaded.name = flags.model;
       sources.add_flag("model", "--model");
       const ShippedModel& shipped = find_shipped_model(flags.model, "model");
       const fs::path directory = find_shipped_directory(shipped);
@@ -106,29 +110,19 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
   }
   file.tensors.config.weights = weights;
   file.tensors.config.kv = kv;
-  LoadedModel loaded;
   loaded.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
   loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
   return loaded;
 }
 
-bool model_source_given(const ModelSourceFlags& flags) {
-  return !flags.model.empty() || !flags.checkpoint.empty() || !flags.tokenizer.empty() || !flags.gguf.empty();
-}
-
-MeasuredFileModel load_measured_model(const ModelSourceFlags& flags, const nlohmann::json& measure,
-                                      InputSources& sources) {
-  const std::string path = "options.measure";
-  const NumberFormat weights = parse_number_format(fields::read_string(measure, path, "weights", "f32"),
-                                                   model_weight_formats(), fields::join(path, "weights"));
-  const NumberFormat kv = parse_number_format(fields::read_string(measure, path, "kv", "f32"), model_kv_formats(),
-                                              fields::join(path, "kv"));
-  MeasuredFileModel file;
-  file.loaded = load_model_source(flags, weights, kv, sources);
-  const std::string& file_path = !flags.gguf.empty() ? flags.gguf : flags.checkpoint;
-  file.ref = {file.loaded.model.get(), file.loaded.tokenizer.get(),
-              flags.model.empty() ? fs::path(file_path).filename().string() : flags.model};
-  return file;
+LoadedModel load_measured_model(const ModelSourceFlags& flags, const nlohmann::json& measure_options,
+                                const std::string& path, InputSources& sources) {
+  if (flags.model.empty() && flags.checkpoint.empty() && flags.tokenizer.empty() && flags.gguf.empty()) return {};
+  const auto format = [&](const char* field, const std::vector<NumberFormat>& formats) {
+    return parse_number_format(fields::read_string(measure_options, path, field, "f32"), formats,
+                               fields::join(path, field));
+  };
+  return load_model_source(flags, format("weights", model_weight_formats()), format("kv", model_kv_formats()), sources);
 }
 
 }  // namespace kvlab::cli

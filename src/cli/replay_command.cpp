@@ -69,11 +69,10 @@ Action add_replay_command(CLI::App& app) {
     sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds");
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
-      MeasuredFileModel file;
-      if (model_source_given(*model_flags)) file = load_measured_model(*model_flags, options["measure"], sources);
+      const LoadedModel loaded = load_measured_model(*model_flags, options["measure"], "options.measure", sources);
       if (!flags->workload_file.empty()) options["workload"] = read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) {
-        nlohmann::json workload = options.value("workload", experiments::default_replay_workload(file.ref));
+        nlohmann::json workload = options.value("workload", experiments::default_replay_workload(loaded.ref()));
         if (!workload.is_object() || !workload.contains("count"))
           throw_range("--requests sets the count of a generated workload; this workload lists its requests");
         workload["count"] = flags->requests;
@@ -90,7 +89,7 @@ Action add_replay_command(CLI::App& app) {
         options["policies"] = policy::default_policies(flags->slots);
       }
       nlohmann::json result =
-          experiments::replay(experiments::read_replay_options(options, "options", file.ref), terminal_progress());
+          experiments::replay(experiments::read_replay_options(options, "options", loaded.ref()), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_replay_report(result));
       return 0;
     });
