@@ -1,11 +1,14 @@
-// Replay on a model read from files (a tiny llama2.c checkpoint and tokenizer written by the test): the
-// queue is story openings, and every policy's engine answers each request as generating it alone does.
+// Story queues on a model read from files (a tiny llama2.c checkpoint and tokenizer written by the test):
+// replay serves story openings, and every policy's engine answers each request as generating it alone
+// does; the lab simulates a story queue on the prompt lengths the model's tokenizer gives.
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
+#include "experiments/lab.h"
 #include "experiments/replay.h"
 #include "experiments/replay_report.h"
 #include "model/model_file.h"
@@ -110,6 +113,21 @@ TEST(StoryReplay, EveryPolicyAnswersEachStoryAsGeneratingItAlone) {
   const std::string report = format_replay_report(result);
   EXPECT_NE(report.find("serial-cache     10 of 10 equal"), std::string::npos) << report;
   EXPECT_NE(report.find(story_openings()[static_cast<size_t>(o.requests[0].story)] + " ["), std::string::npos);
+}
+
+TEST(StoryLab, SimulatesStoryOpeningsInTheModelsTokens) {
+  const TinyFileModel& tiny = tiny_file_model();
+  const json workload = {{"count", 30}, {"prompts", "stories"}, {"answer", {2, 4}}, {"seed", 2}};
+  const LabOptions o = read_lab_options({{"measure", story_measure_options()}, {"workload", workload}}, "options",
+                                        tiny.ref());
+  ASSERT_EQ(o.requests.size(), 30u);
+  std::set<int> stories;
+  for (const policy::Request& request : o.requests) {
+    stories.insert(request.story);
+    EXPECT_EQ(request.prompt_tokens,
+              static_cast<int>(tiny.tokenizer->encode(story_openings()[static_cast<size_t>(request.story)]).size()));
+  }
+  EXPECT_GT(stories.size(), 10u);  // 30 draws from 20 openings
 }
 
 // The message of reading `options` on `file`.
