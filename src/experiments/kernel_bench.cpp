@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/input_error.h"
 #include "common/json_fields.h"
 #include "common/text_format.h"
 #include "measure/measure_report.h"
@@ -20,6 +21,10 @@ namespace kvlab::experiments {
 using nlohmann::json;
 
 namespace {
+
+constexpr int kLimitsContext = 64;  // the context of the published lab's decode figures
+// The contexts the decode steps are timed at; the figures at the limits are those at kLimitsContext.
+const std::vector<int> kBenchContexts = {16, kLimitsContext, 128};
 
 json timing_json(const StepTiming& t, double flops) {
   return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms},   {"max_ms", t.max_ms},
@@ -227,13 +232,13 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
 // Decode steps of 1 and 16 rows at a middle and the longest context with the KV cache in f32, bf16 and
 // f16, every cell timed interleaved with the others (a loaded machine slows all alike). One model serves
 // every format: the format is the caches' (each cache's pool holds its own numbers), the weights the same.
-json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
+json measure_kv_formats(Model& model, const TimingPolicy& policy) {
+  const ModelConfig& config = model.config();
   const std::vector<NumberFormat>& formats = model_kv_formats();
   const int longest = config.max_seq;
   std::vector<int> contexts = {std::min(64, longest), longest};
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   const std::vector<int> row_counts = {1, 16};
-  Model model(config);
   model.reserve_rows(row_counts.back());
   const std::vector<int> history = make_prompt(longest, config.vocab, 11);
   std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
@@ -317,7 +322,7 @@ json measure_simulator() {
 
 }  // namespace
 
-BenchOptions read_bench_options(const json& object, const std::string& path) {
+BenchOptions read_bench_options(const json& object, const std::string& path, const FileModelRef& file) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator", "weight_formats", "kv_formats"});
   json measure_object = object.value("measure", json::object());
@@ -326,11 +331,24 @@ BenchOptions read_bench_options(const json& object, const std::string& path) {
     if (!measure_object.contains("samples")) measure_object["samples"] = 7;
   }
   BenchOptions o;
-  o.measure = read_measure_options(measure_object, fields::join(path, "measure"));
+  o.measure = read_measure_options(measure_object, fields::join(path, "measure"), file);
   o.answer_runs = static_cast<int>(fields::read_int(object, path, "answer_runs", o.answer_runs, 0, 100));
   o.simulator = fields::read_bool(object, path, "simulator", o.simulator);
   o.weight_formats = fields::read_bool(object, path, "weight_formats", o.weight_formats);
   o.kv_formats = fields::read_bool(object, path, "kv_formats", o.kv_formats);
+  // Every step is timed at every context the benchmark uses, so the model must hold the longest.
+  const int longest = kBenchContexts.back(), max_seq = o.measure.model.max_seq;
+  if (max_seq < longest) {
+    const std::string problem = "the benchmark times decode steps at context " + std::to_string(longest);
+    const std::string measure_path = fields::join(path, "measure");
+    if (o.measure.file.model)
+      throw_range({measure_path, "", {}}, ": " + o.measure.file.name + " holds " + std::to_string(max_seq) +
+                                              " positions; " + problem + ", so it needs a model of at least " +
+                                              std::to_string(longest));
+    throw_range(
+        {fields::join(measure_path, "model.max_seq"), std::to_string(max_seq), integers_from(longest, 8192)},
+        "must be at least " + std::to_string(longest) + ": " + problem + " (got " + std::to_string(max_seq) + ")");
+  }
   return o;
 }
 
@@ -346,14 +364,14 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
     if (progress) progress(fraction, phase);
   };
   TimingPolicy policy = o.measure.timing;
-  Model model(o.measure.model);
+  MeasuredModel measured(o.measure);
+  Model& model = measured.model();
   json result = {{"instruction_set", kernels::instruction_set()},
                  {"kvlab_arch", kernels::arch_setting()},
                  {"model", model_info(o.measure)}};
 
-  constexpr int kLimitsContext = 64;  // the context of the published lab's decode figures
   const auto on_round = [&](double f) { report(0.45 * f, "limits and decode steps"); };
-  result.update(measure_kernels_and_decode(model, policy, {16, kLimitsContext, 128}, on_round));
+  result.update(measure_kernels_and_decode(model, policy, kBenchContexts, on_round));
   result["gemm_fraction_of_peak"] =
       result["matrix"]["matmul16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   // How close the one-row step comes to its memory limit and the 16-row step to its arithmetic limit,
@@ -369,7 +387,7 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   }
   if (o.kv_formats) {
     report(0.47, "KV formats");
-    result["kv_formats"] = measure_kv_formats(o.measure.model, policy);
+    result["kv_formats"] = measure_kv_formats(model, policy);
   }
   if (o.answer_runs > 0) {
     report(0.5, "one answer");
@@ -393,7 +411,7 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
 std::string format_kernel_bench(const json& r) {
   std::string text;
   text += format("kvlab bench: %s, model %s (%.1f MB of weights)\n", instruction_set_text(r["model"]).c_str(),
-                 r["model"]["preset"].get<std::string>().c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
+                 model_name_text(r["model"]).c_str(), r["model"]["weight_bytes"].get<double>() / 1e6);
   text += format("arithmetic peak (multiply-add chains)   %8.1f GFLOP/s\n", r["peak_gflops"].get<double>());
   text += format("read bandwidth over the weights' size   %8.1f GB/s\n", r["read_gb_per_s"].get<double>());
   const json& m = r["matrix"];

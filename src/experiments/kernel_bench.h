@@ -22,7 +22,9 @@ struct BenchOptions {
 //   "kv_formats": bool },
 // all optional; the timing
 // defaults to longer samples than measure's (20 ms x 7) since these figures are compared across builds.
-BenchOptions read_bench_options(const nlohmann::json& object, const std::string& path = "options");
+// With `file`, the benchmark times that model (read_measure_options).
+BenchOptions read_bench_options(const nlohmann::json& object, const std::string& path = "options",
+                                const FileModelRef& file = {});
 
 // FLOPs of one decode step of one row at `context`: 2 per multiply-add of every weight matrix, plus
 // the attention's two products over the context.

@@ -30,11 +30,11 @@ json placeholder_steps(const MeasureOptions& o) {
 
 }  // namespace
 
-LabOptions read_lab_options(const json& object, const std::string& path) {
+LabOptions read_lab_options(const json& object, const std::string& path, const FileModelRef& file) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path, {"measure", "workload", "policies", "simulate", "timeline_requests"});
   LabOptions o;
-  o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"));
+  o.measure = read_measure_options(object.value("measure", json::object()), fields::join(path, "measure"), file);
   o.workload = object.value("workload", default_workload());
   const std::vector<std::string> policy_names =
       object.contains("policies") ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))

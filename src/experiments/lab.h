@@ -25,8 +25,10 @@ nlohmann::json default_workload();
 
 // { "measure": {...}, "workload": {...}, "policies": [...], "simulate": {...}, "timeline_requests": K },
 // every field optional ("timeline_requests" is short for "simulate": {"timeline_requests": K}). Throws InputError naming the field. The workload and policies are checked here, before
-// anything is measured, so that a typo does not cost a whole measurement.
-LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options");
+// anything is measured, so that a typo does not cost a whole measurement. With `file`, the lab measures
+// that model (read_measure_options).
+LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options",
+                            const FileModelRef& file = {});
 
 // { "answer", "steps", "workload", "policies": { name: metrics } }. `on_part` receives "first_answer",
 // "answer" and "steps" as each is measured (see measure()).

@@ -10,6 +10,7 @@
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
+#include "model/token_pieces.h"
 
 namespace kvlab {
 
@@ -52,26 +53,35 @@ class ProgressTracker {
   double nocache_run_ = 0, cache_run_ = 0, grid_ = 0, answer_ = 0;
 };
 
+// The model's sizes; a preset by its name ("preset"), a model read from files by its name and
+// source: "file" (its weights are the file's, not drawn from a seed).
 json model_json(const MeasureOptions& o) {
   const ModelConfig& c = o.model;
   const ModelSize size = model_size(c);
-  return {{"preset", o.preset},
-          {"vocab", c.vocab},
-          {"d_model", c.d_model},
-          {"n_layers", c.n_layers},
-          {"n_heads", c.n_heads},
-          {"n_kv_heads", c.n_kv_heads},
-          {"head_dim", c.head_dim()},
-          {"d_ff", c.d_ff},
-          {"max_seq", c.max_seq},
-          {"seed", c.seed},
-          {"weights", number_format_name(c.weights)},
-          {"kv", number_format_name(c.kv)},
-          {"parameters", size.parameters},
-          {"weight_bytes", size.weight_bytes},
-          {"kv_bytes_per_token", size.kv_bytes_per_token},
-          {"instruction_set", kernels::instruction_set()},
-          {"kvlab_arch", kernels::arch_setting()}};
+  json description = {{"vocab", c.vocab},
+                      {"d_model", c.d_model},
+                      {"n_layers", c.n_layers},
+                      {"n_heads", c.n_heads},
+                      {"n_kv_heads", c.n_kv_heads},
+                      {"head_dim", c.head_dim()},
+                      {"d_ff", c.d_ff},
+                      {"max_seq", c.max_seq},
+                      {"seed", c.seed},
+                      {"weights", number_format_name(c.weights)},
+                      {"kv", number_format_name(c.kv)},
+                      {"parameters", size.parameters},
+                      {"weight_bytes", size.weight_bytes},
+                      {"kv_bytes_per_token", size.kv_bytes_per_token},
+                      {"instruction_set", kernels::instruction_set()},
+                      {"kvlab_arch", kernels::arch_setting()}};
+  if (o.file.model) {
+    description["name"] = o.file.name;
+    description["source"] = "file";
+    description.erase("seed");
+  } else {
+    description["preset"] = o.preset;
+  }
+  return description;
 }
 
 // The run whose total is nearest the median of `totals_ms` (the one whose token times are reported).
@@ -95,23 +105,30 @@ struct PathRuns {
 
 // Part A's figures from the runs so far: each path's median, min and max, the ratio, the tokens, and
 // the token times of each path's median run, so that a page can replay the two paths racing.
+// On a model with a tokenizer, also the prompt's text and the answer's words: one piece per token of
+// the no-cache path's first answer (the reference the other answers are checked against).
 json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const PathRuns& nocache_runs,
                  const PathRuns& cache_runs) {
   StepTiming nocache = summarise(nocache_runs.totals_ms), cached = summarise(cache_runs.totals_ms);
-  return {{"prompt_tokens", o.prompt_tokens},
-          {"answer_tokens", o.answer_tokens},
-          {"runs", static_cast<int>(nocache_runs.totals_ms.size())},
-          {"nocache_ms", timing_json(nocache)},
-          {"cache_ms", timing_json(cached)},
-          {"repeats_nocache", nocache_runs.repeats},
-          {"repeats_cache", cache_runs.repeats},
-          {"ratio", nocache.median_ms / cached.median_ms},
-          {"identical_tokens", nocache_runs.identical && cache_runs.identical},
-          {"prompt", prompt},
-          {"tokens_nocache", nocache_runs.tokens},
-          {"tokens_cache", cache_runs.tokens},
-          {"token_ms_nocache", nocache_runs.token_ms[median_run(nocache_runs.totals_ms)]},
-          {"token_ms_cache", cache_runs.token_ms[median_run(cache_runs.totals_ms)]}};
+  json answer = {{"prompt_tokens", o.prompt_tokens},
+                 {"answer_tokens", o.answer_tokens},
+                 {"runs", static_cast<int>(nocache_runs.totals_ms.size())},
+                 {"nocache_ms", timing_json(nocache)},
+                 {"cache_ms", timing_json(cached)},
+                 {"repeats_nocache", nocache_runs.repeats},
+                 {"repeats_cache", cache_runs.repeats},
+                 {"ratio", nocache.median_ms / cached.median_ms},
+                 {"identical_tokens", nocache_runs.identical && cache_runs.identical},
+                 {"prompt", prompt},
+                 {"tokens_nocache", nocache_runs.tokens},
+                 {"tokens_cache", cache_runs.tokens},
+                 {"token_ms_nocache", nocache_runs.token_ms[median_run(nocache_runs.totals_ms)]},
+                 {"token_ms_cache", cache_runs.token_ms[median_run(cache_runs.totals_ms)]}};
+  if (o.file.tokenizer) {
+    answer["prompt_text"] = o.prompt_text;
+    answer["pieces"] = token_pieces(*o.file.tokenizer, prompt.back(), nocache_runs.tokens);
+  }
+  return answer;
 }
 
 // One run of a path: the answer generated again until the run lasts at least min_sample_ms, so that a
@@ -140,7 +157,8 @@ void time_run(PathRuns& runs, std::vector<int>& first_answer, const MeasureOptio
 // runs = 1); then the other runs of each path. Every answer's tokens are checked against the first
 // no-cache answer.
 json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress, const PartFn& on_part) {
-  const std::vector<int> prompt = make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed);
+  const std::vector<int> prompt =
+      o.prompt.empty() ? make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed) : o.prompt;
   KvCache cache(o.model, o.prompt_tokens + o.answer_tokens);
   PathRuns nocache_runs, cache_runs;
   std::vector<int> first_answer;
@@ -176,6 +194,10 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
 }  // namespace
 
 json model_info(const MeasureOptions& options) { return model_json(options); }
+
+MeasuredModel::MeasuredModel(const MeasureOptions& options)
+    : preset_model_(options.file.model ? nullptr : std::make_unique<Model>(options.model)),
+      model_(options.file.model ? options.file.model : preset_model_.get()) {}
 
 RepeatableDecodeRows::RepeatableDecodeRows(Model& model, const ModelConfig& config, int max_rows, int max_context,
                                            uint64_t seed)
@@ -286,7 +308,8 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
 
 json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
   ProgressTracker progress(callback, o);
-  Model model(o.model);
+  MeasuredModel measured(o);
+  Model& model = measured.model();
   json answer = measure_answer(model, o, progress, on_part);
   if (on_part) on_part("answer", answer);
   json steps =

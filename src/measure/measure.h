@@ -4,6 +4,7 @@
 //   steps:  decode steps over rows x contexts, prefills over token counts and mixed steps over prompt
 //           chunk x decode rows x contexts, in milliseconds.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,21 @@ using ProgressFn = std::function<void(double fraction, const std::string& phase)
 // "answer" and "steps", which are the values the final result holds.
 using PartFn = std::function<void(const std::string& name, const nlohmann::json& value)>;
 
-// Returns { "answer": {...}, "steps": {...} }.
+// The model `options` measure: the caller's model read from files (options.file), or the preset's
+// random weights, built here.
+class MeasuredModel {
+ public:
+  explicit MeasuredModel(const MeasureOptions& options);
+  Model& model() { return *model_; }
+
+ private:
+  std::unique_ptr<Model> preset_model_;
+  Model* model_;
+};
+
+// Returns { "answer": {...}, "steps": {...} }, on the model of `options` (MeasuredModel). On a model
+// with a tokenizer the answer also holds "prompt_text" and "pieces" (one string per token of
+// tokens_nocache, as the tokenizer writes it), and steps.model its "name" and "source": "file".
 nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr,
                        const PartFn& on_part = nullptr);
 

@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "model/story_openings.h"
 #include "model/weights.h"
 
 namespace kvlab {
@@ -13,7 +14,7 @@ using nlohmann::json;
 
 const char* const kMeasureOptionFields =
     "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, weights, kv, prompt_tokens, "
-    "answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples";
+    "prompt_text, answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples";
 
 namespace {
 
@@ -56,28 +57,81 @@ int64_t measure_memory_bytes(const MeasureOptions& o) {
   return model_size(c).weight_bytes + kv_positions * model_size(c).kv_bytes_per_token + activation_floats * 4;
 }
 
-MeasureOptions read_measure_options(const json& object, const std::string& path) {
+namespace {
+
+// The model a measurement runs: a preset (options.preset, options.model) or the caller's file model,
+// whose sizes and formats are fixed, so the fields that would set them are refused.
+void read_model_choice(const json& object, const std::string& path, const FileModelRef& file, MeasureOptions& o) {
+  if (!file.model) {
+    o.preset = fields::read_string(object, path, "preset", o.preset);
+    o.model = find_preset(o.preset, fields::join(path, "preset")).config;
+    if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
+  } else {
+    for (const char* field : {"preset", "model"})
+      if (object.contains(field))
+        throw_range({fields::join(path, field), "", {}},
+                    std::string("is not taken with a model read from files (") + file.name +
+                        "): its sizes are the file's; give a preset or a model file, not both");
+    o.file = file;
+    o.model = file.model->config();
+  }
+  const std::pair<const char*, NumberFormat*> formats[] = {{"weights", &o.model.weights}, {"kv", &o.model.kv}};
+  for (const auto& [field, format] : formats) {
+    const std::string field_path = fields::join(path, field);
+    const NumberFormat given =
+        parse_number_format(fields::read_string(object, path, field, number_format_name(*format)),
+                            field == std::string("weights") ? model_weight_formats() : model_kv_formats(), field_path);
+    if (file.model && given != *format)
+      throw_range({field_path, number_format_name(given), one_of({number_format_name(*format)})},
+                  std::string("must be ") + number_format_name(*format) + ", the format " + file.name +
+                      " was loaded with (the model's loading sets it)");
+    *format = given;
+  }
+}
+
+// Part A's prompt: on a model with a tokenizer, text (options.prompt_text, or a story opening picked by
+// prompt_seed) encoded; otherwise prompt_tokens ids, drawn later from prompt_seed.
+void read_prompt(const json& object, const std::string& path, MeasureOptions& o) {
+  const int max_seq = o.model.max_seq;
+  const Tokenizer* tokenizer = o.file.tokenizer;
+  if (!tokenizer) {
+    if (object.contains("prompt_text"))
+      throw_range({fields::join(path, "prompt_text"), "", {}},
+                  "needs a model with a tokenizer (a model read from files); a preset's prompt is prompt_tokens ids");
+    o.prompt_tokens =
+        static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));
+    return;
+  }
+  if (object.contains("prompt_tokens"))
+    throw_range({fields::join(path, "prompt_tokens"), "", {}},
+                "is not taken with a model that has a tokenizer: the prompt is text (prompt_text), and its tokens "
+                "are what the text encodes to");
+  const std::string field = fields::join(path, "prompt_text");
+  o.prompt_text = fields::read_string(object, path, "prompt_text", story_opening_for_seed(o.prompt_seed));
+  o.prompt = tokenizer->encode(o.prompt_text, field);
+  o.prompt_tokens = static_cast<int>(o.prompt.size());
+  if (o.prompt_tokens > max_seq - 1)
+    throw_range({field, "", {}}, "is " + std::to_string(o.prompt_tokens) + " tokens; the model holds " +
+                                     std::to_string(max_seq) + " positions, at least one of them the answer's");
+}
+
+}  // namespace
+
+MeasureOptions read_measure_options(const json& object, const std::string& path, const FileModelRef& file) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
-                         {"preset", "model", "weights", "kv", "prompt_tokens", "answer_tokens", "runs", "prompt_seed",
-                          "decode_rows", "decode_contexts", "prefill_tokens", "mixed_chunk_tokens", "mixed_rows",
-                          "mixed_contexts", "min_sample_ms", "samples"});
+                         {"preset", "model", "weights", "kv", "prompt_tokens", "prompt_text", "answer_tokens", "runs",
+                          "prompt_seed", "decode_rows", "decode_contexts", "prefill_tokens", "mixed_chunk_tokens",
+                          "mixed_rows", "mixed_contexts", "min_sample_ms", "samples"});
   MeasureOptions o;
-  o.preset = fields::read_string(object, path, "preset", o.preset);
-  o.model = find_preset(o.preset, fields::join(path, "preset")).config;
-  if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
-  o.model.weights =
-      parse_number_format(fields::read_string(object, path, "weights", number_format_name(o.model.weights)),
-                          model_weight_formats(), fields::join(path, "weights"));
-  o.model.kv = parse_number_format(fields::read_string(object, path, "kv", number_format_name(o.model.kv)),
-                                   model_kv_formats(), fields::join(path, "kv"));
+  read_model_choice(object, path, file, o);
   const int max_seq = o.model.max_seq;
 
-  o.prompt_tokens = static_cast<int>(fields::read_int(object, path, "prompt_tokens", o.prompt_tokens, 1, max_seq - 1));
+  o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 7, 0, 1LL << 53));
+  read_prompt(object, path, o);
   o.answer_tokens = static_cast<int>(
       fields::read_int(object, path, "answer_tokens", o.answer_tokens, 1, max_seq - o.prompt_tokens + 1));
   o.runs = static_cast<int>(fields::read_int(object, path, "runs", o.runs, 1, kMaxRuns));
-  o.prompt_seed = static_cast<uint64_t>(fields::read_int(object, path, "prompt_seed", 7, 0, 1LL << 53));
   o.decode_rows = fields::read_int_list(object, path, "decode_rows", o.decode_rows, 1, 256, 16, true);
   o.decode_contexts = fields::read_int_list(object, path, "decode_contexts", o.decode_contexts, 1, max_seq, 32, true);
   o.prefill_tokens = fields::read_int_list(object, path, "prefill_tokens", o.prefill_tokens, 1, max_seq, 32, true);

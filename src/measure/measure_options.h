@@ -9,12 +9,28 @@
 
 #include "measure/step_timer.h"
 #include "model/config.h"
+#include "model/model.h"
+#include "model/tokenizer.h"
 
 namespace kvlab {
 
+// A model read from files, which the caller loaded and keeps alive while it is measured: measured
+// instead of a preset's random weights. `model` is null when a preset is measured.
+struct FileModelRef {
+  Model* model = nullptr;
+  const Tokenizer* tokenizer = nullptr;  // when given, Part A's prompt is text and its answer words
+  std::string name;                      // "stories15M", or the file's base name
+};
+
 struct MeasureOptions {
   std::string preset = "small";
-  ModelConfig model;         // the preset, with any fields of options.model applied
+  ModelConfig model;  // the preset, with any fields of options.model applied; a file model's own
+  FileModelRef file;  // the model read from files, if one is measured (then `preset` is unused)
+  // Part A's prompt on a model with a tokenizer: the text (options.prompt_text, or a story opening
+  // picked by prompt_seed) and its ids, BOS first; prompt_tokens is their count. Empty otherwise: the
+  // prompt is prompt_tokens ids drawn from prompt_seed.
+  std::string prompt_text;
+  std::vector<int> prompt;
   int prompt_tokens = 16;    // Part A prompt length
   int answer_tokens = 48;    // Part A answer length
   int runs = 5;              // Part A runs per path
@@ -56,7 +72,10 @@ constexpr int kMaxRuns = 100;
 int64_t measure_memory_bytes(const MeasureOptions& options);
 
 // Reads and validates; throws InputError naming the field ("options.runs", "options.model.n_heads").
-MeasureOptions read_measure_options(const nlohmann::json& object, const std::string& path = "options");
+// With `file` (file.model set) the options measure that model: its config is the file's, so options.preset
+// and options.model are refused, and options.weights and options.kv must be what it was loaded with.
+MeasureOptions read_measure_options(const nlohmann::json& object, const std::string& path = "options",
+                                    const FileModelRef& file = {});
 
 // Fields understood by read_measure_options, for help texts.
 extern const char* const kMeasureOptionFields;

@@ -45,6 +45,11 @@ std::string instruction_set_text(const json& model) {
   return arch.empty() || arch == "wasm" ? instruction_set : instruction_set + ", KVLAB_ARCH=" + arch;
 }
 
+std::string model_name_text(const json& model) {
+  return model.contains("preset") ? model["preset"].get<std::string>()
+                                  : model["name"].get<std::string>() + ", read from files";
+}
+
 std::string format_measure_report(const json& result) {
   const json& a = result["answer"];
   const json& model = result["steps"]["model"];
@@ -52,7 +57,7 @@ std::string format_measure_report(const json& result) {
   const json& prefill = result["steps"]["prefill"];
   std::string text;
   text += format("model %s: %.2f M parameters, %.1f MB of weights, %d layers, d_model %d, %d/%d heads, %s\n",
-                 model["preset"].get<std::string>().c_str(), model["parameters"].get<double>() / 1e6,
+                 model_name_text(model).c_str(), model["parameters"].get<double>() / 1e6,
                  model["weight_bytes"].get<double>() / 1e6, model["n_layers"].get<int>(), model["d_model"].get<int>(),
                  model["n_heads"].get<int>(), model["n_kv_heads"].get<int>(), instruction_set_text(model).c_str());
   text += format("one answer: prompt %d tokens, answer %d tokens, %d runs per path\n", a["prompt_tokens"].get<int>(),
@@ -63,7 +68,14 @@ std::string format_measure_report(const json& result) {
       format("ratio %.1fx, %s\n", a["ratio"].get<double>(),
              a["identical_tokens"].get<bool>() ? "identical tokens on both paths" : "TOKENS DIFFER between the paths");
   text += "tokens (no cache): " + token_list(a["tokens_nocache"]) + "\n";
-  text += "tokens (KV cache): " + token_list(a["tokens_cache"]) + "\n\n";
+  text += "tokens (KV cache): " + token_list(a["tokens_cache"]) + "\n";
+  if (a.contains("pieces")) {
+    std::string answer;
+    for (const auto& piece : a["pieces"]) answer += piece.get<std::string>();
+    text += "prompt: " + a["prompt_text"].get<std::string>() + "\n";
+    text += "answer: " + answer + "\n";
+  }
+  text += "\n";
 
   const json& timing = model["timing"];
   text += grid_table(

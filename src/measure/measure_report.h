@@ -13,4 +13,8 @@ std::string format_measure_report(const nlohmann::json& result);
 // natively, "wasm simd128" in wasm (where KVLAB_ARCH does not apply).
 std::string instruction_set_text(const nlohmann::json& model);
 
+// The model description's name as the reports print it: the preset's ("small"), or a file model's
+// with where it came from ("stories15M, read from files").
+std::string model_name_text(const nlohmann::json& model);
+
 }  // namespace kvlab
