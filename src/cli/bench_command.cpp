@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/model_source.h"
 #include "experiments/kernel_bench.h"
 
 namespace kvlab::cli {
@@ -19,6 +20,7 @@ struct BenchFlags {
 Action add_bench_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("bench", "time the kernels, the decode step, one answer and the simulator");
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  auto model_flags = add_model_source_flags(*command);
   auto flags = std::make_shared<BenchFlags>();
   command->add_option("--answer-runs", flags->answer_runs,
                       "runs per path of the one-answer timing (0 skips it; default 5)");
@@ -29,7 +31,7 @@ Action add_bench_command(CLI::App& app) {
       "--kv-formats", flags->kv_formats,
       "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");
   command->add_flag("--json", flags->as_json, "print the result as JSON");
-  return [command, measure_flags, flags]() -> int {
+  return [command, measure_flags, model_flags, flags]() -> int {
     if (!command->parsed()) return -1;
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
@@ -40,7 +42,8 @@ Action add_bench_command(CLI::App& app) {
                               {"weight_formats", flags->weight_formats},
                               {"kv_formats", flags->kv_formats}};
       if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
-      experiments::BenchOptions options = experiments::read_bench_options(given);
+      const LoadedModel loaded = load_measured_model(*model_flags, given["measure"], "options.measure", sources);
+      experiments::BenchOptions options = experiments::read_bench_options(given, "options", loaded.ref());
       nlohmann::json result = experiments::run_kernel_bench(options, terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_kernel_bench(result));
       return 0;

@@ -79,7 +79,11 @@ JsonFlags add_measure_flags(CLI::App& command) {
   flags.add(command, "kv", "",
             "KV cache format: f32 (default), bf16 or f16 (half the bytes a token, rounded to nearest even)", false,
             true);
-  flags.add(command, "prompt_tokens", "", "Part A prompt length (default 16)");
+  flags.add(command, "prompt_tokens", "",
+            "Part A prompt length (default 16; a model with a tokenizer takes --prompt-text)");
+  flags.add(command, "prompt_text", "",
+            "Part A prompt as text, on a model read from files (default: a story opening picked by --prompt-seed)",
+            false, true);
   flags.add(command, "answer_tokens", "", "Part A answer length (default 48)");
   flags.add(command, "runs", "", "Part A runs per path (default 5)");
   flags.add(command, "prompt_seed", "", "seed of the Part A prompt (default 7)");

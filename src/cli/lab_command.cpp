@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/model_source.h"
 #include "experiments/lab.h"
 #include "policy/policy_registry.h"
 
@@ -20,12 +21,13 @@ Action add_lab_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "lab", "measure, then replay 1,000 requests under the four policies: the whole published lab on this machine");
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  auto model_flags = add_model_source_flags(*command);
   auto flags = std::make_shared<LabFlags>();
   command->add_option("--workload", flags->workload_file, "workload.json instead of the published lab's queue");
   command->add_option("--requests", flags->requests, "requests in the default queue (default 1000)");
   command->add_option("--slots", flags->slots, "batch size B of static:B and continuous:B (default 16)");
   command->add_flag("--json", flags->as_json, "print the whole result as JSON (what Embind's run returns)");
-  return [command, measure_flags, flags]() -> int {
+  return [command, measure_flags, model_flags, flags]() -> int {
     if (!command->parsed()) return -1;
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
@@ -34,11 +36,13 @@ Action add_lab_command(CLI::App& app) {
     sources.add_flag("options.policies", "--slots");
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
+      const LoadedModel loaded = load_measured_model(*model_flags, options["measure"], "options.measure", sources);
       options["workload"] = flags->workload_file.empty() ? experiments::default_workload()
                                                          : read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) options["workload"]["count"] = flags->requests;
       if (command->count("--slots")) options["policies"] = policy::default_policies(flags->slots);
-      nlohmann::json result = experiments::run_lab(experiments::read_lab_options(options), terminal_progress());
+      nlohmann::json result =
+          experiments::run_lab(experiments::read_lab_options(options, "options", loaded.ref()), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_lab_report(result));
       return 0;
     });

@@ -10,6 +10,7 @@
 
 #include "cli/flags.h"
 #include "common/input_error.h"
+#include "common/json_fields.h"
 #include "model/gguf_llama.h"
 #include "model/model_file.h"
 #include "model/shipped_models.h"
@@ -82,14 +83,18 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
   if (given != 1 || flags.checkpoint.empty() != flags.tokenizer.empty())
     throw_range("give one model: --model NAME, --checkpoint FILE with --tokenizer FILE, or --gguf FILE");
   ModelFile file;
+  LoadedModel loaded;
   if (!flags.gguf.empty()) {
+    loaded.name = fs::path(flags.gguf).filename().string();
     sources.add_file("gguf", "--gguf", flags.gguf);
     const std::string bytes = read_model_file(flags.gguf, "--gguf");
     file = read_gguf_llama(bytes_of(bytes), bytes.size());
   } else {
     std::string checkpoint_path = flags.checkpoint, tokenizer_path = flags.tokenizer;
     std::string checkpoint_flag = "--checkpoint", tokenizer_flag = "--tokenizer";
+    loaded.name = fs::path(flags.checkpoint).filename().string();
     if (!flags.model.empty()) {
+      loaded.name = flags.model;
       sources.add_flag("model", "--model");
       const ShippedModel& shipped = find_shipped_model(flags.model, "model");
       const fs::path directory = find_shipped_directory(shipped);
@@ -105,10 +110,19 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
   }
   file.tensors.config.weights = weights;
   file.tensors.config.kv = kv;
-  LoadedModel loaded;
   loaded.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
   loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
   return loaded;
+}
+
+LoadedModel load_measured_model(const ModelSourceFlags& flags, const nlohmann::json& measure_options,
+                                const std::string& path, InputSources& sources) {
+  if (flags.model.empty() && flags.checkpoint.empty() && flags.tokenizer.empty() && flags.gguf.empty()) return {};
+  const auto format = [&](const char* field, const std::vector<NumberFormat>& formats) {
+    return parse_number_format(fields::read_string(measure_options, path, field, "f32"), formats,
+                               fields::join(path, field));
+  };
+  return load_model_source(flags, format("weights", model_weight_formats()), format("kv", model_kv_formats()), sources);
 }
 
 }  // namespace kvlab::cli

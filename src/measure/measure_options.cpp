@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "common/utf8.h"
 #include "model/story_openings.h"
 #include "model/weights.h"
 
@@ -67,11 +68,16 @@ void read_model_choice(const json& object, const std::string& path, const FileMo
     o.model = find_preset(o.preset, fields::join(path, "preset")).config;
     if (object.contains("model")) o.model = read_model(object["model"], fields::join(path, "model"), o.model);
   } else {
-    for (const char* field : {"preset", "model"})
-      if (object.contains(field))
-        throw_range({fields::join(path, field), "", {}},
-                    std::string("is not taken with a model read from files (") + file.name +
-                        "): its sizes are the file's; give a preset or a model file, not both");
+    for (const char* field : {"preset", "model"}) {
+      if (!object.contains(field)) continue;
+      // A size is named by its own path (options.model.d_model), which a command line maps to its flag.
+      const json& value = object[field];
+      const std::string named =
+          value.is_object() && !value.empty() ? std::string(field) + "." + value.begin().key() : std::string(field);
+      throw_range({fields::join(path, named), "", {}},
+                  std::string("is not taken with a model read from files (") + file.name +
+                      "): its sizes are the file's; give a preset or a model file, not both");
+    }
     o.file = file;
     o.model = file.model->config();
   }
@@ -108,6 +114,7 @@ void read_prompt(const json& object, const std::string& path, MeasureOptions& o)
                 "are what the text encodes to");
   const std::string field = fields::join(path, "prompt_text");
   o.prompt_text = fields::read_string(object, path, "prompt_text", story_opening_for_seed(o.prompt_seed));
+  if (!is_valid_utf8(o.prompt_text)) throw_range({field, "", {}}, "must be UTF-8 text");
   o.prompt = tokenizer->encode(o.prompt_text, field);
   o.prompt_tokens = static_cast<int>(o.prompt.size());
   if (o.prompt_tokens > max_seq - 1)

@@ -30,7 +30,11 @@ Tokenizer::Tokenizer(Vocabulary vocabulary) : vocabulary_(std::move(vocabulary))
   token_bytes_.assign(vocabulary_.pieces.size(), -1);
   for (int id = 0; id < vocab_size(); ++id) {
     const std::string& piece = vocabulary_.pieces[id];
-    ids_.emplace(piece, id);
+    // SentencePiece puts its byte pieces first (ids 3-258) and spells a character with one only when no
+    // other piece does. A file that writes byte pieces as the bytes they stand for (llama2.c's early
+    // exports, stories15M's among them) has a byte piece and a real piece for "." or ","; the real one,
+    // the later id, is what the model was trained on.
+    ids_[piece] = id;
     const int byte = byte_of_piece(piece);
     if (byte < 0) continue;
     token_bytes_[id] = byte;

@@ -40,7 +40,7 @@ class Tokenizer {
   int lookup(const std::string& piece) const;  // its id, or -1
 
   Vocabulary vocabulary_;
-  std::unordered_map<std::string, int> ids_;  // piece -> id (the lowest id of equal pieces)
+  std::unordered_map<std::string, int> ids_;  // piece -> id (the highest id of equal pieces)
   std::array<int, 256> byte_tokens_;          // byte -> id of its piece "<0xXX>", or -1
   std::vector<int> token_bytes_;              // [vocab] the byte a byte token stands for, or -1
 };

@@ -45,6 +45,17 @@ TEST_F(TokenizerTest, UnknownCharactersFallBackToTheirBytes) {
   EXPECT_EQ(tokenizer.encode("\xC3\xBC"), (std::vector<int>{1, id(" "), byte(0xC3), byte(0xBC)}));  // ü is not
 }
 
+// stories15M's tokenizer file writes its byte pieces as the bytes themselves ("." at id 49, as well as
+// the real piece "." at 29889): the real piece, the later id, spells the character.
+TEST(TokenizerPieces, APieceSpelledTwiceEncodesAsItsLaterId) {
+  Vocabulary v;
+  v.pieces = {"<unk>", "<s>", "</s>", ".", " ", "a", " a", "."};
+  v.scores = {0, 0, 0, 0, -1, -2, -3, -4};
+  const Tokenizer tokenizer(v);
+  EXPECT_EQ(tokenizer.encode("a."), (std::vector<int>{1, 6, 7}));
+  EXPECT_EQ(tokenizer.decode(6, 3), ".");
+}
+
 TEST_F(TokenizerTest, DecodeDropsTheSpaceRightAfterBosAndTurnsByteTokensIntoBytes) {
   EXPECT_EQ(tokenizer.decode(1, id(" once")), "once");
   EXPECT_EQ(tokenizer.decode(id("a"), id(" once")), " once");
