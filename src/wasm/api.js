@@ -84,19 +84,25 @@ function kvlabParts(callback) {
   });
 }
 
-/** measure(options?, onProgress?) -> { answer, steps } */
+/** measure(options?, onProgress?) -> { answer, steps }. options.source: "loaded" measures the model loadModel
+ *  loaded (then preset and model are refused, weights and kv must be loadModel's, and Part A's prompt is text:
+ *  prompt_text, or one of our story openings picked by prompt_seed); its answer also holds prompt_text and pieces
+ *  (one string per token of tokens_nocache, as the tokenizer writes it), and steps.model its name and
+ *  source: "file" where a preset's holds preset */
 Module['measure'] = function (options, onProgress) {
   return kvlabUnwrap(Module['measure_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };
 
-/** modelInfo(options?) -> { weights, kv, parameters, weight_bytes, kv_bytes_per_token, ... } */
+/** modelInfo(options?) -> { weights, kv, parameters, weight_bytes, kv_bytes_per_token, ... }; options.source:
+ *  "loaded" describes the loaded model ({name, source: "file", ...}) */
 Module['modelInfo'] = function (options) {
   return kvlabUnwrap(Module['model_info_json'](kvlabToJson(options, 'options')));
 };
 
-/** bench({measure, answer_runs, simulator, weight_formats, kv_formats}?, onProgress?) -> { instruction_set, peak_gflops, read_gb_per_s,
+/** bench({source, measure, answer_runs, simulator, weight_formats, kv_formats}?, onProgress?) -> { instruction_set, peak_gflops, read_gb_per_s,
  *  matrix, decode: [{context, rows1, rows16, tokens_per_s_ratio}], decode_fraction_of_bandwidth, rows16_fraction_of_peak,
- *  weight_formats?, kv_formats?, answer?, simulator? } (what `kvlab bench` prints) */
+ *  weight_formats?, kv_formats?, answer?, simulator? } (what `kvlab bench` prints); source: "loaded" times the loaded
+ *  model (as measure's options.source) */
 Module['bench'] = function (options, onProgress) {
   return kvlabUnwrap(Module['bench_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };
@@ -154,9 +160,10 @@ Module['rooflinePresets'] = function () {
   return kvlabUnwrap(Module['roofline_presets_json']());
 };
 
-/** run({measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
+/** run({source, measure, workload, policies, simulate, timeline_requests}?, onProgress?, onPart?) -> { answer, steps,
  *  workload, policies } : measure, then simulate; onPart(name, value) gets 'first_answer' (the first run of
- *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured */
+ *  each path), then 'answer' and 'steps' (the values the result holds) as each is measured. source: "loaded"
+ *  runs the lab on the loaded model (as measure's options.source; options.measure then takes no preset) */
 Module['run'] = function (options, onProgress, onPart) {
   return kvlabUnwrap(
     Module['run_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), kvlabParts(onPart))
@@ -177,9 +184,11 @@ Module['exportWeights'] = function (options) {
   return kvlabResultOf(Module['weights_value'](kvlabToJson(options, 'options')));
 };
 
-/** loadModel(files, {weights, kv}?) -> { vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, weights, kv,
- *  parameters, weight_bytes }: reads a real model from file bytes, files being {checkpoint, tokenizer} (a llama2.c
- *  checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before */
+/** loadModel(files, {weights, kv, name}?) -> { name, vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq,
+ *  weights, kv, parameters, weight_bytes }: reads a real model from file bytes, files being {checkpoint, tokenizer}
+ *  (a llama2.c checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before.
+ *  name (default "model file") is what results call it (steps.model.name); measure, run, bench and modelInfo
+ *  measure it with options.source: "loaded" */
 Module['loadModel'] = function (files, options) {
   if (typeof files !== 'object' || files === null)
     throw new TypeError('files must be {checkpoint, tokenizer} or {gguf}');

@@ -69,13 +69,59 @@ PartFn parts_to(val callback) {
 
 }  // namespace
 
+namespace {
+
+// The model read from files the page holds (fetched, or picked from the reader's disk): one at a time,
+// replaced by each load.
+struct FileModel {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Tokenizer> tokenizer;
+  std::string name;  // loadModel's options.name
+};
+FileModel& file_model() {
+  static FileModel loaded;
+  return loaded;
+}
+
+// The model the options measure: with "source": "loaded" (taken out of `options`, at `path`), the
+// model loadModel loaded; without it, a preset.
+FileModelRef measured_source(json& options, const std::string& path) {
+  if (!options.is_object() || !options.contains("source")) return {};
+  const std::string field = fields::join(path, "source");
+  const std::string source = fields::read_string(options, path, "source", "");
+  if (source != "loaded")
+    throw_range(
+        {field, json(source).dump(), one_of({"loaded"})},
+        "must be \"loaded\" (the model loadModel loaded), or absent for a preset (got " + json(source).dump() + ")");
+  const FileModel& loaded = file_model();
+  if (!loaded.model) throw_range({field, "\"loaded\"", {}}, "is \"loaded\", but no model is loaded (loadModel first)");
+  options.erase("source");
+  return {loaded.model.get(), loaded.tokenizer.get(), loaded.name};
+}
+
+// A Uint8Array's bytes, copied into the wasm heap.
+std::vector<uint8_t> bytes_of(const val& array) {
+  std::vector<uint8_t> bytes(array["length"].as<size_t>());
+  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", array);
+  return bytes;
+}
+
+}  // namespace
+
 std::string measure_json(const std::string& options, val progress) {
-  return reply(
-      [&] { return measure(read_measure_options(json_input::parse(options, "options")), progress_to(progress)); });
+  return reply([&] {
+    json object = json_input::parse(options, "options");
+    const FileModelRef file = measured_source(object, "options");
+    return measure(read_measure_options(object, "options", file), progress_to(progress));
+  });
 }
 
 std::string model_info_json(const std::string& options) {
-  return reply([&] { return model_info(read_measure_options(json_input::parse(options, "options"))); });
+  return reply([&] {
+    json object = json_input::parse(options, "options");
+    const FileModelRef file = measured_source(object, "options");
+    return model_info(read_measure_options(object, "options", file));
+  });
 }
 
 std::string simulate_json(const std::string& steps, const std::string& workload, const std::string& policies,
@@ -106,8 +152,10 @@ std::string roofline_checks_json(const std::string& options) {
 
 std::string run_json(const std::string& options, val progress, val on_part) {
   return reply([&] {
-    return experiments::run_lab(experiments::read_lab_options(json_input::parse(options, "options")),
-                                progress_to(progress), parts_to(on_part));
+    json object = json_input::parse(options, "options");
+    const FileModelRef file = measured_source(object, "options");
+    return experiments::run_lab(experiments::read_lab_options(object, "options", file), progress_to(progress),
+                                parts_to(on_part));
   });
 }
 
@@ -167,7 +215,9 @@ val weights_value(const std::string& options) {
 
 std::string bench_json(const std::string& options, val progress) {
   return reply([&] {
-    return experiments::run_kernel_bench(experiments::read_bench_options(json_input::parse(options, "options")),
+    json object = json_input::parse(options, "options");
+    const FileModelRef file = measured_source(object, "options");
+    return experiments::run_kernel_bench(experiments::read_bench_options(object, "options", file),
                                          progress_to(progress));
   });
 }
@@ -217,35 +267,16 @@ std::string catalog_json() {
 
 std::string version() { return KVLAB_VERSION; }
 
-namespace {
-
-// The model read from files the page holds (fetched, or picked from the reader's disk): one at a time,
-// replaced by each load.
-struct FileModel {
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Tokenizer> tokenizer;
-};
-FileModel& file_model() {
-  static FileModel loaded;
-  return loaded;
-}
-
-// A Uint8Array's bytes, copied into the wasm heap.
-std::vector<uint8_t> bytes_of(const val& array) {
-  std::vector<uint8_t> bytes(array["length"].as<size_t>());
-  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", array);
-  return bytes;
-}
-
-}  // namespace
-
 // files: {checkpoint, tokenizer} (a llama2.c checkpoint and its tokenizer file) or {gguf}, as
-// Uint8Arrays; options: {"weights": "f32"|"bf16", "kv": "f32"|"bf16"|"f16"}. Replies with the model's sizes.
+// Uint8Arrays; options: {"weights": "f32"|"bf16", "kv": "f32"|"bf16"|"f16", "name": what results call it
+// (steps.model.name; default "model file")}. Replies with the model's sizes and name.
 std::string load_model_json(val files, const std::string& options) {
   return reply([&] {
     const json parsed = json_input::parse(options, "options");
     const json& o = fields::require_object(parsed, "options");
-    fields::reject_unknown(o, "options", {"weights", "kv"});
+    fields::reject_unknown(o, "options", {"weights", "kv", "name"});
+    const std::string name = fields::read_string(o, "options", "name", "model file");
+    if (name.empty()) throw_range({"options.name", "\"\"", {}}, "must not be empty: it names the model in results");
     const NumberFormat weights = parse_number_format(fields::read_string(o, "options", "weights", "f32"),
                                                      model_weight_formats(), "options.weights");
     const NumberFormat kv =
@@ -266,9 +297,11 @@ std::string load_model_json(val files, const std::string& options) {
     loaded = FileModel{};  // the old model's memory is free before the new one is packed
     loaded.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
     loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
+    loaded.name = name;
     const ModelConfig& c = loaded.model->config();
     const ModelSize size = model_size(c);
-    return json{{"vocab", c.vocab},
+    return json{{"name", name},
+                {"vocab", c.vocab},
                 {"d_model", c.d_model},
                 {"n_layers", c.n_layers},
                 {"n_heads", c.n_heads},
