@@ -2,7 +2,8 @@
 // what it fetched on the way, for the default random-weight model and for stories15M (docs/results.md
 // keeps the figures; docs/real-model.md decides the walkthrough's default model from them).
 //
-//   node tools/model-load.mjs [RUNS]      (default 3 runs of each; KVLAB_ENGINE=firefox for Firefox)
+//   node tools/model-load.mjs [RUNS [MODEL...]]   (default 3 runs of random and stories15M; KVLAB_ENGINE=firefox
+//                                                for Firefox)
 //
 // Each run is a fresh browser profile (nothing cached) opening index.html#[model=stories15M&]autorun,
 // at the lab's default settings otherwise. Bytes: the sizes of the files the server sent.
@@ -12,10 +13,11 @@ import path from 'node:path';
 import { ENGINE, dist, requireDist, startBrowser, startServer, watchedPage } from '../tests/web/helpers.mjs';
 
 const RUNS = Number(process.argv[2] || 3);
-const MODELS = [
-  ['random weights (default)', ''],
-  ['stories15M', 'model=stories15M&'],
-];
+const CHOSEN = process.argv.slice(3);
+const MODELS = (CHOSEN.length ? CHOSEN : ['random', 'stories15M']).map((name) => [
+  name,
+  name === 'random' ? '' : `model=${name}&`,
+]);
 
 // In the page: the time (ms since navigation) at which the first token of the race is shown.
 const watchFirstToken = () => {
