@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/model_source.h"
 #include "cli/policy_help.h"
 #include "common/input_error.h"
 #include "experiments/replay.h"
@@ -30,8 +31,11 @@ struct ReplayFlags {
 Action add_replay_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "replay",
-      "measure, serve a request queue for real under each policy, and compare with the simulator's prediction");
+      "measure, serve a request queue for real under each policy, and compare with the simulator's prediction; "
+      "on a model read from files (--model, --checkpoint, --gguf) the queue is story openings and the report "
+      "shows the stories");
   auto measure_flags = std::make_shared<JsonFlags>(add_measure_flags(*command));
+  auto model_flags = add_model_source_flags(*command);
   command->footer(policy_help_footer());
   auto flags = std::make_shared<ReplayFlags>();
   command->add_option("--workload", flags->workload_file,
@@ -51,7 +55,7 @@ Action add_replay_command(CLI::App& app) {
       "rounds of each cell in measuring passes by what ran before them (the after-prompt and prompt-pass parts), 0 for none (default 8)");
   command->add_flag("--json", flags->as_json,
                     "print one JSON object with a key per policy (what Embind's replay returns)");
-  return [command, measure_flags, flags]() -> int {
+  return [command, measure_flags, model_flags, flags]() -> int {
     if (!command->parsed()) return -1;
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
@@ -65,9 +69,10 @@ Action add_replay_command(CLI::App& app) {
     sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds");
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
+      const LoadedModel loaded = load_measured_model(*model_flags, options["measure"], "options.measure", sources);
       if (!flags->workload_file.empty()) options["workload"] = read_json_file(flags->workload_file, "--workload");
       if (command->count("--requests")) {
-        nlohmann::json workload = options.value("workload", experiments::default_replay_workload());
+        nlohmann::json workload = options.value("workload", experiments::default_replay_workload(loaded.ref()));
         if (!workload.is_object() || !workload.contains("count"))
           throw_range("--requests sets the count of a generated workload; this workload lists its requests");
         workload["count"] = flags->requests;
@@ -83,7 +88,8 @@ Action add_replay_command(CLI::App& app) {
       } else if (command->count("--slots")) {
         options["policies"] = policy::default_policies(flags->slots);
       }
-      nlohmann::json result = experiments::replay(experiments::read_replay_options(options), terminal_progress());
+      nlohmann::json result =
+          experiments::replay(experiments::read_replay_options(options, "options", loaded.ref()), terminal_progress());
       std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_replay_report(result));
       return 0;
     });

@@ -3,6 +3,7 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "measure/measure_report.h"
+#include "model/story_prompts.h"
 #include "policy/policy_registry.h"
 #include "sim/simulate.h"
 #include "sim/workload.h"
@@ -50,7 +51,9 @@ LabOptions read_lab_options(const json& object, const std::string& path, const F
   // as options.workload... and options.policies[i]; then simulating on unit costs validates the rest
   // (memory settings, what each policy needs) at a small cost next to a measurement, so that a typo fails
   // at once rather than after it.
-  o.requests = sim::read_workload(o.workload, fields::join(path, "workload"));
+  const std::vector<int> story_tokens =
+      file.tokenizer ? token_counts(encode_story_openings(*file.tokenizer)) : std::vector<int>();
+  o.requests = sim::read_workload(o.workload, fields::join(path, "workload"), story_tokens);
   o.policies = sim::parse_policies(policy_names, fields::join(path, "policies"));
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;

@@ -26,7 +26,8 @@ nlohmann::json default_workload();
 // { "measure": {...}, "workload": {...}, "policies": [...], "simulate": {...}, "timeline_requests": K },
 // every field optional ("timeline_requests" is short for "simulate": {"timeline_requests": K}). Throws InputError naming the field. The workload and policies are checked here, before
 // anything is measured, so that a typo does not cost a whole measurement. With `file`, the lab measures
-// that model (read_measure_options).
+// that model (read_measure_options), and on a model with a tokenizer the workload may draw its prompts from
+// the story openings ("prompts": "stories", sim/workload.h), their lengths in that model's tokens.
 LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options",
                             const FileModelRef& file = {});
 

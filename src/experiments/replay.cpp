@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "measure/measure_pass_history.h"
+#include "model/generate.h"
+#include "model/text_generation.h"
+#include "model/token_pieces.h"
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
 #include "sim/mixed_step.h"
@@ -71,6 +74,54 @@ json mean_table(const json& before, const json& after) {
         "mixed"})  // decode [rows][contexts], prefill [lengths], mixed [chunk_tokens][rows][contexts]
     if (table.contains(grid)) table[grid]["ms"] = mean_of_numbers(before[grid]["ms"], after[grid]["ms"]);
   return table;
+}
+
+// The greedy answer of each request generated alone (one sequence, its own KV cache): what the engine
+// must answer under every policy. A prompt served more than once (a story opening) is generated once,
+// for its longest answer, of which each shorter answer is the beginning.
+std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<policy::Request>& requests,
+                                            const std::vector<std::vector<int>>& prompts) {
+  std::map<std::vector<int>, int> longest;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    int& n = longest[prompts[i]];
+    n = std::max(n, requests[i].answer_tokens);
+  }
+  std::map<std::vector<int>, std::vector<int>> generated;
+  for (const auto& [prompt, n] : longest) {
+    KvCache cache(model.config(), static_cast<int>(prompt.size()) + n - 1);
+    generated[prompt] = generate_with_cache(model, cache, prompt, n);
+  }
+  std::vector<std::vector<int>> answers;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::vector<int>& answer = generated[prompts[i]];
+    answers.emplace_back(answer.begin(), answer.begin() + requests[i].answer_tokens);
+  }
+  return answers;
+}
+
+// `tokens` as text, the first after `previous`: the tokenizer's pieces, each well-formed UTF-8.
+std::string text_of(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens) {
+  std::string text;
+  for (const std::string& piece : token_pieces(tokenizer, previous, tokens)) text += piece;
+  return text;
+}
+
+// On a model with a tokenizer: each request of the run (the "requests" of its metrics) with its prompt's
+// text, its answer's ids and their text (generate_text's: up to the first BOS or EOS), and the count of
+// requests whose answer is the one generated alone.
+void add_texts(json& metrics, json& entry, const serve::EngineRun& run, const Tokenizer& tokenizer,
+               const std::vector<std::vector<int>>& alone) {
+  int equal_alone = 0;
+  for (size_t i = 0; i < run.requests.size(); ++i) {
+    const serve::ServedRequest& served = run.requests[i];
+    json& request = metrics["requests"][i];
+    const std::vector<int> prompt_after_bos(served.prompt.begin() + 1, served.prompt.end());
+    request["prompt_text"] = text_of(tokenizer, served.prompt.front(), prompt_after_bos);
+    request["tokens"] = served.answer;
+    request["text"] = text_of(tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer.vocabulary()));
+    equal_alone += served.answer == alone[i];
+  }
+  entry["answers_equal_alone"] = equal_alone;
 }
 
 json real_metrics(const serve::EngineRun& run, int timeline_requests) {
@@ -239,10 +290,16 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   // One model serves every run and is timed for every table, so a run is priced on its own weights:
   // with a table timed on a model of its own, one-row decode steps in Node wasm ran 6-12% slower in
   // the engine than in the table (where the weights sit in memory matters to a memory-bound step).
-  Model model(o.measure.model);
+  MeasuredModel measured(o.measure);
+  Model& model = measured.model();
+  const Tokenizer* tokenizer = o.measure.file.tokenizer;
   // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
   if (progress) progress(0, "writing the prompts");
-  const std::vector<std::vector<int>> prompts = serve::served_prompts(model, o.requests, o.prompt_seed);
+  const std::vector<std::vector<int>> prompts =
+      serve::served_prompts(model, o.requests, o.prompt_seed, o.story_prompts);
+  // On a model that writes text, what each request answers alone, to check each run's answers against.
+  const std::vector<std::vector<int>> alone =
+      tokenizer ? answers_alone(model, o.requests, prompts) : std::vector<std::vector<int>>();
   if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
   const json history_parts = measure_history_parts(model, o, part_of(progress, 0, measure_share, "measuring: "));
   json before = measure_table(model, o, history_parts, part_of(progress, measure_share, measure_share, "measuring: "));
@@ -293,14 +350,15 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     json real = real_metrics(run, o.timeline_requests);
     json simulated = simulate_policy(mean, o, policy);
     json& entry = result[policy.name];
-    entry = {{"request_count", requests.size()},
+    if (tokenizer) add_texts(real, entry, run, *tokenizer, alone);
+    entry.update({{"request_count", requests.size()},
              {"error", relative_differences(real, simulated)},
              {"drift",
               relative_differences(simulate_policy(before_table, o, policy), simulate_policy(after_table, o, policy))},
              {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
              {"step_table", table},
              {"real", std::move(real)},
-             {"sim", std::move(simulated)}};
+             {"sim", std::move(simulated)}});
     add_errors_without_parts(entry, mean, o, policy);
     before = std::move(after);
     before_table = std::move(after_table);

@@ -5,6 +5,7 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "model/config.h"
+#include "model/story_prompts.h"
 #include "policy/policy_registry.h"
 #include "serve/engine.h"
 #include "serve/prompts.h"
@@ -48,14 +49,19 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
 
 }  // namespace
 
-json default_replay_workload() {
-  return {
+json default_replay_workload(const FileModelRef& file) {
+  json workload = {
       {"count", 64}, {"prompt", {8, 32}}, {"answer", {16, 48}}, {"arrival", {{"kind", "all-at-zero"}}}, {"seed", 1}};
+  if (file.tokenizer) {
+    workload.erase("prompt");
+    workload["prompts"] = "stories";
+  }
+  return workload;
 }
 
 std::vector<std::string> default_replay_policies() { return policy::default_policies(kReplaySlots); }
 
-ReplayOptions read_replay_options(const json& object, const std::string& path) {
+ReplayOptions read_replay_options(const json& object, const std::string& path, const FileModelRef& file) {
   fields::require_object(object, path);
   fields::reject_unknown(object, path,
                          {"measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests",
@@ -63,8 +69,10 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
   ReplayOptions o;
   // Part A (one answer with and without the cache) is not run: replay times the grid alone
   // (measure_steps). Its fields are read as measure() reads them, and default to the smallest
-  // lengths so that they bound nothing (the memory estimate, the model's max_seq).
-  json measure = {{"runs", 1}, {"prompt_tokens", 1}, {"answer_tokens", 1}};
+  // lengths so that they bound nothing (the memory estimate, the model's max_seq). A model with a
+  // tokenizer takes its prompt as text (a story opening), not as a length.
+  json measure = {{"runs", 1}, {"answer_tokens", 1}};
+  if (!file.tokenizer) measure["prompt_tokens"] = 1;
   if (object.contains("measure"))
     measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
   o.policies = object.contains("policies")
@@ -86,12 +94,14 @@ ReplayOptions read_replay_options(const json& object, const std::string& path) {
     for (int r = 1; r <= largest_batch; ++r) rows.push_back(r);
     measure["decode_rows"] = rows;
   }
-  o.measure = read_measure_options(measure, fields::join(path, "measure"));
+  o.measure = read_measure_options(measure, fields::join(path, "measure"), file);
   // The mixed grid only where a policy is priced on it (or the caller asked for its cells).
   o.measure.mixed_grid = mixed_steps || measure.contains("mixed_chunk_tokens") || measure.contains("mixed_rows") ||
                          measure.contains("mixed_contexts");
   const std::string workload_path = fields::join(path, "workload");
-  o.requests = sim::read_workload(object.value("workload", default_replay_workload()), workload_path);
+  if (file.tokenizer) o.story_prompts = encode_story_openings(*file.tokenizer);
+  o.requests = sim::read_workload(object.value("workload", default_replay_workload(file)), workload_path,
+                                  token_counts(o.story_prompts));
   if (o.requests.size() > kMaxReplayRequests)
     throw_range({workload_path, std::to_string(o.requests.size()), {}},
                 "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +

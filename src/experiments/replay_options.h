@@ -17,8 +17,12 @@ namespace kvlab::experiments {
 
 struct ReplayOptions {
   MeasureOptions measure;                 // the step grid's options (Part A is not run): measure()'s defaults,
-                                          // but, unless given, decode rows 1..B for the largest B of the policies
+                                          // but, unless given, decode rows 1..B for the largest B of the policies;
+                                          // measure.file: the model read from files that is served, if any
   std::vector<policy::Request> requests;  // the workload's requests (generated or explicit), in workload order
+  // On a model with a tokenizer, the story openings it encodes (model/story_prompts.h), which a story
+  // workload's requests are served with; empty otherwise.
+  std::vector<std::vector<int>> story_prompts;
   std::vector<std::string> policies;
   // serial-nocache reruns the whole sequence for every token (about 10x the work of serial-cache on the
   // default workload), so it replays only the first this many requests, real and simulated alike.
@@ -38,8 +42,9 @@ struct ReplayOptions {
 // The simulator's options for replaying `options`: its timeline and KV memory.
 sim::SimulateOptions simulate_options(const ReplayOptions& options);
 
-// 64 requests at t = 0, prompts 8-32, answers 16-48 (seed 1): about 10 s of real serving natively.
-nlohmann::json default_replay_workload();
+// 64 requests at t = 0, prompts 8-32, answers 16-48 (seed 1): about 10 s of real serving natively. On a
+// model with a tokenizer (file.tokenizer), the prompts are story openings ("prompts": "stories").
+nlohmann::json default_replay_workload(const FileModelRef& file = {});
 // The slots (batch rows) of the default replay policies: small enough that a replay of the default workload
 // takes seconds, large enough that batching shows.
 constexpr int kReplaySlots = 8;
@@ -47,8 +52,10 @@ constexpr int kReplaySlots = 8;
 std::vector<std::string> default_replay_policies();
 
 // { "measure", "workload", "policies", "nocache_requests", "prompt_seed", "timeline_requests", "kv_tokens",
-// "block_tokens", "after_prompt_rounds" }, every field optional. Throws InputError naming the field.
-ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options");
+// "block_tokens", "after_prompt_rounds" }, every field optional. Throws InputError naming the field. With
+// `file`, the replay serves that model (read_measure_options), and a workload may draw on its stories.
+ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options",
+                                  const FileModelRef& file = {});
 
 // The requests `policy` replays: the first nocache_requests for serial-nocache, else all.
 std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy);

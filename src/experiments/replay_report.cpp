@@ -103,6 +103,25 @@ std::string history_parts_text(const json& result, const std::vector<std::string
          aligned_table(errors);
 }
 
+// On a model that writes text: how many of each policy's answers are the ones generated alone, and the
+// first few stories as the first policy served them. Empty for a random-weight model.
+std::string texts_text(const json& result, const std::vector<std::string>& policies) {
+  constexpr size_t kStoriesShown = 3;
+  if (policies.empty() || !result[policies.front()].contains("answers_equal_alone")) return "";
+  std::string text = "\nEach answer against the same request generated alone (greedy, one sequence):\n\n";
+  for (const std::string& policy : policies) {
+    const json& entry = result[policy];
+    text += format("  %-16s %lld of %lld equal\n", policy.c_str(), entry["answers_equal_alone"].get<long long>(),
+                   entry["request_count"].get<long long>());
+  }
+  const json& requests = result[policies.front()]["real"]["requests"];
+  text += "\nThe first stories as " + policies.front() + " served them:\n";
+  for (size_t i = 0; i < std::min(kStoriesShown, requests.size()); ++i)
+    text += "\n  " + requests[i]["prompt_text"].get<std::string>() + " [" + requests[i]["text"].get<std::string>() +
+            "]\n";
+  return text;
+}
+
 }  // namespace
 
 std::string format_replay_report(const json& result) {
@@ -186,7 +205,7 @@ std::string format_replay_report(const json& result) {
          "\nThe same passes by what ran before them, priced on the grid alone (a prompt pass: a prefill, a no-cache pass\n"
          "or a mixed step with a chunk; a decode pass runs slower soon after one, which the grid, timing each cell in a\n"
          "stretch of its own, does not see and the after-prompt part prices: docs/replay.md):\n\n" +
-         aligned_table(history);
+         aligned_table(history) + texts_text(result, policies);
 }
 
 }  // namespace kvlab::experiments

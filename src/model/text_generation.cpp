@@ -1,10 +1,18 @@
 #include "model/text_generation.h"
 
+#include <algorithm>
+
 #include "common/input_error.h"
 #include "model/generate.h"
 #include "model/kv_cache.h"
 
 namespace kvlab {
+
+std::vector<int> text_tokens(const std::vector<int>& answer, const Vocabulary& vocabulary) {
+  const auto end = std::find_if(answer.begin(), answer.end(),
+                                [&](int token) { return token == vocabulary.bos || token == vocabulary.eos; });
+  return {answer.begin(), end};
+}
 
 TextGeneration generate_text(Model& model, const Tokenizer& tokenizer, const std::string& prompt, int n_tokens) {
   TextGeneration out;

@@ -14,6 +14,9 @@ struct Request {
   // -1: a conversation of its own.
   int system_prompt_tokens = 0;
   int conversation = -1;
+  // Which text of the workload's story prompts (sim/workload.h) its prompt is, so that an engine feeds
+  // that text's tokens; -1: its prompt is not a text.
+  int story = -1;
 
   // Whether its prompt begins with text other requests share, which prefix reuse may find cached.
   bool shares_prefix() const { return system_prompt_tokens > 0 || conversation >= 0; }

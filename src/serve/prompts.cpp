@@ -70,12 +70,21 @@ void check_chat_turns(const std::vector<policy::Request>& workload, const std::s
 }
 
 std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload,
-                                             uint64_t prompt_seed) {
+                                             uint64_t prompt_seed, const std::vector<std::vector<int>>& stories) {
   check_chat_turns(workload, "workload");
   const int vocab = model.config().vocab;
   std::vector<std::vector<int>> prompts(workload.size());
-  for (size_t i = 0; i < workload.size(); ++i)
-    if (workload[i].conversation < 0) prompts[i] = request_prompt(workload[i], i, vocab, prompt_seed);
+  for (size_t i = 0; i < workload.size(); ++i) {
+    const policy::Request& request = workload[i];
+    if (request.story >= 0) {
+      const auto story = static_cast<size_t>(request.story);
+      if (story >= stories.size() || stories[story].size() != static_cast<size_t>(request.prompt_tokens))
+        throw std::logic_error("request " + std::to_string(i) + " is a story that the given stories do not hold");
+      prompts[i] = stories[story];
+    } else if (request.conversation < 0) {
+      prompts[i] = request_prompt(request, i, vocab, prompt_seed);
+    }
+  }
   const std::vector<std::vector<size_t>> conversations = conversation_turns(workload);
   if (conversations.empty()) return prompts;
   KvCache cache(model.config(), cache_positions(workload));  // a turn with a successor holds p + n - 1 positions

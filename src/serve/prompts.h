@@ -24,12 +24,15 @@ std::vector<int> request_prompt(const policy::Request& request, size_t index, in
 // long as the turn before it (in workload order) plus its answer, which its prompt begins with.
 void check_chat_turns(const std::vector<policy::Request>& workload, const std::string& path);
 
-// Every request's prompt, workload order. A later turn of a conversation is the previous turn's prompt,
-// that turn's greedy answer (generated alone, untimed, continuing one KV cache per conversation) and
+// Every request's prompt, workload order. A request that is a story (policy::Request::story) is that
+// story's tokens from `stories` (the story openings encoded, model/story_prompts.h), which must hold its
+// p tokens (else std::logic_error). A later turn of a conversation is the previous turn's prompt, that
+// turn's greedy answer (generated alone, untimed, continuing one KV cache per conversation) and
 // make_prompt(p - (previous p + previous n), vocab, prompt_seed + index). Checks check_chat_turns(workload,
 // "workload").
 std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload,
-                                             uint64_t prompt_seed);
+                                             uint64_t prompt_seed,
+                                             const std::vector<std::vector<int>>& stories = {});
 
 // Throws std::logic_error unless every answer of `run` that a later turn's prompt carries is the one the
 // run gave: otherwise the blocks that turn shared would hold other keys and values than its prompt's.

@@ -81,13 +81,44 @@ void read_arrival(const nlohmann::json& workload, const std::string& path, Gener
   generated.rate_per_s = fields::read_number(arrival, arrival_path, "rate_per_s", 0, kMinRatePerS, kMaxRatePerS);
 }
 
-GeneratedWorkload read_generated(const nlohmann::json& workload, const std::string& path) {
-  fields::reject_unknown(workload, path, {"count", "prompt", "answer", "arrival", "seed", "system_prompt", "chat"});
+// Throws unless `stories` has texts to draw on: `field` (a workload's "prompts", a request's "story")
+// asks for one.
+void require_stories(const StoryPromptTokens& stories, const std::string& field, const std::string& value) {
+  if (stories.empty())
+    throw_range({field, value, {}},
+                "draws on the story openings, whose lengths are counted by a model's tokenizer: give a model read "
+                "from a file (--model, --checkpoint or --gguf; on the page, a loaded model)");
+}
+
+// "prompts": "random" (the default: lengths from "prompt") or "stories" (each prompt a story opening,
+// with no "prompt", "system_prompt" or "chat"). Whether the prompts are stories.
+bool read_story_prompts(const nlohmann::json& workload, const std::string& path, const StoryPromptTokens& stories) {
+  const std::string kind = fields::read_string(workload, path, "prompts", "random");
+  const std::string field = fields::join(path, "prompts");
+  if (kind != "random" && kind != "stories")
+    throw_range({field, "\"" + kind + "\"", one_of({"random", "stories"})},
+                "must be \"random\" or \"stories\" (got \"" + kind + "\")");
+  if (kind == "random") return false;
+  require_stories(stories, field, "\"stories\"");
+  for (const char* other : {"prompt", "system_prompt", "chat"})
+    if (workload.contains(other))
+      throw_range({fields::join(path, other), "", {}},
+                  "is not given with " + field + " \"stories\": each prompt is a whole story opening");
+  return true;
+}
+
+GeneratedWorkload read_generated(const nlohmann::json& workload, const std::string& path,
+                                 const StoryPromptTokens& stories) {
+  fields::reject_unknown(workload, path,
+                         {"count", "prompt", "prompts", "answer", "arrival", "seed", "system_prompt", "chat"});
   GeneratedWorkload generated;
   require_field(workload, path, "count");
   generated.count = static_cast<int>(fields::read_int(workload, path, "count", 0, 1, kMaxRequests));
-  std::tie(generated.prompt_tokens_lo, generated.prompt_tokens_hi, generated.prompt_pareto_alpha) =
-      read_lengths(workload, path, "prompt");
+  if (read_story_prompts(workload, path, stories))
+    generated.story_prompt_tokens = stories;
+  else
+    std::tie(generated.prompt_tokens_lo, generated.prompt_tokens_hi, generated.prompt_pareto_alpha) =
+        read_lengths(workload, path, "prompt");
   std::tie(generated.answer_tokens_lo, generated.answer_tokens_hi, generated.answer_pareto_alpha) =
       read_lengths(workload, path, "answer");
   generated.seed = static_cast<uint64_t>(fields::read_int(workload, path, "seed", 1, 0, kMaxSeed));
@@ -105,7 +136,27 @@ GeneratedWorkload read_generated(const nlohmann::json& workload, const std::stri
   return generated;
 }
 
-std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const std::string& path) {
+// An explicit request's "story": k, the story opening its prompt is, which sets its prompt length.
+void read_story(const nlohmann::json& item, const std::string& item_path, const StoryPromptTokens& stories,
+                policy::Request& request) {
+  auto story_it = item.find("story");
+  if (story_it == item.end()) return;
+  const std::string field = fields::join(item_path, "story");
+  require_stories(stories, field, story_it->dump());
+  request.story = static_cast<int>(fields::as_int(*story_it, field, 0, static_cast<long long>(stories.size()) - 1));
+  const int story_tokens = stories[static_cast<size_t>(request.story)];
+  if (request.prompt_tokens != story_tokens)
+    throw_range({fields::join(item_path, "prompt"), std::to_string(request.prompt_tokens),
+                 integers_from(story_tokens, story_tokens)},
+                "must be " + std::to_string(story_tokens) + ", the tokens of story opening " +
+                    std::to_string(request.story) + " (got " + std::to_string(request.prompt_tokens) + ")");
+  if (request.conversation >= 0 || request.system_prompt_tokens > 0)
+    throw_range({field, story_it->dump(), {}},
+                "is a whole prompt: not in a chat's turn or after a system prompt");
+}
+
+std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const std::string& path,
+                                           const StoryPromptTokens& stories) {
   fields::reject_unknown(workload, path, {"requests", "system_prompt"});
   const int system_prompt_tokens =
       static_cast<int>(fields::read_int(workload, path, "system_prompt", 0, 0, kMaxTokens));
@@ -118,7 +169,7 @@ std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const
   for (size_t i = 0; i < list.size(); ++i) {
     std::string item_path = list_path + "[" + std::to_string(i) + "]";
     const auto& item = fields::require_object(list[i], item_path);
-    fields::reject_unknown(item, item_path, {"arrival_ms", "prompt", "answer", "conversation"});
+    fields::reject_unknown(item, item_path, {"arrival_ms", "prompt", "answer", "conversation", "story"});
     policy::Request request;
     request.arrival_ms = fields::as_number(require_field(item, item_path, "arrival_ms"),
                                            fields::join(item_path, "arrival_ms"), 0, kMaxArrivalMs);
@@ -134,6 +185,7 @@ std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const
                       std::to_string(system_prompt_tokens) + " tokens, which it begins with (got " +
                       std::to_string(request.prompt_tokens) + ")");
     request.system_prompt_tokens = system_prompt_tokens;
+    read_story(item, item_path, stories, request);
     requests.push_back(request);
   }
   return requests;
@@ -156,8 +208,12 @@ std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload
   double arrival_ms = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
     policy::Request& request = requests[i];
+    const StoryPromptTokens& stories = workload.story_prompt_tokens;
+    if (!stories.empty()) request.story = static_cast<int>(rng.uniform_int(0, static_cast<int64_t>(stories.size()) - 1));
     long long new_prompt_tokens =
-        draw_tokens(rng, workload.prompt_tokens_lo, workload.prompt_tokens_hi, workload.prompt_pareto_alpha);
+        request.story >= 0
+            ? stories[static_cast<size_t>(request.story)]
+            : draw_tokens(rng, workload.prompt_tokens_lo, workload.prompt_tokens_hi, workload.prompt_pareto_alpha);
     request.answer_tokens =
         draw_tokens(rng, workload.answer_tokens_lo, workload.answer_tokens_hi, workload.answer_pareto_alpha);
     if (workload.arrival == ArrivalKind::poisson)
@@ -183,10 +239,12 @@ std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload
   return requests;
 }
 
-std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path) {
+std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path,
+                                           const StoryPromptTokens& stories) {
   fields::require_object(workload, path);
-  std::vector<policy::Request> requests =
-      workload.contains("requests") ? read_explicit(workload, path) : generate_requests(read_generated(workload, path));
+  std::vector<policy::Request> requests = workload.contains("requests")
+                                              ? read_explicit(workload, path, stories)
+                                              : generate_requests(read_generated(workload, path, stories));
   long long total_answer_tokens = 0;
   for (const policy::Request& request : requests) total_answer_tokens += request.answer_tokens;
   if (total_answer_tokens > kMaxTotalAnswerTokens)
@@ -196,13 +254,14 @@ std::vector<policy::Request> read_workload(const nlohmann::json& workload, const
   return requests;
 }
 
-nlohmann::json explicit_workload(const nlohmann::json& workload) {
-  std::vector<policy::Request> requests = read_workload(workload);
+nlohmann::json explicit_workload(const nlohmann::json& workload, const StoryPromptTokens& stories) {
+  std::vector<policy::Request> requests = read_workload(workload, "workload", stories);
   nlohmann::json list = nlohmann::json::array();
   for (const policy::Request& request : requests) {
     nlohmann::json item = {
         {"arrival_ms", request.arrival_ms}, {"prompt", request.prompt_tokens}, {"answer", request.answer_tokens}};
     if (request.conversation >= 0) item["conversation"] = request.conversation;
+    if (request.story >= 0) item["story"] = request.story;
     list.push_back(std::move(item));
   }
   nlohmann::json result = {{"requests", std::move(list)}};

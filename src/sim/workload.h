@@ -1,7 +1,7 @@
 #pragma once
 // Workloads (contract section 2, extended in docs/memory.md): a generated one (count, prompt and answer
-// lengths uniform or heavy-tailed, arrivals all at zero, Poisson or Gamma, a shared system prompt,
-// multi-turn chat, seed) or an explicit list of requests.
+// lengths uniform or heavy-tailed, or prompts drawn from the story openings; arrivals all at zero, Poisson
+// or Gamma, a shared system prompt, multi-turn chat, seed) or an explicit list of requests.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +22,11 @@ constexpr long long kMaxSeed = (1ll << 53) - 1;  // exact in a JS number
 
 enum class ArrivalKind { all_at_zero, poisson, gamma };
 
+// The token count of each text a workload's prompts may be drawn from ("prompts": "stories": the story
+// openings, model/story_openings.h, under the model's tokenizer). Only a layer that has the model knows
+// them; empty where there is none, and a workload that asks for them is refused.
+using StoryPromptTokens = std::vector<int>;
+
 // The defaults are the published lab's workload: 1,000 requests at t = 0, prompts 8-32, answers 16-96.
 struct GeneratedWorkload {
   int count = 1000;
@@ -35,10 +40,14 @@ struct GeneratedWorkload {
   int system_prompt_tokens = 0;  // prepended to every request's first prompt, shared by all
   int chat_conversations = 0;    // above 0: request i is the next turn of conversation i mod this
   uint64_t seed = 1;
+  // Not empty: each request's prompt is one of these texts (the prompt lengths above are unused), with no
+  // system prompt and no chat.
+  StoryPromptTokens story_prompt_tokens;
 };
 
 // The requests of a generated workload, in workload order. Draws come from one kvlab::Rng seeded with
-// `seed`, per request in this order: the new prompt tokens, the answer (each uniform_int, or one uniform
+// `seed`, per request in this order: the new prompt tokens (or, with story prompts, the story: uniform_int
+// over their indices), the answer (each uniform_int, or one uniform
 // for a bounded Pareto), then the gap to the previous arrival (or to t = 0 for the first): for Poisson
 // -ln(1 - u) / rate with u = uniform(), for Gamma a gamma_draw() (a varying number of uniforms) scaled to
 // a mean of 1 / rate. All math is portable (portable_math.h), so the draws are the same to the bit natively
@@ -47,11 +56,13 @@ struct GeneratedWorkload {
 std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload);
 
 // Reads a workload object of either form (checked; errors name the field under `path`) and returns its
-// requests in workload order.
-std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path = "workload");
+// requests in workload order. A generated workload's "prompts": "stories" and an explicit request's
+// "story": k draw on `stories`.
+std::vector<policy::Request> read_workload(const nlohmann::json& workload, const std::string& path = "workload",
+                                           const StoryPromptTokens& stories = {});
 
-// The explicit form { "requests": [ {arrival_ms, prompt, answer[, conversation]} ][, "system_prompt": S] } of
-// any workload object, so that a generated workload can be shown, saved and replayed request by request.
-nlohmann::json explicit_workload(const nlohmann::json& workload);
+// The explicit form { "requests": [ {arrival_ms, prompt, answer[, conversation][, story]} ][, "system_prompt": S] }
+// of any workload object, so that a generated workload can be shown, saved and replayed request by request.
+nlohmann::json explicit_workload(const nlohmann::json& workload, const StoryPromptTokens& stories = {});
 
 }  // namespace kvlab::sim

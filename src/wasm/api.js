@@ -170,10 +170,12 @@ Module['run'] = function (options, onProgress, onPart) {
   );
 };
 
-/** replay({measure, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens,
- *  block_tokens}?, onProgress?)
+/** replay({source, measure, workload, policies, nocache_requests, prompt_seed, timeline_requests, kv_tokens,
+ *  block_tokens, after_prompt_rounds}?, onProgress?)
  *  -> { [policy]: { request_count, real, sim, error: {median_ttft, p95_ttft, makespan}, step_check } } :
- *  measure, serve the workload for real under each policy, simulate it, and compare (docs/replay.md) */
+ *  measure, serve the workload for real under each policy, simulate it, and compare (docs/replay.md).
+ *  source: "loaded" serves the model loadModel loaded; its queue is story openings by default, and each of
+ *  real.requests carries prompt_text, tokens and text, with answers_equal_alone per policy (docs/real-model.md) */
 Module['replay'] = function (options, onProgress) {
   return kvlabUnwrap(Module['replay_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
 };

@@ -161,8 +161,9 @@ std::string run_json(const std::string& options, val progress, val on_part) {
 
 std::string replay_json(const std::string& options, val progress) {
   return reply([&] {
-    return experiments::replay(experiments::read_replay_options(json_input::parse(options, "options")),
-                               progress_to(progress));
+    json object = json_input::parse(options, "options");
+    const FileModelRef file = measured_source(object, "options");
+    return experiments::replay(experiments::read_replay_options(object, "options", file), progress_to(progress));
   });
 }
 

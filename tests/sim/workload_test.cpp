@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "common/input_error.h"
+#include "common/rng.h"
 
 namespace kvlab::sim {
 namespace {
@@ -258,6 +259,90 @@ TEST(WorkloadErrors, NameTheField) {
   json no_count = spec;
   no_count.erase("count");
   EXPECT_NE(error_of(no_count).find("workload.count is missing"), std::string::npos);
+}
+
+// Story prompts: the token counts of three texts, as a model's tokenizer would count them.
+const StoryPromptTokens kStories = {5, 9, 7};
+
+TEST(StoryWorkload, EachPromptIsAStoryDrawnByTheSeed) {
+  json spec = {{"count", 200}, {"prompts", "stories"}, {"answer", {2, 6}}, {"seed", 3}};
+  auto requests = read_workload(spec, "workload", kStories);
+  ASSERT_EQ(requests.size(), 200u);
+  // The documented draws: per request the story (uniform over its index), then the answer.
+  Rng rng(3);
+  std::vector<int> drawn(kStories.size(), 0);
+  for (const policy::Request& request : requests) {
+    EXPECT_EQ(request.story, rng.uniform_int(0, 2));
+    EXPECT_EQ(request.answer_tokens, rng.uniform_int(2, 6));
+    EXPECT_EQ(request.prompt_tokens, kStories[static_cast<size_t>(request.story)]);
+    EXPECT_EQ(request.conversation, -1);
+    EXPECT_EQ(request.system_prompt_tokens, 0);
+    ++drawn[static_cast<size_t>(request.story)];
+  }
+  for (int count : drawn) EXPECT_GT(count, 40);
+  // The same seed draws the same stories; another seed others.
+  EXPECT_EQ(explicit_workload(spec, kStories), explicit_workload(spec, kStories));
+  json other = spec;
+  other["seed"] = 4;
+  EXPECT_NE(explicit_workload(spec, kStories), explicit_workload(other, kStories));
+  // A workload without "prompts" (or "random") draws as before, and carries no story.
+  json plain = {{"count", 4}, {"prompt", {8, 32}}, {"answer", {16, 96}}};
+  json random = plain;
+  random["prompts"] = "random";
+  EXPECT_EQ(explicit_workload(random, kStories), explicit_workload(plain));
+  EXPECT_EQ(read_workload(plain, "workload", kStories)[3].story, -1);
+}
+
+TEST(StoryWorkload, TheExplicitFormKeepsEachStory) {
+  json spec = {{"count", 6}, {"prompts", "stories"}, {"answer", {4, 4}}, {"seed", 9}};
+  json explicit_form = explicit_workload(spec, kStories);
+  auto generated = read_workload(spec, "workload", kStories);
+  auto replayed = read_workload(explicit_form, "workload", kStories);
+  ASSERT_EQ(replayed.size(), generated.size());
+  for (size_t i = 0; i < generated.size(); ++i) {
+    EXPECT_EQ(explicit_form["requests"][i]["story"], generated[i].story);
+    EXPECT_EQ(replayed[i].story, generated[i].story);
+    EXPECT_EQ(replayed[i].prompt_tokens, generated[i].prompt_tokens);
+  }
+}
+
+TEST(StoryWorkload, ErrorsNameTheField) {
+  auto error_with = [](const json& workload, const StoryPromptTokens& stories) {
+    try {
+      read_workload(workload, "workload", stories);
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("(no error)");
+  };
+  json spec = {{"count", 3}, {"prompts", "stories"}, {"answer", {4, 4}}};
+  EXPECT_NE(error_with(spec, {}).find("workload.prompts draws on the story openings"), std::string::npos);
+  json poems = spec;
+  poems["prompts"] = "poems";
+  EXPECT_EQ(error_with(poems, kStories), "workload.prompts must be \"random\" or \"stories\" (got \"poems\")");
+  for (const char* other : {"prompt", "system_prompt", "chat"}) {
+    json both = spec;
+    both[other] = other == std::string("chat") ? json{{"conversations", 2}} : json(4);
+    EXPECT_EQ(error_with(both, kStories), "workload." + std::string(other) +
+                                              " is not given with workload.prompts \"stories\": each prompt is a "
+                                              "whole story opening");
+  }
+  auto list = [](const json& item) { return json{{"requests", {item}}}; };
+  json story = {{"arrival_ms", 0}, {"prompt", 9}, {"answer", 2}, {"story", 1}};
+  EXPECT_EQ(read_workload(list(story), "workload", kStories)[0].story, 1);
+  EXPECT_NE(error_with(list(story), {}).find("workload.requests[0].story draws on the story openings"),
+            std::string::npos);
+  json past_end = story;
+  past_end["story"] = 3;
+  EXPECT_EQ(error_with(list(past_end), kStories), "workload.requests[0].story must be an integer from 0 to 2 (got 3)");
+  json wrong_length = story;
+  wrong_length["prompt"] = 8;
+  EXPECT_EQ(error_with(list(wrong_length), kStories),
+            "workload.requests[0].prompt must be 9, the tokens of story opening 1 (got 8)");
+  json in_chat = story;
+  in_chat["conversation"] = 0;
+  EXPECT_EQ(error_with(list(in_chat), kStories),
+            "workload.requests[0].story is a whole prompt: not in a chat's turn or after a system prompt");
 }
 
 TEST(WorkloadErrors, TooManyAnswerTokensInAll) {
