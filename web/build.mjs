@@ -3,6 +3,8 @@
 //   dist/index.html              the page: app.js + app.css (esbuild, minified, source maps), worker.js,
 //                                kvlab.js + kvlab.wasm; relative paths only, so any sub-path of any host works
 //   dist/embed.html              the same page in its compact view, for an <iframe> (as is index.html?embed)
+//   dist/models/stories15M/      the real model's files (web/src/models/shipped.js), fetched by the worker only
+//                                when the reader chooses the model
 //   dist/kvlab-scalar.js, .wasm  the KVLAB_SIMD=OFF build (factory createKvlabScalar), which the worker
 //                                fetches only when the SIMD vs scalar vs JavaScript panel runs
 //   dist/kvlab-standalone.html   one file with everything inlined: the single-file glue (wasm as base64)
@@ -21,6 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { SHIPPED_MODELS } from './src/models/shipped.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'web', 'src');
@@ -138,6 +141,18 @@ await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'worker.js'), 
 for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.js'), path.join(dist, 'kvlab-scalar.js'));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.wasm'), path.join(dist, 'kvlab-scalar.wasm'));
+
+// The real models beside the served page (web/src/models/shipped.js), fetched only when chosen; the
+// standalone file carries none.
+for (const model of SHIPPED_MODELS) {
+  const from = path.join(root, 'build', model.directory);
+  fs.mkdirSync(path.join(dist, model.directory), { recursive: true });
+  for (const file of Object.values(model.files)) {
+    if (!fs.existsSync(path.join(from, file)))
+      die(`${path.relative(root, path.join(from, file))} is missing: run scripts/extract-models first.`);
+    fs.copyFileSync(path.join(from, file), path.join(dist, model.directory, file));
+  }
+}
 
 const template = fs.readFileSync(path.join(src, 'index.html'), 'utf8');
 const servedCsp = [

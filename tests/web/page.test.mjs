@@ -378,8 +378,10 @@ describe('the served page', { timeout: 120000 }, () => {
   test('a module that fails to load shows a readable error with a retry, not a spinner', async () => {
     // A copy of dist/ without kvlab.wasm, on its own server.
     const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-broken-'));
+    // (Its files only: the model files in dist/models are not needed.)
     for (const file of fs.readdirSync(dist))
-      if (file !== 'kvlab.wasm') fs.copyFileSync(path.join(dist, file), path.join(broken, file));
+      if (file !== 'kvlab.wasm' && fs.statSync(path.join(dist, file)).isFile())
+        fs.copyFileSync(path.join(dist, file), path.join(broken, file));
     const brokenServer = await startServer(broken);
     try {
       const page = await session.browser.context.newPage();

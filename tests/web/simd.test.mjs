@@ -249,8 +249,10 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
   test('a SIMD module that does not load leaves scalar and JavaScript measured', chromiumOnly(SAME_LOGIC), async () => {
     // A copy of dist/ without kvlab.wasm: the lab cannot load, the panel carries on without SIMD.
     const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-nosimd-'));
+    // (Its files only: the model files in dist/models are not needed.)
     for (const file of fs.readdirSync(dist))
-      if (file !== 'kvlab.wasm') fs.copyFileSync(path.join(dist, file), path.join(broken, file));
+      if (file !== 'kvlab.wasm' && fs.statSync(path.join(dist, file)).isFile())
+        fs.copyFileSync(path.join(dist, file), path.join(broken, file));
     const brokenServer = await startServer(broken);
     try {
       const page = await session.browser.context.newPage(); // not watched: the missing file logs a 404

@@ -7,6 +7,7 @@
 import { fieldOfErrorPath, parseSpec, show } from './shared/fields.js';
 import { MEM_HASH_KEYS } from './panels/memory/config.js';
 import { CATALOG } from './generated/catalog.js';
+import { ALL_MODELS, MODEL_LABELS, RANDOM_MODEL, isRealModel } from './models/choices.js';
 
 // The model presets, the lab's defaults and the fields' limits come from the module's catalog
 // (src/wasm/catalog.h), written at build time. max_seq bounds Part A's prompt + answer.
@@ -18,6 +19,9 @@ export const PRESETS = Object.fromEntries(
 );
 
 export const DEFAULTS = Object.freeze({
+  // Random weights: the page loads in a moment and runs from file:// too; stories15M is one choice
+  // away (docs/real-model.md says why it is not the default).
+  model: RANDOM_MODEL,
   preset: LAB_DEFAULTS.preset,
   weights: LAB_DEFAULTS.weights,
   kv_format: LAB_DEFAULTS.kv,
@@ -53,6 +57,7 @@ const MAX_ANSWER_WORK = LIMITS.page_answer_work.max; // requests x longest answe
 
 // One entry per form control: the id of the control is the key.
 export const FIELDS = {
+  model: { label: 'Model', kind: 'choice', choices: ALL_MODELS, labels: MODEL_LABELS },
   preset: { label: 'Model preset', kind: 'choice', choices: Object.keys(PRESETS) },
   weights: { label: 'Weight format', kind: 'choice', choices: CATALOG.weight_formats.map((f) => f.name) },
   kv_format: { label: 'KV cache format', kind: 'choice', choices: CATALOG.kv_formats.map((f) => f.name) },
@@ -80,7 +85,8 @@ export function parseField(key, raw, limits = {}) {
 
 // Validates a whole set of raw values (strings from the form or the hash). Returns
 // {settings, errors: {key: message}}; `settings` holds every field that parsed (others stay default).
-export function validate(raw, presets = PRESETS) {
+// models: the model choices this page offers (models/choices.js: the single-file page has fewer).
+export function validate(raw, presets = PRESETS, models = ALL_MODELS) {
   const errors = {};
   const settings = { ...DEFAULTS };
   // The preset first: Part A's lengths are bounded by its cache (max_seq positions).
@@ -89,14 +95,26 @@ export function validate(raw, presets = PRESETS) {
     if (key === 'prompt_tokens') maxSeq = (presets[settings.preset] || PRESETS[settings.preset]).max_seq;
     if (raw[key] === undefined) continue;
     const why = ` for the ${settings.preset} model, whose cache holds ${maxSeq} positions`;
+    // A real model's cache is known once its file is read: the module checks Part A's lengths then.
+    const bounded = !isRealModel(settings.model);
     const limits =
-      key === 'prompt_tokens' ? { max: maxSeq - 1, why } : key === 'answer_tokens' ? { max: maxSeq, why } : {};
-    const r = parseField(key, raw[key], limits);
+      bounded && key === 'prompt_tokens'
+        ? { max: maxSeq - 1, why }
+        : bounded && key === 'answer_tokens'
+          ? { max: maxSeq, why }
+          : {};
+    const r =
+      key === 'model' ? parseSpec({ ...FIELDS.model, choices: models }, raw[key]) : parseField(key, raw[key], limits);
     if (r.error) errors[key] = r.error;
     else settings[key] = r.value;
   }
   // Fields that depend on each other.
-  if (!errors.prompt_tokens && !errors.answer_tokens && settings.prompt_tokens + settings.answer_tokens - 1 > maxSeq) {
+  if (
+    !isRealModel(settings.model) &&
+    !errors.prompt_tokens &&
+    !errors.answer_tokens &&
+    settings.prompt_tokens + settings.answer_tokens - 1 > maxSeq
+  ) {
     errors.answer_tokens = `${FIELDS.answer_tokens.label} must be from 1 to ${maxSeq - settings.prompt_tokens + 1}: prompt + answer must fit the ${settings.preset} model's ${maxSeq} positions (got ${settings.answer_tokens}).`;
   }
   if (!errors.prompt_lo && !errors.prompt_hi && settings.prompt_lo > settings.prompt_hi) {
@@ -127,6 +145,7 @@ export function validate(raw, presets = PRESETS) {
 
 const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
 const HASH_KEYS = [
+  'model',
   'preset',
   'weights',
   'kv_format',
@@ -146,7 +165,7 @@ const HASH_KEYS = [
 
 export function settingsToHash(settings, { autorun = false } = {}) {
   const p = new URLSearchParams();
-  for (const key of ['preset', 'weights', 'kv_format', 'runs', 'prompt_tokens', 'answer_tokens', 'requests']) {
+  for (const key of ['model', 'preset', 'weights', 'kv_format', 'runs', 'prompt_tokens', 'answer_tokens', 'requests']) {
     if (settings[key] !== DEFAULTS[key]) p.set(key, String(settings[key]));
   }
   for (const [name, [lo, hi]] of Object.entries(RANGE_KEYS)) {
@@ -252,15 +271,22 @@ export function policyNames(settings) {
 export function toRunOptions(settings) {
   const arrival =
     settings.arrival === 'poisson' ? { kind: 'poisson', rate_per_s: settings.rate } : { kind: 'all-at-zero' };
+  // A real model is loaded into the module first, in the run's weight and KV formats (modelToLoad), then
+  // measured as "the loaded model"; its Part A prompt is text, one of the module's story openings.
+  const real = isRealModel(settings.model);
+  const measure = real
+    ? { runs: settings.runs, answer_tokens: settings.answer_tokens }
+    : {
+        preset: settings.preset,
+        weights: settings.weights,
+        kv: settings.kv_format,
+        runs: settings.runs,
+        prompt_tokens: settings.prompt_tokens,
+        answer_tokens: settings.answer_tokens,
+      };
   return {
-    measure: {
-      preset: settings.preset,
-      weights: settings.weights,
-      kv: settings.kv_format,
-      runs: settings.runs,
-      prompt_tokens: settings.prompt_tokens,
-      answer_tokens: settings.answer_tokens,
-    },
+    ...(real ? { source: 'loaded' } : {}),
+    measure,
     workload: {
       count: settings.requests,
       prompt: [settings.prompt_lo, settings.prompt_hi],
@@ -275,9 +301,20 @@ export function toRunOptions(settings) {
   };
 }
 
+// What the lab's worker loads before the run (worker/model-loader.js): null for random weights, else
+// {choice, weights, kv}; the page adds the picked files for the "file" choice.
+export function modelToLoad(settings) {
+  return isRealModel(settings.model)
+    ? { choice: settings.model, weights: settings.weights, kv: settings.kv_format }
+    : null;
+}
+
 // The form control of each field of run()'s options (toRunOptions), by the path the module names in
 // an error about it.
 const FIELD_OF_PATH = {
+  // The model's files, as the worker reports an error in reading them (worker/model-loader.js).
+  model: 'model',
+  'options.source': 'model',
   'options.measure.preset': 'preset',
   'options.measure.weights': 'weights',
   'options.measure.kv': 'kv_format',

@@ -4,8 +4,9 @@ import { $ } from '../shared/dom.js';
 import { FIELD_ORDER, settingsToRaw, validate } from '../config.js';
 import { formErrors } from '../shared/formerrors.js';
 
-// presets: the model presets the form checks against (filled in further when the module is ready).
-export function labForm(presets) {
+// presets: the model presets the form checks against (filled in further when the module is ready);
+// models: the model choices this page offers.
+export function labForm(presets, models) {
   function read() {
     const raw = {};
     for (const key of FIELD_ORDER) raw[key] = $(`#${key}`).value;
@@ -28,13 +29,13 @@ export function labForm(presets) {
 
   // Every field checked, its messages shown.
   function check() {
-    const result = validate(read(), presets);
+    const result = validate(read(), presets, models);
     errors.showAll(result.errors);
     return { ...result, ok: Object.keys(result.errors).length === 0 };
   }
 
   // The form's values checked without showing anything.
-  const peek = () => validate(read(), presets);
+  const peek = () => validate(read(), presets, models);
 
   return { read, fill, showRate, errors, check, peek, element: $('#settings') };
 }

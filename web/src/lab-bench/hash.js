@@ -7,7 +7,8 @@ import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, valida
 // form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
 // -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,
 // whose settings are the ones last written.
-export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, store }) {
+// models: the model choices this page offers.
+export function hashState({ form, presets, models, memoryHash, memoryApply, viewKeys, store }) {
   function write(settings) {
     if (store.get().settings !== settings) store.set({ settings });
     const text = [viewKeys(), settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
@@ -22,12 +23,12 @@ export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, st
   // Reads `hashText` (the hash without the page's own keys) into the forms.
   function apply(hashText) {
     const { raw, autorun, problems } = parseHash(hashText);
-    const { settings, errors } = validate(raw, presets);
+    const { settings, errors } = validate(raw, presets, models);
     const messages = [...problems, ...FIELD_ORDER.filter((k) => errors[k]).map((k) => errors[k])];
     const fallback = { ...settings };
     for (const key of Object.keys(errors)) fallback[key] = DEFAULTS[key];
     // Defaults can still clash with what was kept (e.g. a long prompt with the tiny preset): re-check.
-    const second = validate(settingsToRaw(fallback), presets);
+    const second = validate(settingsToRaw(fallback), presets, models);
     const final = Object.keys(second.errors).length ? { ...DEFAULTS } : second.settings;
     form.fill(final);
     form.errors.showAll({});

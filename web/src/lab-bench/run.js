@@ -5,11 +5,12 @@
 // the whole result.
 
 import { $, $$, replace } from '../shared/dom.js';
-import { fieldOfModuleError, isPublishedQueue, policyNames, toRunOptions } from '../config.js';
+import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../config.js';
 import { Lab, standalone } from '../runs/worker-client.js';
 import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
+import { FILE_MODEL } from '../models/choices.js';
 
 // form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
 // store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
@@ -156,7 +157,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     setProgress(0);
     setPhase('Starting…');
     store.set({ lab: { ...store.get().lab, run: store.get().lab.run + 1, state: 'running', parts: {} }, memory: null });
-    lab.run(pending.options);
+    // A model from the reader's disk: the files picked last (store.modelFiles, models/control.js).
+    const model = modelToLoad(settings);
+    const picked = settings.model === FILE_MODEL ? store.get().modelFiles : null;
+    lab.run(pending.options, model && { ...model, ...picked });
     return true;
   }
 

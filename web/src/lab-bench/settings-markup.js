@@ -11,6 +11,17 @@ export const MARKUP = `
       <fieldset>
         <legend>Part A: one answer</legend>
         <div class="field">
+          <label for="model">Model</label>
+          <select id="model" name="model" aria-describedby="model-help model-error" data-model-choice></select>
+          <p class="help" id="model-help">Random weights write token ids; a real model writes words. A model file is fetched (or read from your disk) when you press Run.</p>
+          <p class="field-error" id="model-error" hidden></p>
+        </div>
+        <div class="field" id="model_file-field" data-model-file-field hidden>
+          <label for="model_file">Model file</label>
+          <input id="model_file" name="model_file" type="file" multiple accept=".gguf,.bin" aria-describedby="model_file-help" data-model-file>
+          <p class="help" id="model_file-help" data-model-picked>One .gguf file (Llama architecture), or a llama2.c checkpoint and its tokenizer.bin together. Read in this browser, never uploaded.</p>
+        </div>
+        <div class="field">
           <label for="preset">Model preset</label>
           <select id="preset" name="preset" aria-describedby="preset-help preset-error"></select>
           <p class="help" id="preset-help">Model size; the step times below come from this model.</p>
@@ -37,7 +48,7 @@ export const MARKUP = `
         <div class="field">
           <label for="prompt_tokens">Prompt length</label>
           <input id="prompt_tokens" name="prompt_tokens" inputmode="numeric" autocomplete="off" aria-describedby="prompt_tokens-help prompt_tokens-error">
-          <p class="help" id="prompt_tokens-help">Tokens in Part A’s prompt.</p>
+          <p class="help" id="prompt_tokens-help">Tokens in Part A’s prompt, on random weights (a real model’s prompt is one of our story openings).</p>
           <p class="field-error" id="prompt_tokens-error" hidden></p>
         </div>
         <div class="field">

@@ -9,6 +9,9 @@ import { labForm } from './form.js';
 import { hashState } from './hash.js';
 import { labRun } from './run.js';
 import { MARKUP } from './settings-markup.js';
+import { modelControls } from '../models/control.js';
+import { modelChoices } from '../models/choices.js';
+import { standalone } from '../runs/worker-client.js';
 
 export const name = 'settings';
 
@@ -42,7 +45,10 @@ export function mount(root, ctx) {
   root.append(fromTemplate(MARKUP));
   fillMenus(root);
   const presets = { ...PRESETS };
-  const form = labForm(presets);
+  // The single file carries no model file: it offers the random models and the file picker.
+  const models = modelChoices(!standalone);
+  modelControls({ choices: models, store, benchSelect: $('#model', root) });
+  const form = labForm(presets, models);
 
   // The lab's settings as the form has them (the last valid ones while the form has errors).
   const labSettings = () => {
@@ -53,6 +59,7 @@ export function mount(root, ctx) {
   const hash = hashState({
     form,
     presets,
+    models,
     memoryHash: () => (panels.memory ? panels.memory.hash() : ''),
     memoryApply: (raw) => (panels.memory ? panels.memory.applyRaw(raw) : []),
     viewKeys: ctx.viewKeys,

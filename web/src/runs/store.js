@@ -9,6 +9,7 @@
 //   labResult  the last finished lab run's whole result (its settings in result.settings); kept while a
 //              new run goes, since the Memory section simulates on its step table
 //   module     the lab worker's ready message (the module's version, presets and facts), once it is ready
+//   modelFiles the reader's model files as last picked ({files, name}, models/picked.js), or null
 //   memory     the Memory section's last result on the current lab run's step table (null from the
 //              moment a new lab run starts)
 
@@ -16,7 +17,15 @@ export const LAB_WAITING = { run: 0, state: 'waiting', status: '', parts: {} };
 
 // initial: the state's first values.
 export function runStore(initial) {
-  let state = { settings: null, module: null, lab: LAB_WAITING, labResult: null, memory: null, ...initial };
+  let state = {
+    settings: null,
+    module: null,
+    modelFiles: null,
+    lab: LAB_WAITING,
+    labResult: null,
+    memory: null,
+    ...initial,
+  };
   const listeners = new Set();
 
   // Replaces the keys of `changes`; every listener then gets the new state and the changes.

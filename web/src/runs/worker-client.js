@@ -117,9 +117,9 @@ export class Lab {
         this.info = message;
         this.handlers.onReady?.(message);
         if (this.pending) {
-          const options = this.pending;
+          const { options, model } = this.pending;
           this.pending = null;
-          this.send(options);
+          this.send(options, model);
         } else {
           this.handlers.onState?.('ready');
         }
@@ -169,21 +169,22 @@ export class Lab {
     }
   }
 
-  run(options) {
+  // model: the real model to load first (worker/model-loader.js), or null for the preset's random weights.
+  run(options, model = null) {
     if (!this.worker) this.start();
     if (!this.ready) {
-      this.pending = options;
+      this.pending = { options, model };
       this.handlers.onState?.('running');
       return;
     }
-    this.send(options);
+    this.send(options, model);
   }
 
-  send(options) {
+  send(options, model) {
     this.runId += 1;
     this.current = this.runId;
     this.handlers.onState?.('running');
-    this.worker.postMessage({ type: 'run', id: this.current, options });
+    this.worker.postMessage({ type: 'run', id: this.current, options, model });
   }
 
   get running() {

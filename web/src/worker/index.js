@@ -4,7 +4,7 @@
 // The same code runs in three roles (lab.js, compare.js, job.js here), told apart by the worker's name:
 //
 // The lab (any other name): loads the SIMD module at start.
-//   Messages in:  {type: 'run', id, options}
+//   Messages in:  {type: 'run', id, options, model}   (model: what to load first, worker/model-loader.js)
 //                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
 //   Messages out: {type: 'ready', version, presets, roofline_presets, instruction_set, timer_resolution_ms,
 //                  min_sample_ms}   (roofline_presets: m.rooflinePresets(), for the hardware switch)

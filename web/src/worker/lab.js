@@ -3,6 +3,7 @@
 
 import { CATALOG } from '../generated/catalog.js';
 import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
+import { ensureModel } from './model-loader.js';
 
 export function startLab() {
   const modulePromise = loadSimd();
@@ -33,13 +34,15 @@ export function startLab() {
       return;
     }
     if (message.type !== 'run') return;
-    const { id, options } = message;
+    const { id, options, model } = message;
     modulePromise.then(
-      (m) => {
+      async (m) => {
         const start = performance.now();
         try {
+          const progress = throttledProgress(id);
+          if (model) await ensureModel(m, model, progress);
           const onPart = (name, value) => post({ type: 'part', id, name, value });
-          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, throttledProgress(id), onPart);
+          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, progress, onPart);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);

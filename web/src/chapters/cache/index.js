@@ -4,7 +4,7 @@
 import { h, replace } from '../../shared/dom.js';
 import { raceLengthMs, raceSpeed, tokensAt } from './race.js';
 import { raceView } from './render.js';
-import { TITLE, TOKENS_NOTE, WAITING, announcement, explanation, speedNote } from './words.js';
+import { TITLE, WAITING, announcement, explanation, speedNote, tokensNote } from './words.js';
 
 const MAX_REPLAY_MS = 6000; // a slow device's race is sped up to about this long
 
@@ -67,8 +67,10 @@ export function mount(root, ctx) {
           'div',
           { class: 'chapter-picture' },
           view.cards,
+          view.prompt,
           h('div', { class: 'race', dataset: { identical: String(answer.identical_tokens) } }, view.lanes),
-          h('p', { class: 'help' }, TOKENS_NOTE),
+          view.mark,
+          h('p', { class: 'help' }, tokensNote(answer)),
           h('div', { class: 'race-controls' }, replay, note)
         )
       )

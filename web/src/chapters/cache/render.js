@@ -1,23 +1,35 @@
-// Chapter 2's picture: two lanes of token ids, one per path, filling in as the race clock runs, each
-// position marked where both paths produced the same id; the measured times and the ratio beside them.
+// Chapter 2's picture: two lanes of tokens, one per path, filling in as the race clock runs, each
+// position marked where both paths produced the same token; the measured times and the ratio beside
+// them. A model with a tokenizer writes words (answer.pieces: the text of each generated token), shown
+// after its prompt (answer.prompt_text); a random model writes token ids.
 
 import { h } from '../../shared/dom.js';
 import { ms, ratio } from '../../shared/format.js';
 
-function laneView(id, label, tokens, other) {
+// The text of each of `tokens`: its piece where it is the token the piece is of (piecesOf[i]), its id
+// elsewhere.
+const tokenTexts = (tokens, piecesOf, pieces) =>
+  tokens.map((token, i) => (pieces && piecesOf[i] === token && i < pieces.length ? pieces[i] : String(token)));
+
+// texts: what each token shows; words: whether they are words (else ids).
+function laneView(id, label, tokens, other, texts, words) {
   const chips = tokens.map((token, i) =>
     h(
       'li',
       {
         class: `token ${other[i] === token ? 'same' : 'differs'}`,
-        dataset: { index: String(i) },
-        title: other[i] === token ? 'the same id on both paths' : 'differs from the other path',
+        dataset: { index: String(i), id: String(token) },
+        title: `${other[i] === token ? 'the same token on both paths' : 'differs from the other path'} (id ${token})`,
       },
-      String(token)
+      texts[i]
     )
   );
   const count = h('span', { class: 'lane-count' });
-  const list = h('ol', { class: 'tokens', 'aria-label': `${label}: token ids` }, chips);
+  const list = h(
+    'ol',
+    { class: `tokens${words ? ' words' : ''}`, 'aria-label': `${label}: ${words ? 'the answer' : 'token ids'}` },
+    chips
+  );
   return {
     element: h(
       'div',
@@ -31,8 +43,12 @@ function laneView(id, label, tokens, other) {
 }
 
 export function raceView(answer) {
-  const nocache = laneView('lane-nocache', 'Without a cache', answer.tokens_nocache, answer.tokens_cache);
-  const cache = laneView('lane-cache', 'With the KV cache', answer.tokens_cache, answer.tokens_nocache);
+  // The pieces are the text of the uncached path's tokens.
+  const pieces = Array.isArray(answer.pieces) ? answer.pieces : null;
+  const lane = (id, label, tokens, other) =>
+    laneView(id, label, tokens, other, tokenTexts(tokens, answer.tokens_nocache, pieces), Boolean(pieces));
+  const nocache = lane('lane-nocache', 'Without a cache', answer.tokens_nocache, answer.tokens_cache);
+  const cache = lane('lane-cache', 'With the KV cache', answer.tokens_cache, answer.tokens_nocache);
   const card = (label, value, key, raw) =>
     h(
       'div',
@@ -54,5 +70,18 @@ export function raceView(answer) {
     nocache.count.textContent = text(counts.nocache, answer.tokens_nocache.length);
     cache.count.textContent = text(counts.cache, answer.tokens_cache.length);
   };
-  return { lanes: [nocache.element, cache.element], cards, setCounts };
+  const prompt =
+    typeof answer.prompt_text === 'string'
+      ? h('p', { class: 'race-prompt' }, h('span', { class: 'race-prompt-label' }, 'Prompt: '), answer.prompt_text)
+      : null;
+  // Words carry no mark each (it would break up the text): one mark says whether all are the same.
+  const same = answer.identical_tokens;
+  const mark = pieces
+    ? h(
+        'p',
+        { class: `race-mark ${same ? 'same' : 'differs'}`, dataset: { identical: String(same) } },
+        same ? '✓ Identical tokens on both paths' : '✗ The paths’ tokens differ (marked in red)'
+      )
+    : null;
+  return { lanes: [nocache.element, cache.element], cards, prompt, mark, setCounts };
 }

@@ -48,7 +48,7 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
       const { labResult } = store.get();
       const model = labResult && labResult.steps && labResult.steps.model;
       if (model && model.kv_bytes_per_token)
-        return { preset: model.preset, kv: model.kv, bytes: model.kv_bytes_per_token };
+        return { preset: model.preset || model.name, kv: model.kv, bytes: model.kv_bytes_per_token };
       return toyKvBytes();
     },
     busy: () => runs.busyFor('memory'),

@@ -1,0 +1,162 @@
+// Browser tests of the model choice: stories15M, fetched from beside the page only when chosen, with its
+// progress shown, writes words in chapter 2's race (the words the module's generate() writes for the
+// same prompt, as `kvlab generate` prints them), the URL hash keeps the choice, a bad model file from
+// the reader's disk is refused with the reader's message, and the single file offers only the random
+// models and the file picker.
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { dist, pageSession, root, shot, waitForResult } from './helpers.mjs';
+
+const MODEL_DIR = 'models/stories15M';
+const ANSWER_TOKENS = 24;
+const SMALL_REAL_LAB = `runs=1&answer_tokens=${ANSWER_TOKENS}&requests=40`;
+
+// Records every phase line the page shows (the fetch's progress is one).
+const recordPhases = () => {
+  window.__phases = [];
+  setInterval(() => {
+    const phase = document.getElementById('phase');
+    const text = phase ? phase.textContent : '';
+    if (text && window.__phases[window.__phases.length - 1] !== text) window.__phases.push(text);
+  }, 10);
+};
+
+const session = pageSession({
+  extraFiles: [`${MODEL_DIR}/model.bin`, `${MODEL_DIR}/tokenizer.bin`],
+  preparePage: (page) => page.addInitScript(recordPhases),
+});
+const { openPage } = session;
+const modelRequests = () => session.served.filter((url) => url.includes('/models/'));
+
+// What the module's generate() writes on stories15M for `prompt` (the same C++ as `kvlab generate`).
+async function generated(prompt, tokens) {
+  const wasmDir = path.join(root, 'build', 'wasm', 'src', 'wasm');
+  const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
+  const m = await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) });
+  const file = (name) => new Uint8Array(fs.readFileSync(path.join(dist, MODEL_DIR, name)));
+  m.loadModel({ checkpoint: file('model.bin'), tokenizer: file('tokenizer.bin') }, {});
+  return m.generate({ prompt, tokens });
+}
+
+// Puts `files` ({name: bytes}) into the file input `selector` as a reader's pick would.
+function pickFiles(page, selector, files) {
+  return page.evaluate(
+    ([where, named]) => {
+      const input = document.querySelector(where);
+      const picked = new DataTransfer();
+      for (const [name, bytes] of Object.entries(named)) picked.items.add(new File([new Uint8Array(bytes)], name));
+      input.files = picked.files;
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    [selector, Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, Array.from(bytes)]))]
+  );
+}
+
+describe('the model choice', { timeout: 300000 }, () => {
+  test('stories15M is fetched only when chosen, with its progress, and the race writes its words', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_REAL_LAB}`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    assert.deepEqual(modelRequests(), [], 'nothing of the model is fetched before it is chosen');
+
+    await page.selectOption('#story-model', 'stories15M');
+    assert.equal(await page.$eval('#model', (el) => el.value), 'stories15M');
+    assert.match(await page.evaluate(() => location.hash), /(^#|&)model=stories15M(&|$)/);
+    await page.click('#story-run');
+    const result = await waitForResult(page, 240000);
+
+    assert.deepEqual(modelRequests().sort(), [`/${MODEL_DIR}/model.bin`, `/${MODEL_DIR}/tokenizer.bin`]);
+    const phases = await page.evaluate(() => window.__phases);
+    assert.ok(
+      phases.some((text) => /^Fetching stories15M: [\d.]+ of 61\.2 MB/.test(text)),
+      `a phase shows the bytes fetched of the total: ${phases.join(' | ')}`
+    );
+    assert.equal(result.settings.model, 'stories15M');
+    assert.equal(result.steps.model.name, 'stories15M');
+    assert.equal(result.steps.model.source, 'file');
+
+    // The words: the uncached path's pieces, which are the text generate() writes for the same prompt.
+    const { answer } = result;
+    assert.equal(answer.pieces.length, ANSWER_TOKENS);
+    const alone = await generated(answer.prompt_text, ANSWER_TOKENS);
+    assert.deepEqual(alone.prompt_tokens, answer.prompt);
+    assert.deepEqual(alone.tokens, answer.tokens_nocache.slice(0, alone.tokens.length));
+    assert.ok(answer.pieces.join('').startsWith(alone.text), `${answer.pieces.join('')} | ${alone.text}`);
+    await page.waitForSelector('#chapter-cache ol.tokens.words');
+    const lanes = await page.$$eval('#chapter-cache ol.tokens.words', (lists) =>
+      lists.map((list) => Array.from(list.children, (chip) => chip.textContent).join(''))
+    );
+    assert.deepEqual(lanes, [answer.pieces.join(''), answer.pieces.join('')]);
+    assert.match(await page.textContent('#chapter-cache .race-prompt'), new RegExp(answer.prompt_text.trim()));
+    assert.equal(answer.identical_tokens, true);
+    assert.equal(await page.textContent('#chapter-cache .race-mark.same'), '✓ Identical tokens on both paths');
+    await shot(page, 'real-model-race.png');
+  });
+
+  test('the hash keeps the choice: model=stories15M restores it in both menus', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#model=stories15M&${SMALL_REAL_LAB}`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    assert.equal(await page.$eval('#story-model', (el) => el.value), 'stories15M');
+    assert.equal(await page.$eval('#model', (el) => el.value), 'stories15M');
+    assert.equal(await page.isVisible('#hash-message'), false);
+  });
+
+  test('a bad model file from the disk is refused with the reader’s message, naming the field', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#model=file&${SMALL_REAL_LAB}`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    assert.equal(await page.isVisible('#story-model-file'), true);
+    // A llama2.c checkpoint whose header claims more than the file holds, with the real tokenizer.
+    const header = new Int32Array([288, 768, 6, 6, 6, 32000, 256]);
+    const tokenizer = fs.readFileSync(path.join(dist, MODEL_DIR, 'tokenizer.bin'));
+    await pickFiles(page, '#story-model-file', {
+      'model.bin': new Uint8Array(header.buffer),
+      'tokenizer.bin': tokenizer,
+    });
+    await page.click('#story-run');
+    await page.waitForSelector('#model-error:not([hidden])', { timeout: 60000 });
+    const message = await page.textContent('#model-error');
+    assert.match(message, /^model could not be read: .*checkpoint/, message);
+    assert.equal(await page.$eval('#model', (el) => el.getAttribute('aria-invalid')), 'true');
+    assert.deepEqual(
+      modelRequests().filter((url) => !url.includes('stories15M')),
+      []
+    );
+  });
+
+  test('a pick of the wrong number of files says what to pick', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#model=file`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    await pickFiles(page, '#story-model-file', { 'notes.txt': new Uint8Array([1, 2, 3]) });
+    assert.match(
+      await page.textContent('#story-model-picked'),
+      /^Model file: choose one \.gguf file, or a llama2\.c checkpoint and its tokenizer file together \(got 1 file: notes\.txt/
+    );
+  });
+
+  test('the single file from file:// offers the random models and the file picker, and carries no model', async () => {
+    const file = path.join(dist, 'kvlab-standalone.html');
+    assert.ok(fs.statSync(file).size < fs.statSync(path.join(dist, MODEL_DIR, 'model.bin')).size / 4);
+    const { page, log } = await openPage(`${pathToFileURL(file).href}#model=stories15M`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    assert.deepEqual(await page.$$eval('#story-model option', (options) => options.map((o) => o.value)), [
+      'random',
+      'file',
+    ]);
+    assert.equal(await page.$eval('#model', (el) => el.value), 'random');
+    assert.match(await page.textContent('#hash-message'), /Model must be one of random, file \(got "stories15M"\)/);
+    assert.deepEqual(
+      log.requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:') && !u.startsWith('blob:')),
+      []
+    );
+  });
+});
+
+describe('every model-choice page', () => {
+  test('logged no console errors and made no request off its origin', () => {
+    session.checkPages(5);
+  });
+});
