@@ -1,8 +1,8 @@
 // Browser tests of the model choice: stories15M, fetched from beside the page only when chosen, with its
 // progress shown, writes words in chapter 2's race (the words the module's generate() writes for the
-// same prompt, as `kvlab generate` prints them), the URL hash keeps the choice, a bad model file from
-// the reader's disk is refused with the reader's message, and the single file offers only the random
-// models and the file picker.
+// same prompt, as `kvlab generate` prints them), and the queue serves story openings; the URL hash
+// keeps the choice; a bad model file from the reader's disk is refused with the reader's message; the
+// single file offers only the random models and the file picker.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -95,6 +95,12 @@ describe('the model choice', { timeout: 300000 }, () => {
     assert.equal(answer.identical_tokens, true);
     assert.equal(await page.textContent('#chapter-cache .race-mark.same'), '✓ Identical tokens on both paths');
     await shot(page, 'real-model-race.png');
+
+    // The queue serves story openings on the real model's step times.
+    assert.equal(result.options.workload.prompts, 'stories');
+    assert.equal(result.options.workload.prompt, undefined);
+    await page.waitForSelector('#chapter-queue[data-state="landed"]', { timeout: 60000 });
+    assert.match(await page.textContent('#chapter-queue'), /each prompt one of our own story openings/);
   });
 
   test('the hash keeps the choice: model=stories15M restores it in both menus', async () => {

@@ -268,11 +268,22 @@ export function policyNames(settings) {
   return CATALOG.lab.policies.map((name) => name.replace(/:\d+$/, `:${settings.slots}`));
 }
 
+// The lab's queue with prompt lengths drawn from the form's range (what a model with no tokenizer serves,
+// and what the modeled GPU server of the hardware switch serves).
+export function labWorkload(settings) {
+  return {
+    count: settings.requests,
+    prompt: [settings.prompt_lo, settings.prompt_hi],
+    answer: [settings.answer_lo, settings.answer_hi],
+    arrival: settings.arrival === 'poisson' ? { kind: 'poisson', rate_per_s: settings.rate } : { kind: 'all-at-zero' },
+    seed: settings.seed,
+  };
+}
+
 export function toRunOptions(settings) {
-  const arrival =
-    settings.arrival === 'poisson' ? { kind: 'poisson', rate_per_s: settings.rate } : { kind: 'all-at-zero' };
   // A real model is loaded into the module first, in the run's weight and KV formats (modelToLoad), then
-  // measured as "the loaded model"; its Part A prompt is text, one of the module's story openings.
+  // measured as "the loaded model"; its Part A prompt is text, one of the module's story openings, and
+  // the queue's prompts are story openings too (their lengths counted by its tokenizer).
   const real = isRealModel(settings.model);
   const measure = real
     ? { runs: settings.runs, answer_tokens: settings.answer_tokens }
@@ -287,18 +298,19 @@ export function toRunOptions(settings) {
   return {
     ...(real ? { source: 'loaded' } : {}),
     measure,
-    workload: {
-      count: settings.requests,
-      prompt: [settings.prompt_lo, settings.prompt_hi],
-      answer: [settings.answer_lo, settings.answer_hi],
-      arrival,
-      seed: settings.seed,
-    },
+    workload: real ? storyWorkload(labWorkload(settings)) : labWorkload(settings),
     policies: policyNames(settings),
     timeline_requests: 60,
     // The whole queue's playback (the walkthrough's queue chapter).
     simulate: { queue_timeline: true },
   };
+}
+
+// The same queue with story openings for prompts ("prompts": "stories" takes no "prompt" range).
+function storyWorkload(workload) {
+  const stories = { ...workload, prompts: 'stories' };
+  delete stories.prompt;
+  return stories;
 }
 
 // What the lab's worker loads before the run (worker/model-loader.js): null for random weights, else
@@ -324,6 +336,7 @@ const FIELD_OF_PATH = {
   'options.workload.count': 'requests',
   'options.workload.prompt': 'prompt_lo',
   'options.workload.prompt[1]': 'prompt_hi',
+  'options.workload.prompts': 'model',
   'options.workload.answer': 'answer_lo',
   'options.workload.answer[1]': 'answer_hi',
   'options.workload.arrival': 'arrival',

@@ -8,7 +8,7 @@ import { $ } from '../shared/dom.js';
 import { watchResizes } from '../shared/charts.js';
 import { environment } from '../env.js';
 import { oneRunAtATime } from '../runs/one-at-a-time.js';
-import { toRunOptions } from '../config.js';
+import { labWorkload } from '../config.js';
 import * as settings from './settings.js';
 import * as results from './results.js';
 import * as memory from '../panels/memory/index.js';
@@ -32,7 +32,7 @@ export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware })
   hardware.connect({
     busy: () => ctx.runs.busyFor('hardware'),
     onRunningChange: ctx.runs.sync,
-    labQueue: () => toRunOptions(ctx.panels.settings.labSettings()).workload,
+    labQueue: () => labWorkload(ctx.panels.settings.labSettings()),
   });
   ctx.runs.add('hardware', { running: () => hardware.running, sync: hardware.sync });
   store.subscribe((state, changes) => {

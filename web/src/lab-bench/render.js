@@ -299,10 +299,11 @@ function renderPartB(result, settings) {
       : 'all arriving at t = 0';
   replace(
     $('#workload-line'),
-    `${int(w.count)} requests ${arrival}; prompts of ${w.prompt[0]}–${w.prompt[1]} tokens, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`
+    `${int(w.count)} requests ${arrival}; ${w.prompts === 'stories' ? 'each prompt one of our own story openings' : `prompts of ${w.prompt[0]}–${w.prompt[1]} tokens`}, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`
   );
   const contexts = result.steps.decode.contexts;
-  const longest = w.prompt[1] + w.answer[1] - 1;
+  // (A story workload's prompt lengths are not in the result: no note about extrapolated contexts then.)
+  const longest = w.prompt ? w.prompt[1] + w.answer[1] - 1 : 0;
   if (longest > contexts[contexts.length - 1]) {
     $('#workload-line').append(
       ` Contexts beyond ${contexts[contexts.length - 1]} (up to ${longest} here) were not measured: their step times are extrapolated linearly.`

@@ -20,7 +20,7 @@ export function introParagraphs(result, order, prepared) {
   const done = (name) => duration(prepared[name].endMs);
   const out = [
     `${int(count)} people send a question to one server at ${w.arrival && w.arrival.kind === 'poisson' ? 'random moments' : 'the same moment'}: ` +
-      `prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)} tokens. Each row of dots below is the crowd: ` +
+      `${w.prompts === 'stories' ? 'each prompt one of our own story openings' : `prompts of ${range(w.prompt)} tokens`}, answers of ${range(w.answer)} tokens. Each row of dots below is the crowd: ` +
       'grey dots wait, coloured dots sit in a seat of the server, pale dots have their whole answer.',
     'A seat is a row of the batch the server computes in one step. Its bar grows as the KV cache of that request ' +
       'grows: the prompt first (read in one prefill), then one answer token per step.',
