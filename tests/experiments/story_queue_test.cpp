@@ -32,8 +32,8 @@ struct TinyFileModel {
     config.max_seq = 160;
     const std::string checkpoint = test::llama2c_checkpoint_bytes(test::tiny_weights(config, 21));
     const std::string tokenizer_file = test::llama2c_tokenizer_bytes(test::tiny_vocabulary());
-    ModelFile file = read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer_file),
-                                        tokenizer_file.size());
+    ModelFile file =
+        read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer_file), tokenizer_file.size());
     tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
     model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
   }
@@ -50,16 +50,8 @@ TinyFileModel& tiny_file_model() {
 
 // A short grid over the contexts the stories reach, timed briefly.
 json story_measure_options() {
-  return {{"decode_contexts", {8, 64, 128}},
-          {"prefill_tokens", {1, 16, 64, 128}},
-          {"min_sample_ms", 0.2},
-          {"samples", 3}};
-}
-
-std::string text_of(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens) {
-  std::string text;
-  for (const std::string& piece : token_pieces(tokenizer, previous, tokens)) text += piece;
-  return text;
+  return {
+      {"decode_contexts", {8, 64, 128}}, {"prefill_tokens", {1, 16, 64, 128}}, {"min_sample_ms", 0.2}, {"samples", 3}};
 }
 
 TEST(StoryReplay, TheDefaultQueueIsStoryOpenings) {
@@ -105,7 +97,7 @@ TEST(StoryReplay, EveryPolicyAnswersEachStoryAsGeneratingItAlone) {
       const std::vector<int> tokens = requests[i]["tokens"].get<std::vector<int>>();
       ASSERT_EQ(tokens.size(), static_cast<size_t>(request.answer_tokens));
       EXPECT_EQ(text_tokens(tokens, tiny.tokenizer->vocabulary()), alone.tokens) << i;
-      EXPECT_EQ(requests[i]["text"], text_of(*tiny.tokenizer, alone.prompt_tokens.back(), alone.tokens)) << i;
+      EXPECT_EQ(requests[i]["text"], token_text(*tiny.tokenizer, alone.prompt_tokens.back(), alone.tokens)) << i;
       EXPECT_EQ(requests[i]["prompt_text"], opening) << i;
     }
   }
@@ -118,8 +110,8 @@ TEST(StoryReplay, EveryPolicyAnswersEachStoryAsGeneratingItAlone) {
 TEST(StoryLab, SimulatesStoryOpeningsInTheModelsTokens) {
   const TinyFileModel& tiny = tiny_file_model();
   const json workload = {{"count", 30}, {"prompts", "stories"}, {"answer", {2, 4}}, {"seed", 2}};
-  const LabOptions o = read_lab_options({{"measure", story_measure_options()}, {"workload", workload}}, "options",
-                                        tiny.ref());
+  const LabOptions o =
+      read_lab_options({{"measure", story_measure_options()}, {"workload", workload}}, "options", tiny.ref());
   ASSERT_EQ(o.requests.size(), 30u);
   std::set<int> stories;
   for (const policy::Request& request : o.requests) {
