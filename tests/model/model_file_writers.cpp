@@ -42,6 +42,12 @@ Vocabulary tiny_vocabulary() {
   return v;
 }
 
+int piece_id(const Vocabulary& v, const std::string& piece) {
+  for (size_t i = 0; i < v.pieces.size(); ++i)
+    if (v.pieces[i] == piece) return static_cast<int>(i);
+  return -1;
+}
+
 ModelConfig tiny_config() {
   ModelConfig c;
   c.vocab = static_cast<int>(tiny_vocabulary().pieces.size());

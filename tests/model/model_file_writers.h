@@ -28,6 +28,8 @@ Vocabulary tiny_vocabulary();
 // Random weights for `config` (its vocab is the tiny vocabulary's), drawn from Rng(seed).
 FileWeights tiny_weights(const ModelConfig& config, uint64_t seed, bool shared_classifier = true);
 ModelConfig tiny_config();
+// The id of `piece` in `v` (the first, if it is spelled twice), or -1 (no id) if there is none.
+int piece_id(const Vocabulary& v, const std::string& piece);
 
 std::string llama2c_checkpoint_bytes(const FileWeights& w);
 // BOS and EOS written as llama2.c's tokenizer.py writes them ("\n<s>\n", "\n</s>\n").
