@@ -11,7 +11,6 @@
 #include "experiments/lab.h"
 #include "experiments/replay.h"
 #include "experiments/replay_report.h"
-#include "model/model_file.h"
 #include "model/story_openings.h"
 #include "model/text_generation.h"
 #include "model/token_pieces.h"
@@ -23,24 +22,10 @@ namespace {
 
 using nlohmann::json;
 
-const uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
-
 // The tiny test model with room for the longest opening (spelled mostly in byte tokens) and its answer.
-struct TinyFileModel {
-  TinyFileModel() {
-    ModelConfig config = test::tiny_config();
-    config.max_seq = 160;
-    const std::string checkpoint = test::llama2c_checkpoint_bytes(test::tiny_weights(config, 21));
-    const std::string tokenizer_file = test::llama2c_tokenizer_bytes(test::tiny_vocabulary());
-    ModelFile file =
-        read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer_file), tokenizer_file.size());
-    tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
-    model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
-  }
+struct TinyFileModel : test::TinyFileModel {
+  TinyFileModel() : test::TinyFileModel(test::read_tiny_llama2c_model(160, 21)) {}
   FileModelRef ref() const { return {model.get(), tokenizer.get(), "tiny file"}; }
-
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Tokenizer> tokenizer;
 };
 
 TinyFileModel& tiny_file_model() {

@@ -24,14 +24,9 @@ const uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const ui
 class FileModelTest : public ::testing::Test {
  protected:
   FileModelTest() {
-    ModelConfig config = test::tiny_config();
-    config.max_seq = 128;
-    const std::string checkpoint = test::llama2c_checkpoint_bytes(test::tiny_weights(config, 5));
-    const std::string tokenizer_file = test::llama2c_tokenizer_bytes(test::tiny_vocabulary());
-    ModelFile file =
-        read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer_file), tokenizer_file.size());
-    tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
-    model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
+    test::TinyFileModel file = test::read_tiny_llama2c_model(128, 5);
+    tokenizer = std::move(file.tokenizer);
+    model = std::move(file.model);
   }
 
   FileModelRef ref() const { return {model.get(), tokenizer.get(), "tiny.bin"}; }
