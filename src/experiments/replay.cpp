@@ -99,13 +99,6 @@ std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<poli
   return answers;
 }
 
-// `tokens` as text, the first after `previous`: the tokenizer's pieces, each well-formed UTF-8.
-std::string text_of(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens) {
-  std::string text;
-  for (const std::string& piece : token_pieces(tokenizer, previous, tokens)) text += piece;
-  return text;
-}
-
 // On a model with a tokenizer: each request of the run (the "requests" of its metrics) with its prompt's
 // text, its answer's ids and their text (generate_text's: up to the first BOS or EOS), and the count of
 // requests whose answer is the one generated alone.
@@ -116,9 +109,9 @@ void add_texts(json& metrics, json& entry, const serve::EngineRun& run, const To
     const serve::ServedRequest& served = run.requests[i];
     json& request = metrics["requests"][i];
     const std::vector<int> prompt_after_bos(served.prompt.begin() + 1, served.prompt.end());
-    request["prompt_text"] = text_of(tokenizer, served.prompt.front(), prompt_after_bos);
+    request["prompt_text"] = token_text(tokenizer, served.prompt.front(), prompt_after_bos);
     request["tokens"] = served.answer;
-    request["text"] = text_of(tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer.vocabulary()));
+    request["text"] = token_text(tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer.vocabulary()));
     equal_alone += served.answer == alone[i];
   }
   entry["answers_equal_alone"] = equal_alone;
@@ -352,13 +345,13 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
     json& entry = result[policy.name];
     if (tokenizer) add_texts(real, entry, run, *tokenizer, alone);
     entry.update({{"request_count", requests.size()},
-             {"error", relative_differences(real, simulated)},
-             {"drift",
-              relative_differences(simulate_policy(before_table, o, policy), simulate_policy(after_table, o, policy))},
-             {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
-             {"step_table", table},
-             {"real", std::move(real)},
-             {"sim", std::move(simulated)}});
+                  {"error", relative_differences(real, simulated)},
+                  {"drift", relative_differences(simulate_policy(before_table, o, policy),
+                                                 simulate_policy(after_table, o, policy))},
+                  {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
+                  {"step_table", table},
+                  {"real", std::move(real)},
+                  {"sim", std::move(simulated)}});
     add_errors_without_parts(entry, mean, o, policy);
     before = std::move(after);
     before_table = std::move(after_table);

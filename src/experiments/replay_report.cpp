@@ -117,8 +117,8 @@ std::string texts_text(const json& result, const std::vector<std::string>& polic
   const json& requests = result[policies.front()]["real"]["requests"];
   text += "\nThe first stories as " + policies.front() + " served them:\n";
   for (size_t i = 0; i < std::min(kStoriesShown, requests.size()); ++i)
-    text += "\n  " + requests[i]["prompt_text"].get<std::string>() + " [" + requests[i]["text"].get<std::string>() +
-            "]\n";
+    text +=
+        "\n  " + requests[i]["prompt_text"].get<std::string>() + " [" + requests[i]["text"].get<std::string>() + "]\n";
   return text;
 }
 

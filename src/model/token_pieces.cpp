@@ -36,4 +36,10 @@ std::vector<std::string> token_pieces(const Tokenizer& tokenizer, int previous, 
   return pieces;
 }
 
+std::string token_text(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens) {
+  std::string text;
+  for (const std::string& piece : token_pieces(tokenizer, previous, tokens)) text += piece;
+  return text;
+}
+
 }  // namespace kvlab

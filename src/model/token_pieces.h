@@ -15,4 +15,7 @@ namespace kvlab {
 // `kvlab generate` shows them.
 std::vector<std::string> token_pieces(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens);
 
+// The pieces of token_pieces() joined: `tokens` as well-formed UTF-8 text.
+std::string token_text(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens);
+
 }  // namespace kvlab

@@ -31,8 +31,7 @@ void check_chat_turns(const std::vector<policy::Request>& workload, const std::s
 // make_prompt(p - (previous p + previous n), vocab, prompt_seed + index). Checks check_chat_turns(workload,
 // "workload").
 std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<policy::Request>& workload,
-                                             uint64_t prompt_seed,
-                                             const std::vector<std::vector<int>>& stories = {});
+                                             uint64_t prompt_seed, const std::vector<std::vector<int>>& stories = {});
 
 // Throws std::logic_error unless every answer of `run` that a later turn's prompt carries is the one the
 // run gave: otherwise the blocks that turn shared would hold other keys and values than its prompt's.

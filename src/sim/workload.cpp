@@ -151,8 +151,7 @@ void read_story(const nlohmann::json& item, const std::string& item_path, const 
                 "must be " + std::to_string(story_tokens) + ", the tokens of story opening " +
                     std::to_string(request.story) + " (got " + std::to_string(request.prompt_tokens) + ")");
   if (request.conversation >= 0 || request.system_prompt_tokens > 0)
-    throw_range({field, story_it->dump(), {}},
-                "is a whole prompt: not in a chat's turn or after a system prompt");
+    throw_range({field, story_it->dump(), {}}, "is a whole prompt: not in a chat's turn or after a system prompt");
 }
 
 std::vector<policy::Request> read_explicit(const nlohmann::json& workload, const std::string& path,
@@ -209,7 +208,8 @@ std::vector<policy::Request> generate_requests(const GeneratedWorkload& workload
   for (size_t i = 0; i < requests.size(); ++i) {
     policy::Request& request = requests[i];
     const StoryPromptTokens& stories = workload.story_prompt_tokens;
-    if (!stories.empty()) request.story = static_cast<int>(rng.uniform_int(0, static_cast<int64_t>(stories.size()) - 1));
+    if (!stories.empty())
+      request.story = static_cast<int>(rng.uniform_int(0, static_cast<int64_t>(stories.size()) - 1));
     long long new_prompt_tokens =
         request.story >= 0
             ? stories[static_cast<size_t>(request.story)]

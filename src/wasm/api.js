@@ -198,8 +198,9 @@ Module['exportWeights'] = function (options) {
   return kvlabResultOf(Module['weights_value'](kvlabToJson(options, 'options')));
 };
 
-/** loadModel(files, {weights, kv, name}?) -> { name, vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq,
- *  weights, kv, parameters, weight_bytes }: reads a real model from file bytes, files being {checkpoint, tokenizer}
+/** loadModel(files, {weights, kv, name}?) -> { name, source: "file", vocab, d_model, n_layers, n_heads, n_kv_heads,
+ *  d_ff, max_seq, weights, kv, parameters, weight_bytes, kv_bytes_per_token, ... } (what modelInfo({source: "loaded"})
+ *  replies): reads a real model from file bytes, files being {checkpoint, tokenizer}
  *  (a llama2.c checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before.
  *  name (default "model file") is what results call it (steps.model.name); measure, run, bench and modelInfo
  *  measure it with options.source: "loaded" */

@@ -275,7 +275,7 @@ std::string version() { return KVLAB_VERSION; }
 
 // files: {checkpoint, tokenizer} (a llama2.c checkpoint and its tokenizer file) or {gguf}, as
 // Uint8Arrays; options: {"weights": "f32"|"bf16", "kv": "f32"|"bf16"|"f16", "name": what results call it
-// (steps.model.name; default "model file")}. Replies with the model's sizes and name.
+// (steps.model.name; default "model file")}. Replies with the model's sizes and name, as modelInfo does.
 std::string load_model_json(val files, const std::string& options) {
   return reply([&] {
     const json parsed = json_input::parse(options, "options");
@@ -304,20 +304,10 @@ std::string load_model_json(val files, const std::string& options) {
     loaded.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
     loaded.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
     loaded.name = name;
-    const ModelConfig& c = loaded.model->config();
-    const ModelSize size = model_size(c);
-    return json{{"name", name},
-                {"vocab", c.vocab},
-                {"d_model", c.d_model},
-                {"n_layers", c.n_layers},
-                {"n_heads", c.n_heads},
-                {"n_kv_heads", c.n_kv_heads},
-                {"d_ff", c.d_ff},
-                {"max_seq", c.max_seq},
-                {"weights", number_format_name(c.weights)},
-                {"kv", number_format_name(c.kv)},
-                {"parameters", size.parameters},
-                {"weight_bytes", size.weight_bytes}};
+    MeasureOptions described;  // what modelInfo({source: "loaded"}) replies
+    described.model = loaded.model->config();
+    described.file = {loaded.model.get(), loaded.tokenizer.get(), name};
+    return model_info(described);
   });
 }
 

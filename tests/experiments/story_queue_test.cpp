@@ -11,7 +11,6 @@
 #include "experiments/lab.h"
 #include "experiments/replay.h"
 #include "experiments/replay_report.h"
-#include "model/model_file.h"
 #include "model/story_openings.h"
 #include "model/text_generation.h"
 #include "model/token_pieces.h"
@@ -23,24 +22,10 @@ namespace {
 
 using nlohmann::json;
 
-const uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
-
 // The tiny test model with room for the longest opening (spelled mostly in byte tokens) and its answer.
-struct TinyFileModel {
-  TinyFileModel() {
-    ModelConfig config = test::tiny_config();
-    config.max_seq = 160;
-    const std::string checkpoint = test::llama2c_checkpoint_bytes(test::tiny_weights(config, 21));
-    const std::string tokenizer_file = test::llama2c_tokenizer_bytes(test::tiny_vocabulary());
-    ModelFile file = read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer_file),
-                                        tokenizer_file.size());
-    tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
-    model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
-  }
+struct TinyFileModel : test::TinyFileModel {
+  TinyFileModel() : test::TinyFileModel(test::read_tiny_llama2c_model(160, 21)) {}
   FileModelRef ref() const { return {model.get(), tokenizer.get(), "tiny file"}; }
-
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Tokenizer> tokenizer;
 };
 
 TinyFileModel& tiny_file_model() {
@@ -50,16 +35,8 @@ TinyFileModel& tiny_file_model() {
 
 // A short grid over the contexts the stories reach, timed briefly.
 json story_measure_options() {
-  return {{"decode_contexts", {8, 64, 128}},
-          {"prefill_tokens", {1, 16, 64, 128}},
-          {"min_sample_ms", 0.2},
-          {"samples", 3}};
-}
-
-std::string text_of(const Tokenizer& tokenizer, int previous, const std::vector<int>& tokens) {
-  std::string text;
-  for (const std::string& piece : token_pieces(tokenizer, previous, tokens)) text += piece;
-  return text;
+  return {
+      {"decode_contexts", {8, 64, 128}}, {"prefill_tokens", {1, 16, 64, 128}}, {"min_sample_ms", 0.2}, {"samples", 3}};
 }
 
 TEST(StoryReplay, TheDefaultQueueIsStoryOpenings) {
@@ -105,7 +82,7 @@ TEST(StoryReplay, EveryPolicyAnswersEachStoryAsGeneratingItAlone) {
       const std::vector<int> tokens = requests[i]["tokens"].get<std::vector<int>>();
       ASSERT_EQ(tokens.size(), static_cast<size_t>(request.answer_tokens));
       EXPECT_EQ(text_tokens(tokens, tiny.tokenizer->vocabulary()), alone.tokens) << i;
-      EXPECT_EQ(requests[i]["text"], text_of(*tiny.tokenizer, alone.prompt_tokens.back(), alone.tokens)) << i;
+      EXPECT_EQ(requests[i]["text"], token_text(*tiny.tokenizer, alone.prompt_tokens.back(), alone.tokens)) << i;
       EXPECT_EQ(requests[i]["prompt_text"], opening) << i;
     }
   }
@@ -118,8 +95,8 @@ TEST(StoryReplay, EveryPolicyAnswersEachStoryAsGeneratingItAlone) {
 TEST(StoryLab, SimulatesStoryOpeningsInTheModelsTokens) {
   const TinyFileModel& tiny = tiny_file_model();
   const json workload = {{"count", 30}, {"prompts", "stories"}, {"answer", {2, 4}}, {"seed", 2}};
-  const LabOptions o = read_lab_options({{"measure", story_measure_options()}, {"workload", workload}}, "options",
-                                        tiny.ref());
+  const LabOptions o =
+      read_lab_options({{"measure", story_measure_options()}, {"workload", workload}}, "options", tiny.ref());
   ASSERT_EQ(o.requests.size(), 30u);
   std::set<int> stories;
   for (const policy::Request& request : o.requests) {

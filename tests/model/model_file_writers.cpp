@@ -5,6 +5,7 @@
 
 #include "common/rng.h"
 #include "model/float16.h"
+#include "model/model_file.h"
 
 namespace kvlab::test {
 
@@ -40,6 +41,12 @@ Vocabulary tiny_vocabulary() {
     v.scores.push_back(-static_cast<float>(i));  // SentencePiece scores: the earlier, the better
   }
   return v;
+}
+
+int piece_id(const Vocabulary& v, const std::string& piece) {
+  for (size_t i = 0; i < v.pieces.size(); ++i)
+    if (v.pieces[i] == piece) return static_cast<int>(i);
+  return -1;
 }
 
 ModelConfig tiny_config() {
@@ -102,6 +109,19 @@ std::string llama2c_checkpoint_bytes(const FileWeights& w) {
   floats(std::vector<float>(static_cast<size_t>(c.max_seq) * c.head_dim(), 0.0f));  // freq_cis_real, freq_cis_imag
   floats(w.w_out);
   return out.bytes;
+}
+
+TinyFileModel read_tiny_llama2c_model(int max_seq, uint64_t seed) {
+  ModelConfig config = tiny_config();
+  config.max_seq = max_seq;
+  const std::string checkpoint = llama2c_checkpoint_bytes(tiny_weights(config, seed));
+  const std::string tokenizer = llama2c_tokenizer_bytes(tiny_vocabulary());
+  const auto bytes_of = [](const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); };
+  ModelFile file = read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer), tokenizer.size());
+  TinyFileModel read;
+  read.tokenizer = std::make_unique<Tokenizer>(std::move(file.vocabulary));
+  read.model = std::make_unique<Model>(pack_weights(std::move(file.tensors)));
+  return read;
 }
 
 std::string llama2c_tokenizer_bytes(const Vocabulary& v) {

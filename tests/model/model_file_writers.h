@@ -4,10 +4,12 @@
 // the same numbers. The weights are multiples of 1/512 below 1/4 in magnitude, exact in every tensor
 // type the GGUF reader takes (F16, BF16, Q8_0 with scale 1/512), so every file holds the same model.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/config.h"
+#include "model/model.h"
 #include "model/tokenizer.h"
 
 namespace kvlab::test {
@@ -28,6 +30,16 @@ Vocabulary tiny_vocabulary();
 // Random weights for `config` (its vocab is the tiny vocabulary's), drawn from Rng(seed).
 FileWeights tiny_weights(const ModelConfig& config, uint64_t seed, bool shared_classifier = true);
 ModelConfig tiny_config();
+// The id of `piece` in `v` (the first, if it is spelled twice), or -1 (no id) if there is none.
+int piece_id(const Vocabulary& v, const std::string& piece);
+
+// The tiny model (tiny_config() with `max_seq` positions, tiny_weights(config, seed)) written as llama2.c
+// files and read back as a command reads them: what a test serves or measures as a model file.
+struct TinyFileModel {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Tokenizer> tokenizer;
+};
+TinyFileModel read_tiny_llama2c_model(int max_seq, uint64_t seed);
 
 std::string llama2c_checkpoint_bytes(const FileWeights& w);
 // BOS and EOS written as llama2.c's tokenizer.py writes them ("\n<s>\n", "\n</s>\n").

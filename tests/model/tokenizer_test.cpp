@@ -12,13 +12,7 @@ namespace {
 class TokenizerTest : public ::testing::Test {
  protected:
   TokenizerTest() : tokenizer(test::tiny_vocabulary()) {}
-  int id(const std::string& piece) const {
-    const auto& pieces = tokenizer.vocabulary().pieces;
-    for (size_t i = 0; i < pieces.size(); ++i)
-      if (pieces[i] == piece) return static_cast<int>(i);
-    ADD_FAILURE() << "no piece \"" << piece << "\"";
-    return -1;
-  }
+  int id(const std::string& piece) const { return test::piece_id(tokenizer.vocabulary(), piece); }
   int byte(int value) const { return value + 3; }  // <0x00> is id 3, as in Llama 2's vocabulary
   Tokenizer tokenizer;
 };

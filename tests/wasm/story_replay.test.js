@@ -26,40 +26,62 @@ function answers(result) {
   return out;
 }
 
-test('replay on stories15M: story openings served alike natively and in wasm, as generated alone', { skip }, async () => {
-  const workloadFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-stories-')), 'workload.json');
-  fs.writeFileSync(workloadFile, JSON.stringify(workload));
-  const flags = ['--decode-contexts', '16,32', '--prefill-tokens', '1,16', '--min-sample-ms', '0.1', '--samples', '1'];
-  const native = JSON.parse(
-    execFileSync(
-      nativeCli,
-      ['replay', '--model', 'stories15M', '--workload', workloadFile, '--after-prompt-rounds', '0', '--json', ...flags]
-        .concat(policies.flatMap((policy) => ['--policy', policy])),
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-    ),
-  );
+test(
+  'replay on stories15M: story openings served alike natively and in wasm, as generated alone',
+  { skip },
+  async () => {
+    const workloadFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-stories-')), 'workload.json');
+    fs.writeFileSync(workloadFile, JSON.stringify(workload));
+    const flags = [
+      '--decode-contexts',
+      '16,32',
+      '--prefill-tokens',
+      '1,16',
+      '--min-sample-ms',
+      '0.1',
+      '--samples',
+      '1',
+    ];
+    const native = JSON.parse(
+      execFileSync(
+        nativeCli,
+        [
+          'replay',
+          '--model',
+          'stories15M',
+          '--workload',
+          workloadFile,
+          '--after-prompt-rounds',
+          '0',
+          '--json',
+          ...flags,
+        ].concat(policies.flatMap((policy) => ['--policy', policy])),
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }
+      )
+    );
 
-  const kvlab = await loadModule();
-  kvlab.loadModel({
-    checkpoint: fs.readFileSync(path.join(modelDir, 'model.bin')),
-    tokenizer: fs.readFileSync(path.join(modelDir, 'tokenizer.bin')),
-  });
-  const wasm = kvlab.replay({ source: 'loaded', measure, workload, policies, after_prompt_rounds: 0 });
+    const kvlab = await loadModule();
+    kvlab.loadModel({
+      checkpoint: fs.readFileSync(path.join(modelDir, 'model.bin')),
+      tokenizer: fs.readFileSync(path.join(modelDir, 'tokenizer.bin')),
+    });
+    const wasm = kvlab.replay({ source: 'loaded', measure, workload, policies, after_prompt_rounds: 0 });
 
-  for (const result of [native, wasm])
-    for (const policy of policies) {
-      assert.equal(result[policy].request_count, 3, policy);
-      assert.equal(result[policy].answers_equal_alone, 3, policy);
-      for (const request of result[policy].real.requests) {
-        assert.match(request.prompt_text, /^[A-Z].*[.]$/);
-        assert.ok(request.text.length > 0);
+    for (const result of [native, wasm])
+      for (const policy of policies) {
+        assert.equal(result[policy].request_count, 3, policy);
+        assert.equal(result[policy].answers_equal_alone, 3, policy);
+        for (const request of result[policy].real.requests) {
+          assert.match(request.prompt_text, /^[A-Z].*[.]$/);
+          assert.ok(request.text.length > 0);
+        }
       }
-    }
-  assert.deepEqual(answers(wasm), answers(native));
-  // Both policies serve each story alike: the same answers.
-  assert.deepEqual(answers(native)[policies[1]], answers(native)[policies[0]]);
+    assert.deepEqual(answers(wasm), answers(native));
+    // Both policies serve each story alike: the same answers.
+    assert.deepEqual(answers(native)[policies[1]], answers(native)[policies[0]]);
 
-  // A story queue needs a tokenizer: a preset is refused, naming the field.
-  const error = thrown(() => kvlab.replay({ measure: { preset: 'tiny' }, workload, policies }));
-  assert.equal(error.path, 'options.workload.prompts');
-});
+    // A story queue needs a tokenizer: a preset is refused, naming the field.
+    const error = thrown(() => kvlab.replay({ measure: { preset: 'tiny' }, workload, policies }));
+    assert.equal(error.path, 'options.workload.prompts');
+  }
+);
