@@ -13,7 +13,9 @@ const LIMITS = [
 
 // A software adapter runs the shaders on the CPU: its timings say nothing about graphics hardware.
 export const isSoftwareAdapter = (info) =>
-  Boolean(info && (info.is_fallback || /swiftshader|llvmpipe|warp|software/i.test(`${info.architecture} ${info.description}`)));
+  Boolean(
+    info && (info.is_fallback || /swiftshader|llvmpipe|warp|software/i.test(`${info.architecture} ${info.description}`))
+  );
 
 // The adapter as the result records it (environment.gpu).
 export function describeAdapter(adapter) {

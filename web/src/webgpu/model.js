@@ -38,7 +38,8 @@ export function shapeOf(config) {
 // Why this model cannot run on this device's kernels, or '' when it can.
 export function unsupportedReason(config, limits) {
   const s = shapeOf(config);
-  if (s.d % 4 || s.dFf % 4) return `the GPU kernels read weights as vec4: d_model (${s.d}) and d_ff (${s.dFf}) must be multiples of 4`;
+  if (s.d % 4 || s.dFf % 4)
+    return `the GPU kernels read weights as vec4: d_model (${s.d}) and d_ff (${s.dFf}) must be multiples of 4`;
   if (s.headDim % 2) return `rotary embedding needs an even head_dim (got ${s.headDim})`;
   if (!scoresFit(s.maxSeq, limits))
     return `attention keeps a head's ${s.maxSeq} scores in workgroup memory, more than this adapter's ${limits.maxComputeWorkgroupStorageSize} bytes`;
@@ -129,7 +130,10 @@ export function createGpuModel(device, weights, { capacity, slots }) {
   const readLogits = buffer(capacity * s.vocab * F32, MAP_READ | COPY_DST);
 
   const pipeline = (code) =>
-    device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
+    device.createComputePipeline({
+      layout: 'auto',
+      compute: { module: device.createShaderModule({ code }), entryPoint: 'main' },
+    });
   const p = {
     embed: pipeline(embedShader(s)),
     norm: pipeline(rmsnormShader(s)),
@@ -241,6 +245,7 @@ export function createGpuModel(device, weights, { capacity, slots }) {
   }
 
   return {
+    config: weights.config,
     shape: s,
     capacity,
     slots,

@@ -3,6 +3,16 @@
 
 import { CATALOG } from '../generated/catalog.js';
 import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
+import { runGpuLab } from '../webgpu/lab.js';
+
+// options.backend = 'webgpu': the lab on this device's GPU where it can run (webgpu/lab.js), else on the
+// CPU with the reason in result.webgpu.
+async function runLab(m, { backend, ...options }, progress, onPart) {
+  if (backend !== 'webgpu') return m.run(options, progress, onPart);
+  const gpu = await runGpuLab(m, options, progress, onPart);
+  if (gpu.result) return gpu.result;
+  return { ...m.run(options, progress, onPart), webgpu: gpu.fallback };
+}
 
 export function startLab() {
   const modulePromise = loadSimd();
@@ -35,11 +45,16 @@ export function startLab() {
     if (message.type !== 'run') return;
     const { id, options } = message;
     modulePromise.then(
-      (m) => {
+      async (m) => {
         const start = performance.now();
         try {
           const onPart = (name, value) => post({ type: 'part', id, name, value });
-          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, throttledProgress(id), onPart);
+          const result = await runLab(
+            m,
+            { ...options, measure: measureOnClock(options.measure) },
+            throttledProgress(id),
+            onPart
+          );
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);
