@@ -70,6 +70,10 @@ describe(
       assert.deepEqual(Object.keys(result.policies).sort(), [...POLICY_ORDER].sort());
       for (const name of POLICY_ORDER) assert.ok(result.policies[name].makespan_ms > 0, name);
 
+      assert.match(
+        await page.textContent('#phase'),
+        /Ran on the GPU \(SwiftShader: your CPU emulating a GPU, not a GPU\): its logits within .* the answer’s tokens are the CPU’s\./
+      );
       // The link keeps the backend; the form, the switch and the environment panel show it.
       assert.match(page.url(), /[#&]backend=webgpu(&|$)/);
       assert.equal(await page.$eval('#backend', (s) => s.value), 'webgpu');

@@ -11,7 +11,7 @@ import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
 import { gpuEnvironment } from '../webgpu/environment.js';
-import { fallbackWords } from '../webgpu/words.js';
+import { runWords } from '../webgpu/words.js';
 
 // form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
 // store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
@@ -84,8 +84,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       environment: { ...env(), ...gpuEnvironment(result) },
       page: { standalone, embed },
     };
-    const { webgpu } = full.environment;
-    setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.${webgpu && !webgpu.available ? ` ${fallbackWords(webgpu)}` : ''}`);
+    setPhase([`Done in ${sig(elapsedMs / 1000, 3)} s.`, runWords(result)].filter(Boolean).join(' '));
     window.kvlabResult = full;
     const { parts } = store.get().lab;
     store.set({

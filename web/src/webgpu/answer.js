@@ -3,11 +3,8 @@
 // without it (a full pass over the prompt and the answer so far for every token), timed on the wall
 // clock as a reader waits for them. Its tokens are compared with the CPU's.
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+import { median } from '../shared/median.js';
+
 const spread = (values) => ({ min: Math.min(...values), median: median(values), max: Math.max(...values) });
 const positionsOf = (n) => Array.from({ length: n }, (_, i) => i);
 

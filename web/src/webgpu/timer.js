@@ -3,6 +3,8 @@
 // submit and its completion (onSubmittedWorkDone). Each sample lasts at least minSampleMs: the repeat
 // count grows until it does, as the CPU's step timer does.
 
+import { median } from '../shared/median.js';
+
 export function gpuTimer(device, timestamps) {
   const clock = timestamps ? 'timestamp-query' : 'wall';
   let querySet = null;
@@ -49,10 +51,7 @@ export function gpuTimer(device, timestamps) {
     }
     const perStep = [];
     for (let k = 0; k < samples; k += 1) perStep.push((await once(record, repeats)).ms / repeats);
-    const sorted = [...perStep].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-    return { ms: median, repeats, samples: perStep };
+    return { ms: median(perStep), repeats, samples: perStep };
   }
 
   return {

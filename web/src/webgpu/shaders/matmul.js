@@ -23,6 +23,8 @@ var<workgroup> tile: array<f32, ${ROW_TILE * CHUNK}>;
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let o = wg.x * ${WORKGROUP}u + lid;
   let r0 = wg.y * ROW_TILE;
+  // The tile's rows that exist: a 1-row step does 1 row's work, not ROW_TILE's.
+  let tileRows = min(ROW_TILE, step.rows - r0);
   var acc: array<f32, ${ROW_TILE}>;
   for (var k0 = 0u; k0 < K; k0 = k0 + CHUNK) {
     let width = min(CHUNK, K - k0);
@@ -37,7 +39,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     if (o < N) {
       for (var k = 0u; k < width; k = k + 4u) {
         let weights = w[(o * K + k0 + k) / 4u];
-        for (var r = 0u; r < ROW_TILE; r = r + 1u) {
+        for (var r = 0u; r < tileRows; r = r + 1u) {
           let b = r * CHUNK + k;
           acc[r] = acc[r] + dot(weights, vec4<f32>(tile[b], tile[b + 1u], tile[b + 2u], tile[b + 3u]));
         }
@@ -46,9 +48,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     workgroupBarrier();
   }
   if (o >= N) { return; }
-  for (var r = 0u; r < ROW_TILE; r = r + 1u) {
+  for (var r = 0u; r < tileRows; r = r + 1u) {
     let row = r0 + r;
-    if (row < step.rows) { y[row * N + o] = ${accumulate ? 'y[row * N + o] + ' : ''}acc[r]; }
+    y[row * N + o] = ${accumulate ? 'y[row * N + o] + ' : ''}acc[r];
   }
 }
 `;
