@@ -52,6 +52,7 @@ describe(
       assert.deepEqual(answer.tokens_cache, answer.cpu_tokens_cache, 'with the cache: the CPU’s tokens');
       assert.equal(answer.equal_to_cpu, true, 'with and without the cache: the CPU’s tokens');
       assert.equal(answer.identical_tokens, true);
+      assert.equal(answer.divergence, null, 'no token where the GPU leaves the CPU');
 
       const { model, decode, prefill } = result.steps;
       assert.equal(model.backend, 'webgpu');

@@ -4,6 +4,7 @@
 // clock as a reader waits for them. Its tokens are compared with the CPU's.
 
 import { median } from '../shared/median.js';
+import { firstDivergence } from './divergence.js';
 
 const spread = (values) => ({ min: Math.min(...values), median: median(values), max: Math.max(...values) });
 const positionsOf = (n) => Array.from({ length: n }, (_, i) => i);
@@ -41,8 +42,9 @@ async function withoutCache(model, prompt, answerTokens) {
   return { tokens, readyMs };
 }
 
-// cpu: the CPU's answer (m.measure's), whose prompt and answer length are used; runs: how many times.
-export async function measureAnswer(model, cpu, runs, progress = () => {}) {
+// cpu: the CPU's answer (m.measure's), whose prompt and answer length are used; runs: how many times;
+// weights: exportWeights(), for the gap where the tokens part (divergence.js).
+export async function measureAnswer(model, weights, cpu, runs, progress = () => {}) {
   const prompt = Array.from(cpu.prompt);
   const n = cpu.answer_tokens;
   const cache = [];
@@ -58,6 +60,7 @@ export async function measureAnswer(model, cpu, runs, progress = () => {}) {
   const tokensCache = cache[0].tokens;
   const tokensNocache = nocache[0].tokens;
   const same = (a, b) => a.length === b.length && a.every((t, i) => t === b[i]);
+  const cpuTokens = Array.from(cpu.tokens_cache);
   return {
     prompt,
     prompt_tokens: prompt.length,
@@ -66,9 +69,9 @@ export async function measureAnswer(model, cpu, runs, progress = () => {}) {
     tokens_cache: tokensCache,
     tokens_nocache: tokensNocache,
     identical_tokens: same(tokensCache, tokensNocache),
-    equal_to_cpu:
-      same(tokensCache, Array.from(cpu.tokens_cache)) && same(tokensNocache, Array.from(cpu.tokens_nocache)),
-    cpu_tokens_cache: Array.from(cpu.tokens_cache),
+    equal_to_cpu: same(tokensCache, cpuTokens) && same(tokensNocache, Array.from(cpu.tokens_nocache)),
+    cpu_tokens_cache: cpuTokens,
+    divergence: firstDivergence(weights, prompt, cpuTokens, tokensCache),
     cache_ms: cacheMs,
     nocache_ms: nocacheMs,
     ratio: nocacheMs.median / cacheMs.median,

@@ -52,7 +52,9 @@ export async function runGpuLab(m, options, progress, onPart) {
 
     progress(0.05, 'the answer on the CPU (its prompt and tokens, to compare)');
     const cpu = cpuAnswer(m, measure);
-    const answer = await measureAnswer(model, cpu, measure.runs || 1, (f, phase) => progress(0.08 + 0.12 * f, phase));
+    const answer = await measureAnswer(model, weights, cpu, measure.runs || 1, (f, phase) =>
+      progress(0.08 + 0.12 * f, phase)
+    );
     onPart('answer', answer);
 
     const sampling = { minSampleMs: measure.min_sample_ms, samples: measure.samples || DEFAULT_SAMPLES };

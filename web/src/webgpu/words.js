@@ -1,7 +1,7 @@
 // The GPU in words, for the environment panel and the lab's status line: the adapter, and plainly when it
 // is a software adapter, whose timings say nothing about graphics hardware.
 
-import { bytes, sig } from '../shared/format.js';
+import { bytes, int, sig } from '../shared/format.js';
 
 export function softwareWords(gpu) {
   return `${/swiftshader/i.test(gpu.architecture) ? 'SwiftShader' : 'A software adapter'}: your CPU emulating a GPU, not a GPU`;
@@ -41,8 +41,9 @@ export function runWords({ webgpu, answer }) {
   if (!webgpu) return '';
   if (!webgpu.available) return `Ran on the CPU, not the GPU: ${webgpu.reason}`;
   const software = webgpu.gpu.software ? ` (${softwareWords(webgpu.gpu)})` : '';
+  const d = answer.divergence;
   const tokens = answer.equal_to_cpu
     ? 'the answer’s tokens are the CPU’s'
-    : 'the answer’s tokens differ from the CPU’s';
+    : `the answer’s tokens differ from the CPU’s${d ? ` from token ${int(d.index + 1)}, where the CPU preferred its own by a logit gap of ${sig(d.cpu_logit_gap, 2)}` : ''}`;
   return `Ran on the GPU${software}: ${gapWords(webgpu.self_check)}; ${tokens}.`;
 }
