@@ -43,11 +43,16 @@ export async function runGpuLab(m, options, progress, onPart) {
   const budget = kvBudget(weights.config, gpu.limits);
   const slots = Math.min(GPU_DECODE_ROWS[GPU_DECODE_ROWS.length - 1], budget.max_slots);
   if (slots < 2) return refuse('The GPU’s largest buffer holds the KV cache of fewer than two sequences.');
+  // A buffer the device could not allocate or a kernel it refused is reported here, not thrown.
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
   const model = createGpuModel(device, weights, { capacity: Math.max(slots, weights.config.max_seq), slots });
   const timer = gpuTimer(device, acquired.timestamps);
   try {
     progress(0.02, 'checking the GPU’s logits against the CPU’s');
     const check = await selfCheck(model, weights);
+    const failed = (await device.popErrorScope()) || (await device.popErrorScope());
+    if (failed) return refuse(`The GPU could not load or run the model: ${failed.message}`);
     if (!check.passed) return refuse(check.reason, { self_check: check });
 
     progress(0.05, 'the answer on the CPU (its prompt and tokens, to compare)');
@@ -97,6 +102,10 @@ export async function runGpuLab(m, options, progress, onPart) {
         webgpu: { available: true, reason: '', gpu, self_check: check },
       },
     };
+  } catch (error) {
+    // The device lost or a read-back refused (DOMException); bad options (RangeError, TypeError) go on.
+    if (error instanceof DOMException) return refuse(`The GPU stopped during the run: ${error.message}`);
+    throw error;
   } finally {
     timer.destroy();
     model.destroy();

@@ -23,7 +23,7 @@ export function adapterWords({ gpu, webgpu }) {
 // Under a step table measured on the GPU (steps.model): which adapter, and what its timings are worth.
 export function gpuStepsWords(model) {
   const software = model.software_adapter
-    ? `: ${softwareWords({ architecture: model.adapter })}, so its rows gain says nothing about graphics hardware`
+    ? `, which is ${softwareWords({ architecture: model.adapter })}; its rows gain says nothing about graphics hardware`
     : '';
   return `These steps ran on this device’s GPU through WebGPU (${model.adapter})${software}.`;
 }
