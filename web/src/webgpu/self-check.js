@@ -59,7 +59,7 @@ export async function selfCheck(model, weights) {
     passed,
     reason: passed
       ? ''
-      : `The GPU's logits differ from the CPU's by up to ${maxAbsDiff.toPrecision(3)} (tolerance ${tolerance.toPrecision(3)}): this adapter computes the model wrongly, so the lab runs on the CPU.`,
+      : `The GPU’s logits differ from the CPU’s by up to ${maxAbsDiff.toPrecision(3)} (tolerance ${tolerance.toPrecision(3)}): this adapter computes the model wrongly, so the lab runs on the CPU.`,
     max_abs_diff: maxAbsDiff,
     tolerance,
     steps: SELF_CHECK_STEPS,
