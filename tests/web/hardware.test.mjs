@@ -80,6 +80,7 @@ describe('the hardware switch', { timeout: 240000 }, () => {
       assert.equal(await page.getAttribute(`#chapter-${part} .chapter-body`, 'data-hardware'), 'measured', part);
       assert.deepEqual(await page.$$eval(`#${part}-hw-gpu option`, (o) => o.map((x) => x.value)), [
         'measured',
+        'webgpu',
         ...presets.gpus.map((g) => g.name),
       ]);
       assert.deepEqual(

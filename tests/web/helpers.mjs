@@ -135,8 +135,8 @@ export async function watchedPage(context, { allowedOrigins = [] } = {}) {
 // One server and one browser for a test file, started before its tests and closed after them (call it
 // at the file's top level), and every page the file opens through it, kept for the file's last check.
 // extraFiles: see requireDist; preparePage(page): what every page of the file gets before it loads
-// (init scripts that record events, probes).
-export function pageSession({ extraFiles = [], preparePage } = {}) {
+// (init scripts that record events, probes); launchOptions: startBrowser's (a file's own browser flags).
+export function pageSession({ extraFiles = [], preparePage, launchOptions = {} } = {}) {
   const session = {
     server: null,
     browser: null,
@@ -178,7 +178,7 @@ export function pageSession({ extraFiles = [], preparePage } = {}) {
     requireDist(extraFiles);
     fs.mkdirSync(screenshots, { recursive: true });
     session.server = await startServer(dist, (line) => session.served.push(line.split(' ')[1]));
-    session.browser = await startBrowser();
+    session.browser = await startBrowser(launchOptions);
   });
   after(async () => {
     if (session.browser) await session.browser.close();

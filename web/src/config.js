@@ -37,6 +37,7 @@ export const DEFAULTS = Object.freeze({
   arrival: LAB_DEFAULTS.arrival,
   rate: 50, // the page's own: the module's default of 1 request/s would leave 16 slots idle
   seed: LAB_DEFAULTS.seed,
+  backend: 'cpu',
 });
 
 // The published lab's queue: the comparison table only matches this one.
@@ -73,6 +74,8 @@ export const FIELDS = {
   arrival: { label: 'Arrivals', kind: 'choice', choices: ['all-at-zero', 'poisson'] },
   rate: { label: 'Arrival rate (requests/s)', kind: 'number', ...LIMITS.rate_per_s },
   seed: { label: 'Queue seed', kind: 'int', ...LIMITS.seed },
+  // Where the model runs: the CPU (the wasm module) or this device's GPU through WebGPU (webgpu/).
+  backend: { label: 'Run the model on', kind: 'choice', choices: ['cpu', 'webgpu'] },
 };
 
 export const FIELD_ORDER = Object.keys(FIELDS);
@@ -159,6 +162,7 @@ const HASH_KEYS = [
   'arrival',
   'rate',
   'seed',
+  'backend',
   ...MEM_HASH_KEYS,
   'autorun',
 ];
@@ -174,6 +178,7 @@ export function settingsToHash(settings, { autorun = false } = {}) {
   for (const key of ['slots', 'arrival']) if (settings[key] !== DEFAULTS[key]) p.set(key, String(settings[key]));
   if (settings.arrival === 'poisson') p.set('rate', String(settings.rate));
   if (settings.seed !== DEFAULTS.seed) p.set('seed', String(settings.seed));
+  if (settings.backend !== DEFAULTS.backend) p.set('backend', settings.backend);
   let text = p.toString();
   if (autorun) text += (text ? '&' : '') + 'autorun';
   return text;
@@ -300,6 +305,7 @@ export function toRunOptions(settings) {
     measure,
     workload: real ? storyWorkload(labWorkload(settings)) : labWorkload(settings),
     policies: policyNames(settings),
+    ...(settings.backend === DEFAULTS.backend ? {} : { backend: settings.backend }),
     timeline_requests: 60,
     // The whole queue's playback (the walkthrough's queue chapter).
     simulate: { queue_timeline: true },

@@ -2,6 +2,7 @@
 // that shows them.
 
 import { duration } from './shared/format.js';
+import { adapterWords } from './webgpu/words.js';
 
 // A tiny module that uses a v128 instruction (i8x16.splat, i8x16.popcnt): it validates only where
 // WebAssembly SIMD is supported.
@@ -101,8 +102,9 @@ export function environment() {
 }
 
 // The environment panel's rows, [label, text]. worker: the lab worker's ready message, whose clock is
-// the one the measurements use ({version, instruction_set, timer_resolution_ms, min_sample_ms}).
-export function environmentItems(env, { standalone, worker } = {}) {
+// the one the measurements use ({version, instruction_set, timer_resolution_ms, min_sample_ms}); lab: the
+// last lab result's environment (its GPU, when the run asked for one).
+export function environmentItems(env, { standalone, worker, lab } = {}) {
   const yesNo = (v) => (v ? 'yes' : 'no');
   const clock = (ms) => (Number.isFinite(ms) ? duration(ms) : 'unknown');
   let timer = `${clock(env.timer_resolution_ms)} on the page`;
@@ -121,5 +123,7 @@ export function environmentItems(env, { standalone, worker } = {}) {
     ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
   ];
   if (worker) items.push(['kvlab module', `${worker.version}, ${worker.instruction_set}`]);
+  const gpu = lab && lab.webgpu ? adapterWords(lab) : 'not checked until the lab runs on “This device’s GPU (WebGPU)”';
+  items.push(['GPU (WebGPU)', gpu]);
   return items;
 }

@@ -6,7 +6,7 @@
 import { h, replace } from '../shared/dom.js';
 import { parseSpec } from '../shared/fields.js';
 import { int } from '../shared/format.js';
-import { DEFAULT, MAX_SLOTS, MEASURED } from './settings.js';
+import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU } from './settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
 
@@ -28,16 +28,18 @@ function tpSizes(maxTp) {
   return sizes;
 }
 
+// This device's two measured choices: its CPU (the default) and its GPU.
+const MEASURED_OPTIONS = [
+  [MEASURED, 'This device (measured)'],
+  [WEBGPU, 'This device’s GPU (WebGPU, measured)'],
+];
+
 const modelName = (model) => model.description.replace(/ \(.*$/, '');
 
 // The switch's elements, ids from id(part).
 function switchElements(id) {
   const controls = {
-    gpu: h(
-      'select',
-      { id: id('gpu'), 'aria-describedby': id('gpu-help') },
-      options([[MEASURED, 'This device (measured)']])
-    ),
+    gpu: h('select', { id: id('gpu'), 'aria-describedby': id('gpu-help') }, options(MEASURED_OPTIONS)),
     model: h('select', { id: id('model') }),
     weights: h('select', { id: id('weights') }),
     kv: h('select', { id: id('kv') }),
@@ -111,13 +113,7 @@ export function hardwareSwitch(prefix) {
 
   // The module's presets (again after a restarted worker): current, the choice to keep showing.
   function setPresets(presets, current) {
-    replace(
-      gpu,
-      options([
-        [MEASURED, 'This device (measured)'],
-        ...presets.gpus.map((g) => [g.name, `${g.description} (modeled)`]),
-      ])
-    );
+    replace(gpu, options([...MEASURED_OPTIONS, ...presets.gpus.map((g) => [g.name, `${g.description} (modeled)`])]));
     replace(model, options(presets.models.map((m) => [m.name, `${modelName(m)}, ${m.n_kv_heads} KV heads`])));
     replace(weights, options(presets.weights.map((w) => [w, `${w.toUpperCase()} weights`])));
     replace(kv, options(presets.kv.map((k) => [k, k.toUpperCase()])));
@@ -125,9 +121,10 @@ export function hardwareSwitch(prefix) {
     show({ ...DEFAULT, ...current });
   }
 
-  // The switch's values: {measured: true}, {error} (bad slots), or the modeled server's options.
+  // The switch's values: {measured: true, backend}, {error} (bad slots), or the modeled server's options.
   function read() {
-    if (gpu.value === MEASURED) return { measured: true };
+    if (gpu.value === MEASURED || gpu.value === WEBGPU)
+      return { measured: true, backend: gpu.value === WEBGPU ? 'webgpu' : 'cpu' };
     const parsed = parseSpec(SLOTS, slots.value);
     if (parsed.error) return { error: parsed.error };
     return {
@@ -148,7 +145,7 @@ export function hardwareSwitch(prefix) {
 
   // Shows a choice (made here or in another chapter's switch); this device keeps the server's fields.
   function show(choice) {
-    gpu.value = choice.measured ? MEASURED : choice.gpu;
+    gpu.value = choice.measured ? (choice.backend === 'webgpu' ? WEBGPU : MEASURED) : choice.gpu;
     if (choice.model) {
       model.value = choice.model;
       weights.value = choice.weights;

@@ -3,6 +3,7 @@
 // memory policies at the table's real KV budget in tokens (the Memory section's plan, unchanged), how many
 // requests each ran at once, and the published figures the model was checked against (m.rooflineChecks).
 
+import { median } from '../shared/median.js';
 import { runMemoryPlan } from '../panels/memory/plan.js';
 import { GAIN_CONTEXT, GAIN_ROWS, MEMORY_SETTINGS, SERVER_QUEUE } from './settings.js';
 
@@ -33,12 +34,6 @@ function rowsGain(steps) {
   for (const row of rows) row.gain = row.tokens_per_s / rows[0].tokens_per_s;
   return { context: GAIN_CONTEXT, rows };
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 // This GPU's figures, and the error on every figure the factors were not fitted on.
 function checksFor(checks, gpu) {

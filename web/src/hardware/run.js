@@ -18,7 +18,7 @@ export function hardwareModel() {
   let result = null;
   let modeling = null; // the choice the job in progress models
   let waiting = false; // a preset was chosen while another run held the processor
-  let hooks = { busy: () => false, onRunningChange: () => {}, labQueue: () => null };
+  let hooks = { busy: () => false, onRunningChange: () => {}, labQueue: () => null, setBackend: () => {} };
   const views = new Set(); // {presets(p), choice(c), status(text), result(r), error(e)}
   const tell = (what, ...args) => views.forEach((view) => view[what](...args));
 
@@ -68,6 +68,7 @@ export function hardwareModel() {
     tell('choice', choice);
     tell('error', null);
     if (choice.measured) {
+      hooks.setBackend(choice.backend || 'cpu');
       waiting = false;
       if (job.running) job.cancel();
       tell('status', '');
@@ -82,7 +83,8 @@ export function hardwareModel() {
   }
 
   return {
-    // busy() -> another run holds the processor; onRunningChange(); labQueue() -> the lab's workload.
+    // busy() -> another run holds the processor; onRunningChange(); labQueue() -> the lab's workload;
+    // setBackend(backend): this device's CPU or GPU, for the lab's next run.
     connect(given) {
       hooks = { ...hooks, ...given };
     },

@@ -4,6 +4,7 @@
 import { CATALOG } from '../generated/catalog.js';
 
 export const MEASURED = 'measured'; // the switch's value for this device: the default, always
+export const WEBGPU = 'webgpu'; // this device's GPU, measured through WebGPU (the lab's backend)
 
 export const MAX_SLOTS = CATALOG.limits.modeled_batch_rows.max; // the modeled tables' largest row count
 export const DEFAULT = { model: 'llama-3.1-8b', weights: 'bf16', kv: 'bf16', tp: 1, slots: MAX_SLOTS };

@@ -12,20 +12,21 @@ const MARKUP = `
   <dl id="env-list" class="env"></dl>
 </section>`;
 
-// ctx: the lab bench's (index.js): env (env.js's environment()), store (its module: the worker's ready message).
+// ctx: the lab bench's (index.js): env (env.js's environment()), store (its module: the worker's ready message;
+// its labResult, whose environment names the GPU).
 export function mount(root, { env, store }) {
   root.append(fromTemplate(MARKUP));
   const list = $('#env-list', root);
-  const render = (info) => {
-    const items = environmentItems(env, { standalone, worker: info });
+  const render = ({ module, labResult }) => {
+    const items = environmentItems(env, { standalone, worker: module, lab: labResult && labResult.environment });
     replace(
       list,
       items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)])
     );
   };
-  render(null);
+  render({});
   store.subscribe((state, changes) => {
-    if (changes.module) render(state.module);
+    if (changes.module || changes.labResult) render(state);
   });
   return {};
 }

@@ -33,10 +33,15 @@ export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware })
     busy: () => ctx.runs.busyFor('hardware'),
     onRunningChange: ctx.runs.sync,
     labQueue: () => labWorkload(ctx.panels.settings.labSettings()),
+    setBackend: (backend) => ctx.panels.settings.setBackend(backend),
   });
   ctx.runs.add('hardware', { running: () => hardware.running, sync: hardware.sync });
   store.subscribe((state, changes) => {
     if (changes.module && state.module.roofline_presets) hardware.setPresets(state.module.roofline_presets);
+    // The lab's backend (its form, a link) shows in the switch while it shows this device.
+    const { choice } = hardware;
+    if (changes.settings && choice.measured && (choice.backend || 'cpu') !== state.settings.backend)
+      hardware.choose({ measured: true, backend: state.settings.backend });
   });
 
   watchResizes();

@@ -11,6 +11,8 @@ import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
 import { FILE_MODEL } from '../models/choices.js';
+import { gpuEnvironment } from '../webgpu/environment.js';
+import { runWords } from '../webgpu/words.js';
 
 // form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
 // store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
@@ -80,10 +82,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       options,
       elapsed_ms: elapsedMs,
       version: lab.info && lab.info.version,
-      environment: env(),
+      environment: { ...env(), ...gpuEnvironment(result) },
       page: { standalone, embed },
     };
-    setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
+    setPhase([`Done in ${sig(elapsedMs / 1000, 3)} s.`, runWords(result)].filter(Boolean).join(' '));
     window.kvlabResult = full;
     const { parts } = store.get().lab;
     store.set({

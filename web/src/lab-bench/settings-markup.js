@@ -40,6 +40,15 @@ export const MARKUP = `
           <p class="field-error" id="kv_format-error" hidden></p>
         </div>
         <div class="field">
+          <label for="backend">Run the model on</label>
+          <select id="backend" name="backend" aria-describedby="backend-help backend-error">
+            <option value="cpu">This device’s CPU (WebAssembly)</option>
+            <option value="webgpu">This device’s GPU (WebGPU)</option>
+          </select>
+          <p class="help" id="backend-help">The GPU runs float32 weights and cache, checked against the CPU first; where WebGPU is missing or wrong, the lab runs on the CPU and says why.</p>
+          <p class="field-error" id="backend-error" hidden></p>
+        </div>
+        <div class="field">
           <label for="runs">Runs per path</label>
           <input id="runs" name="runs" inputmode="numeric" autocomplete="off" aria-describedby="runs-help runs-error">
           <p class="help" id="runs-help">1–100; the median of the runs is shown.</p>

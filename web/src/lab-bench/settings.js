@@ -131,6 +131,13 @@ export function mount(root, ctx) {
     applyHash: (text) => hash.apply(text),
     // Rewrites the hash (another panel's settings in it changed).
     rewriteHash: () => hash.write(hash.written),
+    // The backend chosen elsewhere (the hardware switch): into the form and the hash, for the next run.
+    setBackend(backend) {
+      const select = $('#backend', root);
+      if (select.value === backend) return;
+      select.value = backend;
+      form.element.dispatchEvent(new Event('change'));
+    },
     startLoading: () => run.lab.start(),
     start: run.start,
     cancel: run.cancel,

@@ -4,6 +4,21 @@
 import { CATALOG } from '../generated/catalog.js';
 import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
 import { ensureModel } from './model-loader.js';
+import { runGpuLab } from '../webgpu/lab.js';
+
+// options.backend = 'webgpu': the lab on this device's GPU where it can run (webgpu/lab.js), else on the
+// CPU with the reason in result.webgpu. The GPU uploads a preset's weights (exportWeights), so a model
+// read from files (source 'loaded') runs on the CPU.
+async function runLab(m, { backend, ...options }, progress, onPart) {
+  if (backend !== 'webgpu') return m.run(options, progress, onPart);
+  if (options.source === 'loaded') {
+    const reason = 'The GPU runs the random-weight models only; a model read from files runs on the CPU.';
+    return { ...m.run(options, progress, onPart), webgpu: { available: false, reason } };
+  }
+  const gpu = await runGpuLab(m, options, progress, onPart);
+  if (gpu.result) return gpu.result;
+  return { ...m.run(options, progress, onPart), webgpu: gpu.fallback };
+}
 
 export function startLab() {
   const modulePromise = loadSimd();
@@ -42,7 +57,7 @@ export function startLab() {
           const progress = throttledProgress(id);
           if (model) await ensureModel(m, model, progress);
           const onPart = (name, value) => post({ type: 'part', id, name, value });
-          const result = m.run({ ...options, measure: measureOnClock(options.measure) }, progress, onPart);
+          const result = await runLab(m, { ...options, measure: measureOnClock(options.measure) }, progress, onPart);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);

@@ -1,6 +1,7 @@
 // Chapter 3's words.
 
 import { bytes, int, ms, ratio, sig } from '../../shared/format.js';
+import { gpuStepsWords } from '../../webgpu/words.js';
 
 export const TITLE = 'One step, many rows';
 
@@ -18,6 +19,7 @@ export function explanation(byRows, model) {
       `Why the extra rows ride along: a step reads every weight of the model once (${bytes(model.weight_bytes)}) whatever the number of rows, and with one row it does only two operations per weight it reads, so it waits on memory. More rows reuse each weight while it is at hand: with ${int(lastPoint.rows)} rows each token’s share of that reading is ${bytes(model.weight_bytes / lastPoint.rows)}.`
     );
   }
+  if (model && model.backend === 'webgpu') text.push(gpuStepsWords(model));
   return text;
 }
 

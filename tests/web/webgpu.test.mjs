@@ -1,0 +1,116 @@
+// The lab on this device's GPU (web/src/webgpu, docs/webgpu.md). Chromium with --enable-unsafe-webgpu
+// (this file's browser only) offers SwiftShader, a software adapter: the self-check passes, the answer's
+// tokens are the CPU's, the decode grid has every cell, the four policies are priced on the GPU's table,
+// and backend=webgpu in the link comes back in the form, the hash and the hardware switch. Without the
+// flag, and in Firefox, the page runs the lab on the CPU and says why. No timing is asserted.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  CHROMIUM_ARGS,
+  ENGINE,
+  POLICY_ORDER,
+  SMALL_LAB,
+  chromiumOnly,
+  pageSession,
+  waitForResult,
+} from './helpers.mjs';
+
+const LINK = `index.html#${SMALL_LAB}&backend=webgpu&autorun`;
+const RUN_MS = 600000;
+
+function assertCpuFallback(result, phase) {
+  assert.equal(result.steps.model.backend, undefined, 'the step table is the CPU’s');
+  assert.equal(result.environment.webgpu.available, false);
+  assert.ok(result.environment.webgpu.reason.length > 0, 'a reason is given');
+  assert.match(phase, /Ran on the CPU, not the GPU: \S/);
+  assert.deepEqual(Object.keys(result.policies).sort(), [...POLICY_ORDER].sort());
+}
+
+describe(
+  'with WebGPU (Chromium, --enable-unsafe-webgpu: SwiftShader)',
+  chromiumOnly('Firefox offers no WebGPU here'),
+  () => {
+    const session = pageSession({ launchOptions: { args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] } });
+
+    test('backend=webgpu runs the lab on the GPU: self-check, the CPU’s tokens, every cell, four policies', async () => {
+      const { page } = await session.openPage(`${session.server.url}${LINK}`);
+      const result = await waitForResult(page, RUN_MS);
+      const { webgpu, gpu } = result.environment;
+      assert.deepEqual(webgpu, { available: true, reason: '' });
+      assert.equal(gpu.architecture, 'swiftshader');
+      assert.equal(gpu.software, true);
+      assert.ok(gpu.limits.maxStorageBufferBindingSize > 0);
+
+      const check = result.webgpu.self_check;
+      assert.equal(check.passed, true);
+      assert.ok(check.max_abs_diff <= check.tolerance, `${check.max_abs_diff} within ${check.tolerance}`);
+      assert.ok(Number.isFinite(check.closest_top2_gap));
+
+      const { answer } = result;
+      assert.equal(answer.tokens_cache.length, answer.answer_tokens);
+      assert.deepEqual(answer.tokens_cache, answer.cpu_tokens_cache, 'with the cache: the CPU’s tokens');
+      assert.equal(answer.equal_to_cpu, true, 'with and without the cache: the CPU’s tokens');
+      assert.equal(answer.identical_tokens, true);
+      assert.equal(answer.divergence, null, 'no token where the GPU leaves the CPU');
+
+      const { model, decode, prefill } = result.steps;
+      assert.equal(model.backend, 'webgpu');
+      assert.equal(model.timing.clock === 'timestamp-query' || model.timing.clock === 'wall', true);
+      assert.equal(model.traffic.dispatches_per_step, 9 * model.n_layers + 4);
+      assert.ok(model.kv_budget_tokens > 64 * model.max_seq, 'the KV budget holds 64 sequences');
+      assert.deepEqual(decode.rows, [1, 2, 4, 8, 16, 32, 64]);
+      assert.deepEqual(decode.contexts, [8, 16, 32, 64, 128]);
+      assert.equal(decode.ms.length, decode.rows.length);
+      for (const row of decode.ms) {
+        assert.equal(row.length, decode.contexts.length);
+        for (const ms of row) assert.ok(Number.isFinite(ms) && ms > 0, `decode cell ${ms}`);
+      }
+      assert.deepEqual(prefill.tokens, [1, 2, 4, 8, 16, 32, 64, 128]);
+      for (const ms of prefill.ms) assert.ok(Number.isFinite(ms) && ms > 0, `prefill cell ${ms}`);
+      assert.deepEqual(Object.keys(result.policies).sort(), [...POLICY_ORDER].sort());
+      for (const name of POLICY_ORDER) assert.ok(result.policies[name].makespan_ms > 0, name);
+
+      assert.match(
+        await page.textContent('#phase'),
+        /Ran on the GPU \(SwiftShader: your CPU emulating a GPU, not a GPU\): its logits within .* the answer’s tokens are the CPU’s\./
+      );
+      // The link keeps the backend; the form, the switch and the environment panel show it.
+      assert.match(page.url(), /[#&]backend=webgpu(&|$)/);
+      assert.equal(await page.$eval('#backend', (s) => s.value), 'webgpu');
+      assert.equal(await page.$eval('#queue-hw-gpu', (s) => s.value), 'webgpu');
+      assert.match(
+        await page.textContent('#env-list'),
+        /GPU \(WebGPU\)\s*google swiftshader.*SwiftShader: your CPU emulating a GPU, not a GPU/
+      );
+    });
+
+    test('choosing this device’s GPU in the hardware switch sets the lab’s backend and the link', async () => {
+      const { page } = await session.openPage(`${session.server.url}index.html#${SMALL_LAB}`);
+      await page.waitForFunction(() => document.querySelector('#queue-hw-gpu').options.length > 2);
+      await page.selectOption('#queue-hw-gpu', 'webgpu');
+      assert.equal(await page.$eval('#backend', (s) => s.value), 'webgpu');
+      assert.equal(await page.$eval('#memory-hw-gpu', (s) => s.value), 'webgpu');
+      await page.waitForFunction(() => /[#&]backend=webgpu(&|$)/.test(location.hash));
+      await page.selectOption('#queue-hw-gpu', 'measured');
+      assert.equal(await page.$eval('#backend', (s) => s.value), 'cpu');
+      await page.waitForFunction(() => !/backend=/.test(location.hash));
+    });
+
+    test('no errors on any page', () => session.checkPages(2));
+  }
+);
+
+describe(`without WebGPU (${ENGINE === 'chromium' ? 'Chromium without the flag' : 'Firefox'})`, () => {
+  const session = pageSession();
+
+  test('backend=webgpu runs the lab on the CPU and says why', async () => {
+    const { page } = await session.openPage(`${session.server.url}${LINK}`);
+    const result = await waitForResult(page, RUN_MS);
+    assertCpuFallback(result, await page.textContent('#phase'));
+    assert.match(page.url(), /[#&]backend=webgpu(&|$)/, 'the link still asks for the GPU');
+    assert.match(await page.textContent('#env-list'), /GPU \(WebGPU\)\s*not available: \S/);
+  });
+
+  test('no errors on any page', () => session.checkPages(1));
+});

@@ -1,0 +1,113 @@
+// The lab on this device's GPU (options.backend = 'webgpu'), in the lab worker beside the wasm module `m`:
+// acquire the adapter, upload the model's weights (exportWeights), check a few steps against the CPU,
+// then measure the answer and the step table on the GPU and price the queue's policies on that table
+// with the module's simulator. Where any of it is missing or wrong, -> {fallback: {available: false,
+// reason, gpu?, self_check?}} and the worker runs the lab on the CPU instead.
+
+import { acquireGpu } from './device.js';
+import { measureAnswer } from './answer.js';
+import { createGpuModel, kvBudget, unsupportedReason } from './model.js';
+import { selfCheck } from './self-check.js';
+import { GPU_DECODE_ROWS, measureSteps } from './steps.js';
+import { gpuTimer } from './timer.js';
+
+const DEFAULT_SAMPLES = 3;
+const SHAPE_KEYS = ['vocab', 'd_model', 'n_layers', 'n_heads', 'n_kv_heads', 'head_dim', 'd_ff', 'max_seq'];
+
+// The CPU's answer (its prompt, its tokens), float32 like the GPU's weights, with the smallest grid.
+function cpuAnswer(m, measure) {
+  return m.measure({
+    ...measure,
+    weights: 'f32',
+    kv: 'f32',
+    decode_rows: [1],
+    decode_contexts: [8],
+    prefill_tokens: [1],
+    samples: 1,
+  }).answer;
+}
+
+// options: the lab's run options (runs/config.js toRunOptions) with measure.min_sample_ms on the worker's
+// clock; progress(fraction, phase); onPart(name, value) as m.run's.
+export async function runGpuLab(m, options, progress, onPart) {
+  progress(0, 'opening this device’s GPU (WebGPU)');
+  const acquired = await acquireGpu();
+  if (!acquired.available) return { fallback: { available: false, reason: acquired.reason } };
+  const { device, gpu } = acquired;
+  const measure = options.measure || {};
+  const weights = m.exportWeights({ preset: measure.preset });
+  const unsupported = unsupportedReason(weights.config, gpu.limits);
+  const refuse = (reason, more = {}) => ({ fallback: { available: false, reason, gpu, ...more } });
+  if (unsupported) return refuse(`This model cannot run on the GPU: ${unsupported}.`);
+
+  const budget = kvBudget(weights.config, gpu.limits);
+  const slots = Math.min(GPU_DECODE_ROWS[GPU_DECODE_ROWS.length - 1], budget.max_slots);
+  if (slots < 2) return refuse('The GPU’s largest buffer holds the KV cache of fewer than two sequences.');
+  // A buffer the device could not allocate or a kernel it refused is reported here, not thrown.
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
+  const model = createGpuModel(device, weights, { capacity: Math.max(slots, weights.config.max_seq), slots });
+  const timer = gpuTimer(device, acquired.timestamps);
+  try {
+    progress(0.02, 'checking the GPU’s logits against the CPU’s');
+    const check = await selfCheck(model, weights);
+    const failed = (await device.popErrorScope()) || (await device.popErrorScope());
+    if (failed) return refuse(`The GPU could not load or run the model: ${failed.message}`);
+    if (!check.passed) return refuse(check.reason, { self_check: check });
+
+    progress(0.05, 'the answer on the CPU (its prompt and tokens, to compare)');
+    const cpu = cpuAnswer(m, measure);
+    const answer = await measureAnswer(model, weights, cpu, measure.runs || 1, (f, phase) =>
+      progress(0.08 + 0.12 * f, phase)
+    );
+    onPart('answer', answer);
+
+    const sampling = { minSampleMs: measure.min_sample_ms, samples: measure.samples || DEFAULT_SAMPLES };
+    const grid = await measureSteps(model, timer, sampling, (f, phase) => progress(0.2 + 0.75 * f, phase));
+    const c = weights.config;
+    const steps = {
+      model: {
+        preset: c.preset,
+        backend: 'webgpu',
+        ...Object.fromEntries(SHAPE_KEYS.map((key) => [key, c[key]])),
+        weights: 'f32',
+        kv: 'f32',
+        parameters: c.parameters,
+        weight_bytes: model.weight_bytes,
+        kv_bytes_per_token: budget.kv_bytes_per_token,
+        kv_budget_tokens: budget.kv_budget_tokens,
+        largest_buffer_bytes: budget.largest_buffer_bytes,
+        adapter: gpu.description || `${gpu.vendor} ${gpu.architecture}`.trim(),
+        software_adapter: gpu.software,
+        timing: grid.timing,
+        traffic: grid.traffic,
+      },
+      decode: grid.decode,
+      prefill: grid.prefill,
+    };
+    onPart('steps', steps);
+
+    progress(0.96, 'simulating the queue on the GPU’s step table');
+    const policies = m.simulate(steps, options.workload, options.policies, {
+      ...(options.simulate || {}),
+      timeline_requests: options.timeline_requests,
+    });
+    progress(1, 'done');
+    return {
+      result: {
+        answer,
+        steps,
+        workload: options.workload,
+        policies,
+        webgpu: { available: true, reason: '', gpu, self_check: check },
+      },
+    };
+  } catch (error) {
+    // The device lost or a read-back refused (DOMException); bad options (RangeError, TypeError) go on.
+    if (error instanceof DOMException) return refuse(`The GPU stopped during the run: ${error.message}`);
+    throw error;
+  } finally {
+    timer.destroy();
+    model.destroy();
+  }
+}

@@ -1,0 +1,49 @@
+// The GPU in words, for the environment panel and the lab's status line: the adapter, and plainly when it
+// is a software adapter, whose timings say nothing about graphics hardware.
+
+import { bytes, int, sig } from '../shared/format.js';
+
+export function softwareWords(gpu) {
+  return `${/swiftshader/i.test(gpu.architecture) ? 'SwiftShader' : 'A software adapter'}: your CPU emulating a GPU, not a GPU`;
+}
+
+// webgpu: a result's {available, reason}; gpu: its adapter (device.js describeAdapter), when one was found.
+export function adapterWords({ gpu, webgpu }) {
+  if (!gpu) return `not available: ${webgpu.reason}`;
+  const name = [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'unnamed adapter';
+  const parts = [
+    `${name}${gpu.description ? ` (${gpu.description})` : ''}`,
+    `largest buffer ${bytes(Math.min(gpu.limits.maxBufferSize, gpu.limits.maxStorageBufferBindingSize))}`,
+  ];
+  if (gpu.software) parts.push(softwareWords(gpu));
+  if (!webgpu.available) parts.push(`not used: ${webgpu.reason}`);
+  return parts.join('; ');
+}
+
+// Under a step table measured on the GPU (steps.model): which adapter, and what its timings are worth.
+export function gpuStepsWords(model) {
+  const software = model.software_adapter
+    ? `, which is ${softwareWords({ architecture: model.adapter })}; its rows gain says nothing about graphics hardware`
+    : '';
+  return `These steps ran on this device’s GPU through WebGPU (${model.adapter})${software}.`;
+}
+
+const gapWords = (check) => {
+  const flips = check.flips.length
+    ? `; float rounding flipped ${check.flips.length} near-tie${check.flips.length > 1 ? 's' : ''} (gap ${sig(Math.min(...check.flips.map((f) => f.gap)), 2)})`
+    : '';
+  return `its logits within ${sig(check.max_abs_diff, 2)} of the CPU’s (tolerance ${sig(check.tolerance, 2)}), the closest top-two gap ${sig(check.closest_top2_gap, 2)}${flips}`;
+};
+
+// The sentence after a run that asked for the GPU (result.webgpu): where it ran, how close it was to the
+// CPU, or why it ran on the CPU; '' for a run that did not ask.
+export function runWords({ webgpu, answer }) {
+  if (!webgpu) return '';
+  if (!webgpu.available) return `Ran on the CPU, not the GPU: ${webgpu.reason}`;
+  const software = webgpu.gpu.software ? ` (${softwareWords(webgpu.gpu)})` : '';
+  const d = answer.divergence;
+  const tokens = answer.equal_to_cpu
+    ? 'the answer’s tokens are the CPU’s'
+    : `the answer’s tokens differ from the CPU’s${d ? ` from token ${int(d.index + 1)}, where the CPU preferred its own by a logit gap of ${sig(d.cpu_logit_gap, 2)}` : ''}`;
+  return `Ran on the GPU${software}: ${gapWords(webgpu.self_check)}; ${tokens}.`;
+}
