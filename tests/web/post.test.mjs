@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ENGINE, SMALL_LAB, pageSession, root, startServer } from './helpers.mjs';
+import { pathToFileURL } from 'node:url';
+import { SMALL_LAB, dist, pageSession, root, startServer } from './helpers.mjs';
 
 const CHAPTERS = ['tokens', 'cache', 'rows', 'queue', 'memory'];
 
@@ -86,9 +87,60 @@ describe('a post with chapter embeds', { timeout: 400000 }, () => {
   });
 });
 
+describe('the embeds’ heights', { timeout: 400000 }, () => {
+  test('each posts its chapter’s usual height at once, only grows while measuring, and its final height unseen', async () => {
+    const { page, messages } = await openPost(CHAPTERS, `${SMALL_LAB}&autorun`);
+    for (const [i, name] of CHAPTERS.entries()) {
+      const mine = messages.filter((m) => m.frame === i);
+      const heights = mine.filter((m) => m.type === 'kvlab:height').map((m) => m.height);
+      // Space reserved before anything was measured: the first height is a whole chapter's, not a line's.
+      assert.ok(mine[0].type === 'kvlab:height' && heights[0] >= 600, `${name}: ${heights.join(' → ')}`);
+      // Until its figure landed, the height never shrank.
+      const figureAt = mine.findIndex((m) => m.type === 'kvlab:figure');
+      const during = mine
+        .slice(0, figureAt)
+        .filter((m) => m.type === 'kvlab:height')
+        .map((m) => m.height);
+      for (let k = 1; k < during.length; k += 1)
+        assert.ok(during[k] >= during[k - 1], `${name}: ${heights.join(' → ')}`);
+    }
+    // The final heights arrive without scrolling (the later embeds are far below the fold): each frame
+    // is as tall as its document, read inside it where the driver can.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    if (page.frames) {
+      for (const frame of page.frames().filter((f) => f.url().includes('embed.html'))) {
+        const documentHeight = await frame.evaluate(() =>
+          Math.ceil(document.documentElement.getBoundingClientRect().height)
+        );
+        const element = await frame.frameElement();
+        const frameHeight = await element.evaluate((el) => Math.round(el.getBoundingClientRect().height));
+        assert.equal(frameHeight, documentHeight, frame.url());
+      }
+    }
+  });
+
+  test('an author’s height is the one posted; a bad one is refused with a message', async () => {
+    const { messages } = await openPost(['queue', 'cache'], `${SMALL_LAB}&autorun&height=480`);
+    assert.deepEqual([...new Set(messages.filter((m) => m.type === 'kvlab:height').map((m) => m.height))], [480]);
+    const { page } = await session.openPage(`${session.server.url}embed.html#chapter=cache&height=9e9&${SMALL_LAB}`);
+    await page.waitForSelector('#story-message', { state: 'visible' });
+    assert.match(
+      await page.textContent('#story-message'),
+      /height “9e9” is not a whole number of pixels from 160 to 4000/
+    );
+  });
+
+  test('the standalone file’s chapter links to the whole walkthrough in that same file', async () => {
+    const file = pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href;
+    const { page } = await session.openPage(`${file}#chapter=cache&runs=2`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 60000 });
+    assert.equal(await page.getAttribute('#story-full-link', 'href'), 'kvlab-standalone.html#runs=2');
+  });
+});
+
 describe('every post page', () => {
   test('logged no console errors and made no request off its origins', async () => {
-    session.checkPages(2);
+    session.checkPages(6);
     if (fixtures) await fixtures.close();
   });
 });

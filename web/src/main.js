@@ -9,7 +9,8 @@ import './style.css';
 import { $ } from './shared/dom.js';
 import { setupBench } from './lab-bench/index.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
-import { CHAPTER_KEY, isCompactView, postHeightToParent, splitHash } from './walkthrough/page-view.js';
+import { isCompactView, splitHash, viewHash } from './walkthrough/page-view.js';
+import { postHeightToParent } from './walkthrough/embed-height.js';
 import { hardwareModel } from './hardware/run.js';
 import { runStore } from './runs/store.js';
 import { DEFAULTS } from './config.js';
@@ -21,6 +22,7 @@ if (compact) document.documentElement.classList.add('embed');
 if (chapter) {
   document.documentElement.classList.add('chapter-view');
   document.documentElement.dataset.chapter = chapter;
+  if (view.compact) document.documentElement.classList.add('compact-chapter');
 }
 
 let bench = null;
@@ -36,7 +38,7 @@ const walkthrough = setupWalkthrough({
 });
 bench = setupBench({
   embed: compact || Boolean(chapter),
-  viewKeys: () => (chapter ? `${CHAPTER_KEY}=${chapter}` : ''),
+  viewKeys: () => viewHash(view),
   store,
   memoryAfterLab: !chapter || chapter === 'memory',
   hardware,
@@ -51,7 +53,7 @@ $('#to-bench').addEventListener('click', () => {
 function applyHash() {
   const parts = splitHash(location.hash, CHAPTER_NAMES);
   const applied = bench.applyHash(parts.settingsHash);
-  walkthrough.setMessage(parts.chapterProblem);
+  walkthrough.setMessage([parts.chapterProblem, parts.heightProblem].filter(Boolean).join(' '));
   return applied;
 }
 
@@ -63,5 +65,5 @@ window.addEventListener('hashchange', () => {
 
 const initial = applyHash();
 bench.startLoading();
-postHeightToParent();
+postHeightToParent({ chapter, compact: view.compact, heightPx: view.heightPx, store });
 if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first

@@ -1,13 +1,17 @@
 // The lab bench's side of the URL hash: the settings written back as they change, and a link's settings
 // read into the forms (a bad value shows a message and falls back to its default).
 
-import { $, h, replace } from '../shared/dom.js';
+import { $, $$, h, replace } from '../shared/dom.js';
+import { standalone } from '../runs/worker-client.js';
 import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
 
 // form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
 // -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,
 // whose settings are the ones last written.
 export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, store }) {
+  // The whole page: index.html next to this one, or, for the standalone file (opened from disk, where
+  // nothing sits next to it), the file itself without the chapter.
+  const wholePage = standalone ? location.pathname.split('/').pop() : 'index.html';
   function write(settings) {
     if (store.get().settings !== settings) store.set({ settings });
     const text = [viewKeys(), settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
@@ -15,8 +19,7 @@ export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, st
     if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
     const settingsText = [settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
     $('#share-link').href = settingsText ? `#${settingsText}` : '#';
-    const full = $('#full-link');
-    if (full) full.href = `index.html${settingsText ? `#${settingsText}` : ''}`;
+    for (const full of $$('[data-whole-page]')) full.href = `${wholePage}${settingsText ? `#${settingsText}` : ''}`;
   }
 
   // Reads `hashText` (the hash without the page's own keys) into the forms.
