@@ -14,6 +14,7 @@ import { postHeightToParent } from './walkthrough/embed-height.js';
 import { hardwareModel } from './hardware/run.js';
 import { runStore } from './runs/store.js';
 import { DEFAULTS } from './config.js';
+import { decodeShare } from './runs/share.js';
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
@@ -26,7 +27,8 @@ if (chapter) {
 }
 
 let bench = null;
-const store = runStore({ settings: DEFAULTS }); // what the runs produce, for the chapters and the panels
+// What the runs produce, for the chapters and the panels; shared: the result a link carried (runs/share.js).
+const store = runStore({ settings: DEFAULTS, shared: null });
 const hardware = hardwareModel(); // the queue and memory chapters' hardware switch
 const walkthrough = setupWalkthrough({
   root: $('#walkthrough'),
@@ -49,11 +51,30 @@ $('#to-bench').addEventListener('click', () => {
   $('#bench').focus({ preventScroll: true });
 });
 
+// A result's link: its record is read, and its settings taken, before anything runs. A bad link says
+// why, and the page goes on with the link's other keys.
+let sharedProblem = null;
+async function readShared(token) {
+  try {
+    const record = await decodeShare(token);
+    window.kvlabShared = record;
+    store.set({ shared: record });
+  } catch (error) {
+    view.sharedToken = null;
+    sharedProblem = error.message;
+  }
+}
+
 // Reads the link's settings; a link asking for a chapter that does not exist says so.
 function applyHash() {
   const parts = splitHash(location.hash, CHAPTER_NAMES);
-  const applied = bench.applyHash(parts.settingsHash);
-  walkthrough.setMessage([parts.chapterProblem, parts.heightProblem].filter(Boolean).join(' '));
+  const { shared } = store.get();
+  const settingsHash =
+    shared && parts.sharedToken !== null
+      ? [shared.settings, /(^|&)autorun(&|$)/.test(parts.settingsHash) && 'autorun'].filter(Boolean).join('&')
+      : parts.settingsHash;
+  const applied = bench.applyHash(settingsHash);
+  walkthrough.setMessage([parts.chapterProblem, parts.heightProblem, sharedProblem].filter(Boolean).join(' '));
   return applied;
 }
 
@@ -63,7 +84,12 @@ window.addEventListener('hashchange', () => {
   else if (bad) bench.setPhase('Some link settings were replaced by defaults; see the message above.');
 });
 
-const initial = applyHash();
+function begin() {
+  const initial = applyHash();
+  if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first
+}
+
 bench.startLoading();
 postHeightToParent({ chapter, compact: view.compact, heightPx: view.heightPx, store });
-if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first
+if (view.sharedToken === null) begin();
+else readShared(view.sharedToken).then(begin);

@@ -54,6 +54,8 @@ export function hashState({ form, presets, memoryHash, memoryApply, viewKeys, st
   return {
     write,
     apply,
+    // The whole page's address with this hash (a result's link).
+    wholePageUrl: (hashText) => new URL(`${wholePage}#${hashText}`, location.href).href,
     get written() {
       return store.get().settings;
     },

@@ -8,6 +8,7 @@ import { $, $$, replace } from '../shared/dom.js';
 import { fieldOfModuleError, isPublishedQueue, policyNames, toRunOptions } from '../config.js';
 import { Lab, standalone } from '../runs/worker-client.js';
 import { postPeers } from '../runs/post-peers.js';
+import { SHARE_KEY, encodeShare, shareRecord } from '../runs/share.js';
 import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
@@ -72,7 +73,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
   }
 
-  function finish(result, elapsedMs) {
+  async function finish(result, elapsedMs) {
     const { settings, options } = pending;
     const order = policyNames(settings).filter((name) => result.policies[name]);
     const full = {
@@ -87,6 +88,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       // Which embed of the post measured (null when this page is not embedded): one id on every embed.
       measured_by: pending.measured_by,
     };
+    full.share_url = await shareUrl(full);
     setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
     window.kvlabResult = full;
     const { parts } = store.get().lab;
@@ -102,6 +104,16 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     if (embed && window.parent !== window) {
       // Results are benchmark figures, nothing private: any embedding page may have them.
       window.parent.postMessage({ type: 'kvlab:result', result: full }, '*');
+    }
+  }
+
+  // The result's link (runs/share.js), or null where the browser cannot compress or it is too long.
+  async function shareUrl(full) {
+    try {
+      const token = await encodeShare(shareRecord(full));
+      return token ? hash.wholePageUrl(`${SHARE_KEY}=${token}`) : null;
+    } catch (error) {
+      return null;
     }
   }
 

@@ -3,6 +3,8 @@
 // embed.html#chapter=NAME for a blog post). The page's own hash key (chapter) is taken out here, so
 // that the settings reader sees only settings.
 
+import { SHARE_KEY } from '../runs/share.js';
+
 export const CHAPTER_KEY = 'chapter';
 // A chapter embed's own keys: `compact` (the phone-sized version of a long chapter) and `height=N`
 // (the author's height in CSS pixels; the embed scrolls inside it).
@@ -11,8 +13,9 @@ export const HEIGHT_KEY = 'height';
 export const HEIGHT_RANGE_PX = [160, 4000];
 
 // The view's keys as the hash writes them back (the settings follow them).
-export function viewHash({ chapter, compact, heightPx }) {
+export function viewHash({ chapter, compact, heightPx, sharedToken }) {
   return [
+    sharedToken && `${SHARE_KEY}=${sharedToken}`,
     chapter && `${CHAPTER_KEY}=${chapter}`,
     chapter && compact && COMPACT_KEY,
     chapter && heightPx && `${HEIGHT_KEY}=${heightPx}`,
@@ -36,18 +39,29 @@ function readHeight(values) {
 }
 
 // hash: location.hash. Returns { chapter (a name or null), chapterProblem (a message or null), compact,
-// heightPx (a number or null), heightProblem, settingsHash }.
+// heightPx (a number or null), heightProblem, sharedToken (a shared result's, runs/share.js), settingsHash }.
 export function splitHash(hash, chapterNames) {
   const text = String(hash || '').replace(/^#/, '');
-  const none = { chapter: null, chapterProblem: null, compact: false, heightPx: null, heightProblem: null };
+  const none = {
+    chapter: null,
+    chapterProblem: null,
+    compact: false,
+    heightPx: null,
+    heightProblem: null,
+    sharedToken: null,
+  };
   let params;
   try {
     params = new URLSearchParams(text);
   } catch (error) {
     return { ...none, settingsHash: text };
   }
+  const sharedToken = params.get(SHARE_KEY);
+  if (sharedToken !== null) params.delete(SHARE_KEY);
+  // URLSearchParams writes "autorun=": keep the short form the settings reader and links use.
+  const rest = () => params.toString().replace(/(^|&)autorun=(&|$)/, '$1autorun$2');
   const values = params.getAll(CHAPTER_KEY);
-  if (!values.length) return { ...none, settingsHash: text };
+  if (!values.length) return { ...none, sharedToken, settingsHash: sharedToken === null ? text : rest() };
   const compact = params.has(COMPACT_KEY);
   const height = readHeight(params.getAll(HEIGHT_KEY));
   for (const key of [CHAPTER_KEY, COMPACT_KEY, HEIGHT_KEY]) params.delete(key);
@@ -61,8 +75,8 @@ export function splitHash(hash, chapterNames) {
     chapterProblem: known
       ? null
       : `The link asks for chapter “${shown}”${values.length > 1 ? ' more than once' : ''}; chapters: ${chapterNames.join(', ')}. The whole walkthrough is shown instead.`,
-    // URLSearchParams writes "autorun=": keep the short form the settings reader and links use.
-    settingsHash: params.toString().replace(/(^|&)autorun=(&|$)/, '$1autorun$2'),
+    sharedToken,
+    settingsHash: rest(),
   };
 }
 
