@@ -2,7 +2,7 @@
 // records (runs/share.js: this page's last result, and the one a link carried), as a small table under
 // the chapter. The memory chapter simulates on each device's own table and is not compared.
 
-import { h, replace } from '../shared/dom.js';
+import { h, replace, tableHead } from '../shared/dom.js';
 import { duration, int, ratio } from '../shared/format.js';
 import { policyLabel } from '../shared/policies.js';
 import { stepsByRows } from '../shared/steps.js';
@@ -32,7 +32,7 @@ const FIGURES = {
     ]),
 };
 
-export function deviceText(device) {
+function deviceText(device) {
   return `${device.browser} on ${device.platform}${device.logical_cores ? `, ${device.logical_cores} cores` : ''}`;
 }
 
@@ -47,17 +47,7 @@ export function comparisonTable(chapter, mine, shared) {
     'table',
     { class: 'chapter-compare' },
     h('caption', null, `Your device against the shared one (${deviceText(shared.device)})`),
-    h(
-      'thead',
-      null,
-      h(
-        'tr',
-        null,
-        h('th', { scope: 'col' }, 'Figure'),
-        h('th', { scope: 'col' }, 'Your device'),
-        h('th', { scope: 'col' }, 'The shared one')
-      )
-    ),
+    tableHead('Figure', 'Your device', 'The shared one'),
     h(
       'tbody',
       null,

@@ -14,13 +14,13 @@ const NARROW_MAX_PX = 699; // style.css's one-column layout
 // chapter -> [at a desktop width, at a phone width]: the final heights measured with the default
 // settings in a 736 px and a 358 px wide frame; NAME-compact: the chapter's compact version.
 export const HEIGHT_ESTIMATES_PX = {
-  tokens: [695, 1148],
-  cache: [883, 1394],
-  rows: [667, 1094],
-  queue: [2699, 3221],
-  memory: [1296, 1966],
-  'queue-compact': [1483, 1803],
-  'memory-compact': [927, 1278],
+  tokens: [751, 1228],
+  cache: [939, 1474],
+  rows: [723, 1126],
+  queue: [2755, 3300],
+  memory: [1352, 2046],
+  'queue-compact': [1539, 1883],
+  'memory-compact': [983, 1358],
 };
 
 // chapter: the chapter shown alone, or null; compact; heightPx: the author's height, or null;

@@ -122,6 +122,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
       const link = $('#story-share-link', root);
       link.hidden = !(state.labResult && state.labResult.share_url);
       if (!link.hidden) link.href = state.labResult.share_url;
+      $('#story-share-wait', root).hidden = !link.hidden;
     }
   });
 
