@@ -69,6 +69,7 @@ describe('the queue chapter', { timeout: 120000 }, () => {
     // After the run: the caption shows 0 ms, but the live region says what landed, not "At 0 ms".
     assert.match(await page.textContent(`#${id} .pb-caption`), /^At 0 ms/);
     assert.doesNotMatch(await page.textContent('#story-announce'), /^At 0 ms/);
+    assert.equal(await page.isEnabled(`#${id} .pb-back`), false, '◀ Step at 0 ms');
     await page.click(`#${id} .pb-play`);
     await page.waitForFunction(
       (sel) => !/^At 0 ms/.test(document.querySelector(sel).textContent),
@@ -77,6 +78,7 @@ describe('the queue chapter', { timeout: 120000 }, () => {
     );
     // While it plays the live region keeps quiet; a pause says where the clock stopped.
     await page.click(`#${id} .pb-play`);
+    assert.equal(await page.isEnabled(`#${id} .pb-back`), true);
     const caption = await page.textContent(`#${id} .pb-caption`);
     assert.equal(await page.textContent('#story-announce'), caption);
   });

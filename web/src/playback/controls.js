@@ -119,6 +119,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
           ? `Pause ${what}`
           : `Play ${what}`
     );
+    backButton.disabled = t <= 0; // nothing before the start to step back to
     root.dataset.tMs = String(t);
     root.dataset.playing = String(clock.playing);
   }

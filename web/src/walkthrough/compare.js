@@ -3,7 +3,7 @@
 // the chapter. The memory chapter simulates on each device's own table and is not compared.
 
 import { h, replace, tableHead } from '../shared/dom.js';
-import { duration, int, ratio } from '../shared/format.js';
+import { count, duration, int, ratio } from '../shared/format.js';
 import { policyLabel } from '../shared/policies.js';
 import { stepsByRows } from '../shared/steps.js';
 
@@ -20,7 +20,7 @@ const FIGURES = {
     const first = points[0];
     const last = points[points.length - 1];
     return [
-      [`One step, ${first.rows} row${first.rows === 1 ? '' : 's'}, context ${context}`, duration(first.step_ms)],
+      [`One step, ${count(first.rows, 'row')}, context ${context}`, duration(first.step_ms)],
       [`One step, ${last.rows} rows, context ${context}`, duration(last.step_ms)],
       [`Tokens a second at ${last.rows} rows`, int(last.tokens_per_s)],
     ];
