@@ -73,6 +73,9 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
   }
 
+  // The chapters and panels get the result at once (the Memory section starts on it in the same
+  // tick, before anything else can take the processor); window.kvlabResult, the kvlab:result event and
+  // the parent's message follow with its link (share_url), which takes a compression.
   async function finish(result, elapsedMs) {
     const { settings, options } = pending;
     const order = policyNames(settings).filter((name) => result.policies[name]);
@@ -87,11 +90,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       page: { standalone, embed },
       // Which embed of the post measured (null when this page is not embedded): one id on every embed.
       measured_by: pending.measured_by,
+      share_url: null,
     };
-    full.share_url = await shareUrl(full);
     setPhase(`Done in ${sig(elapsedMs / 1000, 3)} s.`);
-    window.kvlabResult = full;
-    const { parts } = store.get().lab;
+    const { parts, run } = store.get().lab;
     store.set({
       lab: {
         ...store.get().lab,
@@ -100,6 +102,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       },
       labResult: full,
     });
+    full.share_url = await shareUrl(full);
+    if (store.get().lab.run !== run) return; // a new run started meanwhile
+    store.set({ shareUrl: full.share_url });
+    window.kvlabResult = full;
     document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
     if (embed && window.parent !== window) {
       // Results are benchmark figures, nothing private: any embedding page may have them.

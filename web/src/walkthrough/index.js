@@ -119,6 +119,8 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
       const mine = state.labResult ? shareRecord(state.labResult) : null;
       const places = mounted.map((entry) => ({ chapter: entry.chapter.name, element: entry.comparison }));
       showComparisons(places, mine, state.shared);
+    }
+    if ('labResult' in changes || 'shareUrl' in changes) {
       const link = $('#story-share-link', root);
       link.hidden = !(state.labResult && state.labResult.share_url);
       if (!link.hidden) link.href = state.labResult.share_url;
