@@ -9,10 +9,12 @@ import './style.css';
 import { $ } from './shared/dom.js';
 import { setupBench } from './lab-bench/index.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
-import { CHAPTER_KEY, isCompactView, postHeightToParent, splitHash } from './walkthrough/page-view.js';
+import { isCompactView, splitHash, viewHash } from './walkthrough/page-view.js';
+import { postHeightToParent } from './walkthrough/embed-height.js';
 import { hardwareModel } from './hardware/run.js';
 import { runStore } from './runs/store.js';
 import { DEFAULTS } from './config.js';
+import { decodeShare } from './runs/share.js';
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
@@ -21,10 +23,12 @@ if (compact) document.documentElement.classList.add('embed');
 if (chapter) {
   document.documentElement.classList.add('chapter-view');
   document.documentElement.dataset.chapter = chapter;
+  if (view.compact) document.documentElement.classList.add('compact-chapter');
 }
 
 let bench = null;
-const store = runStore({ settings: DEFAULTS }); // what the runs produce, for the chapters and the panels
+// What the runs produce, for the chapters and the panels; shared: the result a link carried (runs/share.js).
+const store = runStore({ settings: DEFAULTS, shared: null });
 const hardware = hardwareModel(); // the queue and memory chapters' hardware switch
 const walkthrough = setupWalkthrough({
   root: $('#walkthrough'),
@@ -36,7 +40,7 @@ const walkthrough = setupWalkthrough({
 });
 bench = setupBench({
   embed: compact || Boolean(chapter),
-  viewKeys: () => (chapter ? `${CHAPTER_KEY}=${chapter}` : ''),
+  viewKeys: () => viewHash(view),
   store,
   memoryAfterLab: !chapter || chapter === 'memory',
   hardware,
@@ -47,11 +51,30 @@ $('#to-bench').addEventListener('click', () => {
   $('#bench').focus({ preventScroll: true });
 });
 
+// A result's link: its record is read, and its settings taken, before anything runs. A bad link says
+// why, and the page goes on with the link's other keys.
+let sharedProblem = null;
+async function readShared(token) {
+  try {
+    const record = await decodeShare(token);
+    window.kvlabShared = record;
+    store.set({ shared: record });
+  } catch (error) {
+    view.sharedToken = null;
+    sharedProblem = error.message;
+  }
+}
+
 // Reads the link's settings; a link asking for a chapter that does not exist says so.
 function applyHash() {
   const parts = splitHash(location.hash, CHAPTER_NAMES);
-  const applied = bench.applyHash(parts.settingsHash);
-  walkthrough.setMessage(parts.chapterProblem);
+  const { shared } = store.get();
+  const settingsHash =
+    shared && parts.sharedToken !== null
+      ? [shared.settings, /(^|&)autorun(&|$)/.test(parts.settingsHash) && 'autorun'].filter(Boolean).join('&')
+      : parts.settingsHash;
+  const applied = bench.applyHash(settingsHash);
+  walkthrough.setMessage([parts.chapterProblem, parts.heightProblem, sharedProblem].filter(Boolean).join(' '));
   return applied;
 }
 
@@ -61,7 +84,12 @@ window.addEventListener('hashchange', () => {
   else if (bad) bench.setPhase('Some link settings were replaced by defaults; see the message above.');
 });
 
-const initial = applyHash();
+function begin() {
+  const initial = applyHash();
+  if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first
+}
+
 bench.startLoading();
-postHeightToParent();
-if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first
+postHeightToParent({ chapter, compact: view.compact, heightPx: view.heightPx, store });
+if (view.sharedToken === null) begin();
+else readShared(view.sharedToken).then(begin);

@@ -123,7 +123,7 @@ function checksTable(r, id) {
     h(
       'caption',
       null,
-      'Published measurements of this GPU against the model (“fit”: one the efficiency factors were chosen on)'
+      'Published measurements of this GPU against the model (“fit”: one of those the efficiency factors were chosen on)'
     ),
     head(['Figure', 'Conditions', 'Published', 'Modeled', 'Error']),
     h(

@@ -1,7 +1,8 @@
 // The lab bench's side of the URL hash: the settings written back as they change, and a link's settings
 // read into the forms (a bad value shows a message and falls back to its default).
 
-import { $, h, replace } from '../shared/dom.js';
+import { $, $$, h, replace } from '../shared/dom.js';
+import { standalone } from '../runs/worker-client.js';
 import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
 
 // form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
@@ -9,6 +10,9 @@ import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, valida
 // whose settings are the ones last written.
 // models: the model choices this page offers.
 export function hashState({ form, presets, models, memoryHash, memoryApply, viewKeys, store }) {
+  // The whole page: index.html next to this one, or, for the standalone file (opened from disk, where
+  // nothing sits next to it), the file itself without the chapter.
+  const wholePage = standalone ? location.pathname.split('/').pop() : 'index.html';
   function write(settings) {
     if (store.get().settings !== settings) store.set({ settings });
     const text = [viewKeys(), settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
@@ -16,8 +20,7 @@ export function hashState({ form, presets, models, memoryHash, memoryApply, view
     if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
     const settingsText = [settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
     $('#share-link').href = settingsText ? `#${settingsText}` : '#';
-    const full = $('#full-link');
-    if (full) full.href = `index.html${settingsText ? `#${settingsText}` : ''}`;
+    for (const full of $$('[data-whole-page]')) full.href = `${wholePage}${settingsText ? `#${settingsText}` : ''}`;
   }
 
   // Reads `hashText` (the hash without the page's own keys) into the forms.
@@ -52,6 +55,8 @@ export function hashState({ form, presets, models, memoryHash, memoryApply, view
   return {
     write,
     apply,
+    // The whole page's address with this hash (a result's link).
+    wholePageUrl: (hashText) => new URL(`${wholePage}#${hashText}`, location.href).href,
     get written() {
       return store.get().settings;
     },

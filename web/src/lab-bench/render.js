@@ -2,7 +2,7 @@
 // Every table is a real <table> with a caption and header cells; numbers carry data-value.
 
 import { $, h, replace } from '../shared/dom.js';
-import { duration, int, ms, ratio, sig } from '../shared/format.js';
+import { count, duration, int, ms, ratio, sig } from '../shared/format.js';
 import {
   POLICY_ROLES,
   PUBLISHED_LABEL,
@@ -299,7 +299,7 @@ function renderPartB(result, settings) {
       : 'all arriving at t = 0';
   replace(
     $('#workload-line'),
-    `${int(w.count)} requests ${arrival}; ${w.prompts === 'stories' ? 'each prompt one of our own story openings' : `prompts of ${w.prompt[0]}–${w.prompt[1]} tokens`}, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${settings.slots} slots. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`
+    `${int(w.count)} requests ${arrival}; ${w.prompts === 'stories' ? 'each prompt one of our own story openings' : `prompts of ${w.prompt[0]}–${w.prompt[1]} tokens`}, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${count(settings.slots, 'slot')}. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`
   );
   const contexts = result.steps.decode.contexts;
   // (A story workload's prompt lengths are not in the result: no note about extrapolated contexts then.)

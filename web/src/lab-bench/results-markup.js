@@ -38,7 +38,7 @@ export const MARKUP = `
       <button type="button" id="download-requests">per-request times (CSV)</button>
       <button type="button" id="download-steps">step times (CSV)</button>
     </div>
-    <p class="embed-only"><a id="full-link" href="index.html" target="_blank" rel="noopener">Open the full lab, with plots and settings</a></p>
+    <p class="embed-only"><a id="full-link" data-whole-page href="index.html" target="_blank" rel="noopener">Open the full lab, with plots and settings</a></p>
   </section>
 
   <section id="plots" aria-labelledby="plots-title">

@@ -7,6 +7,8 @@
 import { $, $$, replace } from '../shared/dom.js';
 import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../config.js';
 import { Lab, standalone } from '../runs/worker-client.js';
+import { postPeers } from '../runs/post-peers.js';
+import { SHARE_KEY, encodeShare, shareRecord } from '../runs/share.js';
 import { showProgress } from '../runs/job-panel.js';
 import { sig } from '../shared/format.js';
 import { BLOCKED_BY, PHASES, hint } from './words.js';
@@ -20,6 +22,8 @@ import { runWords } from '../webgpu/words.js';
 export function labRun({ form, hash, runs, store, env, embed, onReady, stopYielding }) {
   const main = $('#lab');
   let pending = null; // { settings, options } of the run in progress
+  const peers = embed ? postPeers() : null; // the other embeds of the post this page is in
+  let following = null; // the id of the sibling embed whose run this page shows, while it runs
 
   const updateLab = (change) => store.update('lab', (lab) => ({ ...lab, ...change(lab) }));
   const setStatus = (status) => updateLab(() => ({ status }));
@@ -72,7 +76,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
   }
 
-  function finish(result, elapsedMs) {
+  // The chapters and panels get the result at once (the Memory section starts on it in the same
+  // tick, before anything else can take the processor); window.kvlabResult, the kvlab:result event and
+  // the parent's message follow with its link (share_url), which takes a compression.
+  async function finish(result, elapsedMs) {
     const { settings, options } = pending;
     const order = policyNames(settings).filter((name) => result.policies[name]);
     const full = {
@@ -84,10 +91,12 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       version: lab.info && lab.info.version,
       environment: { ...env(), ...gpuEnvironment(result) },
       page: { standalone, embed },
+      // Which embed of the post measured (null when this page is not embedded): one id on every embed.
+      measured_by: pending.measured_by,
+      share_url: null,
     };
     setPhase([`Done in ${sig(elapsedMs / 1000, 3)} s.`, runWords(result)].filter(Boolean).join(' '));
-    window.kvlabResult = full;
-    const { parts } = store.get().lab;
+    const { parts, run } = store.get().lab;
     store.set({
       lab: {
         ...store.get().lab,
@@ -96,6 +105,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       },
       labResult: full,
     });
+    full.share_url = await shareUrl(full);
+    if (store.get().lab.run !== run) return; // a new run started meanwhile
+    store.set({ shareUrl: full.share_url });
+    window.kvlabResult = full;
     document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
     if (embed && window.parent !== window) {
       // Results are benchmark figures, nothing private: any embedding page may have them.
@@ -103,8 +116,39 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     }
   }
 
+  // The result's link (runs/share.js), or null where the browser cannot compress or it is too long.
+  async function shareUrl(full) {
+    try {
+      const token = await encodeShare(shareRecord(full));
+      return token ? hash.wholePageUrl(`${SHARE_KEY}=${token}`) : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  // What a run reports, whether this page measures it or follows a sibling embed that does.
+  const report = {
+    progress(fraction, phase) {
+      setProgress(fraction);
+      replace($('#phase'), `${PHASES[phase] || phase}…`);
+      setStatus(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
+    },
+    part(name, value) {
+      updateLab(({ parts }) => ({
+        parts: { ...parts, [name]: name === 'first_answer' ? { ...value, provisional: true } : value },
+      }));
+    },
+    result(result, elapsedMs) {
+      setState('done');
+      finish(result, elapsedMs);
+    },
+  };
+  // This page measures: its siblings that follow get each event too.
+  const share = (event) => peers && peers.send(event);
+
   const lab = new Lab({
     onState(state) {
+      if (following) return; // the sibling's run is the one shown
       if (state === 'loading') {
         if (!lab.running) setPhase('Loading the WebAssembly module…');
         setState(lab.running ? 'running' : 'loading');
@@ -119,21 +163,44 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     },
     onReady,
     onProgress(fraction, phase) {
-      setProgress(fraction);
-      replace($('#phase'), `${PHASES[phase] || phase}…`);
-      setStatus(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
+      share({ kind: 'progress', fraction, phase });
+      report.progress(fraction, phase);
     },
     onPart(name, value) {
-      updateLab(({ parts }) => ({
-        parts: { ...parts, [name]: name === 'first_answer' ? { ...value, provisional: true } : value },
-      }));
+      share({ kind: 'part', name, value });
+      report.part(name, value);
     },
     onResult(result, elapsedMs) {
-      setState('done');
-      finish(result, elapsedMs);
+      share({ kind: 'result', result, elapsed_ms: elapsedMs });
+      report.result(result, elapsedMs);
     },
-    onError: showError,
+    onError(error) {
+      if (error.wasRunning) share({ kind: 'error', error });
+      showError(error);
+    },
   });
+
+  // A sibling embed's run, shown as this page's own as its events arrive.
+  function onLeaderEvent(event) {
+    if (event.kind === 'progress') report.progress(event.fraction, event.phase);
+    else if (event.kind === 'part') report.part(event.name, event.value);
+    else {
+      following = null;
+      peers.unfollow();
+      if (event.kind === 'result') report.result(event.result, event.elapsed_ms);
+      else if (event.kind === 'error') showError(event.error);
+      else {
+        stopped();
+        setState('cancelled');
+        setProgress(0);
+        setPhase(
+          event.kind === 'gone'
+            ? 'Stopped: the embed that was measuring for this page went away. Press Run to measure here.'
+            : 'Cancelled in the embed that was measuring for this page. Press Run to start again.'
+        );
+      }
+    }
+  }
 
   // Checks the form and starts a run; false when nothing started (the reason is on the phase line).
   function start() {
@@ -162,13 +229,27 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     // A model from the reader's disk: the files picked last (store.modelFiles, models/control.js).
     const model = modelToLoad(settings);
     const picked = settings.model === FILE_MODEL ? store.get().modelFiles : null;
-    lab.run(pending.options, model && { ...model, ...picked });
+    following = peers && peers.claim(JSON.stringify(pending.options));
+    pending.measured_by = peers ? following || peers.id : null;
+    if (following) {
+      setState('running');
+      setPhase('Measured by another embed of this page…');
+      peers.follow(following, onLeaderEvent);
+    } else {
+      lab.run(pending.options, model && { ...model, ...picked });
+    }
     return true;
   }
 
   function cancel() {
-    if (!lab.running) return;
-    lab.cancel();
+    if (following) {
+      following = null;
+      peers.unfollow();
+    } else {
+      if (!lab.running) return;
+      share({ kind: 'cancel' });
+      lab.cancel();
+    }
     stopped();
     setState('cancelled');
     setProgress(0);
@@ -192,7 +273,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     setPhase,
     syncButtons,
     get running() {
-      return lab.running;
+      return lab.running || following !== null;
     },
   };
 }

@@ -4,14 +4,16 @@
 // event (on the scrubber too, so that an arrow always means one event).
 //
 // The caption is a polite live region unless the page gives its own announcer (ctx.announce), which
-// then speaks the same words; it is updated when the clock stops (step, seek, pause, end), never
-// on animation frames.
+// then speaks the same words when the clock stops (step, seek, pause, end). While playing, the caption
+// follows the clock once every CAPTION_EVERY_MS, silently (a screen reader hears where it stopped);
+// the words for 0 ms at the start are shown, not announced (the chapter announces its figure).
 
 import { h, replace } from '../shared/dom.js';
 import { duration } from '../shared/format.js';
 import { PlaybackClock } from './clock.js';
 
 const TEXT_EVERY_MS = 250;
+const CAPTION_EVERY_MS = 1000;
 
 export const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100];
 
@@ -56,7 +58,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
     'aria-label': `Simulated time in ${what}`,
   });
   const clockText = h('span', { class: 'pb-time', 'aria-hidden': 'true' });
-  const caption = h('p', { class: 'pb-caption', ...(ctx.announce ? {} : { role: 'status', 'aria-live': 'polite' }) });
+  const caption = h('p', { class: 'pb-caption' });
   const bar = h(
     'div',
     { class: 'playback', role: 'group', 'aria-label': `Playback of ${what}` },
@@ -69,6 +71,8 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
   );
   if (reducedMotion) speedSelect.disabled = true;
 
+  let textShownMs = -Infinity;
+  let captionShownMs = -Infinity;
   const clock = new PlaybackClock({
     endMs,
     events,
@@ -77,15 +81,20 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
     onChange(reason) {
       show(reason === 'frame');
       if (reason !== 'frame' && reason !== 'play') say(describe(clock.t_ms, reason));
+      else if (performance.now() - captionShownMs >= CAPTION_EVERY_MS) {
+        captionShownMs = performance.now();
+        say(describe(clock.t_ms, 'frame'), { announce: false });
+      }
     },
   });
 
-  function say(text) {
+  const live = ctx.announce ? {} : { role: 'status', 'aria-live': 'polite' };
+  function say(text, { announce = true } = {}) {
+    if (!ctx.announce) caption.setAttribute('aria-live', announce ? 'polite' : 'off');
     replace(caption, text);
-    if (ctx.announce) ctx.announce(text);
+    if (announce && ctx.announce) ctx.announce(text);
   }
 
-  let textShownMs = -Infinity;
   function show(animating = false) {
     const t = clock.t_ms;
     const now = performance.now();
@@ -110,6 +119,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
           ? `Pause ${what}`
           : `Play ${what}`
     );
+    backButton.disabled = t <= 0; // nothing before the start to step back to
     root.dataset.tMs = String(t);
     root.dataset.playing = String(clock.playing);
   }
@@ -133,8 +143,9 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
   root.addEventListener('keydown', onKey);
   root.addEventListener('keyup', onKey);
   root.dataset.reducedMotion = String(reducedMotion);
+  for (const [key, value] of Object.entries(live)) caption.setAttribute(key, value);
   show();
-  say(describe(0, 'start'));
+  say(describe(0, 'start'), { announce: false });
 
   return {
     element: bar,

@@ -12,6 +12,8 @@
 //   modelFiles the reader's model files as last picked ({files, name}, models/picked.js), or null
 //   memory     the Memory section's last result on the current lab run's step table (null from the
 //              moment a new lab run starts)
+//   shareUrl   the last lab result's link (runs/share.js), once made (also result.share_url)
+//   shared     the result a link carried (runs/share.js's record), or null
 
 export const LAB_WAITING = { run: 0, state: 'waiting', status: '', parts: {} };
 

@@ -47,3 +47,16 @@ export function fromTemplate(markup) {
   template.innerHTML = markup.trim();
   return template.content;
 }
+
+// A table's head row: one column header (<th scope="col">) per label.
+export function tableHead(...labels) {
+  return h(
+    'thead',
+    null,
+    h(
+      'tr',
+      null,
+      labels.map((label) => h('th', { scope: 'col' }, label))
+    )
+  );
+}

@@ -25,6 +25,11 @@ export function ms(value, digits = 3) {
   return `${sig(value, digits)} ms`;
 }
 
+// "1 slot", "16 slots": a count with its noun, plural unless it is one.
+export function count(value, noun) {
+  return `${int(value)} ${noun}${value === 1 ? '' : 's'}`;
+}
+
 export function int(value) {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
 }

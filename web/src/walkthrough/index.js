@@ -13,6 +13,8 @@
 
 import { $, h, replace } from '../shared/dom.js';
 import { CHAPTERS, dataFor } from './chapters.js';
+import { showComparisons } from './compare.js';
+import { shareRecord } from '../runs/share.js';
 
 export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
 
@@ -51,6 +53,8 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
       ),
       body
     );
+    const comparison = h('div', { class: 'chapter-comparison', hidden: true });
+    section.append(comparison);
     $('#story-chapters', root).append(section);
     const ctx = {
       get reducedMotion() {
@@ -61,7 +65,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
       figureLanded: () => figureLanded(chapter.name, section),
       hardware,
     };
-    return { chapter, section, view: chapter.mount(body, ctx) };
+    return { chapter, section, comparison, view: chapter.mount(body, ctx) };
   });
 
   function figureLanded(name, section) {
@@ -111,6 +115,17 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
       if (lab.status !== status.textContent) replace(status, lab.status);
     }
     if (changes.lab || 'memory' in changes) showArrived(state);
+    if ('labResult' in changes || 'shared' in changes) {
+      const mine = state.labResult ? shareRecord(state.labResult) : null;
+      const places = mounted.map((entry) => ({ chapter: entry.chapter.name, element: entry.comparison }));
+      showComparisons(places, mine, state.shared);
+    }
+    if ('labResult' in changes || 'shareUrl' in changes) {
+      const link = $('#story-share-link', root);
+      link.hidden = !(state.labResult && state.labResult.share_url);
+      if (!link.hidden) link.href = state.labResult.share_url;
+      $('#story-share-wait', root).hidden = !link.hidden;
+    }
   });
 
   return {

@@ -3,6 +3,7 @@
 
 import { duration, int } from '../../shared/format.js';
 import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from '../../shared/policies.js';
+import { busyQueueText, forbiddenPolicyOrders } from '../../shared/contradictions.js';
 
 export const TITLE = 'The queue';
 
@@ -41,7 +42,8 @@ export function introParagraphs(result, order, prepared) {
     );
   }
   out.push('The histogram under each server fills with the time to first token of everyone served so far.');
-  return out;
+  const forbidden = forbiddenPolicyOrders(result);
+  return forbidden.length ? [busyQueueText(forbidden), ...out] : out;
 }
 
 export function panelLabel(name) {

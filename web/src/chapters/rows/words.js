@@ -1,6 +1,7 @@
 // Chapter 3's words.
 
 import { bytes, int, ms, ratio, sig } from '../../shared/format.js';
+import { busyRowsText, fasterWithMoreRows } from '../../shared/contradictions.js';
 import { gpuStepsWords } from '../../webgpu/words.js';
 
 export const TITLE = 'One step, many rows';
@@ -14,7 +15,9 @@ export function explanation(byRows, model) {
     `A server rarely answers one person at a time. One decode step can carry several rows, one per conversation, each at its own place in its answer. Here is the step your device measured at context ${int(byRows.context)}, for ${byRows.points.map((p) => int(p.rows)).join(', ')} rows.`,
     `${int(first.rows)} row: ${ms(first.step_ms, 3)} a step, ${int(first.tokens_per_s)} tokens/s. ${int(lastPoint.rows)} rows: ${ms(lastPoint.step_ms, 3)} a step (${sig(lastPoint.step_ms / first.step_ms, 3)}× longer), ${int(lastPoint.tokens_per_s)} tokens/s (${ratio(lastPoint.tokens_per_s / first.tokens_per_s)} as many).`,
   ];
-  if (model && Number.isFinite(model.weight_bytes)) {
+  const busy = fasterWithMoreRows(byRows);
+  if (busy.length) text.push(busyRowsText(busy));
+  else if (model && Number.isFinite(model.weight_bytes)) {
     text.push(
       `Why the extra rows ride along: a step reads every weight of the model once (${bytes(model.weight_bytes)}) whatever the number of rows, and with one row it does only two operations per weight it reads, so it waits on memory. More rows reuse each weight while it is at hand: with ${int(lastPoint.rows)} rows each token’s share of that reading is ${bytes(model.weight_bytes / lastPoint.rows)}.`
     );

@@ -1,0 +1,64 @@
+// Measurements that contradict the story a chapter tells: when the device was busy while it measured,
+// a step with more rows can come out faster than one with fewer, or a policy order the physics forbids
+// (static batches slower than one at a time with the cache). A chapter that finds one says so instead
+// of telling the usual story over numbers that deny it.
+
+import { duration, int } from './format.js';
+import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from './policies.js';
+
+// Beyond this fraction, a difference is not the clock's noise.
+export const NOISE_FRACTION = 0.1;
+
+// byRows: shared/steps.js's stepsByRows(). Returns [{rows, step_ms, fewer_rows, fewer_ms}]: each row
+// count whose step was faster, beyond noise, than a step with fewer rows.
+export function fasterWithMoreRows(byRows) {
+  const found = [];
+  byRows.points.forEach((point, i) => {
+    const slower = byRows.points.slice(0, i).find((p) => point.step_ms < p.step_ms * (1 - NOISE_FRACTION));
+    if (slower)
+      found.push({ rows: point.rows, step_ms: point.step_ms, fewer_rows: slower.rows, fewer_ms: slower.step_ms });
+  });
+  return found;
+}
+
+// result: the lab's result (policies with makespan_ms). Returns [{slower, faster, slower_ms, faster_ms}]:
+// pairs whose order the physics forbids, beyond noise.
+export function forbiddenPolicyOrders(result) {
+  const names = Object.keys(result.policies || {});
+  const pairs = [
+    // A batch of steps costs less than the same steps one at a time.
+    [findPolicy(names, POLICY_ROLES.staticBatches), findPolicy(names, POLICY_ROLES.oneAtATimeWithCache)],
+    // The cache only removes work.
+    [
+      findPolicy(names, POLICY_ROLES.oneAtATimeWithCache),
+      names.find((n) => policyIs(n, POLICY_ROLES.oneAtATime) && policyIs(n, POLICY_ROLES.noCache)),
+    ],
+  ];
+  return pairs
+    .filter(([should, than]) => should && than)
+    .map(([should, than]) => ({
+      slower: should,
+      faster: than,
+      slower_ms: result.policies[should].makespan_ms,
+      faster_ms: result.policies[than].makespan_ms,
+    }))
+    .filter((pair) => pair.slower_ms > pair.faster_ms * (1 + NOISE_FRACTION));
+}
+
+const BUSY = 'This device was busy while measuring:';
+
+export function busyRowsText(found) {
+  const cases = found.map(
+    (f) =>
+      `${int(f.rows)} rows took ${duration(f.step_ms)} a step against ${duration(f.fewer_ms)} for ${int(f.fewer_rows)}`
+  );
+  return `${BUSY} ${cases.join('; ')}, though a step with more rows does more work. These times are noisy, so the story of why extra rows ride along is not told over them: run again when the device is idle.`;
+}
+
+export function busyQueueText(found) {
+  const cases = found.map(
+    (f) =>
+      `${policyLabel(f.slower)} served the queue in ${duration(f.slower_ms)} against ${duration(f.faster_ms)} for ${policyLabel(f.faster)}`
+  );
+  return `${BUSY} ${cases.join('; ')}, which the arithmetic forbids. The step times under this queue are noisy, so read the comparison below with care, or run again when the device is idle.`;
+}
