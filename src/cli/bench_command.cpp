@@ -26,7 +26,7 @@ Action add_bench_command(CLI::App& app) {
                       "runs per path of the one-answer timing (0 skips it; default 5)");
   command->add_flag("--no-simulator", flags->no_simulator, "skip timing the simulator");
   command->add_flag("--weight-formats", flags->weight_formats,
-                    "also time the one-row step with f32 and bf16 weights, interleaved");
+                    "also time the 1- and 16-row steps with f32 and bf16 weights, interleaved");
   command->add_flag(
       "--kv-formats", flags->kv_formats,
       "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");

@@ -196,32 +196,58 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
   return result;
 }
 
-// The one-row step at `context` with the same weights in f32 and in bf16, timed interleaved (a sample
-// of each in turn) so that a loaded machine slows both alike: bf16 streams about half the bytes.
-json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int context) {
-  json result = json::object();
-  std::vector<std::unique_ptr<Model>> models;
-  std::vector<KvCache> caches;
-  std::vector<std::vector<Row>> rows;
-  const std::vector<int> history = make_prompt(context, config.vocab, 11);
-  for (NumberFormat format : model_weight_formats()) {
+// The measured weights stored in `format`: a preset's drawn again, a file model's repacked from the
+// loaded ones (a model loaded in bf16 holds its rounded values in f32 too: the same bytes to stream).
+std::unique_ptr<Model> model_in_format(const MeasureOptions& o, NumberFormat format) {
+  if (!o.file.model) {
+    ModelConfig config = o.model;
     config.weights = format;
-    models.push_back(std::make_unique<Model>(config));
-    caches.emplace_back(config, context);
+    return std::make_unique<Model>(config);
+  }
+  WeightTensors tensors = unpack_weights(o.file.model->weights());
+  tensors.config.weights = format;
+  return std::make_unique<Model>(pack_weights(std::move(tensors)));
+}
+
+// Steps of 1 and 16 rows at `context` with the same weights in f32 and in bf16, timed interleaved (a
+// sample of each in turn) so that a loaded machine slows all alike: bf16 streams about half the bytes.
+// Each format's figures are its one-row step's, its 16-row step's ("rows16") and the tokens/s of both.
+json measure_weight_formats(const MeasureOptions& o, const TimingPolicy& policy, int context) {
+  constexpr int kRows = 16;
+  const std::vector<NumberFormat>& formats = model_weight_formats();
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
+  std::vector<std::vector<Row>> one_row, rows16;
+  const std::vector<int> history = make_prompt(context, o.model.vocab, 11);
+  for (NumberFormat format : formats) {
+    models.push_back(model_in_format(o, format));
+    Model& model = *models.back();
+    model.reserve_rows(kRows);
+    KvCache first(model.config(), context);
+    prefill(model, first, history.data(), context - 1, 0);
+    caches.emplace_back(static_cast<size_t>(kRows), first);
   }
   for (size_t m = 0; m < models.size(); ++m) {
-    prefill(*models[m], caches[m], history.data(), context - 1, 0);
-    rows.push_back({Row{history[context - 1], &caches[m], context - 1, true}});
+    std::vector<Row> batch;
+    for (KvCache& cache : caches[m]) batch.push_back(Row{history[context - 1], &cache, context - 1, true});
+    one_row.push_back({batch.front()});
+    rows16.push_back(std::move(batch));
   }
-  std::vector<std::function<void()>> steps;
-  for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(rows[m]); });
+  std::vector<std::function<void()>> steps;  // every format's one-row step, then every format's 16-row step
+  for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(one_row[m]); });
+  for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(rows16[m]); });
   const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+  json result = json::object();
   for (size_t m = 0; m < models.size(); ++m) {
     const ModelConfig& c = models[m]->config();
-    json entry = timing_json(t[m], decode_step_flops(c, context));
+    const StepTiming& one = t[m];
+    const StepTiming& sixteen = t[models.size() + m];
+    json entry = timing_json(one, decode_step_flops(c, context));
     entry["weight_bytes"] = model_size(c).weight_bytes;
     entry["bytes_read"] = one_row_step_bytes(*models[m], context);
-    entry["gb_per_s"] = entry["bytes_read"].get<double>() / (t[m].median_ms * 1e6);
+    entry["gb_per_s"] = entry["bytes_read"].get<double>() / (one.median_ms * 1e6);
+    entry["rows16"] = timing_json(sixteen, kRows * decode_step_flops(c, context));
+    entry["tokens_per_s"] = {{"rows1", 1000.0 / one.median_ms}, {"rows16", kRows * 1000.0 / sixteen.median_ms}};
     result[number_format_name(c.weights)] = entry;
   }
   result["context"] = context;
@@ -383,7 +409,7 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   result["rows16_fraction_of_peak"] = at_limits["rows16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   if (o.weight_formats) {
     report(0.45, "weight formats");
-    result["weight_formats"] = measure_weight_formats(o.measure.model, policy, kLimitsContext);
+    result["weight_formats"] = measure_weight_formats(o.measure, policy, kLimitsContext);
   }
   if (o.kv_formats) {
     report(0.47, "KV formats");
@@ -441,6 +467,11 @@ std::string format_kernel_bench(const json& r) {
         "one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
         w["context"].get<int>(), w["f32"]["median_ms"].get<double>(), w["f32"]["gb_per_s"].get<double>(),
         w["bf16"]["median_ms"].get<double>(), w["bf16"]["gb_per_s"].get<double>(), w["bf16_over_f32"].get<double>());
+    text += "decode tokens/s at context " + std::to_string(w["context"].get<int>()) + ", interleaved:";
+    for (const char* name : {"f32", "bf16"})
+      text += format(" %s %.0f (1 row), %.0f (16 rows);", name, w[name]["tokens_per_s"]["rows1"].get<double>(),
+                     w[name]["tokens_per_s"]["rows16"].get<double>());
+    text.back() = '\n';
   }
   if (r.contains("kv_formats")) {
     text += "KV cache format, interleaved   f32 ms   bf16 ms   f16 ms   bf16/f32   f16/f32\n";

@@ -115,6 +115,18 @@ Weights pack_weights(WeightTensors t) {
   return w;
 }
 
+WeightTensors unpack_weights(const Weights& w) {
+  WeightTensors t;
+  t.config = w.config;
+  t.token_embedding = w.token_embedding;
+  for (const LayerWeights& l : w.layers)
+    t.layers.push_back({l.attn_norm, unpack(l.wq), unpack(l.wk), unpack(l.wv), unpack(l.wo), l.ffn_norm,
+                        unpack(l.w_gate), unpack(l.w_up), unpack(l.w_down)});
+  t.final_norm = w.final_norm;
+  t.w_out = unpack(w.w_out);
+  return t;
+}
+
 std::vector<const PackedMatrix*> weight_matrices(const Weights& w) {
   return matrices_in_forward_order<const Weights, const PackedMatrix>(w);
 }

@@ -41,6 +41,10 @@ Weights make_weights(const ModelConfig& config);
 // w_out) is packed from the token embedding. The tensors' shapes must follow their config.
 Weights pack_weights(WeightTensors tensors);
 
+// The weights as a model file's tensors again (row-major float32, the rotary order kept), for packing
+// them in another format: a bf16 model's values are its rounded ones.
+WeightTensors unpack_weights(const Weights& w);
+
 // Every weight matrix, in the order a forward pass reads them (Model::forward): per layer wq, wk, wv,
 // wo, w_gate, w_up, w_down, then w_out. Their stripes run through the arena in this order.
 std::vector<const PackedMatrix*> weight_matrices(const Weights& w);

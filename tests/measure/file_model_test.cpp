@@ -170,6 +170,18 @@ TEST_F(FileModelTest, TheLabRunsOnTheFileModel) {
             "options.measure.preset");
 }
 
+TEST_F(FileModelTest, TheBenchTimesTheFileModelInBothWeightFormats) {
+  json measure_options = small_options();
+  measure_options["samples"] = 1;
+  const json given = {{"measure", measure_options}, {"answer_runs", 1}, {"simulator", false}, {"weight_formats", true}};
+  const json result = experiments::run_kernel_bench(experiments::read_bench_options(given, "options", ref()));
+  EXPECT_EQ(result["model"]["name"], "tiny.bin");
+  EXPECT_EQ(result["answer"]["pieces"].size(), 12u);
+  for (const char* format : {"f32", "bf16"})
+    for (const char* rows : {"rows1", "rows16"})
+      EXPECT_GT(result["weight_formats"][format]["tokens_per_s"][rows].get<double>(), 0.0) << format << " " << rows;
+}
+
 TEST(FileModelBench, RefusesAModelShorterThanItsLongestContext) {
   ModelConfig config = test::tiny_config();  // 64 positions; the bench times context 128
   const std::string checkpoint = test::llama2c_checkpoint_bytes(test::tiny_weights(config, 5));

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
+#include "model/generate.h"
 #include "model/gguf_llama.h"
 #include "model/model_file.h"
 #include "model/text_generation.h"
@@ -152,6 +153,29 @@ TEST(ModelFile, Bf16WeightsRunTheSameFile) {
   const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
   const TextGeneration bf16 = generate(read_checkpoint(w, v), kPrompt, 8, NumberFormat::bf16);
   EXPECT_EQ(bf16.tokens.size(), 8u);
+}
+
+// Unpacked and packed again (as the bench stores a loaded model in another weight format), a model
+// computes what it did: the same logits in f32, and in bf16 what reading the file in bf16 gives.
+TEST(ModelFile, UnpackedWeightsPackIntoTheSameModel) {
+  const Vocabulary v = test::tiny_vocabulary();
+  const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
+  const Model loaded(pack_weights(read_checkpoint(w, v).tensors));
+  for (NumberFormat format : {NumberFormat::f32, NumberFormat::bf16}) {
+    WeightTensors tensors = unpack_weights(loaded.weights());
+    tensors.config.weights = format;
+    Model repacked(pack_weights(std::move(tensors)));
+    ModelFile file = read_checkpoint(w, v);
+    file.tensors.config.weights = format;
+    Model from_file(pack_weights(std::move(file.tensors)));
+    const std::vector<int> prompt = Tokenizer(v).encode(kPrompt);
+    for (Model* model : {&repacked, &from_file}) model->reserve_rows(static_cast<int>(prompt.size()));
+    std::vector<float> repacked_logits, file_logits;
+    KvCache repacked_cache(repacked.config(), 64), file_cache(from_file.config(), 64);
+    prefill(repacked, repacked_cache, prompt.data(), static_cast<int>(prompt.size()), 0, &repacked_logits);
+    prefill(from_file, file_cache, prompt.data(), static_cast<int>(prompt.size()), 0, &file_logits);
+    EXPECT_EQ(repacked_logits, file_logits) << number_format_name(format);
+  }
 }
 
 // The error `read` throws: its field's path must be `path`, and its message must hold `words`.
