@@ -193,7 +193,7 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
 
 // The one-row step at `context` with the same weights in f32 and in bf16, timed interleaved (a sample
 // of each in turn) so that a loaded machine slows both alike: bf16 streams about half the bytes.
-json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int context) {
+json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int context, int threads) {
   json result = json::object();
   std::vector<std::unique_ptr<Model>> models;
   std::vector<KvCache> caches;
@@ -202,6 +202,7 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
   for (NumberFormat format : model_weight_formats()) {
     config.weights = format;
     models.push_back(std::make_unique<Model>(config));
+    models.back()->set_threads(threads);
     caches.emplace_back(config, context);
   }
   for (size_t m = 0; m < models.size(); ++m) {
@@ -227,13 +228,14 @@ json measure_weight_formats(ModelConfig config, const TimingPolicy& policy, int 
 // Decode steps of 1 and 16 rows at a middle and the longest context with the KV cache in f32, bf16 and
 // f16, every cell timed interleaved with the others (a loaded machine slows all alike). One model serves
 // every format: the format is the caches' (each cache's pool holds its own numbers), the weights the same.
-json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy) {
+json measure_kv_formats(const ModelConfig& config, const TimingPolicy& policy, int threads) {
   const std::vector<NumberFormat>& formats = model_kv_formats();
   const int longest = config.max_seq;
   std::vector<int> contexts = {std::min(64, longest), longest};
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   const std::vector<int> row_counts = {1, 16};
   Model model(config);
+  model.set_threads(threads);
   model.reserve_rows(row_counts.back());
   const std::vector<int> history = make_prompt(longest, config.vocab, 11);
   std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
@@ -347,6 +349,7 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   };
   TimingPolicy policy = o.measure.timing;
   Model model(o.measure.model);
+  model.set_threads(o.measure.threads);
   json result = {{"instruction_set", kernels::instruction_set()},
                  {"kvlab_arch", kernels::arch_setting()},
                  {"model", model_info(o.measure)}};
@@ -365,11 +368,11 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
   result["rows16_fraction_of_peak"] = at_limits["rows16"]["gflops"].get<double>() / result["peak_gflops"].get<double>();
   if (o.weight_formats) {
     report(0.45, "weight formats");
-    result["weight_formats"] = measure_weight_formats(o.measure.model, policy, kLimitsContext);
+    result["weight_formats"] = measure_weight_formats(o.measure.model, policy, kLimitsContext, o.measure.threads);
   }
   if (o.kv_formats) {
     report(0.47, "KV formats");
-    result["kv_formats"] = measure_kv_formats(o.measure.model, policy);
+    result["kv_formats"] = measure_kv_formats(o.measure.model, policy, o.measure.threads);
   }
   if (o.answer_runs > 0) {
     report(0.5, "one answer");

@@ -240,6 +240,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   // with a table timed on a model of its own, one-row decode steps in Node wasm ran 6-12% slower in
   // the engine than in the table (where the weights sit in memory matters to a memory-bound step).
   Model model(o.measure.model);
+  model.set_threads(o.measure.threads);
   // Every run serves the same prompts; a chat's are written with its turns' answers, generated here once.
   if (progress) progress(0, "writing the prompts");
   const std::vector<std::vector<int>> prompts = serve::served_prompts(model, o.requests, o.prompt_seed);

@@ -55,23 +55,26 @@ class ProgressTracker {
 json model_json(const MeasureOptions& o) {
   const ModelConfig& c = o.model;
   const ModelSize size = model_size(c);
-  return {{"preset", o.preset},
-          {"vocab", c.vocab},
-          {"d_model", c.d_model},
-          {"n_layers", c.n_layers},
-          {"n_heads", c.n_heads},
-          {"n_kv_heads", c.n_kv_heads},
-          {"head_dim", c.head_dim()},
-          {"d_ff", c.d_ff},
-          {"max_seq", c.max_seq},
-          {"seed", c.seed},
-          {"weights", number_format_name(c.weights)},
-          {"kv", number_format_name(c.kv)},
-          {"parameters", size.parameters},
-          {"weight_bytes", size.weight_bytes},
-          {"kv_bytes_per_token", size.kv_bytes_per_token},
-          {"instruction_set", kernels::instruction_set()},
-          {"kvlab_arch", kernels::arch_setting()}};
+  json model = {{"preset", o.preset},
+                {"vocab", c.vocab},
+                {"d_model", c.d_model},
+                {"n_layers", c.n_layers},
+                {"n_heads", c.n_heads},
+                {"n_kv_heads", c.n_kv_heads},
+                {"head_dim", c.head_dim()},
+                {"d_ff", c.d_ff},
+                {"max_seq", c.max_seq},
+                {"seed", c.seed},
+                {"weights", number_format_name(c.weights)},
+                {"kv", number_format_name(c.kv)},
+                {"parameters", size.parameters},
+                {"weight_bytes", size.weight_bytes},
+                {"kv_bytes_per_token", size.kv_bytes_per_token},
+                {"instruction_set", kernels::instruction_set()},
+                {"kvlab_arch", kernels::arch_setting()}};
+  // Said only when not 1, so that a one-thread result reads as it did before threads existed.
+  if (o.threads != 1) model["threads"] = o.threads;
+  return model;
 }
 
 // The run whose total is nearest the median of `totals_ms` (the one whose token times are reported).
@@ -287,6 +290,7 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
 json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
   ProgressTracker progress(callback, o);
   Model model(o.model);
+  model.set_threads(o.threads);
   json answer = measure_answer(model, o, progress, on_part);
   if (on_part) on_part("answer", answer);
   json steps =
