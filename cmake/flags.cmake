@@ -18,8 +18,24 @@ target_compile_options(kvlab_flags INTERFACE -Wall -Wextra -Wpedantic)
 if(EMSCRIPTEN)
   set(KVLAB_ARCH_USED "wasm")
   # Native wasm exceptions cost nothing on the hot path (JS-based -fexceptions wraps calls in trampolines).
-  target_compile_options(kvlab_flags INTERFACE -fwasm-exceptions)
-  target_link_options(kvlab_flags INTERFACE -fwasm-exceptions)
+  # With -pthread, Emscripten 3.1.6 catches no native wasm exception (every throw escapes to JS as a
+  # WebAssembly.Exception), so the threaded module uses JS-based exceptions.
+  if(KVLAB_WASM_THREADS)
+    set(KVLAB_WASM_EXCEPTIONS -fexceptions)
+  else()
+    set(KVLAB_WASM_EXCEPTIONS -fwasm-exceptions)
+  endif()
+  target_compile_options(kvlab_flags INTERFACE ${KVLAB_WASM_EXCEPTIONS})
+  target_link_options(kvlab_flags INTERFACE ${KVLAB_WASM_EXCEPTIONS})
+  if(KVLAB_WASM_THREADS)
+    # Every object is compiled for shared memory (atomics, bulk memory), or the module cannot link with it.
+    # A model runs on up to KVLAB_WASM_MAX_THREADS threads (model/thread_pool.h); the module starts twice
+    # as many workers with itself (src/wasm/CMakeLists.txt), enough for the two models bench times at once.
+    set(KVLAB_WASM_MAX_THREADS 8)
+    target_compile_options(kvlab_flags INTERFACE -pthread)
+    target_link_options(kvlab_flags INTERFACE -pthread)
+    target_compile_definitions(kvlab_flags INTERFACE KVLAB_WASM_MAX_THREADS=${KVLAB_WASM_MAX_THREADS})
+  endif()
   if(KVLAB_SIMD)
     # xsimd has no wasm backend: with these flags it picks sse4.1, which Emscripten lowers to SIMD128.
     target_compile_options(kvlab_flags INTERFACE -msimd128 -msse4.1)

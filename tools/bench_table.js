@@ -1,4 +1,4 @@
-// Runs `kvlab bench` in every build (native, wasm SIMD, wasm scalar) and the plain-JS reference one
+// Runs `kvlab bench` in every build (native, wasm SIMD, wasm scalar, wasm threads) and the plain-JS reference one
 // after another on the same machine, then prints one table with the ratios measured side by side.
 // Called by scripts/bench; flags: --json (print the object), --save (also write docs/bench/).
 'use strict';
@@ -28,7 +28,8 @@ function run(label, command, commandArgs) {
 }
 const node = (script, ...rest) => ['--no-experimental-fetch', path.join(root, script), ...rest];
 
-// The two SIMD builds also time the one-row step with f32 and bf16 weights interleaved (half the bytes
+// The native build also times the forward pass on 1, 2, 4 .. as many threads as the machine offers
+// (--thread-scaling; every other figure is one thread's). The two SIMD builds also time the one-row step with f32 and bf16 weights interleaved (half the bytes
 // to stream, so about half the time if the step is bound by memory), and 1- and 16-row steps at
 // context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved.
 const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab'), [
@@ -36,6 +37,7 @@ const native = run('native xsimd', path.join(root, 'build/native/src/cli/kvlab')
   '--json',
   '--weight-formats',
   '--kv-formats',
+  '--thread-scaling',
 ]);
 const wasmSimd = run(
   'wasm SIMD (Node)',
@@ -47,6 +49,10 @@ const wasmScalar = run(
   'node',
   node('build/wasm-scalar/src/cli/kvlab-cli.js', 'bench', '--json', '--answer-runs', '1', '--no-simulator')
 );
+// The same thread scaling in the threaded wasm module (build/wasm-threads), under Node.
+const wasmThreads = run('wasm SIMD with threads (Node)', 'node', [
+  path.join(root, 'tools/bench_threads_wasm.js'),
+]).thread_scaling;
 const js = run('plain JavaScript (Node)', 'node', [path.join(root, 'web/reference/bench.js')]).js_decode_ctx64;
 
 // The same step on a model that fits in cache (the `lab` preset, 0.6 MB): bound by arithmetic, not
@@ -101,6 +107,7 @@ const result = {
   native,
   wasm_simd: wasmSimd,
   wasm_scalar: wasmScalar,
+  wasm_threads: wasmThreads,
   js,
   in_cache: inCache,
   ratios,
@@ -236,6 +243,24 @@ function table() {
     lines.push(
       `${name.padEnd(24)}1,000 requests x 4 policies ${f(s.lab_queue_4_policies_ms.median, 1)} ms (first call ${f(s.lab_queue_4_policies_ms.first_call, 1)} ms); 100,000 requests continuous:16 ${f(s.requests_100000_continuous16_ms, 0)} ms, ${Math.round(s.requests_per_s)} requests/s, ${(s.simulated_steps_per_s / 1e6).toFixed(2)} M steps/s`
     );
+  }
+  lines.push('');
+  const s = native.thread_scaling;
+  lines.push(
+    `6. threads: speed-up over one thread (context ${s.context}; ${s.prefill_tokens}-token prefill; ${s.forks_per_step} forks and joins a step)`
+  );
+  lines.push(
+    `${'build'.padEnd(24)}${'threads'.padStart(8)}${'1 row'.padStart(9)}${'16 rows'.padStart(9)}${'prefill'.padStart(9)}${'fork+join us'.padStart(14)}`
+  );
+  for (const [name, t] of [
+    ['native', s],
+    ['wasm SIMD (Node)', wasmThreads],
+  ]) {
+    t.counts.forEach((count, k) => {
+      lines.push(
+        `${name.padEnd(24)}${String(count).padStart(8)}${(f(t.rows1_speedup[k]) + 'x').padStart(9)}${(f(t.rows16_speedup[k]) + 'x').padStart(9)}${(f(t.prefill_speedup[k]) + 'x').padStart(9)}${f(t.fork_join_us[k]).padStart(14)}`
+      );
+    });
   }
   return lines.join('\n') + '\n';
 }

@@ -14,6 +14,7 @@ struct BenchFlags {
   bool no_simulator = false;
   bool weight_formats = false;
   bool kv_formats = false;
+  bool thread_scaling = false;
   bool as_json = false;
 };
 
@@ -30,6 +31,9 @@ Action add_bench_command(CLI::App& app) {
   command->add_flag(
       "--kv-formats", flags->kv_formats,
       "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");
+  command->add_flag("--thread-scaling", flags->thread_scaling,
+                    "also time the 1- and 16-row steps and a 128-token prefill on 1, 2, 4 .. --threads threads, "
+                    "and an empty fork and join (the other sections run on one thread)");
   command->add_flag("--json", flags->as_json, "print the result as JSON");
   return [command, measure_flags, model_flags, flags]() -> int {
     if (!command->parsed()) return -1;
@@ -40,7 +44,8 @@ Action add_bench_command(CLI::App& app) {
       nlohmann::json given = {{"measure", measure_flags->to_json()},
                               {"simulator", !flags->no_simulator},
                               {"weight_formats", flags->weight_formats},
-                              {"kv_formats", flags->kv_formats}};
+                              {"kv_formats", flags->kv_formats},
+                              {"thread_scaling", flags->thread_scaling}};
       if (command->count("--answer-runs")) given["answer_runs"] = flag_value(flags->answer_runs);
       const LoadedModel loaded = load_measured_model(*model_flags, given["measure"], "options.measure", sources);
       experiments::BenchOptions options = experiments::read_bench_options(given, "options", loaded.ref());

@@ -15,6 +15,7 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "common/json_input.h"
+#include "model/thread_pool.h"
 #include "policy/policy_registry.h"
 
 namespace kvlab::cli {
@@ -46,8 +47,8 @@ int slots_flag(const std::string& text) {
 }
 
 void JsonFlags::add(CLI::App& command, const std::string& field, const std::string& object_path,
-                    const std::string& help, bool is_list, bool is_string) {
-  flags_.push_back(std::make_unique<Flag>(Flag{field, object_path, "", is_list, is_string, nullptr}));
+                    const std::string& help, bool is_list, bool is_string, const json& absent) {
+  flags_.push_back(std::make_unique<Flag>(Flag{field, object_path, "", is_list, is_string, absent, nullptr}));
   Flag& flag = *flags_.back();
   flag.option = command.add_option("--" + dashed(field), flag.value, help);
 }
@@ -56,9 +57,11 @@ json JsonFlags::to_json() const {
   json object = json::object();
   for (const auto& owned : flags_) {
     const Flag& flag = *owned;
-    if (flag.option->count() == 0) continue;
     json value;
-    if (flag.is_list) {
+    if (flag.option->count() == 0) {
+      if (flag.absent.is_null()) continue;
+      value = flag.absent;
+    } else if (flag.is_list) {
       value = json::array();
       std::stringstream items(flag.value);
       for (std::string item; std::getline(items, item, ',');) value.push_back(flag_value(item, false));
@@ -105,6 +108,10 @@ JsonFlags add_measure_flags(CLI::App& command) {
   flags.add(command, "mixed_contexts", "", "mixed-step grid decode contexts (default 64)", true);
   flags.add(command, "min_sample_ms", "", "shortest timed sample, ms (default 5)");
   flags.add(command, "samples", "", "samples per grid cell (default 5)");
+  flags.add(command, "threads", "",
+            "threads the model runs on, 1.." + std::to_string(max_threads()) + " (default " +
+                std::to_string(device_threads()) + ": what this device offers)",
+            false, false, device_threads());
   return flags;
 }
 

@@ -16,9 +16,10 @@ class JsonFlags {
  public:
   // Adds `--field-name` (underscores become dashes) for `field` of the object at `object_path`
   // ("" for the top level, "model" for options.model). Lists are given comma-separated. An error about
-  // the field is reported with its flag (input_sources.h).
+  // the field is reported with its flag (input_sources.h). `absent`, if not null, is the field's value
+  // when the flag is not given (a command-line default that differs from the library's).
   void add(CLI::App& command, const std::string& field, const std::string& object_path, const std::string& help,
-           bool is_list = false, bool is_string = false);
+           bool is_list = false, bool is_string = false, const nlohmann::json& absent = nullptr);
 
   // The given flags as a JSON object (absent flags are absent fields, so they take defaults).
   nlohmann::json to_json() const;
@@ -31,6 +32,7 @@ class JsonFlags {
   struct Flag {
     std::string field, object_path, value;
     bool is_list, is_string;
+    nlohmann::json absent;
     CLI::Option* option;
   };
   std::vector<std::unique_ptr<Flag>> flags_;  // CLI11 holds pointers to each value: keep them in place

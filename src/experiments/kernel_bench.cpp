@@ -14,6 +14,7 @@
 #include "model/kernels.h"
 #include "model/model.h"
 #include "model/simd_arch.h"
+#include "model/thread_pool.h"
 #include "sim/simulate.h"
 
 namespace kvlab::experiments {
@@ -319,6 +320,69 @@ json synthetic_steps() {
           {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.5, 1.6, 1.8, 2.2, 3.0, 4.6, 7.8, 14.2}}}}};
 }
 
+// Thread counts the scaling section times: 1, 2, 4, ... below `most`, then `most` itself.
+std::vector<int> thread_counts(int most) {
+  std::vector<int> counts;
+  for (int n = 1; n < most; n *= 2) counts.push_back(n);
+  counts.push_back(most);
+  return counts;
+}
+
+// The forward pass on 1, 2, 4, ... `most` threads: the one-row and the 16-row decode step at context 64
+// and a prefill of 128 tokens (max_seq if fewer), every cell timed interleaved with the others (a
+// loaded machine slows all alike), each count on a model of its own over the same packed weights; then
+// an empty fork and join on a pool of each size (after the models are gone, so that the module's
+// workers suffice in wasm).
+json measure_thread_scaling(const Model& model, const TimingPolicy& policy, int most) {
+  const ModelConfig& c = model.config();
+  const std::vector<int> counts = thread_counts(most);
+  const int context = std::min(64, c.max_seq), prefill_tokens = std::min(128, c.max_seq);
+  constexpr int kManyRows = 16;
+  json result = {{"counts", counts},
+                 {"context", context},
+                 {"rows", kManyRows},
+                 {"prefill_tokens", prefill_tokens},
+                 {"forks_per_step", 5 * c.n_layers + 1}};
+  {
+    std::vector<std::unique_ptr<Model>> models;
+    for (int n : counts) {
+      models.push_back(std::make_unique<Model>(model.weights()));
+      models.back()->set_threads(n);
+      models.back()->reserve_rows(std::max(prefill_tokens, kManyRows));
+    }
+    RepeatableDecodeRows decode(*models.front(), c, kManyRows, context, 11);
+    const std::vector<Row> one_row = decode.rows(1, context), many_rows = decode.rows(kManyRows, context);
+    KvCache prefill_cache(c, prefill_tokens);
+    const std::vector<int> prompt = make_prompt(prefill_tokens, c.vocab, 13);
+    std::vector<Row> prefill_rows;
+    for (int t = 0; t < prefill_tokens; ++t)
+      prefill_rows.push_back(Row{prompt[t], &prefill_cache, t, t == prefill_tokens - 1});
+    const std::vector<const std::vector<Row>*> cells = {&one_row, &many_rows, &prefill_rows};
+    std::vector<std::function<void()>> steps;  // [count][cell]
+    for (const auto& m : models)
+      for (const std::vector<Row>* rows : cells) steps.push_back([&m, rows] { m->forward(*rows); });
+    const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+    const char* names[] = {"rows1", "rows16", "prefill"};
+    for (size_t cell = 0; cell < cells.size(); ++cell) {
+      json ms = json::array(), speedup = json::array();
+      for (size_t k = 0; k < counts.size(); ++k) {
+        ms.push_back(t[k * cells.size() + cell].median_ms);
+        speedup.push_back(t[cell].median_ms / t[k * cells.size() + cell].median_ms);
+      }
+      result[std::string(names[cell]) + "_ms"] = ms;
+      result[std::string(names[cell]) + "_speedup"] = speedup;
+    }
+  }
+  json fork_join_us = json::array();
+  for (int n : counts) {
+    ThreadPool pool(n);
+    const StepTiming t = time_step([&] { pool.run([](int) {}); }, policy);
+    fork_join_us.push_back(1000 * t.median_ms);
+  }
+  result["fork_join_us"] = fork_join_us;
+  return result;
+}
+
 json measure_simulator() {
   const sim::StepTable steps = sim::StepTable::from_json(synthetic_steps());
   const json lab_queue = {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"seed", 1}};
@@ -350,7 +414,8 @@ json measure_simulator() {
 
 BenchOptions read_bench_options(const json& object, const std::string& path, const FileModelRef& file) {
   fields::require_object(object, path);
-  fields::reject_unknown(object, path, {"measure", "answer_runs", "simulator", "weight_formats", "kv_formats"});
+  fields::reject_unknown(object, path,
+                         {"measure", "answer_runs", "simulator", "weight_formats", "kv_formats", "thread_scaling"});
   json measure_object = object.value("measure", json::object());
   if (measure_object.is_object()) {
     if (!measure_object.contains("min_sample_ms")) measure_object["min_sample_ms"] = 20;
@@ -390,11 +455,15 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
     if (progress) progress(fraction, phase);
   };
   TimingPolicy policy = o.measure.timing;
-  MeasuredModel measured(o.measure);
+  // Every section but the thread scaling runs on one thread, so that each figure compares with the
+  // limits of one core that the same rounds measure.
+  MeasureOptions one_thread = o.measure;
+  one_thread.threads = 1;
+  MeasuredModel measured(one_thread);
   Model& model = measured.model();
   json result = {{"instruction_set", kernels::instruction_set()},
                  {"kvlab_arch", kernels::arch_setting()},
-                 {"model", model_info(o.measure)}};
+                 {"model", model_info(one_thread)}};
 
   const auto on_round = [&](double f) { report(0.45 * f, "limits and decode steps"); };
   result.update(measure_kernels_and_decode(model, policy, kBenchContexts, on_round));
@@ -415,9 +484,13 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
     report(0.47, "KV formats");
     result["kv_formats"] = measure_kv_formats(model, policy);
   }
+  if (o.thread_scaling) {
+    report(0.48, "threads");
+    result["thread_scaling"] = measure_thread_scaling(model, policy, o.measure.threads);
+  }
   if (o.answer_runs > 0) {
     report(0.5, "one answer");
-    MeasureOptions answer_only = o.measure;
+    MeasureOptions answer_only = one_thread;
     answer_only.runs = o.answer_runs;
     answer_only.decode_rows = {1};
     answer_only.decode_contexts = {8};
@@ -480,6 +553,19 @@ std::string format_kernel_bench(const json& r) {
                      c["rows"].get<int>(), c["rows"].get<int>() == 1 ? " " : "s", c["f32"]["median_ms"].get<double>(),
                      c["bf16"]["median_ms"].get<double>(), c["f16"]["median_ms"].get<double>(),
                      c["bf16_over_f32"].get<double>(), c["f16_over_f32"].get<double>());
+  }
+  if (r.contains("thread_scaling")) {
+    const json& s = r["thread_scaling"];
+    text += format(
+        "threads, interleaved (context %d; %d forks a step)   1 row ms   %d rows ms   prefill %d ms   "
+        "speed-ups   fork+join us\n",
+        s["context"].get<int>(), s["forks_per_step"].get<int>(), s["rows"].get<int>(), s["prefill_tokens"].get<int>());
+    for (size_t k = 0; k < s["counts"].size(); ++k)
+      text += format("%2d thread%s %40.3f %11.3f %15.3f   %.2fx %.2fx %.2fx %8.2f\n", s["counts"][k].get<int>(),
+                     s["counts"][k].get<int>() == 1 ? " " : "s", s["rows1_ms"][k].get<double>(),
+                     s["rows16_ms"][k].get<double>(), s["prefill_ms"][k].get<double>(),
+                     s["rows1_speedup"][k].get<double>(), s["rows16_speedup"][k].get<double>(),
+                     s["prefill_speedup"][k].get<double>(), s["fork_join_us"][k].get<double>());
   }
   if (r.contains("answer")) {
     const json& a = r["answer"];

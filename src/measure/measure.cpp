@@ -81,6 +81,8 @@ json model_json(const MeasureOptions& o) {
   } else {
     description["preset"] = o.preset;
   }
+  // Said only when not 1, so that a one-thread result reads as it did before threads existed.
+  if (o.threads != 1) description["threads"] = o.threads;
   return description;
 }
 
@@ -197,7 +199,9 @@ json model_info(const MeasureOptions& options) { return model_json(options); }
 
 MeasuredModel::MeasuredModel(const MeasureOptions& options)
     : preset_model_(options.file.model ? nullptr : std::make_unique<Model>(options.model)),
-      model_(options.file.model ? options.file.model : preset_model_.get()) {}
+      model_(options.file.model ? options.file.model : preset_model_.get()) {
+  model_->set_threads(options.threads);
+}
 
 RepeatableDecodeRows::RepeatableDecodeRows(Model& model, const ModelConfig& config, int max_rows, int max_context,
                                            uint64_t seed)

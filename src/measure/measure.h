@@ -24,7 +24,7 @@ using ProgressFn = std::function<void(double fraction, const std::string& phase)
 using PartFn = std::function<void(const std::string& name, const nlohmann::json& value)>;
 
 // The model `options` measure: the caller's model read from files (options.file), or the preset's
-// random weights, built here.
+// random weights, built here; it computes on options.threads threads.
 class MeasuredModel {
  public:
   explicit MeasuredModel(const MeasureOptions& options);

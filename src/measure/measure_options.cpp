@@ -7,6 +7,7 @@
 #include "common/json_fields.h"
 #include "common/utf8.h"
 #include "model/story_openings.h"
+#include "model/thread_pool.h"
 #include "model/weights.h"
 
 namespace kvlab {
@@ -15,7 +16,7 @@ using nlohmann::json;
 
 const char* const kMeasureOptionFields =
     "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, weights, kv, prompt_tokens, "
-    "prompt_text, answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples";
+    "prompt_text, answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples, threads";
 
 namespace {
 
@@ -129,7 +130,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path,
   fields::reject_unknown(object, path,
                          {"preset", "model", "weights", "kv", "prompt_tokens", "prompt_text", "answer_tokens", "runs",
                           "prompt_seed", "decode_rows", "decode_contexts", "prefill_tokens", "mixed_chunk_tokens",
-                          "mixed_rows", "mixed_contexts", "min_sample_ms", "samples"});
+                          "mixed_rows", "mixed_contexts", "min_sample_ms", "samples", "threads"});
   MeasureOptions o;
   read_model_choice(object, path, file, o);
   const int max_seq = o.model.max_seq;
@@ -148,6 +149,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path,
   o.mixed_contexts = fields::read_int_list(object, path, "mixed_contexts", o.mixed_contexts, 1, max_seq, 8, true);
   o.timing.min_sample_ms = fields::read_number(object, path, "min_sample_ms", o.timing.min_sample_ms, 0.1, 1000);
   o.timing.samples = static_cast<int>(fields::read_int(object, path, "samples", o.timing.samples, 1, 101));
+  o.threads = static_cast<int>(fields::read_int(object, path, "threads", o.threads, 1, max_threads()));
 
   // The defaults of the grids assume the default max_seq; a smaller model must say its own grids.
   for (const auto& [name, grid] :

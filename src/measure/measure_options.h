@@ -50,6 +50,9 @@ struct MeasureOptions {
   // mixed step (its cells are 13% of a replay's grid work: docs/memory.md section 1).
   bool mixed_grid = true;
   TimingPolicy timing;
+  // Threads the model runs on (1 .. max_threads(), model/thread_pool.h); the steps' results say it as
+  // steps.model.threads when it is not 1.
+  int threads = 1;
 };
 
 // The largest mixed step the grid times: its rows, their context and its chunk; all 0 when the grid is

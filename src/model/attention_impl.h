@@ -37,13 +37,14 @@ struct PairHeads {
 // keys, values: the layer's [n_blocks, block_tokens, kv_dim / kNumbersPerWord] words.
 template <typename Ops, typename Heads>
 void attend(float* out, const float* q, const typename Heads::Word* keys, const typename Heads::Word* values,
-            const KvLayerView& kv, int context, int n_heads, int n_kv_heads, int head_dim, float* scores) {
+            const KvLayerView& kv, int context, int n_heads, int n_kv_heads, int head_dim, int first_head, int end_head,
+            float* scores) {
   const int position_words = n_kv_heads * head_dim / Heads::kNumbersPerWord;
   const int head_words = head_dim / Heads::kNumbersPerWord;
   const int group = n_heads / n_kv_heads;
   const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(head_dim));
   const size_t block_words = static_cast<size_t>(kv.block_tokens) * position_words;
-  for (int h = 0; h < n_heads; ++h) {
+  for (int h = first_head; h < end_head; ++h) {
     const float* q_head = q + static_cast<size_t>(h) * head_dim;
     const size_t kv_offset = static_cast<size_t>(h / group) * head_words;
     for (int start = 0, b = 0; start < context; start += kv.block_tokens, ++b) {
@@ -65,18 +66,20 @@ void attend(float* out, const float* q, const typename Heads::Word* keys, const 
   }
 }
 
+// Query heads first_head .. end_head - 1.
 template <typename Ops>
 void attention_over(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
-                    int head_dim, float* scores) {
+                    int head_dim, int first_head, int end_head, float* scores) {
   switch (kv.format) {
     case NumberFormat::f32:
-      return attend<Ops, F32Heads<Ops>>(out, q, kv.keys, kv.values, kv, context, n_heads, n_kv_heads, head_dim, scores);
+      return attend<Ops, F32Heads<Ops>>(out, q, kv.keys, kv.values, kv, context, n_heads, n_kv_heads, head_dim,
+                                        first_head, end_head, scores);
     case NumberFormat::bf16:
       return attend<Ops, PairHeads<Ops, NumberFormat::bf16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
-                                                             n_kv_heads, head_dim, scores);
+                                                             n_kv_heads, head_dim, first_head, end_head, scores);
     case NumberFormat::f16:
       return attend<Ops, PairHeads<Ops, NumberFormat::f16>>(out, q, kv.key_pairs, kv.value_pairs, kv, context, n_heads,
-                                                            n_kv_heads, head_dim, scores);
+                                                            n_kv_heads, head_dim, first_head, end_head, scores);
   }
 }
 

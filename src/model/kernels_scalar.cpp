@@ -1,5 +1,6 @@
 // The scalar twins: the reference every SIMD kernel is tested against, and the whole kernel set of a
 // KVLAB_SIMD=OFF build.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -16,9 +17,16 @@ float dot(const float* a, const float* b, int n) {
 
 // No interleave_scratch: the reference reads each row of x as it is, one weight at a time.
 void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* /*interleave_scratch*/) {
+  matmul_panels(out, x, w, n_rows, 0, w.n_panels());
+}
+
+const float* matmul_inputs(const float* x, int /*n_in*/, int /*n_rows*/, float* /*interleave_scratch*/) { return x; }
+
+void matmul_panels(float* out, const float* inputs, const PackedMatrix& w, int n_rows, int first_panel, int end_panel) {
+  const int end_output = std::min(end_panel * kPanelWidth, w.n_out);
   for (int r = 0; r < n_rows; ++r) {
-    const float* x_row = x + static_cast<size_t>(r) * w.n_in;
-    for (int o = 0; o < w.n_out; ++o) {
+    const float* x_row = inputs + static_cast<size_t>(r) * w.n_in;
+    for (int o = first_panel * kPanelWidth; o < end_output; ++o) {
       float sum = 0.0f;
       for (int i = 0; i < w.n_in; ++i) sum += x_row[i] * w.at(o, i);  // at() widens bfloat16 one weight at a time
       out[static_cast<size_t>(r) * w.n_out + o] = sum;
@@ -82,7 +90,12 @@ void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* 
 
 void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
                int head_dim, float* scores) {
-  attention_over<ScalarOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, scores);
+  attention_over<ScalarOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, 0, n_heads, scores);
+}
+
+void attention_heads(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
+                     int head_dim, int first_head, int end_head, float* scores) {
+  attention_over<ScalarOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, first_head, end_head, scores);
 }
 
 }  // namespace kvlab::kernels::scalar

@@ -184,26 +184,31 @@ void interleave_rows(float* xs, const float* x, int n_in, int rows) {
 }  // namespace
 
 void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* interleave_scratch) {
+  matmul_panels(out, matmul_inputs(x, w.n_in, n_rows, interleave_scratch), w, n_rows, 0, w.n_panels());
+}
+
+const float* matmul_inputs(const float* x, int n_in, int n_rows, float* interleave_scratch) {
   // Every row block's inputs interleaved, block by block (each block's R x n_in floats where its rows
   // were). One row is its own interleaving; more are copied into the caller's scratch.
-  const float* xs = x;
-  if (n_rows > 1) {
-    for (int r = 0; r < n_rows; r += kRowBlock)
-      interleave_rows(interleave_scratch + static_cast<size_t>(r) * w.n_in, x + static_cast<size_t>(r) * w.n_in, w.n_in,
-                      std::min(kRowBlock, n_rows - r));
-    xs = interleave_scratch;
-  }
+  if (n_rows <= 1) return x;
+  for (int r = 0; r < n_rows; r += kRowBlock)
+    interleave_rows(interleave_scratch + static_cast<size_t>(r) * n_in, x + static_cast<size_t>(r) * n_in, n_in,
+                    std::min(kRowBlock, n_rows - r));
+  return interleave_scratch;
+}
+
+void matmul_panels(float* out, const float* inputs, const PackedMatrix& w, int n_rows, int first_panel, int end_panel) {
   // Panels outer, row blocks inner: a group of panels stays in L1 while every row block uses it,
   // so each weight comes from memory once per step however many rows there are.
   constexpr int kPanelsPerGroup = 8;  // 8 panels x n_in 256 x 8 floats = 64 KiB at the default width
-  for (int group = 0; group < w.n_panels(); group += kPanelsPerGroup) {
-    const int end = std::min(group + kPanelsPerGroup, w.n_panels());
+  for (int group = first_panel; group < end_panel; group += kPanelsPerGroup) {
+    const int end = std::min(group + kPanelsPerGroup, end_panel);
     int r = 0;
     for (; r + kRowBlock <= n_rows; r += kRowBlock)
-      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in, w, group,
+      matmul_rows<kRowBlock>(out + static_cast<size_t>(r) * w.n_out, inputs + static_cast<size_t>(r) * w.n_in, w, group,
                              end);
-    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out, xs + static_cast<size_t>(r) * w.n_in,
-                               w, group, end);
+    matmul_rest<kRowBlock - 1>(n_rows - r, out + static_cast<size_t>(r) * w.n_out,
+                               inputs + static_cast<size_t>(r) * w.n_in, w, group, end);
   }
 }
 
@@ -301,7 +306,12 @@ void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* 
 
 void attention(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
                int head_dim, float* scores) {
-  attention_over<SimdOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, scores);
+  attention_over<SimdOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, 0, n_heads, scores);
+}
+
+void attention_heads(float* out, const float* q, const KvLayerView& kv, int context, int n_heads, int n_kv_heads,
+                     int head_dim, int first_head, int end_head, float* scores) {
+  attention_over<SimdOps>(out, q, kv, context, n_heads, n_kv_heads, head_dim, first_head, end_head, scores);
 }
 
 int one_row_panels() { return block_panels(1); }

@@ -13,11 +13,23 @@ void resize(FloatBuffer& buffer, int rows, int width) { buffer.assign(static_cas
 
 }  // namespace
 
+struct Model::Product {
+  float* out;
+  const PackedMatrix* w;
+};
+
 Model::Model(const ModelConfig& config) : Model(make_weights(config)) {}
 
 Model::Model(Weights weights) : weights_(std::move(weights)) {
-  resize(scratch_.scores, 1, weights_.config.max_seq);
+  set_threads(1);
   reserve_rows(1);
+}
+
+void Model::set_threads(int n_threads) {
+  if (pool_ && pool_->size() == n_threads) return;
+  pool_.reset();
+  pool_ = std::make_unique<ThreadPool>(n_threads);
+  resize(scratch_.scores, n_threads, weights_.config.max_seq);
 }
 
 void Model::reserve_rows(int n_rows) {
@@ -34,6 +46,27 @@ void Model::reserve_rows(int n_rows) {
   resize(s.interleaved, n_rows, widest_matrix_input(c));
 }
 
+void Model::matmuls(const Product* products, int n_products, const float* x, int n_rows) {
+  const float* inputs = kernels::matmul_inputs(x, products[0].w->n_in, n_rows, scratch_.interleaved.data());
+  // Shares start at multiples of the one-row kernel's panels, so that every thread's blocks are whole.
+  const int unit = kernels::one_row_panels();
+  int n_units = 0;
+  for (int m = 0; m < n_products; ++m) n_units += (products[m].w->n_panels() + unit - 1) / unit;
+  const int n_threads = pool_->size();
+  pool_->run([&](int index) {
+    const int first = share_start(n_units, n_threads, index) * unit;
+    const int end = share_start(n_units, n_threads, index + 1) * unit;
+    int offset = 0;  // where product m's panels start in the list, in units
+    for (int m = 0; m < n_products; ++m) {
+      const PackedMatrix& w = *products[m].w;
+      const int span = (w.n_panels() + unit - 1) / unit * unit;
+      const int from = std::max(first - offset, 0), to = std::min({end - offset, span, w.n_panels()});
+      if (from < to) kernels::matmul_panels(products[m].out, inputs, w, n_rows, from, to);
+      offset += span;
+    }
+  });
+}
+
 void Model::attention_block(const LayerWeights& layer, int layer_index, const std::vector<Row>& rows) {
   const ModelConfig& c = config();
   Scratch& s = scratch_;
@@ -41,9 +74,8 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
   const int d = c.d_model, kv_dim = c.kv_dim(), half = c.head_dim() / 2;
 
   for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.attn_norm.data(), d);
-  kernels::matmul(s.q.data(), s.xb.data(), layer.wq, n_rows, s.interleaved.data());
-  kernels::matmul(s.k.data(), s.xb.data(), layer.wk, n_rows, s.interleaved.data());
-  kernels::matmul(s.v.data(), s.xb.data(), layer.wv, n_rows, s.interleaved.data());
+  const Product qkv[] = {{s.q.data(), &layer.wq}, {s.k.data(), &layer.wk}, {s.v.data(), &layer.wv}};
+  matmuls(qkv, 3, s.xb.data(), n_rows);
 
   // Rotate queries and keys by their positions, then store every row's key and value in its cache.
   for (int r = 0; r < n_rows; ++r) {
@@ -64,10 +96,22 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
                            format);
     }
   }
-  for (int r = 0; r < n_rows; ++r)
-    kernels::attention(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index), rows[r].position + 1,
-                       c.n_heads, c.n_kv_heads, c.head_dim(), s.scores.data());
-  kernels::matmul(s.proj.data(), s.attn.data(), layer.wo, n_rows, s.interleaved.data());
+  // Every (row, head) pair is one item; each thread takes a contiguous share, with scores of its own.
+  const int n_items = n_rows * c.n_heads, n_threads = pool_->size();
+  pool_->run([&](int index) {
+    float* scores = &s.scores[static_cast<size_t>(index) * c.max_seq];
+    const int end = share_start(n_items, n_threads, index + 1);
+    for (int item = share_start(n_items, n_threads, index); item < end;) {
+      const int r = item / c.n_heads, first_head = item % c.n_heads;
+      const int end_head = std::min(c.n_heads, first_head + (end - item));
+      kernels::attention_heads(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index),
+                               rows[r].position + 1, c.n_heads, c.n_kv_heads, c.head_dim(), first_head, end_head,
+                               scores);
+      item += end_head - first_head;
+    }
+  });
+  const Product wo[] = {{s.proj.data(), &layer.wo}};
+  matmuls(wo, 1, s.attn.data(), n_rows);
   kernels::add(s.x.data(), s.proj.data(), n_rows * d);
 }
 
@@ -76,10 +120,11 @@ void Model::feed_forward_block(const LayerWeights& layer, int n_rows) {
   Scratch& s = scratch_;
   const int d = c.d_model;
   for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.ffn_norm.data(), d);
-  kernels::matmul(s.gate.data(), s.xb.data(), layer.w_gate, n_rows, s.interleaved.data());
-  kernels::matmul(s.up.data(), s.xb.data(), layer.w_up, n_rows, s.interleaved.data());
+  const Product gate_up[] = {{s.gate.data(), &layer.w_gate}, {s.up.data(), &layer.w_up}};
+  matmuls(gate_up, 2, s.xb.data(), n_rows);
   kernels::swiglu(s.gate.data(), s.up.data(), n_rows * c.d_ff);
-  kernels::matmul(s.proj.data(), s.gate.data(), layer.w_down, n_rows, s.interleaved.data());
+  const Product down[] = {{s.proj.data(), &layer.w_down}};
+  matmuls(down, 1, s.gate.data(), n_rows);
   kernels::add(s.x.data(), s.proj.data(), n_rows * d);
 }
 
@@ -103,7 +148,8 @@ const float* Model::forward(const std::vector<Row>& rows) {
     row.cache->length = std::max(row.cache->length, row.position + 1);
     if (row.want_logits) kernels::rmsnorm(&s.final_rows[n_wanted++ * d], &s.x[r * d], weights_.final_norm.data(), d);
   }
-  kernels::matmul(s.logits.data(), s.final_rows.data(), weights_.w_out, n_wanted, s.interleaved.data());
+  const Product logits[] = {{s.logits.data(), &weights_.w_out}};
+  if (n_wanted > 0) matmuls(logits, 1, s.final_rows.data(), n_wanted);
   return s.logits.data();
 }
 

@@ -8,11 +8,13 @@
 // In each layer every row's key and value are written to its cache before any row attends, and row
 // at position t attends over positions 0 .. t of its own cache: causal within a prefill, private
 // across sequences.
+#include <memory>
 #include <vector>
 
 #include "model/buffer.h"
 #include "model/config.h"
 #include "model/kv_cache.h"
+#include "model/thread_pool.h"
 #include "model/weights.h"
 
 namespace kvlab {
@@ -36,7 +38,7 @@ struct Scratch {
   FloatBuffer proj;         // [rows, d_model] output of wo or w_down, added to x
   FloatBuffer gate;         // [rows, d_ff]
   FloatBuffer up;           // [rows, d_ff]
-  FloatBuffer scores;       // [max_seq] attention weights of one head
+  FloatBuffer scores;       // [threads, max_seq] attention weights of one head, one row per thread
   FloatBuffer final_rows;   // [rows, d_model] normalised rows that want logits
   FloatBuffer logits;       // [rows, vocab]
   FloatBuffer interleaved;  // [rows, largest n_in of the weight matrices]: kernels::matmul's interleave_scratch
@@ -52,6 +54,12 @@ class Model {
   const ModelConfig& config() const { return weights_.config; }
   const Weights& weights() const { return weights_; }
 
+  // The threads a forward pass runs on (1 .. max_threads(): callers check their inputs); 1 until set.
+  // The matrix products are split by output panels and attention by heads, each output computed by one
+  // thread exactly as on one, so the logits are the same bit for bit whatever the count.
+  void set_threads(int n_threads);
+  int threads() const { return pool_->size(); }
+
   // Sizes the scratch for n_rows rows; forward() calls it too, but callers that time steps call it
   // first so that no step allocates.
   void reserve_rows(int n_rows);
@@ -63,9 +71,13 @@ class Model {
  private:
   void attention_block(const LayerWeights& layer, int layer_index, const std::vector<Row>& rows);
   void feed_forward_block(const LayerWeights& layer, int n_rows);
+  struct Product;
+  // out = inputs x w for each product, their panels shared out to the threads as one list.
+  void matmuls(const Product* products, int n_products, const float* x, int n_rows);
 
   Weights weights_;
   Scratch scratch_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 }  // namespace kvlab

@@ -219,3 +219,14 @@ Module['loadModel'] = function (files, options) {
 Module['generate'] = function (options) {
   return kvlabUnwrap(Module['generate_json'](kvlabToJson(options, 'options')));
 };
+
+// Under Node the threaded module's workers (Emscripten pthreads, started as the module loads) must not
+// keep a script running once its work is done; the single-threaded module has none. After the run:
+// listening to a worker while it loads holds Node again.
+if (typeof PThread !== 'undefined' && ENVIRONMENT_IS_NODE) {
+  addOnPostRun(function () {
+    PThread.unusedWorkers.forEach(function (worker) {
+      worker.unref();
+    });
+  });
+}

@@ -5,6 +5,7 @@
 #include "measure/measure_options.h"
 #include "model/config.h"
 #include "model/number_format.h"
+#include "model/thread_pool.h"
 #include "policy/policy_registry.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
@@ -95,6 +96,7 @@ json kv_formats_json() {
 
 json limits_json() {
   return {{"runs", range(1, kMaxRuns)},
+          {"threads", range(1, max_threads())},
           {"tokens", range(1, static_cast<double>(sim::kMaxTokens))},
           // Every lab run simulates each of the default policies on the whole queue.
           {"requests", range(1, static_cast<double>(sim::kMaxRequestResults / policy::default_policies().size()))},

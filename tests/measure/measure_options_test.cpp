@@ -31,6 +31,14 @@ TEST(MeasureOptions, DefaultsMatchThePublishedLab) {
   EXPECT_EQ(o.preset, "small");
 }
 
+TEST(MeasureOptions, ThreadsWithinTheBuildsLimit) {
+  EXPECT_EQ(read_measure_options(json::object()).threads, 1);
+  EXPECT_EQ(read_measure_options({{"threads", 3}}).threads, 3);
+  EXPECT_EQ(read_measure_options({{"threads", 64}}).threads, 64);
+  EXPECT_EQ(error_of({{"threads", 0}}).first, "options.threads must be an integer from 1 to 64 (got 0)");
+  EXPECT_EQ(error_of({{"threads", 65}}).first, "options.threads must be an integer from 1 to 64 (got 65)");
+}
+
 TEST(MeasureOptions, FieldsOverrideThePreset) {
   MeasureOptions o = read_measure_options({{"preset", "tiny"}, {"model", {{"n_layers", 3}}}, {"runs", 2}});
   EXPECT_EQ(o.model.n_layers, 3);

@@ -96,6 +96,19 @@ TEST(Measure, StepsWithoutTheMixedGridHaveNoMixedCells) {
   EXPECT_EQ(steps["prefill"]["ms"].size(), 3u);
 }
 
+// More threads change the times only: the same tokens, and the result says the count unless it is 1.
+TEST(Measure, ThreadsGiveTheSameTokensAndAreSaid) {
+  json options = small_measure_options();
+  const json one = measure(read_measure_options(options));
+  options["threads"] = 2;
+  const json two = measure(read_measure_options(options));
+  EXPECT_FALSE(one["steps"]["model"].contains("threads"));
+  EXPECT_EQ(two["steps"]["model"]["threads"], 2);
+  EXPECT_EQ(two["answer"]["tokens_cache"], one["answer"]["tokens_cache"]);
+  EXPECT_EQ(two["answer"]["tokens_nocache"], one["answer"]["tokens_nocache"]);
+  EXPECT_TRUE(two["answer"]["identical_tokens"].get<bool>());
+}
+
 TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
   json answer = measure(read_measure_options(small_measure_options()))["answer"];
   for (const char* path : {"token_ms_nocache", "token_ms_cache"}) {

@@ -45,6 +45,32 @@ TEST(Kernels, MatmulMatchesScalarForEveryBlockShape) {
   }
 }
 
+// Threads share a product by output panels: any split of the panels gives every output bit for bit.
+TEST(Kernels, MatmulPanelsInAnySplitEqualMatmulExactly) {
+  for (NumberFormat format : {NumberFormat::f32, NumberFormat::bf16})
+    for (int n_rows : {1, 3, 4, 9}) {
+      const int n_in = 33, n_out = 100;  // 13 panels, the last one cut short
+      auto x = random_vector(static_cast<size_t>(n_rows) * n_in, 1);
+      auto w_rows = random_vector(static_cast<size_t>(n_out) * n_in, 2);
+      PackedMatrix w = pack(w_rows.data(), n_out, n_in, format);
+      std::vector<float> whole(static_cast<size_t>(n_rows) * n_out), scratch(x.size());
+      kernels::matmul(whole.data(), x.data(), w, n_rows, scratch.data());
+      for (int split : {1, 3, 5, 12}) {
+        std::vector<float> parts(whole.size(), -1.0f);
+        const float* inputs = kernels::matmul_inputs(x.data(), n_in, n_rows, scratch.data());
+        kernels::matmul_panels(parts.data(), inputs, w, n_rows, 0, split);
+        kernels::matmul_panels(parts.data(), inputs, w, n_rows, split, w.n_panels());
+        EXPECT_EQ(std::memcmp(parts.data(), whole.data(), whole.size() * sizeof(float)), 0) << n_rows << " " << split;
+        std::vector<float> twin(whole.size()), twin_parts(whole.size(), -1.0f);
+        kernels::scalar::matmul(twin.data(), x.data(), w, n_rows, scratch.data());
+        const float* twin_inputs = kernels::scalar::matmul_inputs(x.data(), n_in, n_rows, scratch.data());
+        kernels::scalar::matmul_panels(twin_parts.data(), twin_inputs, w, n_rows, 0, split);
+        kernels::scalar::matmul_panels(twin_parts.data(), twin_inputs, w, n_rows, split, w.n_panels());
+        EXPECT_EQ(std::memcmp(twin_parts.data(), twin.data(), twin.size() * sizeof(float)), 0) << n_rows;
+      }
+    }
+}
+
 TEST(Kernels, Bf16MatmulMatchesScalarForEveryBlockShape) {
   for (int n_rows : {1, 2, 3, 4, 5, 7, 8, 16, 17}) {
     for (int n_in : {1, 2, 7, 8, 33, 64}) {  // odd n_in: the last pair is half padding

@@ -5,6 +5,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '../..');
 const wasmDir = path.join(root, 'build/wasm/src/wasm');
+const threadsDir = path.join(root, 'build/wasm-threads/src/wasm');
 const nativeCli = path.join(root, 'build/native/src/cli/kvlab');
 const kvlabScript = path.join(root, 'scripts/kvlab');
 
@@ -12,6 +13,12 @@ const kvlabScript = path.join(root, 'scripts/kvlab');
 function loadModule() {
   const createKvlab = require(path.join(wasmDir, 'kvlab.js'));
   return createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) });
+}
+
+// The threaded module (build/wasm-threads): its workers start as it loads.
+function loadThreadsModule() {
+  const createKvlabThreads = require(path.join(threadsDir, 'kvlab-threads.js'));
+  return createKvlabThreads({ wasmBinary: fs.readFileSync(path.join(threadsDir, 'kvlab-threads.wasm')) });
 }
 
 // Small options that still exercise every phase.
@@ -36,4 +43,14 @@ function thrown(call) {
   assert.fail('no error');
 }
 
-module.exports = { root, wasmDir, nativeCli, kvlabScript, loadModule, smallMeasure, thrown };
+module.exports = {
+  root,
+  wasmDir,
+  threadsDir,
+  nativeCli,
+  kvlabScript,
+  loadModule,
+  loadThreadsModule,
+  smallMeasure,
+  thrown,
+};

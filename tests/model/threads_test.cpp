@@ -1,0 +1,118 @@
+// The forward pass on several threads computes every output as one thread does: logits equal bit for
+// bit and tokens equal for 1, 2, 3 and 4 threads, for a prefill, decode steps and a batched step, on a
+// random preset (float32 and bfloat16 weights, 16-bit KV) and on a model read from a file. The pool
+// runs each thread's task exactly once per fork, fork after fork.
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "model/config.h"
+#include "model/generate.h"
+#include "model/model.h"
+#include "model/model_file.h"
+#include "model/thread_pool.h"
+#include "model_file_writers.h"
+
+namespace kvlab {
+namespace {
+
+TEST(ThreadPool, EveryThreadRunsEachForkOnce) {
+  for (int n_threads : {1, 2, 3, 4, 7}) {
+    ThreadPool pool(n_threads);
+    ASSERT_EQ(pool.size(), n_threads);
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(n_threads));
+    constexpr int kForks = 2000;
+    for (int fork = 0; fork < kForks; ++fork) pool.run([&](int index) { runs[index].fetch_add(1); });
+    for (int index = 0; index < n_threads; ++index) EXPECT_EQ(runs[index].load(), kForks) << index;
+  }
+}
+
+TEST(ThreadPool, SharesCoverTheItemsOnceInOrder) {
+  for (int n_items : {0, 1, 5, 36, 1000})
+    for (int n_threads : {1, 2, 3, 4, 64}) {
+      EXPECT_EQ(share_start(n_items, n_threads, 0), 0);
+      EXPECT_EQ(share_start(n_items, n_threads, n_threads), n_items);
+      for (int index = 0; index < n_threads; ++index) {
+        const int size = share_start(n_items, n_threads, index + 1) - share_start(n_items, n_threads, index);
+        EXPECT_GE(size, n_items / n_threads);
+        EXPECT_LE(size, n_items / n_threads + 1);
+      }
+    }
+}
+
+TEST(ThreadPool, DeviceThreadsWithinTheLimit) {
+  EXPECT_GE(device_threads(), 1);
+  EXPECT_LE(device_threads(), max_threads());
+  EXPECT_EQ(max_threads(), kMaxThreads);
+}
+
+struct Run {
+  std::vector<int> tokens;
+  std::vector<float> logits;
+};
+
+// A cached generation (a prompt prefill, then one-row steps) and a batched step over three sequences
+// of different lengths, on `n_threads` threads.
+Run generate_on(Model& model, int n_threads) {
+  model.set_threads(n_threads);
+  EXPECT_EQ(model.threads(), n_threads);
+  const ModelConfig& c = model.config();
+  Run run;
+  KvCache cache(c, 40);
+  const std::vector<int> prompt = make_prompt(19, c.vocab, 11);
+  run.tokens = generate_with_cache(model, cache, prompt, 8, &run.logits);
+
+  std::vector<KvCache> caches;
+  for (int s = 0; s < 3; ++s) caches.emplace_back(c, 16);
+  std::vector<DecodeSlot> slots;
+  for (int s = 0; s < 3; ++s) {
+    const std::vector<int> p = make_prompt(3 + 4 * s, c.vocab, 20 + s);
+    slots.push_back({&caches[s], prefill(model, caches[s], p.data(), static_cast<int>(p.size()), 0)});
+  }
+  std::vector<float> batch_logits;
+  decode_batch(model, slots, &batch_logits);
+  run.logits.insert(run.logits.end(), batch_logits.begin(), batch_logits.end());
+  for (const DecodeSlot& slot : slots) run.tokens.push_back(slot.next_input);
+  return run;
+}
+
+void expect_same_for_any_thread_count(Model& model) {
+  const Run one = generate_on(model, 1);
+  for (int n_threads : {2, 3, 4}) {
+    const Run many = generate_on(model, n_threads);
+    EXPECT_EQ(many.tokens, one.tokens) << n_threads << " threads";
+    ASSERT_EQ(many.logits.size(), one.logits.size());
+    EXPECT_EQ(std::memcmp(many.logits.data(), one.logits.data(), one.logits.size() * sizeof(float)), 0)
+        << n_threads << " threads: logits differ";
+  }
+  const Run again = generate_on(model, 1);
+  EXPECT_EQ(std::memcmp(again.logits.data(), one.logits.data(), one.logits.size() * sizeof(float)), 0);
+}
+
+TEST(Threads, RandomPresetSameBitsForAnyThreadCount) {
+  Model model(model_presets()[0].config);
+  expect_same_for_any_thread_count(model);
+}
+
+TEST(Threads, Bf16WeightsAnd16BitCacheSameBitsForAnyThreadCount) {
+  ModelConfig config = model_presets()[0].config;
+  config.weights = NumberFormat::bf16;
+  config.kv = NumberFormat::bf16;
+  Model model(config);
+  expect_same_for_any_thread_count(model);
+}
+
+TEST(Threads, ModelFileSameBitsForAnyThreadCount) {
+  const test::FileWeights weights = test::tiny_weights(test::tiny_config(), 5);
+  const std::string checkpoint = test::llama2c_checkpoint_bytes(weights);
+  const std::string tokenizer = test::llama2c_tokenizer_bytes(test::tiny_vocabulary());
+  ModelFile file = read_llama2c_files(reinterpret_cast<const uint8_t*>(checkpoint.data()), checkpoint.size(),
+                                      reinterpret_cast<const uint8_t*>(tokenizer.data()), tokenizer.size());
+  Model model(pack_weights(std::move(file.tensors)));
+  expect_same_for_any_thread_count(model);
+}
+
+}  // namespace
+}  // namespace kvlab
