@@ -78,7 +78,8 @@ std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<pol
     if (workload[i].conversation < 0) prompts[i] = request_prompt(workload[i], i, vocab, prompt_seed);
   const std::vector<std::vector<size_t>> conversations = conversation_turns(workload);
   if (conversations.empty()) return prompts;
-  KvCache cache(model.config(), cache_positions(workload));  // a turn with a successor holds p + n - 1 positions
+  KvCache cache(model.config(),
+                policy::cache_positions(workload));  // a turn with a successor holds p + n - 1 positions
   for (const std::vector<size_t>& turns : conversations) {
     cache.length = 0;
     std::vector<int> history;  // the previous turn's prompt and answer

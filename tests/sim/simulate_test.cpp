@@ -251,3 +251,53 @@ TEST(PolicyTable, ThreeSignificantDigits) {
 
 }  // namespace
 }  // namespace kvlab::sim
+
+namespace kvlab::sim {
+namespace {
+
+TEST(Simulate, AtMostKMaxPoliciesInOneCall) {
+  std::vector<std::string> names;
+  for (size_t b = 1; b <= policy::kMaxPolicies; ++b) names.push_back("static:" + std::to_string(b));
+  EXPECT_NO_THROW(parse_policies(names));
+  names.push_back("continuous:1");
+  try {
+    simulate_json(testing::linear_steps(), kWorkload, names);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "policies");
+    EXPECT_EQ(error.field().allowed.max, static_cast<double>(policy::kMaxPolicies));
+    EXPECT_NE(std::string(error.what()).find("65 policies: at most 64"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace kvlab::sim
+
+namespace kvlab::sim {
+namespace {
+
+TEST(Simulate, KvBookkeepingBeyondTheCallsMemoryIsRefusedBeforeRunning) {
+  // 4,096 requests of 1,000,000-token prompts in one-token blocks under paged:4096: 4,096 slots of
+  // 1,000,001 blocks each, 8 billion blocks.
+  const json workload = {{"count", 4096}, {"prompt", {1000000, 1000000}}, {"answer", {2, 2}}};
+  SimulateOptions options;
+  options.block_tokens = 1;
+  try {
+    simulate_json(testing::linear_steps(), workload, {"paged:4096"}, options);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "options.block_tokens");
+    const std::string message = error.what();
+    EXPECT_NE(message.find("4096 slots"), std::string::npos) << message;
+    EXPECT_NE(message.find("at most 1024 MiB"), std::string::npos) << message;
+  }
+  // The same queue in a budget of 64 blocks keeps 64 at most: it runs (only the policies' check may refuse).
+  options.kv_tokens = 2'000'002;
+  options.block_tokens = 65536;
+  EXPECT_NO_THROW(simulate_json(testing::linear_steps(),
+                                {{"count", 2}, {"prompt", {1000000, 1000000}}, {"answer", {2, 2}}}, {"paged:4096"},
+                                options));
+}
+
+}  // namespace
+}  // namespace kvlab::sim
