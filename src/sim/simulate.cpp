@@ -47,11 +47,13 @@ RunSettings run_settings(const StepTable& steps, size_t request_count, size_t po
   if (policy_count == 0) throw_range({"policies", "", {}}, "must name at least one policy");
   // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
   // that a call fits a wasm heap.
-  if (request_count * policy_count > kMaxRequestResults)
-    throw_range({"workload", std::to_string(request_count), {}},
-                "has " + std::to_string(request_count) + " requests and " + std::to_string(policy_count) +
-                    " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
-                    " per-request results (requests x policies) per call");
+  if (request_count * policy_count > kMaxRequestResults) {
+    const size_t most_requests = kMaxRequestResults / policy_count;
+    throw_range({"workload", std::to_string(request_count), integers_from(1, static_cast<long long>(most_requests))},
+                "has " + std::to_string(request_count) + " requests: with " + std::to_string(policy_count) +
+                    " policies at most " + std::to_string(most_requests) + " (" + std::to_string(kMaxRequestResults) +
+                    " per-request results, requests x policies, per call)");
+  }
   return settings;
 }
 

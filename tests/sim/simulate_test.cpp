@@ -301,3 +301,21 @@ TEST(Simulate, KvBookkeepingBeyondTheCallsMemoryIsRefusedBeforeRunning) {
 
 }  // namespace
 }  // namespace kvlab::sim
+
+namespace kvlab::sim {
+namespace {
+
+TEST(Simulate, TooManyRequestsForThePoliciesSaysTheCapForThatManyPolicies) {
+  try {
+    simulate_json(testing::linear_steps(), {{"count", 1000000}, {"prompt", {1, 1}}, {"answer", {1, 1}}},
+                  policy::default_policies());
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "workload");
+    EXPECT_EQ(error.field().allowed.max, 250000);
+    EXPECT_NE(std::string(error.what()).find("with 4 policies at most 250000"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace kvlab::sim
