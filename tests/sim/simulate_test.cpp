@@ -207,8 +207,8 @@ TEST(SimulateErrors, WorkloadFieldsReachTheCaller) {
 TEST(SimulateErrors, PerRequestResultsAreBoundedPerCall) {
   json workload = {{"count", 300000}, {"prompt", {1, 1}}, {"answer", {1, 1}}};
   EXPECT_EQ(error_of(linear_steps(), workload, policy::default_policies()),
-            "workload has 300000 requests and 4 policies were asked for: at most 1000000 per-request results "
-            "(requests x policies) per call");
+            "workload has 300000 requests: with 4 policies at most 250000 (1000000 per-request results, requests "
+            "x policies, per call)");
 }
 
 TEST(PolicyTable, LabOrderAndSeconds) {
