@@ -23,12 +23,14 @@ namespace {
 
 // Real serving takes real time: about 10 s natively for the default 64 requests, and twice that in wasm.
 constexpr size_t kMaxReplayRequests = 4096;
+// The real waits for arrivals of one replay, every policy's run together (check_arrival_waits).
+constexpr double kMaxReplayWaitMs = 60'000;
 
 // The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions; and each
 // policy must be able to serve the workload in its KV memory.
 void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   const ModelSize size = model_size(o.measure.model);
-  const int64_t positions = serve::cache_positions(o.requests);
+  const int64_t positions = policy::cache_positions(o.requests);
   const policy::KvSettings kv = sim::kv_settings(simulate_options(o));
   for (size_t i = 0; i < o.policies.size(); ++i) {
     const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
@@ -36,7 +38,7 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
     scheduler->check(requests_for(o, o.policies[i]));
     const int slots = serve::engine_slots(scheduler->slots(), o.requests.size());
     const int64_t kv_positions = serve::keeps_kv_in_blocks(o.policies[i])
-                                     ? serve::kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
+                                     ? policy::kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
                                      : slots * positions;
     const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
@@ -45,6 +47,29 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
                       " MiB for weights and KV caches (at most " + std::to_string(kMaxMeasureBytes >> 20) +
                       " MiB): use a smaller B, model or workload");
   }
+}
+
+// The engine waits for each arrival in real time (natively asleep, in wasm spinning a core), under every
+// policy in turn: the waits of a replay are bounded in all, so that none runs on for minutes unasked.
+void check_arrival_waits(const ReplayOptions& o, const json& workload, const std::string& workload_path) {
+  size_t last = 0;
+  for (size_t i = 0; i < o.requests.size(); ++i)
+    if (o.requests[i].arrival_ms > o.requests[last].arrival_ms) last = i;
+  const double runs = static_cast<double>(o.policies.size());
+  const double wait_ms = o.requests[last].arrival_ms * runs;
+  if (wait_ms <= kMaxReplayWaitMs) return;
+  const double latest_ms = kMaxReplayWaitMs / runs;
+  const bool explicit_requests = workload.contains("requests");
+  const std::string path = explicit_requests ? workload_path + ".requests[" + std::to_string(last) + "].arrival_ms"
+                                             : fields::join(workload_path, "arrival.rate_per_s");
+  const std::string arrival = std::to_string(static_cast<long long>(o.requests[last].arrival_ms));
+  throw_range({path, explicit_requests ? arrival : "", explicit_requests ? numbers_from(0, latest_ms) : Allowed{}},
+              ": the last request arrives at " + arrival +
+                  " ms, and the engine waits for arrivals in real time under each of the " +
+                  std::to_string(o.policies.size()) + " policies: at most " +
+                  std::to_string(static_cast<long long>(kMaxReplayWaitMs)) + " ms of arrivals in all, so the last at " +
+                  std::to_string(static_cast<long long>(latest_ms)) + " ms (" +
+                  (explicit_requests ? "use earlier arrivals" : "use a higher rate or fewer requests") + ")");
 }
 
 }  // namespace
@@ -106,6 +131,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path, c
     throw_range({workload_path, std::to_string(o.requests.size()), {}},
                 "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +
                     std::to_string(kMaxReplayRequests) + " (each takes real time)");
+  check_arrival_waits(o, object.value("workload", default_replay_workload()), workload_path);
   serve::check_workload_fits(o.measure.model, o.requests, workload_path);
   serve::check_chat_turns(o.requests, workload_path);
   o.nocache_requests = static_cast<int>(fields::read_int(object, path, "nocache_requests", o.nocache_requests, 1,

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/memory_budget.h"
 #include "measure/step_timer.h"
 #include "model/config.h"
 #include "model/model.h"
@@ -66,7 +67,7 @@ LargestMixedStep largest_mixed_step(const MeasureOptions& options);
 
 // Upper bound on the memory one measurement may use (weights, caches, scratch), so that a request
 // that cannot fit in a browser tab's wasm memory is refused up front instead of failing midway.
-constexpr int64_t kMaxMeasureBytes = int64_t{1} << 30;
+constexpr int64_t kMaxMeasureBytes = kMaxCallBytes;
 
 // The largest Part A run count.
 constexpr int kMaxRuns = 100;

@@ -7,6 +7,20 @@
 
 namespace kvlab::policy {
 
+int cache_positions(const std::vector<Request>& workload) {
+  int longest_prompt = 1;
+  for (const Request& request : workload) longest_prompt = std::max(longest_prompt, request.prompt_tokens);
+  return longest_prompt + longest_answer_tokens(workload) - 1;
+}
+
+long long kv_pool_blocks(const std::vector<Request>& workload, int slots, const KvSettings& kv) {
+  long long blocks = slots * kv.blocks_for(cache_positions(workload));
+  for (const Request& request : workload)
+    if (request.shares_prefix())
+      blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
+  return kv.budget_blocks ? std::min(*kv.budget_blocks, blocks) : blocks;
+}
+
 namespace {
 
 // "No limit" as a count of free blocks that no workload within the limits can use up.

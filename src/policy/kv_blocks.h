@@ -24,6 +24,17 @@ struct KvSettings {
   long long blocks_for(long long positions) const { return (positions + block_tokens - 1) / block_tokens; }
 };
 
+// Positions a slot's cache needs for `workload`: the longest prompt + the longest answer - 1. A request
+// alone needs p + n - 1 (its last token is never fed back), but a padding row of a static batch runs on
+// to its batch's longest answer, so a long prompt may share a batch with a long answer.
+int cache_positions(const std::vector<Request>& workload);
+
+// The blocks a pool for `slots` slots serving `workload` may need: at most the budget, and no more than
+// the block manager can hand out ids for: every slot holding the longest sequence, plus (prefix reuse)
+// every block of every request kept cached. The real engine allocates this many; the simulator bounds its
+// bookkeeping by it.
+long long kv_pool_blocks(const std::vector<Request>& workload, int slots, const KvSettings& kv);
+
 // A block is in one of three states: held by one or more requests; cached (prefix reuse: it holds the KV
 // of a known content and nobody holds it, so it is found by a later request with the same prefix, or
 // evicted when a block is needed); or free. Every block has an id (0, 1, ... below the budget, handed out

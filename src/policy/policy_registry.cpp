@@ -253,8 +253,9 @@ std::vector<std::string> default_policies(int batch_rows) {
 }
 
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path) {
-  if (!list.is_array() || list.empty() || list.size() > 64)
-    throw_type({path, "", {}}, "must be a list of 1 to 64 policy names");
+  if (!list.is_array() || list.empty() || list.size() > kMaxPolicies)
+    throw_type({path, "", integers_from(1, kMaxPolicies)},
+               "must be a list of 1 to " + std::to_string(kMaxPolicies) + " policy names");
   std::vector<std::string> names;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";

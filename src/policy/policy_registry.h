@@ -21,6 +21,9 @@ namespace kvlab::policy {
 constexpr int kMaxBatchRows = 4096;
 constexpr int kMaxStepTokens = 1'000'000;
 constexpr int kLabBatchRows = 16;  // B of the published lab's batching policies
+// Policies of one call (a JSON list, the CLI's repeated --policy): each replays the whole queue, so the
+// work of a call grows with their number.
+constexpr size_t kMaxPolicies = 64;
 
 enum class PolicyParameters { none, batch_rows, batch_rows_and_step_tokens };  // "name", "name:B", "name:B,T"
 
@@ -102,7 +105,7 @@ std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSett
 // The default registry's families, in row order.
 const std::deque<PolicyFamily>& families();
 
-// A JSON list of 1 to 64 policy names, none given twice (each is parsed when it is simulated); `path`
+// A JSON list of 1 to kMaxPolicies policy names, none given twice (each is parsed when it is simulated); `path`
 // names the list in errors ("options.policies").
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path);
 

@@ -44,6 +44,9 @@ const char* metric_unit(Metric metric);
 struct Efficiencies {
   double bandwidth;
   double compute;
+  // Whether each is the fitted one or the caller's own (a report must not call the caller's value fitted).
+  bool bandwidth_fitted = true;
+  bool compute_fitted = true;
 };
 
 // The deployment a figure was measured on, with these factors.
@@ -59,7 +62,7 @@ double relative_error(const PublishedFigure& figure, const Efficiencies& efficie
 // errors over the `fit` figures.
 Efficiencies fit_efficiencies();
 
-// {efficiencies: {bandwidth, compute, fitted_on: [ids]}, figures: [{id, source, conditions, gpu, model, weights,
+// {efficiencies: {bandwidth, compute, bandwidth_fitted, compute_fitted, fitted_on: [ids]}, figures: [{id, source, conditions, gpu, model, weights,
 // kv, tp, unit, published, modeled, error_pct, fit}]}
 nlohmann::json published_checks_json(const Efficiencies& efficiencies);
 

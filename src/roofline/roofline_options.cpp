@@ -55,7 +55,8 @@ Efficiencies read_efficiencies(const json& options, const std::string& path) {
   fields::require_object(options, path);
   fields::reject_unknown(options, path, {"bw_efficiency", "compute_efficiency"});
   return {fields::read_number(options, path, "bw_efficiency", kDefaultBandwidthEfficiency, 0.01, 1),
-          fields::read_number(options, path, "compute_efficiency", kDefaultComputeEfficiency, 0.01, 1)};
+          fields::read_number(options, path, "compute_efficiency", kDefaultComputeEfficiency, 0.01, 1),
+          !options.contains("bw_efficiency"), !options.contains("compute_efficiency")};
 }
 
 Deployment read_roofline_options(const json& options, const std::string& path) {

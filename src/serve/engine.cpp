@@ -20,23 +20,9 @@ int engine_slots(int policy_slots, size_t requests) {
   return static_cast<int>(std::clamp<long long>(policy_slots, 1, static_cast<long long>(requests)));
 }
 
-long long kv_pool_blocks(const std::vector<policy::Request>& workload, int slots, const policy::KvSettings& kv) {
-  long long blocks = slots * kv.blocks_for(cache_positions(workload));
-  for (const policy::Request& request : workload)
-    if (request.shares_prefix())
-      blocks += kv.blocks_for(static_cast<long long>(request.prompt_tokens) + request.answer_tokens - 1);
-  return kv.budget_blocks ? std::min(*kv.budget_blocks, blocks) : blocks;
-}
-
-int cache_positions(const std::vector<policy::Request>& workload) {
-  int longest_prompt = 1;
-  for (const policy::Request& request : workload) longest_prompt = std::max(longest_prompt, request.prompt_tokens);
-  return longest_prompt + policy::longest_answer_tokens(workload) - 1;
-}
-
 void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload,
                          const std::string& path) {
-  const int positions = cache_positions(workload);
+  const int positions = policy::cache_positions(workload);
   if (positions > config.max_seq)
     throw_range({path, "", {}}, ": the longest prompt + the longest answer - 1 = " + std::to_string(positions) +
                                     " positions, more than the model's max_seq = " + std::to_string(config.max_seq) +
@@ -66,11 +52,11 @@ Engine::Engine(Model& model, const std::vector<policy::Request>& workload, int s
   }
 
   const int slot_count = engine_slots(slots, workload.size());
-  const int positions = cache_positions(workload);
+  const int positions = policy::cache_positions(workload);
   slots_.reserve(static_cast<size_t>(slot_count));
   if (options.paged_kv)
-    kv_pool_ = std::make_unique<KvBlockPool>(config, static_cast<int>(kv_pool_blocks(workload, slot_count, options.kv)),
-                                             options.kv.block_tokens);
+    kv_pool_ = std::make_unique<KvBlockPool>(
+        config, static_cast<int>(policy::kv_pool_blocks(workload, slot_count, options.kv)), options.kv.block_tokens);
   for (int i = 0; i < slot_count; ++i) {
     slots_.push_back(Slot{kv_pool_ ? KvCache(*kv_pool_) : KvCache(config, positions)});
     if (kv_pool_) slots_.back().cache.block_table.reserve(static_cast<size_t>(options.kv.blocks_for(positions)));

@@ -60,16 +60,6 @@ struct EngineOptions {
 // one per request, since more could never be busy at once.
 int engine_slots(int policy_slots, size_t requests);
 
-// Positions a slot's cache needs for `workload`: the longest prompt + the longest answer - 1. A request
-// alone needs p + n - 1 (its last token is never fed back), but a padding row of a static batch runs on
-// to its batch's longest answer, so a long prompt may share a batch with a long answer.
-int cache_positions(const std::vector<policy::Request>& workload);
-
-// The blocks of the paged pool for `slots` slots (engine_slots()) serving `workload`: at most the budget,
-// and no more than the block manager can hand out ids for: every slot holding the longest sequence, plus
-// (prefix reuse) every block of every request kept cached.
-long long kv_pool_blocks(const std::vector<policy::Request>& workload, int slots, const policy::KvSettings& kv);
-
 // Throws InputError naming `path` when cache_positions(workload) exceeds the model's max_seq.
 void check_workload_fits(const ModelConfig& config, const std::vector<policy::Request>& workload,
                          const std::string& path);

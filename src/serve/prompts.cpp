@@ -87,7 +87,8 @@ std::vector<std::vector<int>> served_prompts(Model& model, const std::vector<pol
   }
   const std::vector<std::vector<size_t>> conversations = conversation_turns(workload);
   if (conversations.empty()) return prompts;
-  KvCache cache(model.config(), cache_positions(workload));  // a turn with a successor holds p + n - 1 positions
+  KvCache cache(model.config(),
+                policy::cache_positions(workload));  // a turn with a successor holds p + n - 1 positions
   for (const std::vector<size_t>& turns : conversations) {
     cache.length = 0;
     std::vector<int> history;  // the previous turn's prompt and answer

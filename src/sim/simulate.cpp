@@ -1,5 +1,6 @@
 #include "sim/simulate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "common/memory_budget.h"
 #include "policy/playback_log.h"
 #include "sim/context_fit.h"
 #include "sim/metrics.h"
@@ -45,12 +47,35 @@ RunSettings run_settings(const StepTable& steps, size_t request_count, size_t po
   if (policy_count == 0) throw_range({"policies", "", {}}, "must name at least one policy");
   // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
   // that a call fits a wasm heap.
-  if (request_count * policy_count > kMaxRequestResults)
-    throw_range({"workload", std::to_string(request_count), {}},
-                "has " + std::to_string(request_count) + " requests and " + std::to_string(policy_count) +
-                    " policies were asked for: at most " + std::to_string(kMaxRequestResults) +
-                    " per-request results (requests x policies) per call");
+  if (request_count * policy_count > kMaxRequestResults) {
+    const size_t most_requests = kMaxRequestResults / policy_count;
+    throw_range({"workload", std::to_string(request_count), integers_from(1, static_cast<long long>(most_requests))},
+                "has " + std::to_string(request_count) + " requests: with " + std::to_string(policy_count) +
+                    " policies at most " + std::to_string(most_requests) + " (" + std::to_string(kMaxRequestResults) +
+                    " per-request results, requests x policies, per call)");
+  }
   return settings;
+}
+
+// The block manager's memory, estimated before it runs: its block ids (reference counts, eviction links,
+// content keys), the block tables and the prefix index, at most kBookkeepingBytesPerBlock for each block
+// the pool may need (policy::kv_pool_blocks). Long requests in tiny blocks with many slots and no budget
+// would otherwise allocate gigabytes (4,096 slots of 2,000,000 one-token blocks: 8.2 billion).
+constexpr int64_t kBookkeepingBytesPerBlock = 64;
+
+void check_kv_bookkeeping(const std::vector<policy::Request>& requests, const NamedPolicy& named, int slots,
+                          const policy::KvSettings& kv) {
+  const int busy_slots = static_cast<int>(std::min<size_t>(static_cast<size_t>(slots), requests.size()));
+  const long long blocks = policy::kv_pool_blocks(requests, busy_slots, kv);
+  if (blocks <= kMaxCallBytes / kBookkeepingBytesPerBlock) return;
+  throw_range({"options.block_tokens", std::to_string(kv.block_tokens), {}},
+              "= " + std::to_string(kv.block_tokens) + " makes policy " + named.name + " keep up to " +
+                  std::to_string(blocks) + " blocks (" + std::to_string(busy_slots) +
+                  " slots, each up to the longest prompt + the longest answer - 1 = " +
+                  std::to_string(policy::cache_positions(requests)) + " positions, and the cached prefixes), " +
+                  std::to_string(blocks / (int64_t{1} << 20) * kBookkeepingBytesPerBlock) +
+                  " MiB of bookkeeping; at most " + std::to_string(kMaxCallBytes >> 20) +
+                  " MiB: use larger blocks, a KV budget (options.kv_tokens), fewer slots or shorter requests");
 }
 
 }  // namespace
@@ -107,6 +132,10 @@ SimulateOptions read_simulate_options(const nlohmann::json& options, const std::
 }
 
 std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, const std::string& path) {
+  if (names.size() > policy::kMaxPolicies)
+    throw_range({path, std::to_string(names.size()) + " names", integers_from(1, policy::kMaxPolicies)},
+                "names " + std::to_string(names.size()) + " policies: at most " + std::to_string(policy::kMaxPolicies) +
+                    " in one call (each replays the whole queue)");
   std::vector<NamedPolicy> policies;
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";
@@ -124,6 +153,9 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
   const RunSettings settings = run_settings(steps, requests.size(), policies.size(), options);
   std::vector<std::unique_ptr<policy::Scheduler>> schedulers;
   for (const NamedPolicy& named : policies) schedulers.push_back(policy::make_scheduler(named.policy, settings.kv));
+  for (size_t i = 0; i < policies.size(); ++i)
+    if (policies[i].policy.traits().keeps_kv_in_blocks)
+      check_kv_bookkeeping(requests, policies[i], schedulers[i]->slots(), settings.kv);
   auto as_policy_error = [&](size_t i, const InputError& error) {
     return error.in_context("policy " + policies[i].name + ": ");
   };

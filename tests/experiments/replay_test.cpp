@@ -295,3 +295,31 @@ TEST(Replay, AChatServesForRealAsSimulated) {
 
 }  // namespace
 }  // namespace kvlab::experiments
+
+namespace kvlab::experiments {
+namespace {
+
+TEST(ReplayOptions, RealWaitsForArrivalsAreBoundedInAll) {
+  // Four policies: the last arrival may be at most 60,000 / 4 = 15,000 ms.
+  auto explicit_at = [](double last_ms) {
+    return json{{"policies", {"serial-cache", "static:2", "continuous:2", "paged:2"}},
+                {"workload",
+                 {{"requests",
+                   {{{"arrival_ms", 0}, {"prompt", 4}, {"answer", 3}},
+                    {{"arrival_ms", last_ms}, {"prompt", 4}, {"answer", 3}}}}}}};
+  };
+  expect_error_naming(explicit_at(15'001),
+                      "options.workload.requests[1].arrival_ms: the last request arrives at 15001 ms");
+  expect_error_naming({{"workload",
+                        {{"count", 64},
+                         {"prompt", {8, 8}},
+                         {"answer", {8, 8}},
+                         {"arrival", {{"kind", "poisson"}, {"rate_per_s", 0.001}}}}}},
+                      "options.workload.arrival.rate_per_s");
+  json fits = explicit_at(15'000);
+  fits["measure"] = tiny_measure_options();
+  EXPECT_NO_THROW(read_replay_options(fits));
+}
+
+}  // namespace
+}  // namespace kvlab::experiments

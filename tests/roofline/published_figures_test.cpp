@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "roofline/published_figures.h"
+#include "roofline/roofline_options.h"
 
 namespace kvlab::roofline {
 namespace {
@@ -60,6 +61,25 @@ TEST(PublishedFigures, TheFitFiguresAreMatchedClosely) {
     if (f.fit) {
       EXPECT_LT(std::abs(relative_error(f, kDefaults)), 0.25) << f.id;
     }
+}
+
+}  // namespace
+}  // namespace kvlab::roofline
+
+namespace kvlab::roofline {
+namespace {
+
+TEST(PublishedChecks, TheCallersOwnEfficiencyIsNotCalledFitted) {
+  const std::string fitted =
+      format_published_checks(published_checks_json(read_efficiencies(nlohmann::json::object())));
+  EXPECT_NE(fitted.find("(fitted on the figures marked fit)"), std::string::npos) << fitted;
+  const std::string given =
+      format_published_checks(published_checks_json(read_efficiencies({{"bw_efficiency", 0.01}})));
+  const std::string first_line = given.substr(0, given.find('\n'));
+  EXPECT_NE(first_line.find("bandwidth efficiency 0.01 (given)"), std::string::npos) << first_line;
+  EXPECT_NE(first_line.find("compute efficiency"), std::string::npos) << first_line;
+  EXPECT_NE(first_line.find("compute efficiency 0.61 (fitted on the figures marked fit)"), std::string::npos)
+      << first_line;
 }
 
 }  // namespace

@@ -207,8 +207,8 @@ TEST(SimulateErrors, WorkloadFieldsReachTheCaller) {
 TEST(SimulateErrors, PerRequestResultsAreBoundedPerCall) {
   json workload = {{"count", 300000}, {"prompt", {1, 1}}, {"answer", {1, 1}}};
   EXPECT_EQ(error_of(linear_steps(), workload, policy::default_policies()),
-            "workload has 300000 requests and 4 policies were asked for: at most 1000000 per-request results "
-            "(requests x policies) per call");
+            "workload has 300000 requests: with 4 policies at most 250000 (1000000 per-request results, requests "
+            "x policies, per call)");
 }
 
 TEST(PolicyTable, LabOrderAndSeconds) {
@@ -247,6 +247,74 @@ TEST(PolicyTable, ThreeSignificantDigits) {
   EXPECT_EQ(format_policy_table(result),
             "policy        median TTFT  p95 TTFT  p99 TTFT  all done  tokens/s     TPOT\n"
             "serial-cache     0.0806 s   0.106 s   0.108 s   0.113 s        53  2.00 ms\n");
+}
+
+}  // namespace
+}  // namespace kvlab::sim
+
+namespace kvlab::sim {
+namespace {
+
+TEST(Simulate, AtMostKMaxPoliciesInOneCall) {
+  std::vector<std::string> names;
+  for (size_t b = 1; b <= policy::kMaxPolicies; ++b) names.push_back("static:" + std::to_string(b));
+  EXPECT_NO_THROW(parse_policies(names));
+  names.push_back("continuous:1");
+  try {
+    simulate_json(testing::linear_steps(), kWorkload, names);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "policies");
+    EXPECT_EQ(error.field().allowed.max, static_cast<double>(policy::kMaxPolicies));
+    EXPECT_NE(std::string(error.what()).find("65 policies: at most 64"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace kvlab::sim
+
+namespace kvlab::sim {
+namespace {
+
+TEST(Simulate, KvBookkeepingBeyondTheCallsMemoryIsRefusedBeforeRunning) {
+  // 4,096 requests of 1,000,000-token prompts in one-token blocks under paged:4096: 4,096 slots of
+  // 1,000,001 blocks each, 8 billion blocks.
+  const json workload = {{"count", 4096}, {"prompt", {1000000, 1000000}}, {"answer", {2, 2}}};
+  SimulateOptions options;
+  options.block_tokens = 1;
+  try {
+    simulate_json(testing::linear_steps(), workload, {"paged:4096"}, options);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "options.block_tokens");
+    const std::string message = error.what();
+    EXPECT_NE(message.find("4096 slots"), std::string::npos) << message;
+    EXPECT_NE(message.find("at most 1024 MiB"), std::string::npos) << message;
+  }
+  // The same queue in a budget of 64 blocks keeps 64 at most: it runs (only the policies' check may refuse).
+  options.kv_tokens = 2'000'002;
+  options.block_tokens = 65536;
+  EXPECT_NO_THROW(simulate_json(testing::linear_steps(),
+                                {{"count", 2}, {"prompt", {1000000, 1000000}}, {"answer", {2, 2}}}, {"paged:4096"},
+                                options));
+}
+
+}  // namespace
+}  // namespace kvlab::sim
+
+namespace kvlab::sim {
+namespace {
+
+TEST(Simulate, TooManyRequestsForThePoliciesSaysTheCapForThatManyPolicies) {
+  try {
+    simulate_json(testing::linear_steps(), {{"count", 1000000}, {"prompt", {1, 1}}, {"answer", {1, 1}}},
+                  policy::default_policies());
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field().path, "workload");
+    EXPECT_EQ(error.field().allowed.max, 250000);
+    EXPECT_NE(std::string(error.what()).find("with 4 policies at most 250000"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
