@@ -1,6 +1,7 @@
 #include "common/input_error.h"
 
 #include "common/text_format.h"
+#include "common/utf8.h"
 
 namespace kvlab {
 
@@ -11,14 +12,6 @@ namespace {
 std::string path_and_problem(const std::string& path, const std::string& problem) {
   if (path.empty()) return problem;
   return path + (!problem.empty() && problem[0] == ':' ? "" : " ") + problem;
-}
-
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-size_t utf8_length(const std::string& text) {
-  size_t count = 0;
-  for (char c : text) count += is_continuation_byte(c) ? 0 : 1;
-  return count;
 }
 
 std::string scalar_text(const nlohmann::json& value) {
@@ -45,16 +38,6 @@ void append_json(const nlohmann::json& value, std::string& out, size_t max_bytes
 }
 
 }  // namespace
-
-std::string utf8_prefix(const std::string& text, size_t max_chars) {
-  size_t chars = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (is_continuation_byte(text[i])) continue;
-    if (chars == max_chars) return text.substr(0, i);
-    ++chars;
-  }
-  return text;
-}
 
 std::string echo_value(const nlohmann::json& value) {
   try {

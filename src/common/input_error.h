@@ -80,9 +80,6 @@ Allowed one_of(std::vector<std::string> choices);
 // seven-million-element list makes a one-line message.
 constexpr size_t kMaxEchoedChars = 200;
 
-// At most `max_chars` characters (UTF-8 code points) of `text`, never cutting inside one.
-std::string utf8_prefix(const std::string& text, size_t max_chars);
-
 // What the user gave, as every message and FieldError::given echo it: a string as its text in quotes,
 // anything else as JSON; past kMaxEchoedChars characters the text stops and the whole size follows
 // ("[1,2,3,… (7,000,000 elements)", "\"aaa…\"… (5,000 characters)"). Renders little more than it shows,

@@ -6,6 +6,7 @@
 
 #include "common/input_error.h"
 #include "common/text_format.h"
+#include "common/utf8.h"
 
 namespace kvlab::json_input {
 

@@ -40,4 +40,26 @@ bool is_valid_utf8(const std::string& text) {
   return true;
 }
 
+namespace {
+
+bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+}  // namespace
+
+size_t utf8_length(const std::string& text) {
+  size_t count = 0;
+  for (char c : text) count += is_continuation_byte(c) ? 0 : 1;
+  return count;
+}
+
+std::string utf8_prefix(const std::string& text, size_t max_chars) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (is_continuation_byte(text[i])) continue;
+    if (chars == max_chars) return text.substr(0, i);
+    ++chars;
+  }
+  return text;
+}
+
 }  // namespace kvlab

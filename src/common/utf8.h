@@ -12,4 +12,10 @@ int utf8_sequence_length(const std::string& text, size_t i);
 
 bool is_valid_utf8(const std::string& text);
 
+// Characters (code points) in `text`, counting every byte that does not continue a sequence.
+size_t utf8_length(const std::string& text);
+
+// At most `max_chars` characters of `text`, never cutting inside one.
+std::string utf8_prefix(const std::string& text, size_t max_chars);
+
 }  // namespace kvlab

@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "common/utf8.h"
 #include "measure/measure_options.h"
 #include "sim/simulate.h"
 #include "sim/workload.h"
