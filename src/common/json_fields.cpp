@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "common/text_format.h"
 
 namespace kvlab::fields {
 
@@ -35,10 +36,9 @@ void reject_unknown(const json& object, const std::string& path, std::initialize
   for (const auto& item : object.items()) {
     bool found = std::any_of(known.begin(), known.end(), [&](const char* k) { return item.key() == k; });
     if (!found) {
-      std::string list;
-      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw_range({join(path, item.key()), "", one_of(std::vector<std::string>(known.begin(), known.end()))},
-                  "is not a known field (known: " + list + ")");
+      const std::vector<std::string> names(known.begin(), known.end());
+      throw_range({join(path, item.key()), "", one_of(names)},
+                  "is not a known field (known: " + comma_list(names) + ")");
     }
   }
 }

@@ -262,10 +262,17 @@ std::vector<std::string> read_policy_names(const nlohmann::json& list, const std
     if (!list[i].is_string())
       throw_type({item, echo_value(list[i]), one_of(policy_name_forms())}, "must be a policy name string");
     names.push_back(list[i].get<std::string>());
-    if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1)
-      throw_range({item, echo_value(list[i]), {}}, echo_value(list[i]) + " is given twice");
+    reject_repeated_name(names, i, item);
   }
   return names;
+}
+
+void reject_repeated_name(const std::vector<std::string>& names, size_t i, const std::string& item) {
+  if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) ==
+      names.begin() + static_cast<std::ptrdiff_t>(i))
+    return;
+  const std::string given = echo_value(names[i]);
+  throw_range({item, given, {}}, given + " is given twice");
 }
 
 }  // namespace kvlab::policy

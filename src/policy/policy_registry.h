@@ -109,6 +109,9 @@ const std::deque<PolicyFamily>& families();
 // names the list in errors ("options.policies").
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path);
 
+// Throws InputError naming `item` when names[i] repeats one of names[0..i).
+void reject_repeated_name(const std::vector<std::string>& names, size_t i, const std::string& item);
+
 // policy_registry().name_forms().
 std::vector<std::string> policy_name_forms();
 

@@ -1,5 +1,7 @@
 #include "roofline/roofline_options.h"
 
+#include <vector>
+
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "common/text_format.h"
@@ -14,18 +16,17 @@ bool fits(const Deployment& d) { return kv_budget_tokens(d) >= kMinKvBudgetToken
 
 // "bf16 at tp = 8, fp8 at tp = 4, int4 at tp = 2": the smallest power-of-two TP at which each format fits.
 std::string what_fits(Deployment d) {
-  std::string list;
+  std::vector<std::string> fitting;
   for (NumberFormat format : server_weight_formats()) {
     d.weights = format;
     for (int tp = 1; tp <= kMaxTensorParallel; tp *= 2) {
       d.tp = tp;
       if (d.model.n_heads % tp != 0 || d.model.n_kv_heads % tp != 0 || !fits(d)) continue;
-      list += (list.empty() ? "" : ", ") + std::string(number_format_name(format)) +
-              " weights at tp = " + std::to_string(tp);
+      fitting.push_back(std::string(number_format_name(format)) + " weights at tp = " + std::to_string(tp));
       break;
     }
   }
-  return list.empty() ? "nothing up to tp = " + std::to_string(kMaxTensorParallel) : list;
+  return fitting.empty() ? "nothing up to tp = " + std::to_string(kMaxTensorParallel) : comma_list(fitting);
 }
 
 void check_tp(const Deployment& d, const std::string& field) {

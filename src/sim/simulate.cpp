@@ -140,9 +140,7 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";
     policies.push_back({names[i], policy::parse_policy_name(names[i], item)});
-    for (size_t earlier = 0; earlier < i; ++earlier)
-      if (names[earlier] == names[i])
-        throw_range({item, "\"" + names[i] + "\"", {}}, "\"" + names[i] + "\" is given twice");
+    policy::reject_repeated_name(names, i, item);
   }
   return policies;
 }
