@@ -43,6 +43,10 @@ describe('finding the field of a module error', () => {
       ['workload.arrival.rate_per_s', 'mem_rate'],
       ['workload.system_prompt', 'system_prompt'],
       ['policies[3]', 'chunk'],
+      // A request past the model's context: the lab's queue fits it, so the system prompt is at fault.
+      ['workload.answer[1]', 'system_prompt'],
+      ['workload.prompt[1]', 'system_prompt'],
+      ['workload.requests[7].answer', 'system_prompt'],
       ['workload.count', null],
       [undefined, null],
     ];

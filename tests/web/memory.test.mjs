@@ -145,10 +145,23 @@ describe('the Memory section', { timeout: 120000 }, () => {
     await page.waitForTimeout(300);
     assert.equal(page.workers().length, 1);
 
+    // A system prompt that, before the queue's longest request, would pass the tiny model's 160
+    // positions is refused at its field before anything runs.
+    const queue = Object.values(lab.policies).find((r) => r.queue_timeline).queue_timeline.requests;
+    const longest = Math.max(...queue.prompt_tokens.map((p, i) => p + queue.answer_tokens[i] - 1));
+    assert.equal(lab.steps.model.max_seq, 160);
+    await page.fill('#mem-system', String(161 - longest));
+    await page.click('#mem-run');
+    assert.equal(
+      await page.textContent('#mem-system-error'),
+      `Shared system prompt (tokens) must be from 0 to ${160 - longest}: the tiny model’s context holds 160 positions, and this queue’s longest request takes ${longest} of them after the system prompt (prompt + answer − 1) (got "${161 - longest}").`
+    );
+    assert.equal(await page.evaluate(() => window.__memoryEvents), 1);
+
     // A shared system prompt: paged and chunked find it cached, reserve does not reuse.
-    await page.fill('#mem-system', '64');
+    await page.fill('#mem-system', '32');
     await page.dispatchEvent('#mem-system', 'change');
-    assert.match(await page.evaluate(() => location.hash), /system_prompt=64/);
+    assert.match(await page.evaluate(() => location.hash), /system_prompt=32/);
     await page.evaluate(() => {
       window.kvlabMemoryResult = undefined;
     });

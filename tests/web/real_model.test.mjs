@@ -1,6 +1,7 @@
 // Browser tests of the model choice: stories15M, fetched from beside the page only when chosen, with its
 // progress shown, writes words in chapter 2's race (the words the module's generate() writes for the
-// same prompt, as `kvlab generate` prints them), and the queue serves story openings; the URL hash
+// same prompt, as `kvlab generate` prints them), and the queue and memory chapters serve story
+// openings (the memory's system prompt checked against the model's context); the URL hash
 // keeps the choice; a bad model file from the reader's disk is refused with the reader's message; the
 // single file offers only the random models and the file picker.
 
@@ -33,14 +34,48 @@ const session = pageSession({
 const { openPage } = session;
 const modelRequests = () => session.served.filter((url) => url.includes('/models/'));
 
+// The module in Node with stories15M loaded (once).
+let loaded = null;
+function stories15M() {
+  if (!loaded) {
+    const wasmDir = path.join(root, 'build', 'wasm', 'src', 'wasm');
+    const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
+    const file = (name) => new Uint8Array(fs.readFileSync(path.join(dist, MODEL_DIR, name)));
+    loaded = createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) }).then((m) => {
+      m.loadModel({ checkpoint: file('model.bin'), tokenizer: file('tokenizer.bin') }, {});
+      return m;
+    });
+  }
+  return loaded;
+}
+
 // What the module's generate() writes on stories15M for `prompt` (the same C++ as `kvlab generate`).
 async function generated(prompt, tokens) {
-  const wasmDir = path.join(root, 'build', 'wasm', 'src', 'wasm');
-  const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
-  const m = await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) });
-  const file = (name) => new Uint8Array(fs.readFileSync(path.join(dist, MODEL_DIR, name)));
-  m.loadModel({ checkpoint: file('model.bin'), tokenizer: file('tokenizer.bin') }, {});
-  return m.generate({ prompt, tokens });
+  return (await stories15M()).generate({ prompt, tokens });
+}
+
+// The token count of each of our story openings (src/model/story_openings.cpp, where they are
+// defined) under stories15M's tokenizer: generate()'s prompt_tokens, BOS first, as a story workload
+// counts them.
+async function openingTokenCounts() {
+  const source = fs.readFileSync(path.join(root, 'src', 'model', 'story_openings.cpp'), 'utf8');
+  const openings = Array.from(source.matchAll(/^ +"(.+)",$/gm), (match) => match[1]);
+  assert.equal(openings.length, 20);
+  const m = await stories15M();
+  return openings.map((text) => m.generate({ prompt: text, tokens: 1 }).prompt_tokens.length);
+}
+
+// The Memory section's next result (it runs by itself after a lab run), or its error's text.
+async function nextMemoryResult(page, before) {
+  await page.waitForFunction(
+    (previous) =>
+      (window.kvlabMemoryResult !== undefined && window.kvlabMemoryResult.elapsed_ms !== previous) ||
+      !document.getElementById('mem-error').hidden,
+    before === undefined ? null : before.elapsed_ms,
+    { timeout: 120000, polling: 100 }
+  );
+  assert.equal(await page.isVisible('#mem-error'), false, await page.textContent('#mem-error'));
+  return page.evaluate(() => window.kvlabMemoryResult);
 }
 
 // Puts `files` ({name: bytes}) into the file input `selector` as a reader's pick would.
@@ -103,6 +138,78 @@ describe('the model choice', { timeout: 300000 }, () => {
     assert.match(await page.textContent('#chapter-queue'), /each prompt one of our own story openings/);
   });
 
+  test('the memory chapter serves the lab’s story openings, and its system prompt must fit the model’s context', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#model=stories15M&${SMALL_REAL_LAB}`);
+    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+    await page.click('#story-run');
+    const lab = await waitForResult(page, 240000);
+    const memory = await nextMemoryResult(page);
+
+    // The lab's queue: 40 story openings, each one's length its token count.
+    const counts = new Set(await openingTokenCounts());
+    const labQueue = Object.values(lab.policies).find((r) => r.queue_timeline).queue_timeline.requests;
+    assert.equal(labQueue.prompt_tokens.length, 40);
+    for (const tokens of labQueue.prompt_tokens) assert.ok(counts.has(tokens), `${tokens} is no opening's count`);
+
+    // The Memory section simulated those very requests, arriving at random.
+    const served = memory.workload.requests;
+    assert.equal(served.length, 40);
+    assert.deepEqual(
+      served.map((r) => r.prompt),
+      labQueue.prompt_tokens
+    );
+    assert.deepEqual(
+      served.map((r) => r.answer),
+      labQueue.answer_tokens
+    );
+    assert.ok(served.some((r) => r.arrival_ms > 0));
+    for (const policy of memory.policies)
+      assert.deepEqual(memory.results[policy].queue_timeline.requests.prompt_tokens, labQueue.prompt_tokens, policy);
+    const shortest = Math.min(...labQueue.prompt_tokens);
+    const longestPrompt = Math.max(...labQueue.prompt_tokens);
+    assert.equal(memory.lab_settings.stories, true);
+    assert.deepEqual([memory.lab_settings.prompt_lo, memory.lab_settings.prompt_hi], [shortest, longestPrompt]);
+
+    // The words say so, in the section and in the chapter.
+    const range = `${shortest}–${longestPrompt} tokens in stories15M’s tokenizer`;
+    assert.match(
+      await page.textContent('#mem-summary'),
+      new RegExp(`each prompt one of our own story openings, ${range}`)
+    );
+    await page.waitForSelector('#chapter-memory[data-state="landed"]', { timeout: 60000 });
+    assert.match(
+      await page.textContent('#chapter-memory'),
+      new RegExp(
+        `40 requests, each prompt one of our own story openings \\(${range}, the lab’s queue\\) answered on stories15M’s measured step times`
+      )
+    );
+
+    // A system prompt that, before the longest request, would pass the model's 256 positions is refused
+    // at its field before anything runs; the most that fits runs, before every story.
+    const longest = Math.max(...labQueue.prompt_tokens.map((p, i) => p + labQueue.answer_tokens[i] - 1));
+    const most = lab.steps.model.max_seq - longest;
+    assert.equal(lab.steps.model.max_seq, 256);
+    await page.fill('#mem-system', String(most + 1));
+    await page.click('#mem-run');
+    await page.waitForSelector('#mem-system-error:not([hidden])');
+    assert.equal(
+      await page.textContent('#mem-system-error'),
+      `Shared system prompt (tokens) must be from 0 to ${most}: the stories15M model’s context holds 256 positions, and this queue’s longest request takes ${longest} of them after the system prompt (prompt + answer − 1) (got "${most + 1}").`
+    );
+    assert.equal(await page.getAttribute('#mem-system', 'aria-invalid'), 'true');
+    assert.match(await page.textContent('#mem-phase'), /Not run: fix the highlighted settings/);
+    assert.equal(await page.evaluate(() => window.kvlabMemoryResult.elapsed_ms), memory.elapsed_ms);
+
+    await page.fill('#mem-system', String(most));
+    await page.click('#mem-run');
+    const withPrompt = await nextMemoryResult(page, memory);
+    assert.equal(withPrompt.workload.system_prompt, most);
+    assert.deepEqual(
+      withPrompt.workload.requests.map((r) => r.prompt - most),
+      labQueue.prompt_tokens
+    );
+  });
+
   test('the hash keeps the choice: model=stories15M restores it in both menus', async () => {
     const { page } = await openPage(`${session.server.url}index.html#model=stories15M&${SMALL_REAL_LAB}`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
@@ -163,6 +270,6 @@ describe('the model choice', { timeout: 300000 }, () => {
 
 describe('every model-choice page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(5);
+    session.checkPages(6);
   });
 });

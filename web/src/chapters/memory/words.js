@@ -9,9 +9,14 @@ export function introParagraphs(plan, shown, prepared) {
   const first = prepared[shown[0]].memory;
   const budget = first.budget_blocks;
   const count = prepared[shown[0]].queue.count;
+  const lab = plan.lab_settings || {};
+  // On a real model the queue is the lab's story requests (panels/memory/lab-queue.js).
+  const stories = lab.stories
+    ? `, each prompt one of our own story openings (${lab.prompt_lo}–${lab.prompt_hi} tokens in ${lab.model_name}’s tokenizer, the lab’s queue) answered on ${lab.model_name}’s measured step times,`
+    : '';
   const out = [
     `The KV cache lives in memory, and memory runs out. Here it is cut into ${budget ? int(budget) : 'as many as needed'} blocks of ` +
-      `${first.block_tokens} tokens (each square below is a block), and ${int(count)} requests arrive at random, ` +
+      `${first.block_tokens} tokens (each square below is a block), and ${int(count)} requests${stories} arrive at random, ` +
       `${sig(plan.rate, 3)} a second on average.`,
   ];
   const reserve = findPolicy(shown, POLICY_ROLES.reserve);

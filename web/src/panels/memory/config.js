@@ -114,7 +114,8 @@ export function minimumTokens(mem, lab) {
   return Math.ceil(longestRequest(mem, lab) / block) * block;
 }
 
-// raw: strings by key (form or hash; a missing key keeps its default). lab: the lab's valid settings.
+// raw: strings by key (form or hash; a missing key keeps its default). lab: the lab's valid settings,
+// with max_seq, longest_positions and model_name where its last run says them (lab-queue.js).
 // Returns {settings, errors: {key: message}}.
 export function validateMemory(raw, lab) {
   const settings = { ...MEM_DEFAULTS };
@@ -152,6 +153,13 @@ export function validateMemory(raw, lab) {
           : `KV budget: the ${settings.kv} example gives only ${tokens} tokens, but ${why}; choose another device or a number of tokens.`;
     }
   }
+  // The model's context must hold the shared system prompt before the queue's longest request.
+  if (!errors.system_prompt && lab.max_seq && lab.longest_positions && lab.model_name) {
+    const most = lab.max_seq - lab.longest_positions;
+    if (settings.system_prompt > most) {
+      errors.system_prompt = `${MEM_FIELDS.system_prompt.label} must be from ${rangeText(0, most)}: the ${lab.model_name} model’s context holds ${lab.max_seq} positions, and this queue’s longest request takes ${lab.longest_positions} of them after the system prompt (prompt + answer − 1) (got ${show(raw.system_prompt)}).`;
+    }
+  }
   // T left at its default grows to the slot count, the least a step can hold.
   if (raw.chunk === undefined) settings.chunk = Math.max(settings.chunk, lab.slots);
   if (!errors.chunk && settings.chunk < lab.slots) {
@@ -182,6 +190,12 @@ const MEM_FIELD_OF_PATH = {
   'options.ttft_target_ms': 'ttft_target',
   'workload.arrival.rate_per_s': 'mem_rate',
   'workload.system_prompt': 'system_prompt',
+  // A request past the model's context (steps.model.max_seq), named by its answer or prompt (the upper
+  // end of a generated range, or an explicit request's): the lab's queue fits, so the system prompt
+  // this form adds is what made it too long.
+  'workload.answer': 'system_prompt',
+  'workload.prompt': 'system_prompt',
+  'workload.requests': 'system_prompt',
   policies: 'chunk',
 };
 

@@ -10,6 +10,7 @@ import { fromTemplate } from '../../shared/dom.js';
 import { kvBytesPerToken, kvFormatBytes } from '../kv-calculator/index.js';
 import { MEM_DEFAULTS } from './config.js';
 import { memoryForm } from './form.js';
+import { labQueue } from './lab-queue.js';
 import { MARKUP } from './markup.js';
 import { memoryRun } from './run.js';
 
@@ -69,9 +70,11 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
 //        null; busy() -> another run holds the processor; onRunningChange(); onSettingsChange()
 //        (rewrite the hash); store: the run store, where its result goes.
 function setupMemory(hooks) {
+  // The queue the settings are checked against: the lab's last run's (on a real model its story
+  // prompts' lengths, and the model's context), else the lab form's.
   const queue = () => {
     const lab = hooks.lab();
-    return lab ? lab.settings : hooks.labSettings();
+    return lab ? labQueue(lab) : hooks.labSettings();
   };
   const form = memoryForm({
     queue,

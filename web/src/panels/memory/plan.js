@@ -8,8 +8,13 @@
 //   3. paged:B with no budget on the same queue: the blocks the queue would hold with unlimited memory
 //      (paged:B without a limit is continuous:B to the bit);
 //   4. the load curve: every policy under the budget at Poisson rates from a quarter to twice that.
+//
+// On a real model the queue is the lab's story requests (options.stories, lab-queue.js), served as an
+// explicit workload whose arrivals at each rate are the workload generator's for the lab's count and
+// seed (poissonArrivals), so that a story queue arrives as a generated one of the same seed would.
 
 import { AUTO_LOAD } from './config.js';
+import { explicitStoryWorkload } from './lab-queue.js';
 import { CATALOG } from '../../generated/catalog.js';
 import { POLICY_ROLES, policyNameOf } from '../../shared/policies.js';
 
@@ -40,12 +45,29 @@ function slim(metrics) {
   return out;
 }
 
-// options: {steps, workload: {count, prompt, answer, seed, system_prompt}, slots, chunk, kv_tokens,
-//           block_tokens, rate (requests/s or 'auto'), ttft_target_ms, fractions?, load? (the 'auto'
-//           rate's share of the capacity; AUTO_LOAD unless given)}
+// The workload generator's Poisson arrival times (ms) for `workload`'s count and seed at `rate`: the
+// module reaches its generator through simulate(), so a queue of one-token requests is simulated under
+// `policy` and its queue playback read for each request's arrival_ms.
+function poissonArrivals(m, steps, workload, rate, policy) {
+  const ones = {
+    count: workload.count,
+    prompt: [1, 1],
+    answer: [1, 1],
+    seed: workload.seed,
+    arrival: { kind: 'poisson', rate_per_s: rate },
+  };
+  const result = m.simulate(steps, ones, [policy], { timeline_requests: 0, queue_timeline: true });
+  return result[policy].queue_timeline.requests.arrival_ms;
+}
+
+// options: {steps, workload: {count, prompt, answer, seed, system_prompt}, stories? (the lab's story
+//           requests, lab-queue.js's storyRequests(): they replace the generated prompts and answers),
+//           slots, chunk, kv_tokens, block_tokens, rate (requests/s or 'auto'), ttft_target_ms,
+//           fractions?, load? (the 'auto' rate's share of the capacity; AUTO_LOAD unless given)}
 export function runMemoryPlan(m, options, progress = () => {}) {
-  const { steps, workload, slots, chunk } = options;
+  const { steps, workload, stories, slots, chunk } = options;
   const policies = memoryPolicies(slots, chunk);
+  const continuous = nameWith(POLICY_ROLES.continuous, slots);
   const fractions = options.fractions || LOAD_FRACTIONS;
   const budget = {
     kv_tokens: options.kv_tokens,
@@ -53,7 +75,14 @@ export function runMemoryPlan(m, options, progress = () => {}) {
     ttft_target_ms: options.ttft_target_ms,
     timeline_requests: 0,
   };
-  const at = (rate) => ({ ...workload, arrival: { kind: 'poisson', rate_per_s: rate } });
+  const systemPrompt = workload.system_prompt || 0;
+  const allAtZero = stories
+    ? explicitStoryWorkload(stories, new Array(workload.count).fill(0), systemPrompt)
+    : { ...workload, arrival: { kind: 'all-at-zero' } };
+  const at = (rate) =>
+    stories
+      ? explicitStoryWorkload(stories, poissonArrivals(m, steps, workload, rate, continuous), systemPrompt)
+      : { ...workload, arrival: { kind: 'poisson', rate_per_s: rate } };
   const total = 3 + fractions.length;
   let done = 0;
   const tick = (phase) => {
@@ -62,22 +91,22 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   };
 
   progress(0, 'finding the server’s capacity');
-  const continuous = nameWith(POLICY_ROLES.continuous, slots);
-  const saturated = m.simulate(steps, { ...workload, arrival: { kind: 'all-at-zero' } }, [continuous], {
+  const saturated = m.simulate(steps, allAtZero, [continuous], {
     timeline_requests: 0,
   })[continuous];
   const capacity = saturated.makespan_ms > 0 ? workload.count / (saturated.makespan_ms / 1000) : null;
   const rate = options.rate === 'auto' ? roundRate((options.load ?? AUTO_LOAD) * (capacity || 1)) : options.rate;
   tick('simulating the memory policies');
 
-  const main = m.simulate(steps, at(rate), policies, { ...budget, queue_timeline: true });
+  const served = at(rate);
+  const main = m.simulate(steps, served, policies, { ...budget, queue_timeline: true });
   const policyResults = {};
   for (const name of policies) policyResults[name] = slim(main[name]);
   tick('simulating unlimited memory');
 
   const unlimitedName = nameWith(POLICY_ROLES.paged, slots);
   const unlimited = slim(
-    m.simulate(steps, at(rate), [unlimitedName], {
+    m.simulate(steps, served, [unlimitedName], {
       block_tokens: options.block_tokens,
       ttft_target_ms: options.ttft_target_ms,
       timeline_requests: 0,
@@ -111,7 +140,7 @@ export function runMemoryPlan(m, options, progress = () => {}) {
     load,
     rate,
     rate_auto: options.rate === 'auto',
-    workload: at(rate),
+    workload: served,
     simulate_options: budget,
   };
 }

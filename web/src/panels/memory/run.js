@@ -1,6 +1,7 @@
-// The Memory section's run: a job worker (runs/jobs.js, plan.js) simulates the lab's queue under the
-// memory policies on the lab's step table; the result goes into the run store (its chapter draws it from
-// there), out as a `kvlab:memory-result` event on document, and stays in window.kvlabMemoryResult.
+// The Memory section's run: a job worker (runs/jobs.js, plan.js) simulates the lab's queue (on a real
+// model its story requests, lab-queue.js) under the memory policies on the lab's step table; the result
+// goes into the run store (its chapter draws it from there), out as a `kvlab:memory-result` event on
+// document, and stays in window.kvlabMemoryResult.
 
 import { $ } from '../../shared/dom.js';
 import { JobRunner } from '../../runs/jobs.js';
@@ -8,6 +9,7 @@ import { jobPanel } from '../../runs/job-panel.js';
 import { int, sig } from '../../shared/format.js';
 import { kvTokens, memFieldOfModuleError } from './config.js';
 import { IDS } from './form.js';
+import { labQueue, storyRequests } from './lab-queue.js';
 import { renderMemory } from './render.js';
 
 // form: form.js's memoryForm; hooks: see index.js.
@@ -75,7 +77,7 @@ export function memoryRun(form, hooks) {
       return false;
     }
     form.remember(settings);
-    const s = lab.settings;
+    const s = labQueue(lab);
     const workload = {
       count: s.requests,
       prompt: [s.prompt_lo, s.prompt_hi],
@@ -88,6 +90,7 @@ export function memoryRun(form, hooks) {
     panel.run({
       steps: lab.result.steps,
       workload,
+      stories: storyRequests(lab),
       slots: s.slots,
       chunk: settings.chunk,
       kv_tokens: kv,

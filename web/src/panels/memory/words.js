@@ -29,11 +29,18 @@ export function budgetExplanation({ device, settings, errors, lab, tokens, toy }
   return parts.join('');
 }
 
+// The queue's prompts: story openings on a real model (lab-queue.js), else the lab's range.
+function promptsText(lab) {
+  return lab.stories
+    ? `each prompt one of our own story openings, ${lab.prompt_lo}–${lab.prompt_hi} tokens in ${lab.model_name}’s tokenizer`
+    : `prompts ${lab.prompt_lo}–${lab.prompt_hi}`;
+}
+
 export function summary(r, budget) {
   const lab = r.lab_settings;
   const capacity = r.capacity_per_s;
   return [
-    `${int(lab.requests)} requests (the lab’s queue: prompts ${lab.prompt_lo}–${lab.prompt_hi}${r.settings.system_prompt ? ` after a shared ${r.settings.system_prompt}-token system prompt` : ''}, answers ${lab.answer_lo}–${lab.answer_hi}, seed ${lab.seed}) arriving at random, ${sig(r.rate, 3)} per second on average; ${count(lab.slots, 'slot')}; a KV budget of ${int(r.kv_tokens)} tokens = ${int(budget)} blocks of ${r.block_tokens}. `,
+    `${int(lab.requests)} requests (the lab’s queue: ${promptsText(lab)}${r.settings.system_prompt ? ` after a shared ${r.settings.system_prompt}-token system prompt` : ''}, answers ${lab.answer_lo}–${lab.answer_hi}, seed ${lab.seed}) arriving at random, ${sig(r.rate, 3)} per second on average; ${count(lab.slots, 'slot')}; a KV budget of ${int(r.kv_tokens)} tokens = ${int(budget)} blocks of ${r.block_tokens}. `,
     capacity
       ? `With the whole queue at once, continuous batching gets through ${sig(capacity, 3)} requests per second on this device; the rate here is ${r.rate / capacity > 3 ? `${sig(r.rate / capacity, 3)}×` : `${int((100 * r.rate) / capacity)}% of`} that${r.rate_auto ? ' (the “auto” rate)' : ''}.`
       : '',
