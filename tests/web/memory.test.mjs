@@ -158,7 +158,8 @@ describe('the Memory section', { timeout: 120000 }, () => {
     );
     assert.equal(await page.evaluate(() => window.__memoryEvents), 1);
 
-    // A shared system prompt: paged and chunked find it cached, reserve does not reuse.
+    // A shared system prompt: paged and chunked find it cached, reserve does not reuse. (32 tokens: with
+    // the longest request's 32 + 96 - 1 they fill tiny's 160 positions less one; more is refused.)
     await page.fill('#mem-system', '32');
     await page.dispatchEvent('#mem-system', 'change');
     assert.match(await page.evaluate(() => location.hash), /system_prompt=32/);
