@@ -270,4 +270,19 @@ nlohmann::json explicit_workload(const nlohmann::json& workload, const StoryProm
   return result;
 }
 
+nlohmann::json workload_columns(const nlohmann::json& workload) {
+  const std::vector<policy::Request> requests = read_workload(workload);
+  std::vector<double> arrival_ms;
+  std::vector<int> prompt_tokens, answer_tokens;
+  arrival_ms.reserve(requests.size());
+  prompt_tokens.reserve(requests.size());
+  answer_tokens.reserve(requests.size());
+  for (const policy::Request& request : requests) {
+    arrival_ms.push_back(request.arrival_ms);
+    prompt_tokens.push_back(request.prompt_tokens);
+    answer_tokens.push_back(request.answer_tokens);
+  }
+  return {{"arrival_ms", arrival_ms}, {"prompt_tokens", prompt_tokens}, {"answer_tokens", answer_tokens}};
+}
+
 }  // namespace kvlab::sim

@@ -65,4 +65,10 @@ std::vector<policy::Request> read_workload(const nlohmann::json& workload, const
 // of any workload object, so that a generated workload can be shown, saved and replayed request by request.
 nlohmann::json explicit_workload(const nlohmann::json& workload, const StoryPromptTokens& stories = {});
 
+// The requests of a workload object of either form (read as read_workload() reads it: checked, errors
+// naming the field under "workload", at most kMaxRequests requests) as columns in workload order:
+// {"arrival_ms", "prompt_tokens", "answer_tokens"}, named as the queue playback's "requests"
+// (policy/playback_log.h), so that a page can use a generated workload's arrivals with requests of its own.
+nlohmann::json workload_columns(const nlohmann::json& workload);
+
 }  // namespace kvlab::sim

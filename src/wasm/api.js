@@ -154,6 +154,13 @@ Module['simulate'] = function (steps, workload, policies, options) {
   );
 };
 
+/** workload(workload) -> { arrival_ms, prompt_tokens, answer_tokens }: the requests simulate() serves for a
+ *  workload object (generated or explicit, checked as simulate checks it), as columns in workload order: the
+ *  generator's draws for its seed, named as a queue playback's requests */
+Module['workload'] = function (workload) {
+  return kvlabUnwrap(Module['workload_json'](kvlabToJson(workload, 'workload')));
+};
+
 /** roofline({gpu, model, weights, kv, tp, bw_efficiency, compute_efficiency, step_overhead_ms}) -> { model, decode,
  *  prefill }: a modeled step table for a GPU preset, in the shape simulate() takes (docs/gpu.md) */
 Module['roofline'] = function (options) {

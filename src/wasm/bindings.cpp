@@ -150,6 +150,10 @@ std::string simulate_json(const std::string& steps, const std::string& workload,
   });
 }
 
+std::string workload_json(const std::string& workload) {
+  return reply([&] { return sim::workload_columns(json_input::parse(workload, "workload")); });
+}
+
 std::string roofline_json(const std::string& options) {
   return reply([&] { return roofline::roofline(json_input::parse(options, "options")); });
 }
@@ -339,6 +343,7 @@ EMSCRIPTEN_BINDINGS(kvlab) {
   emscripten::function("measure_json", &measure_json);
   emscripten::function("model_info_json", &model_info_json);
   emscripten::function("simulate_json", &simulate_json);
+  emscripten::function("workload_json", &workload_json);
   emscripten::function("roofline_json", &roofline_json);
   emscripten::function("roofline_checks_json", &roofline_checks_json);
   emscripten::function("roofline_presets_json", &roofline_presets_json);

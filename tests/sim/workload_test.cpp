@@ -169,6 +169,22 @@ TEST(ExplicitWorkload, RoundTripsAGeneratedOne) {
     expect_request(replayed[i], generated[i].arrival_ms, generated[i].prompt_tokens, generated[i].answer_tokens);
 }
 
+TEST(WorkloadColumns, HoldTheGeneratedRequestsInOrder) {
+  json spec = {{"count", 30},
+               {"prompt", {1, 9}},
+               {"answer", {1, 9}},
+               {"system_prompt", 4},
+               {"arrival", {{"kind", "poisson"}, {"rate_per_s", 10}}},
+               {"seed", 7}};
+  auto generated = read_workload(spec);
+  json columns = workload_columns(spec);
+  ASSERT_EQ(columns["arrival_ms"].size(), generated.size());
+  for (size_t i = 0; i < generated.size(); ++i)
+    expect_request(generated[i], columns["arrival_ms"][i].get<double>(), columns["prompt_tokens"][i].get<int>(),
+                   columns["answer_tokens"][i].get<int>());
+  EXPECT_THROW(workload_columns({{"count", 0}}), InputError);
+}
+
 TEST(ExplicitWorkload, KeepsListOrder) {
   auto requests = read_workload(
       {{"requests",

@@ -19,6 +19,7 @@ const bindings = [
   { name: 'modelInfo', call: (k, v) => k.modelInfo(v), field: (v) => ({ d_model: v }) },
   { name: 'bench', call: (k, v) => k.bench(v), field: (v) => ({ answer_runs: v }) },
   { name: 'simulate', call: (k, v) => k.simulate(v, v, v, v), field: (v) => ({ decode: v }) },
+  { name: 'workload', call: (k, v) => k.workload(v), field: (v) => ({ count: v }) },
   { name: 'roofline', call: (k, v) => k.roofline(v), field: (v) => ({ tp: v }) },
   { name: 'rooflineChecks', call: (k, v) => k.rooflineChecks(v), field: (v) => ({ bw_efficiency: v }) },
   { name: 'run', call: (k, v) => k.run(v), field: (v) => ({ measure: { runs: v } }) },
@@ -50,7 +51,7 @@ test(`${ITERATIONS} failing calls of each binding with bad values of every type 
         const value = argumentValues[i % argumentValues.length];
         const asArgument = assertDataError(b.name, () => b.call(kvlab, value));
         if (typeof value === 'symbol' || typeof value === 'function' || typeof value === 'bigint') {
-          assert.match(asArgument.message, /^(options|steps) /, `${b.name}: ${asArgument.message}`);
+          assert.match(asArgument.message, /^(options|steps|workload) /, `${b.name}: ${asArgument.message}`);
           assert.equal(asArgument.given, typeof value);
         }
         const fieldValue = jsonValues[i % jsonValues.length];
