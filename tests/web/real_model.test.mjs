@@ -163,6 +163,19 @@ describe('the model choice', { timeout: 300000 }, () => {
       labQueue.answer_tokens
     );
     assert.ok(served.some((r) => r.arrival_ms > 0));
+    // ... at the workload generator's Poisson times for the lab's settings at the section's rate.
+    const s = memory.lab_settings;
+    const generatedQueue = (await stories15M()).workload({
+      count: s.requests,
+      prompt: [s.prompt_lo, s.prompt_hi],
+      answer: [s.answer_lo, s.answer_hi],
+      seed: s.seed,
+      arrival: { kind: 'poisson', rate_per_s: memory.rate },
+    });
+    assert.deepEqual(
+      served.map((r) => r.arrival_ms),
+      generatedQueue.arrival_ms
+    );
     for (const policy of memory.policies)
       assert.deepEqual(memory.results[policy].queue_timeline.requests.prompt_tokens, labQueue.prompt_tokens, policy);
     const shortest = Math.min(...labQueue.prompt_tokens);

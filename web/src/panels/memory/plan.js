@@ -1,5 +1,5 @@
 // What the Memory section computes, run inside a job worker with the wasm module `m` (no DOM here):
-// every call is m.simulate() on the step table the lab already measured (nothing is measured again).
+// every simulation is m.simulate() on the step table the lab already measured (nothing is measured again).
 //
 //   1. continuous:B on the queue all at t = 0: the most requests per second the server gets through
 //      (count / makespan), which sets the load curve's rates (and the 'auto' rate: AUTO_LOAD of it);
@@ -10,8 +10,8 @@
 //   4. the load curve: every policy under the budget at Poisson rates from a quarter to twice that.
 //
 // On a real model the queue is the lab's story requests (options.stories, lab-queue.js), served as an
-// explicit workload whose arrivals at each rate are the workload generator's for the lab's count and
-// seed (poissonArrivals), so that a story queue arrives as a generated one of the same seed would.
+// explicit workload whose arrivals at each rate are the workload generator's for the lab's settings
+// (m.workload()), so that a story queue arrives as the generated one of the same seed does.
 
 import { AUTO_LOAD } from './config.js';
 import { explicitStoryWorkload } from './lab-queue.js';
@@ -45,21 +45,6 @@ function slim(metrics) {
   return out;
 }
 
-// The workload generator's Poisson arrival times (ms) for `workload`'s count and seed at `rate`: the
-// module reaches its generator through simulate(), so a queue of one-token requests is simulated under
-// `policy` and its queue playback read for each request's arrival_ms.
-function poissonArrivals(m, steps, workload, rate, policy) {
-  const ones = {
-    count: workload.count,
-    prompt: [1, 1],
-    answer: [1, 1],
-    seed: workload.seed,
-    arrival: { kind: 'poisson', rate_per_s: rate },
-  };
-  const result = m.simulate(steps, ones, [policy], { timeline_requests: 0, queue_timeline: true });
-  return result[policy].queue_timeline.requests.arrival_ms;
-}
-
 // options: {steps, workload: {count, prompt, answer, seed, system_prompt}, stories? (the lab's story
 //           requests, lab-queue.js's storyRequests(): they replace the generated prompts and answers),
 //           slots, chunk, kv_tokens, block_tokens, rate (requests/s or 'auto'), ttft_target_ms,
@@ -79,10 +64,11 @@ export function runMemoryPlan(m, options, progress = () => {}) {
   const allAtZero = stories
     ? explicitStoryWorkload(stories, new Array(workload.count).fill(0), systemPrompt)
     : { ...workload, arrival: { kind: 'all-at-zero' } };
+  const generatedAt = (rate) => ({ ...workload, arrival: { kind: 'poisson', rate_per_s: rate } });
   const at = (rate) =>
     stories
-      ? explicitStoryWorkload(stories, poissonArrivals(m, steps, workload, rate, continuous), systemPrompt)
-      : { ...workload, arrival: { kind: 'poisson', rate_per_s: rate } };
+      ? explicitStoryWorkload(stories, m.workload(generatedAt(rate)).arrival_ms, systemPrompt)
+      : generatedAt(rate);
   const total = 3 + fractions.length;
   let done = 0;
   const tick = (phase) => {
