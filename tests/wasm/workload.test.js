@@ -2,20 +2,7 @@
 // takes a story queue's arrivals from it, so they must be simulate()'s to the bit.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { loadModule, thrown } = require('./helpers');
-
-const steps = {
-  model: { note: 'made up for the test' },
-  decode: {
-    rows: [1, 4],
-    contexts: [8, 256],
-    ms: [
-      [0.7, 0.9],
-      [1.1, 1.6],
-    ],
-  },
-  prefill: { tokens: [1, 64], ms: [0.7, 9.5] },
-};
+const { loadModule, smallSteps, thrown } = require('./helpers');
 
 const workloads = {
   poisson: { count: 200, prompt: [8, 32], answer: [16, 96], seed: 3, arrival: { kind: 'poisson', rate_per_s: 40 } },
@@ -46,7 +33,7 @@ const workloads = {
 
 // The requests columns of simulate()'s queue playback of `workload`.
 function servedRequests(kvlab, workload) {
-  const result = kvlab.simulate(steps, workload, ['continuous:4'], { timeline_requests: 0, queue_timeline: true });
+  const result = kvlab.simulate(smallSteps, workload, ['continuous:4'], { timeline_requests: 0, queue_timeline: true });
   const { arrival_ms, prompt_tokens, answer_tokens } = result['continuous:4'].queue_timeline.requests;
   return { arrival_ms, prompt_tokens, answer_tokens };
 }
