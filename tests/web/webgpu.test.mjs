@@ -15,6 +15,7 @@ import {
   pageSession,
   waitForResult,
 } from './helpers.mjs';
+import { ratio } from '../../web/src/shared/format.js';
 
 const LINK = `index.html#${SMALL_LAB}&backend=webgpu&autorun`;
 const RUN_MS = 600000;
@@ -75,6 +76,37 @@ describe(
         await page.textContent('#phase'),
         /Ran on the GPU \(SwiftShader: your CPU emulating a GPU, not a GPU\): its logits within .* the answer’s tokens are the CPU’s\./
       );
+      // The rows chapter: the GPU's rows gain beside the CPU's (measured in the same run) on one chart.
+      const cpuDecode = result.steps.cpu_decode;
+      assert.equal(cpuDecode.rows[0], 1, 'the CPU’s decode steps start at one row');
+      assert.deepEqual(cpuDecode.contexts, [64], 'at the rows chapter’s context');
+      const gains = await page.$$eval('#chapter-rows .rows-gain .gain-series', (groups) =>
+        groups.map((g) => ({ series: g.dataset.series, gains: JSON.parse(g.dataset.gains) }))
+      );
+      assert.deepEqual(
+        gains.map((g) => [g.series, g.gains.map((p) => p.rows)]),
+        [
+          ['cpu', cpuDecode.rows],
+          ['gpu', decode.rows],
+        ]
+      );
+      const gpuAt = (rows) => (rows * decode.ms[0][3]) / decode.ms[decode.rows.indexOf(rows)][3];
+      assert.ok(Math.abs(gains[1].gains[6].gain - gpuAt(64)) < 1e-9, 'the GPU’s gain at 64 rows is its measured one');
+      const legend = await page.$$eval('#chapter-rows .rows-gain-legend li', (items) =>
+        items.map((li) => li.textContent)
+      );
+      assert.equal(legend[0], 'this device’s CPU');
+      assert.match(legend[1], /^this device’s GPU \(WebGPU: .+\) — SwiftShader: your CPU emulating a GPU, not a GPU$/);
+      const cpuGain16 = gains[0].gains.find((p) => p.rows === 16).gain;
+      const words = await page.textContent('#chapter-rows .rows-gain-words');
+      assert.match(
+        words,
+        /with 16 rows this device’s CPU gives (\S+)× the tokens per second of one row, its GPU (\S+)×, and (\S+)× with 64 rows; /
+      );
+      assert.ok(words.includes(`CPU gives ${ratio(cpuGain16)} the tokens`), words);
+      assert.ok(words.includes(`and ${ratio(gpuAt(64))} with 64 rows`), words);
+      assert.match(await page.textContent('#chapter-rows'), /SwiftShader: your CPU emulating a GPU, not a GPU/);
+
       // The link keeps the backend; the form, the switch and the environment panel show it.
       assert.match(page.url(), /[#&]backend=webgpu(&|$)/);
       assert.equal(await page.$eval('#backend', (s) => s.value), 'webgpu');
@@ -108,6 +140,7 @@ describe(`without WebGPU (${ENGINE === 'chromium' ? 'Chromium without the flag' 
     const { page } = await session.openPage(`${session.server.url}${LINK}`);
     const result = await waitForResult(page, RUN_MS);
     assertCpuFallback(result, await page.textContent('#phase'));
+    assert.equal(await page.$$eval('#chapter-rows .rows-gain', (svgs) => svgs.length), 0, 'no GPU curve');
     assert.match(page.url(), /[#&]backend=webgpu(&|$)/, 'the link still asks for the GPU');
     assert.match(await page.textContent('#env-list'), /GPU \(WebGPU\)\s*not available: \S/);
   });

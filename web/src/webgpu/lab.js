@@ -8,23 +8,28 @@ import { acquireGpu } from './device.js';
 import { measureAnswer } from './answer.js';
 import { createGpuModel, kvBudget, unsupportedReason } from './model.js';
 import { selfCheck } from './self-check.js';
-import { GPU_DECODE_ROWS, measureSteps } from './steps.js';
+import { GPU_DECODE_ROWS, decodeContexts, measureSteps } from './steps.js';
+import { referenceContext } from '../shared/steps.js';
 import { gpuTimer } from './timer.js';
 
 const DEFAULT_SAMPLES = 3;
 const SHAPE_KEYS = ['vocab', 'd_model', 'n_layers', 'n_heads', 'n_kv_heads', 'head_dim', 'd_ff', 'max_seq'];
 
-// The CPU's answer (its prompt, its tokens), float32 like the GPU's weights, with the smallest grid.
-function cpuAnswer(m, measure) {
-  return m.measure({
+// The CPU's side, float32 like the GPU's weights: its answer (its prompt, its tokens, to compare the GPU's
+// with) and its decode steps over its own rows at `context` (the rows chapter draws the two rows gains on
+// one chart); the other grids as small as they go.
+function cpuReference(m, measure, context) {
+  const { answer, steps } = m.measure({
     ...measure,
     weights: 'f32',
     kv: 'f32',
-    decode_rows: [1],
-    decode_contexts: [8],
+    decode_contexts: [context],
     prefill_tokens: [1],
-    samples: 1,
-  }).answer;
+    mixed_chunk_tokens: [1],
+    mixed_rows: [1],
+    mixed_contexts: [1],
+  });
+  return { answer, decode: steps.decode };
 }
 
 // options: the lab's run options (runs/config.js toRunOptions) with measure.min_sample_ms on the worker's
@@ -55,9 +60,10 @@ export async function runGpuLab(m, options, progress, onPart) {
     if (failed) return refuse(`The GPU could not load or run the model: ${failed.message}`);
     if (!check.passed) return refuse(check.reason, { self_check: check });
 
-    progress(0.05, 'the answer on the CPU (its prompt and tokens, to compare)');
-    const cpu = cpuAnswer(m, measure);
-    const answer = await measureAnswer(model, weights, cpu, measure.runs || 1, (f, phase) =>
+    progress(0.05, 'the answer and the decode steps on the CPU (to compare)');
+    const contexts = decodeContexts(weights.config.max_seq);
+    const cpu = cpuReference(m, measure, contexts[referenceContext(contexts)]);
+    const answer = await measureAnswer(model, weights, cpu.answer, measure.runs || 1, (f, phase) =>
       progress(0.08 + 0.12 * f, phase)
     );
     onPart('answer', answer);
@@ -84,6 +90,7 @@ export async function runGpuLab(m, options, progress, onPart) {
       },
       decode: grid.decode,
       prefill: grid.prefill,
+      cpu_decode: cpu.decode,
     };
     onPart('steps', steps);
 

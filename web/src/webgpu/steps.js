@@ -12,11 +12,14 @@ export const GPU_PREFILL_TOKENS = [1, 2, 4, 8, 16, 32, 64, 128];
 
 const rowsOf = (n, fill) => Array.from({ length: n }, fill);
 
+// The decode contexts of a model whose sequences hold maxSeq positions.
+export const decodeContexts = (maxSeq) => GPU_DECODE_CONTEXTS.filter((c) => c <= maxSeq);
+
 // model: createGpuModel(); timer: gpuTimer(); -> {decode, prefill, timing}
 export async function measureSteps(model, timer, { minSampleMs, samples }, progress = () => {}) {
   const maxSeq = model.shape.maxSeq;
   const rows = GPU_DECODE_ROWS.filter((r) => r <= Math.min(model.slots, model.capacity));
-  const contexts = GPU_DECODE_CONTEXTS.filter((c) => c <= maxSeq);
+  const contexts = decodeContexts(maxSeq);
   const tokens = GPU_PREFILL_TOKENS.filter((t) => t <= Math.min(maxSeq, model.capacity));
   const cells = rows.length * contexts.length + tokens.length;
   let done = 0;
