@@ -8,7 +8,9 @@ import { acquireGpu } from './device.js';
 import { measureAnswer } from './answer.js';
 import { createGpuModel, kvBudget, unsupportedReason } from './model.js';
 import { selfCheck } from './self-check.js';
-import { GPU_DECODE_ROWS, decodeContexts, measureSteps } from './steps.js';
+import { rowsLimitWords } from './words.js';
+import { decodeRowsLimit } from './rows-limit.js';
+import { decodeContexts, measureSteps } from './steps.js';
 import { referenceContext } from '../shared/steps.js';
 import { gpuTimer } from './timer.js';
 
@@ -46,8 +48,10 @@ export async function runGpuLab(m, options, progress, onPart) {
   if (unsupported) return refuse(`This model cannot run on the GPU: ${unsupported}.`);
 
   const budget = kvBudget(weights.config, gpu.limits);
-  const slots = Math.min(GPU_DECODE_ROWS[GPU_DECODE_ROWS.length - 1], budget.max_slots);
-  if (slots < 2) return refuse('The GPU’s largest buffer holds the KV cache of fewer than two sequences.');
+  const rowsLimit = decodeRowsLimit(weights.config, gpu.limits);
+  const slots = rowsLimit.rows;
+  if (slots < 2)
+    return refuse(`The GPU takes ${rowsLimitWords(rowsLimit, weights.config.max_seq)}; the lab needs two.`);
   // A buffer the device could not allocate or a kernel it refused is reported here, not thrown.
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
@@ -83,6 +87,7 @@ export async function runGpuLab(m, options, progress, onPart) {
         kv_bytes_per_token: budget.kv_bytes_per_token,
         kv_budget_tokens: budget.kv_budget_tokens,
         largest_buffer_bytes: budget.largest_buffer_bytes,
+        decode_rows_limit: rowsLimit,
         adapter: gpu.description || `${gpu.vendor} ${gpu.architecture}`.trim(),
         software_adapter: gpu.software,
         timing: grid.timing,

@@ -1,11 +1,11 @@
 // The GPU's step table, in the shape the simulator takes (docs/contract.md): a decode step of r rows,
-// each in its own KV slot at context c, over the CPU's contexts and rows up to 64 (fewer where the KV
-// budget holds fewer sequences); and the prefill of t tokens (one pass of t rows in one slot). The cache
+// each in its own KV slot at context c, over the CPU's contexts and rows up to the model's slots
+// (rows-limit.js: the adapter's limits or the grid's ceiling); and the prefill of t tokens (one pass of t rows in one slot). The cache
 // is not filled first: attention reads c positions whatever they hold, so the time is the same.
 
+import { decodeRowsGrid } from './rows-limit.js';
 import { stepTraffic } from './traffic.js';
 
-export const GPU_DECODE_ROWS = [1, 2, 4, 8, 16, 32, 64];
 // The CPU's grids (src/measure/measure_options.h), so that the two tables line up.
 export const GPU_DECODE_CONTEXTS = [8, 16, 32, 64, 128];
 export const GPU_PREFILL_TOKENS = [1, 2, 4, 8, 16, 32, 64, 128];
@@ -18,7 +18,7 @@ export const decodeContexts = (maxSeq) => GPU_DECODE_CONTEXTS.filter((c) => c <=
 // model: createGpuModel(); timer: gpuTimer(); -> {decode, prefill, timing}
 export async function measureSteps(model, timer, { minSampleMs, samples }, progress = () => {}) {
   const maxSeq = model.shape.maxSeq;
-  const rows = GPU_DECODE_ROWS.filter((r) => r <= Math.min(model.slots, model.capacity));
+  const rows = decodeRowsGrid(Math.min(model.slots, model.capacity));
   const contexts = decodeContexts(maxSeq);
   const tokens = GPU_PREFILL_TOKENS.filter((t) => t <= Math.min(maxSeq, model.capacity));
   const cells = rows.length * contexts.length + tokens.length;
