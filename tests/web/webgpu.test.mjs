@@ -117,6 +117,9 @@ describe(
       assert.ok(words.includes(`and ${ratio(gpuAt(most))} with ${most} rows`), words);
       const chapter = await page.textContent('#chapter-rows');
       assert.match(chapter, /SwiftShader: your CPU emulating a GPU, not a GPU/);
+      // SwiftShader offers no shader-f16: float32 weights, and the page says why.
+      assert.deepEqual([model.weights, model.weights_reason], ['f32', 'this adapter does not offer shader-f16']);
+      assert.ok(chapter.includes(', its weights float32 (this adapter does not offer shader-f16).'), chapter);
       // What capped the rows, said on the page.
       assert.ok(chapter.includes(`Its decode steps go to ${rowsLimitWords(limit, model.max_seq)}.`), chapter);
 

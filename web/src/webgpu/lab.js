@@ -7,6 +7,8 @@
 import { acquireGpu } from './device.js';
 import { measureAnswer } from './answer.js';
 import { createGpuModel, kvBudget, unsupportedReason } from './model.js';
+import { largestMatrixWeight, weightsRoundedToHalf } from './half.js';
+import { gpuWeightFormat } from './precision.js';
 import { selfCheck } from './self-check.js';
 import { rowsLimitWords } from './words.js';
 import { decodeRowsLimit } from './rows-limit.js';
@@ -55,11 +57,18 @@ export async function runGpuLab(m, options, progress, onPart) {
   // A buffer the device could not allocate or a kernel it refused is reported here, not thrown.
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
-  const model = createGpuModel(device, weights, { capacity: Math.max(slots, weights.config.max_seq), slots });
+  // The weights as the GPU holds them: the self-check's reference runs on the same values.
+  const format = gpuWeightFormat(gpu.features, largestMatrixWeight(weights));
+  const held = format.weights === 'f16' ? weightsRoundedToHalf(weights) : weights;
+  const model = createGpuModel(device, held, {
+    capacity: Math.max(slots, weights.config.max_seq),
+    slots,
+    weightFormat: format.weights,
+  });
   const timer = gpuTimer(device, acquired.timestamps);
   try {
     progress(0.02, 'checking the GPU’s logits against the CPU’s');
-    const check = await selfCheck(model, weights);
+    const check = await selfCheck(model, held);
     const failed = (await device.popErrorScope()) || (await device.popErrorScope());
     if (failed) return refuse(`The GPU could not load or run the model: ${failed.message}`);
     if (!check.passed) return refuse(check.reason, { self_check: check });
@@ -80,7 +89,8 @@ export async function runGpuLab(m, options, progress, onPart) {
         preset: c.preset,
         backend: 'webgpu',
         ...Object.fromEntries(SHAPE_KEYS.map((key) => [key, c[key]])),
-        weights: 'f32',
+        weights: format.weights,
+        weights_reason: format.reason,
         kv: 'f32',
         parameters: c.parameters,
         weight_bytes: model.weight_bytes,

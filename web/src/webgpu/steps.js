@@ -72,7 +72,9 @@ export async function measureSteps(model, timer, { minSampleMs, samples }, progr
     traffic: {
       dispatches_per_step: model.dispatches_per_step,
       submits_per_step: 1,
-      decode_bytes: rows.map((r) => contexts.map((c) => stepTraffic(model.config, r, c).total_bytes)),
+      decode_bytes: rows.map((r) =>
+        contexts.map((c) => stepTraffic(model.config, r, c, model.weight_format).total_bytes)
+      ),
     },
   };
 }

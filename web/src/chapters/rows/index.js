@@ -21,7 +21,7 @@ function gainFigure(steps, gpu) {
     { key: 'gpu', label: labels.gpu, points: gpu.points },
   ]);
   return {
-    words: gainWords(cpu, gpu),
+    words: gainWords(cpu, gpu, steps.model),
     figure: h(
       'figure',
       { class: 'chapter-figure rows-gain-figure' },

@@ -38,8 +38,8 @@ const gainAt = (byRows, rows) => {
 };
 
 // The two rows gains compared with the measured figures: at the most rows both measured, and at the
-// GPU's most rows when it measured more. cpu, gpu: stepsByRows() of each.
-export function gainWords(cpu, gpu) {
+// GPU's most rows when it measured more. cpu, gpu: stepsByRows() of each; model: the GPU's steps.model.
+export function gainWords(cpu, gpu, model) {
   const gpuRows = new Set(gpu.points.map((p) => p.rows));
   const shared = cpu.points.filter((p) => gpuRows.has(p.rows)).map((p) => p.rows);
   const rows = Math.max(...shared);
@@ -53,7 +53,7 @@ export function gainWords(cpu, gpu) {
       : gpuGain < cpuGain / 1.1
         ? 'the GPU gains less from extra rows than the CPU'
         : 'the two gain about as much from extra rows';
-  return `The rows gain on both, on one chart (tokens per second at each row count over those of one row, context ${int(gpu.context)}, float32 weights on both): with ${int(rows)} rows this device’s CPU gives ${ratio(cpuGain)} the tokens per second of one row, its GPU ${ratio(gpuGain)}${further}; ${compared}.`;
+  return `The rows gain on both, on one chart (tokens per second at each row count over those of one row, context ${int(gpu.context)}, ${model.weights === 'f16' ? 'float32 weights on the CPU, 16-bit matrices on the GPU' : 'float32 weights on both'}): with ${int(rows)} rows this device’s CPU gives ${ratio(cpuGain)} the tokens per second of one row, its GPU ${ratio(gpuGain)}${further}; ${compared}.`;
 }
 
 export function announcement(byRows) {
