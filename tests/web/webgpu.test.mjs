@@ -5,6 +5,9 @@
 // flag, and in Firefox, the page runs the lab on the CPU and says why. No timing is asserted.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
   CHROMIUM_ARGS,
@@ -13,6 +16,7 @@ import {
   SMALL_LAB,
   chromiumOnly,
   pageSession,
+  root,
   waitForResult,
 } from './helpers.mjs';
 import { ratio } from '../../web/src/shared/format.js';
@@ -20,6 +24,23 @@ import { decodeRowsGrid, decodeRowsLimit } from '../../web/src/webgpu/rows-limit
 import { rowsLimitWords } from '../../web/src/webgpu/words.js';
 
 const LINK = `index.html#${SMALL_LAB}&backend=webgpu&autorun`;
+// A policy of every family the simulator has (chunked runs mixed steps: the GPU's mixed grid prices them).
+const EVERY_FAMILY = [
+  'serial-nocache',
+  'serial-cache',
+  'static:8',
+  'continuous:8',
+  'reserve:8',
+  'paged:8',
+  'chunked:8,32',
+];
+
+// The module in Node (the build the page ships), to price more policies on the page's GPU table.
+async function nodeModule() {
+  const dir = path.join(root, 'build/wasm/src/wasm');
+  const createKvlab = createRequire(import.meta.url)(path.join(dir, 'kvlab.js'));
+  return createKvlab({ wasmBinary: fs.readFileSync(path.join(dir, 'kvlab.wasm')) });
+}
 const RUN_MS = 600000;
 
 function assertCpuFallback(result, phase) {
@@ -78,6 +99,12 @@ describe(
       for (const ms of prefill.ms) assert.ok(Number.isFinite(ms) && ms > 0, `prefill cell ${ms}`);
       assert.deepEqual(Object.keys(result.policies).sort(), [...POLICY_ORDER].sort());
       for (const name of POLICY_ORDER) assert.ok(result.policies[name].makespan_ms > 0, name);
+      // The mixed step (chunked prefill's) measured on the GPU too, and every family priced on the table.
+      const { mixed } = result.steps;
+      assert.deepEqual([mixed.chunk_tokens, mixed.rows, mixed.contexts], [[8, 32], [1, 8], [64]]);
+      for (const cell of mixed.ms.flat(2)) assert.ok(Number.isFinite(cell) && cell > 0, `mixed cell ${cell}`);
+      const priced = (await nodeModule()).simulate(result.steps, result.workload, EVERY_FAMILY, { kv_tokens: 4096 });
+      for (const name of EVERY_FAMILY) assert.ok(priced[name].makespan_ms > 0, `${name} on the GPU’s table`);
 
       assert.match(
         await page.textContent('#phase'),

@@ -105,6 +105,7 @@ export async function runGpuLab(m, options, progress, onPart) {
       },
       decode: grid.decode,
       prefill: grid.prefill,
+      ...(grid.mixed && { mixed: grid.mixed }),
       cpu_decode: cpu.decode,
     };
     onPart('steps', steps);
