@@ -42,6 +42,7 @@ const mixedRows = (vocab, chunk, r, c) => ({
 // model: createGpuModel(); timer: gpuTimer(); -> {decode, prefill, mixed (or null), timing}
 export async function measureSteps(model, timer, { minSampleMs, samples }, progress = () => {}) {
   const maxSeq = model.shape.maxSeq;
+  const vocab = model.shape.vocab;
   const rows = decodeRowsGrid(Math.min(model.slots, model.capacity));
   const contexts = decodeContexts(maxSeq);
   const tokens = GPU_PREFILL_TOKENS.filter((t) => t <= Math.min(maxSeq, model.capacity));
@@ -49,77 +50,68 @@ export async function measureSteps(model, timer, { minSampleMs, samples }, progr
   const mixedCells = mixed ? mixed.chunk_tokens.length * mixed.rows.length * mixed.contexts.length : 0;
   const cells = rows.length * contexts.length + tokens.length + mixedCells;
   let done = 0;
-  const record = (n) => (encoder, repeats, timestampWrites) => model.encodeSteps(encoder, n, repeats, timestampWrites);
-  const sampling = { minSampleMs, samples };
 
-  const decodeMs = [];
-  const decodeRepeats = [];
-  for (const r of rows) {
-    const msRow = [];
-    const repeatsRow = [];
-    for (const c of contexts) {
-      progress(done / cells, `decode steps of ${r} rows at context ${c} on the GPU`);
-      model.setRows({ tokens: rowsOf(r, () => 1), positions: rowsOf(r, () => c - 1), slots: rowsOf(r, (_, i) => i) });
-      const t = await timer.time(record(r), sampling);
-      msRow.push(t.ms);
-      repeatsRow.push(t.repeats);
-      done += 1;
+  // One cell: the step of these rows, repeated until a sample is long enough. -> {ms, repeats}
+  async function cell(phase, rowsIn) {
+    progress(done / cells, phase);
+    const n = model.setRows(rowsIn);
+    const timed = await timer.time(
+      (encoder, repeats, timestampWrites) => model.encodeSteps(encoder, n, repeats, timestampWrites),
+      { minSampleMs, samples }
+    );
+    done += 1;
+    return timed;
+  }
+  // Cells over a list, nested as the grids are: -> {ms: [...], repeats: [...]}
+  async function over(list, time) {
+    const grid = { ms: [], repeats: [] };
+    for (const value of list) {
+      const timed = await time(value);
+      grid.ms.push(timed.ms);
+      grid.repeats.push(timed.repeats);
     }
-    decodeMs.push(msRow);
-    decodeRepeats.push(repeatsRow);
+    return grid;
   }
 
-  const prefillMs = [];
-  const prefillRepeats = [];
-  for (const t of tokens) {
-    progress(done / cells, `prefill of ${t} tokens on the GPU`);
-    model.setRows({
-      tokens: rowsOf(t, (_, i) => (i * 7 + 3) % model.shape.vocab),
+  const decode = await over(rows, (r) =>
+    over(contexts, (c) =>
+      cell(`decode steps of ${r} rows at context ${c} on the GPU`, {
+        tokens: rowsOf(r, () => 1),
+        positions: rowsOf(r, () => c - 1),
+        slots: rowsOf(r, (_, i) => i),
+      })
+    )
+  );
+  const prefill = await over(tokens, (t) =>
+    cell(`prefill of ${t} tokens on the GPU`, {
+      tokens: rowsOf(t, (_, i) => (i * 7 + 3) % vocab),
       positions: rowsOf(t, (_, i) => i),
       slots: rowsOf(t, () => 0),
-    });
-    const timed = await timer.time(record(t), sampling);
-    prefillMs.push(timed.ms);
-    prefillRepeats.push(timed.repeats);
-    done += 1;
-  }
-
+    })
+  );
   // ms[k][i][j] for chunk_tokens[k], rows[i], contexts[j] (docs/contract.md).
-  const mixedMs = [];
-  const mixedRepeats = [];
-  for (const chunk of mixed ? mixed.chunk_tokens : []) {
-    const msChunk = [];
-    const repeatsChunk = [];
-    for (const r of mixed.rows) {
-      const msRow = [];
-      const repeatsRow = [];
-      for (const c of mixed.contexts) {
-        progress(done / cells, `mixed steps of a ${chunk}-token chunk and ${r} rows at context ${c} on the GPU`);
-        const n = model.setRows(mixedRows(model.shape.vocab, chunk, r, c));
-        const timed = await timer.time(record(n), sampling);
-        msRow.push(timed.ms);
-        repeatsRow.push(timed.repeats);
-        done += 1;
-      }
-      msChunk.push(msRow);
-      repeatsChunk.push(repeatsRow);
-    }
-    mixedMs.push(msChunk);
-    mixedRepeats.push(repeatsChunk);
-  }
+  const mixedSteps =
+    mixed &&
+    (await over(mixed.chunk_tokens, (k) =>
+      over(mixed.rows, (r) =>
+        over(mixed.contexts, (c) =>
+          cell(`mixed steps of a ${k}-token chunk and ${r} rows at context ${c} on the GPU`, mixedRows(vocab, k, r, c))
+        )
+      )
+    ));
   progress(1, 'done');
   return {
-    decode: { rows, contexts, ms: decodeMs },
-    prefill: { tokens, ms: prefillMs },
-    mixed: mixed && { ...mixed, ms: mixedMs },
+    decode: { rows, contexts, ms: decode.ms },
+    prefill: { tokens, ms: prefill.ms },
+    mixed: mixed && { ...mixed, ms: mixedSteps.ms },
     timing: {
       clock: timer.clock,
       min_sample_ms: minSampleMs,
       samples,
       statistic: 'median of samples, each a compute pass of repeated steps',
-      decode_repeats: decodeRepeats,
-      prefill_repeats: prefillRepeats,
-      ...(mixed && { mixed_repeats: mixedRepeats }),
+      decode_repeats: decode.repeats,
+      prefill_repeats: prefill.repeats,
+      ...(mixed && { mixed_repeats: mixedSteps.repeats }),
     },
     traffic: {
       dispatches_per_step: model.dispatches_per_step,
