@@ -5,16 +5,18 @@
 import { h, replace } from '../../shared/dom.js';
 import { stepsByRows } from '../../shared/steps.js';
 import { gainChart, rowsCharts } from './render.js';
-import { TITLE, WAITING, announcement, explanation, gainLabels, gainWords } from './words.js';
+import { TITLE, WAITING, announcement, explanation, gainLabels, gainWords, mostSharedRows } from './words.js';
 
 export const name = 'rows';
 export const title = TITLE;
 
 // On the GPU's steps that carry the CPU's decode steps (steps.cpu_decode, both from 1 row): the two rows
-// gains on one chart, and the words comparing them; else nothing.
+// gains on one chart, and the words comparing them, when both have a row count past 1 in common; else
+// nothing.
 function gainFigure(steps, gpu) {
   if (!steps.cpu_decode || steps.cpu_decode.rows[0] !== 1 || gpu.points[0].rows !== 1) return null;
   const cpu = stepsByRows({ decode: steps.cpu_decode });
+  if (mostSharedRows(cpu, gpu) < 2) return null;
   const labels = gainLabels(steps.model);
   const { svg, legend } = gainChart([
     { key: 'cpu', label: labels.cpu, points: cpu.points },

@@ -37,12 +37,16 @@ const gainAt = (byRows, rows) => {
   return point.tokens_per_s / byRows.points[0].tokens_per_s;
 };
 
+// The most rows both series measured (0 when none): where the two gains are compared.
+export function mostSharedRows(cpu, gpu) {
+  const gpuRows = new Set(gpu.points.map((p) => p.rows));
+  return Math.max(0, ...cpu.points.filter((p) => gpuRows.has(p.rows)).map((p) => p.rows));
+}
+
 // The two rows gains compared with the measured figures: at the most rows both measured, and at the
 // GPU's most rows when it measured more. cpu, gpu: stepsByRows() of each; model: the GPU's steps.model.
 export function gainWords(cpu, gpu, model) {
-  const gpuRows = new Set(gpu.points.map((p) => p.rows));
-  const shared = cpu.points.filter((p) => gpuRows.has(p.rows)).map((p) => p.rows);
-  const rows = Math.max(...shared);
+  const rows = mostSharedRows(cpu, gpu);
   const cpuGain = gainAt(cpu, rows);
   const gpuGain = gainAt(gpu, rows);
   const most = gpu.points[gpu.points.length - 1];
