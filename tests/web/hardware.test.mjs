@@ -178,6 +178,7 @@ describe('the hardware switch', { timeout: 240000 }, () => {
       `paged ran ${byPolicy['paged:256'].peak_at_once} at once, reserve ${byPolicy['reserve:256'].peak_at_once}`
     );
     assert.equal(byPolicy['paged:256'].peak_at_once, r.memory.results['paged:256'].requests_at_once.peak);
+    assert.doesNotMatch(words, /paged fits no more than reserve/);
     assert.equal(r.memory.results['paged:256'].kv_blocks_budget, Math.floor(budget / 16));
     assert.equal(await canvases(page, '#memory-hw-chart-blocks'), 1);
     assert.deepEqual(
@@ -222,6 +223,34 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     assert.equal(hardwareAt, 'l4');
     assert.equal(memoryAt, 4, 'the memory run after the lab was not pushed out by the modeled server');
     assert.equal(await page.getAttribute('#chapter-memory', 'data-state'), 'landed');
+  });
+
+  test('a server whose memory never binds: the memory chapter says paged fitted no more and nothing was preempted', async () => {
+    const { page } = await openPage(`${session.server.url}embed.html#chapter=memory&${SMALL_LAB}`);
+    await waitForPresets(page);
+    const r = await choose(page, 'memory', 'h200');
+    const reserve = r.memory.results['reserve:256'];
+    const paged = r.memory.results['paged:256'];
+    // An H200 holds the 8B model's whole queue in reserve's way: the seats, not the memory, bind.
+    assert.equal(paged.requests_at_once.peak, reserve.requests_at_once.peak);
+    assert.equal(paged.preemptions, 0);
+    const words = await page.textContent('#chapter-memory .hw-view .chapter-words');
+    assert.ok(
+      words.includes(
+        `Here paged fits no more than reserve: even reserve’s largest hold, ${reserve.peak_kv_blocks.toLocaleString('en-US')} of ${reserve.kv_blocks_budget.toLocaleString('en-US')} blocks, stayed within this server’s memory`
+      ),
+      words
+    );
+    assert.match(words, /, never preempting;/);
+    const played = await page.textContent('#chapter-memory .hw-modeled .hw-playback');
+    assert.ok(
+      played.includes(
+        `Not in this run: both ran at most ${paged.requests_at_once.peak.toLocaleString('en-US')} requests at once.`
+      ),
+      played
+    );
+    assert.match(played, /in this run memory never ran short, so nothing was preempted/);
+    assert.doesNotMatch(played, /flashes red/);
   });
 
   test('works in a chapter embed (embed.html#chapter=memory) without running the lab', async () => {

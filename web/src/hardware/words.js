@@ -84,8 +84,13 @@ export function memoryWords(r, load) {
   return [
     `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${sig(load, 3)}× what continuous batching with unlimited memory gets through, so that a queue forms), on ${int(slots)} slots.`,
     `Reserve takes room for the prompt and the longest answer at admission: it ran at most ${int(reserve.requests_at_once.peak)} requests at once (${sig(reserve.requests_at_once.mean, 3)} on average), with ${sig(reserve.waste_pct, 3)}% of what it held never written. ` +
-      `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${int(paged.preemptions)} times` : ''}; ` +
+      `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${int(paged.preemptions)} times` : ', never preempting'}; ` +
       `p95 time to first token ${duration(paged.p95_ttft_ms)} against reserve’s ${duration(reserve.p95_ttft_ms)}, the whole queue done in ${duration(paged.makespan_ms)} against ${duration(reserve.makespan_ms)}.`,
+    ...(more
+      ? []
+      : [
+          `Here paged fits no more than reserve: even reserve’s largest hold, ${int(reserve.peak_kv_blocks)} of ${int(reserve.kv_blocks_budget)} blocks, stayed within this server’s memory, so ${reserve.requests_at_once.peak >= slots ? `the ${int(slots)} slots, not the memory, set how many ran at once` : 'memory never held either back'}. Fewer GPUs or a larger model make the memory bind.`,
+        ]),
   ];
 }
 
