@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SMALL_LAB, pageSession, waitForResult } from './helpers.mjs';
+import { SMALL_LAB, chromiumOnly, pageSession, waitForResult } from './helpers.mjs';
 
 // Rewrites, in the lab worker's messages, the decode step at the context nearest 64 for each row count
 // (stepMs, in the table's row order) and the queue's totals (makespans: policy -> ms).
@@ -79,8 +79,104 @@ describe('a measurement that contradicts the story', { timeout: 200000 }, () => 
   });
 });
 
+// The lab worker's module, with run()'s decode grid replaced by firstMs (rows -> ms, the same at every
+// context but for a thousandth of a millisecond a context) and the decode cells of any later measure()
+// (the second timing of the broken cells, worker/remeasure.js) by againMs: the page's own code is unchanged.
+function moduleWith(source, { firstMs, againMs }) {
+  const patch = (firstMs, againMs) => {
+    const create = createKvlab;
+    const rewrite = (result, msOf) => {
+      const { rows, contexts, ms } = result.steps.decode;
+      rows.forEach((r, i) => contexts.forEach((c, k) => msOf[r] !== undefined && (ms[i][k] = msOf[r] + k / 1000)));
+      return result;
+    };
+    createKvlab = (args) =>
+      create(args).then((m) => {
+        const { run, measure } = m;
+        m.run = (...a) => rewrite(run(...a), firstMs);
+        m.measure = (...a) => rewrite(measure(...a), againMs);
+        return m;
+      });
+  };
+  return `${source}\n(${patch})(${JSON.stringify(firstMs)}, ${JSON.stringify(againMs)});\n`;
+}
+
+async function openRemeasured(times) {
+  const { page } = await session.openPage('about:blank');
+  await page.context().route('**/kvlab.js', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: moduleWith(await response.text(), times) });
+  });
+  await page.goto(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
+  const result = await waitForResult(page);
+  await page.waitForSelector('#chapter-queue .chapter[data-ready="true"]');
+  await page.context().unroute('**/kvlab.js');
+  return { result, rows: await page.textContent('#chapter-rows .chapter-words') };
+}
+
+describe(
+  'cells that contradict the rest of the grid are timed again',
+  {
+    timeout: 200000,
+    ...chromiumOnly('the worker’s module is replaced by routing its request, which the Firefox driver does not offer'),
+  },
+  () => {
+    const firstMs = { 1: 2, 2: 4, 4: 12.1, 8: 10.2, 16: 20 };
+
+    test('the second timing agrees: it replaces the cells, and the chapter says so and tells the usual story', async () => {
+      const { result, rows } = await openRemeasured({ firstMs, againMs: { 4: 8, 8: 12 } });
+      const { decode, remeasured } = result.steps;
+      assert.deepEqual(
+        remeasured.filter((c) => c.context === 64),
+        [
+          {
+            rows: 4,
+            context: 64,
+            before_ms: 12.1 + decode.contexts.indexOf(64) / 1000,
+            after_ms: 8 + decode.contexts.indexOf(64) / 1000,
+            replaced: true,
+          },
+          {
+            rows: 8,
+            context: 64,
+            before_ms: 10.2 + decode.contexts.indexOf(64) / 1000,
+            after_ms: 12 + decode.contexts.indexOf(64) / 1000,
+            replaced: true,
+          },
+        ]
+      );
+      assert.equal(remeasured.length, 2 * decode.contexts.length);
+      assert.deepEqual(
+        decode.ms.map((row) => Math.round(row[0] * 1000) / 1000),
+        [2, 4, 8, 12, 20]
+      );
+      assert.match(
+        rows,
+        /timed a second time and the second figures are the ones shown \(4 rows at context 8: 12\.1 ms, then 8 ms/
+      );
+      assert.match(rows, /Why the extra rows ride along/);
+      assert.doesNotMatch(rows, /busy/);
+    });
+
+    test('the second timing disagrees too: the first figures stand and the chapter says the device was busy, with both', async () => {
+      const { result, rows } = await openRemeasured({ firstMs, againMs: { 4: 11, 8: 9.5 } });
+      assert.ok(result.steps.remeasured.every((c) => !c.replaced));
+      assert.deepEqual(
+        result.steps.decode.ms.map((row) => Math.round(row[0] * 1000) / 1000),
+        [2, 4, 12.1, 10.2, 20]
+      );
+      assert.match(rows, /This device was busy while measuring: 8 rows took 10\.2 ms a step against 12\.1 ms for 4/);
+      assert.match(
+        rows,
+        /Timed a second time, the cells still disagreed \(4 rows at context 8: 12\.1 ms, then 11 ms; 8 rows at context 8: 10\.2 ms, then 9\.5 ms/
+      );
+      assert.doesNotMatch(rows, /Why the extra rows ride along/);
+    });
+  }
+);
+
 describe('every page', () => {
   test('logged no console errors', () => {
-    session.checkPages(2);
+    session.checkPages({ chromium: 4, firefox: 2 });
   });
 });

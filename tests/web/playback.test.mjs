@@ -83,6 +83,36 @@ describe('the queue chapter', { timeout: 120000 }, () => {
     assert.equal(await page.textContent('#story-announce'), caption);
   });
 
+  test('at 390 px the controls sit above the panels and stay in view while they scroll; the keys are shown', async () => {
+    const { page } = await openQueue(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
+    await page.setViewportSize({ width: 390, height: 800 });
+    const id = 'chapter-queue';
+    assert.equal(
+      await page.$eval(
+        `#${id} .playback`,
+        (bar, sel) =>
+          Boolean(bar.compareDocumentPosition(document.querySelector(sel)) & Node.DOCUMENT_POSITION_FOLLOWING),
+        `#${id} .played-panels`
+      ),
+      true,
+      'the controls come before the panels'
+    );
+    assert.equal(await page.textContent(`#${id} .pb-keys`), 'Keys: space plays or pauses, ← and → step one event.');
+    assert.equal(await page.isVisible(`#${id} .pb-keys`), true);
+    // Scrolled to the last panel (one column at 390 px), the controls are still on screen, at its top.
+    const seen = await page.$eval(`#${id}`, (chapter) => {
+      const panels = chapter.querySelectorAll('.played-panel');
+      panels[panels.length - 1].scrollIntoView({ block: 'end' });
+      const bar = chapter.querySelector('.playback').getBoundingClientRect();
+      const first = panels[0].getBoundingClientRect();
+      return { barTop: bar.top, barBottom: bar.bottom, height: window.innerHeight, firstTop: first.top };
+    });
+    assert.ok(seen.firstTop < 0, `the first panel scrolled away (${seen.firstTop})`);
+    assert.ok(seen.barTop >= 0 && seen.barBottom <= seen.height, `the controls at ${seen.barTop}–${seen.barBottom}`);
+    await shot(page, 'playback-390-sticky.png', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   test(
     'plays, pauses, steps one event, and the scrubber shows the timeline’s seats',
     chromiumOnly('the Firefox adapter has no page.focus'),

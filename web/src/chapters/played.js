@@ -99,7 +99,9 @@ export function mountPlayed(root, ctx, { className, build }) {
       describe: view.describe,
       ctx,
     });
-    figure.after(playback.element, playback.caption);
+    // The controls above the panels (sticky while the chapter scrolls: playback.css), the words after them.
+    figure.before(playback.keys, playback.element);
+    figure.after(playback.caption);
     chapter.dataset.ready = 'true';
     chapter.dataset.events = String(view.events.length);
     resizer = new ResizeObserver(() => {

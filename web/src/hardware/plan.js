@@ -5,6 +5,7 @@
 
 import { median } from '../shared/median.js';
 import { runMemoryPlan } from '../panels/memory/plan.js';
+import { rooflineOrAdvice } from './fits.js';
 import { GAIN_CONTEXT, GAIN_ROWS, MEMORY_SETTINGS, SERVER_QUEUE } from './settings.js';
 
 // The most requests in a seat at once, and the time-weighted mean, from a queue_timeline's stints.
@@ -57,7 +58,7 @@ function queueRun(m, steps, options) {
 // options: {roofline: {gpu, model, weights, kv, tp}, slots, workload (the lab's queue), policies (its four)}
 export function runHardwarePlan(m, options, progress = () => {}) {
   progress(0, 'modeling the step table');
-  const steps = m.roofline(options.roofline);
+  const steps = rooflineOrAdvice(m, options.roofline);
   progress(0.05, 'replaying the lab’s queue under four policies');
   const queue = queueRun(m, steps, options);
   const memory = runMemoryPlan(

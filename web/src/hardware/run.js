@@ -40,7 +40,8 @@ export function hardwareModel() {
     },
     onError(error) {
       tell('status', 'Not modeled.');
-      tell('error', error);
+      // A server the model does not fit: the worker's advice in words (hardware/fits.js) is the message.
+      tell('error', /\.tp$/.test(error.path || '') ? { message: error.raw, detail: '' } : error);
     },
   });
 

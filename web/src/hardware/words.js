@@ -84,7 +84,47 @@ export function memoryWords(r, load) {
   return [
     `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${sig(load, 3)}× what continuous batching with unlimited memory gets through, so that a queue forms), on ${int(slots)} slots.`,
     `Reserve takes room for the prompt and the longest answer at admission: it ran at most ${int(reserve.requests_at_once.peak)} requests at once (${sig(reserve.requests_at_once.mean, 3)} on average), with ${sig(reserve.waste_pct, 3)}% of what it held never written. ` +
-      `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${int(paged.preemptions)} times` : ''}; ` +
+      `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${int(paged.preemptions)} times` : ', never preempting'}; ` +
       `p95 time to first token ${duration(paged.p95_ttft_ms)} against reserve’s ${duration(reserve.p95_ttft_ms)}, the whole queue done in ${duration(paged.makespan_ms)} against ${duration(reserve.makespan_ms)}.`,
+    ...(more
+      ? []
+      : [
+          `Here paged fits no more than reserve: even reserve’s largest hold, ${int(reserve.peak_kv_blocks)} of ${int(reserve.kv_blocks_budget)} blocks, stayed within this server’s memory, so ${reserve.requests_at_once.peak >= slots ? `the ${int(slots)} slots, not the memory, set how many ran at once` : 'memory never held either back'}. Fewer GPUs or a larger model make the memory bind.`,
+        ]),
   ];
+}
+
+const withoutDetail = (description) => description.replace(/ \(.*\)$/, '');
+const gpusText = (count, gpu) => (count === 1 ? `1 × ${gpu}` : `${int(count)} × ${gpu}`);
+
+// A modeled server the module refused, as advice: what the model needs, what the chosen GPUs hold, and
+// the fewest GPUs that hold it in each weight format. roofline: the choice ({gpu, model, weights, tp});
+// presets: rooflinePresets(); fits: hardware/fits.js's fewestGpus().
+export function doesNotFitWords(roofline, presets, fits) {
+  const gpu = presets.gpus.find((g) => g.name === roofline.gpu);
+  const model = presets.models.find((x) => x.name === roofline.model);
+  const name = withoutDetail(model.description);
+  const weights = roofline.weights || presets.weights[0];
+  const same = fits.find((f) => f.weights === weights);
+  // The chosen weight format first: more GPUs of it, or else fewer with smaller weights.
+  const held = fits.filter((f) => f.tp !== null).sort((a, b) => (b.weights === weights) - (a.weights === weights));
+  const options = held.map(
+    (f, i) =>
+      `${i ? 'or ' : ''}${f.weights === weights ? '' : `with ${f.weights} weights `}on ${i ? int(f.tp) : gpusText(f.tp, gpu.description)}`
+  );
+  const where = held.length
+    ? `It fits ${options.join(', ')}.`
+    : `It fits on no count up to ${int(presets.max_tp)} in any weight format: choose a larger GPU or a smaller model.`;
+  if (same && same.tp !== null && same.tp < roofline.tp)
+    return `${name} has ${int(model.n_kv_heads)} KV heads, which ${gpusText(roofline.tp, gpu.description)} cannot share evenly. ${where}`;
+  const reserve = held.length ? held[0].model.memory_reserve_fraction : null;
+  const need =
+    same && same.tp !== null
+      ? `needs ${sig(same.model.weight_bytes / 1e9, 3)} GB for its weights and room beside them for a KV cache, but`
+      : 'does not fit:';
+  const holds =
+    reserve === null
+      ? ''
+      : ` holds ${sig((gpu.memory_bytes * roofline.tp * (1 - reserve)) / 1e9, 3)} GB (${sig(gpu.memory_bytes / 1e9, 3)} GB each, less ${int(reserve * 100)}% kept for the runtime)`;
+  return `${name} with ${weights} weights ${need} ${gpusText(roofline.tp, gpu.description)}${holds}. ${where}`;
 }

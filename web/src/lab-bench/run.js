@@ -101,7 +101,8 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       lab: {
         ...store.get().lab,
         state: 'done',
-        parts: { ...parts, answer: parts.answer || full.answer, steps: parts.steps || full.steps, result: full },
+        // The result's steps over the part's: cells that contradicted the rest were timed again since.
+        parts: { ...parts, answer: parts.answer || full.answer, steps: full.steps || parts.steps, result: full },
       },
       labResult: full,
     });

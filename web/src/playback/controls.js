@@ -15,6 +15,9 @@ import { PlaybackClock } from './clock.js';
 const TEXT_EVERY_MS = 250;
 const CAPTION_EVERY_MS = 1000;
 
+// What the keys do, shown beside the controls.
+export const KEYS_HINT = 'Keys: space plays or pauses, ← and → step one event.';
+
 export const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100];
 
 // The speed at which `showMs` of simulated time plays in about `wallMs` (never below 1/10x).
@@ -69,6 +72,9 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
     h('span', { class: 'pb-scrub-wrap' }, scrubber),
     clockText
   );
+  // The keys, shown to everyone (the figure's name says them to a screen reader); outside the bar, so
+  // that the part kept in view on a phone stays small.
+  const keys = h('p', { class: 'pb-keys', 'aria-hidden': 'true' }, KEYS_HINT);
   if (reducedMotion) speedSelect.disabled = true;
 
   let textShownMs = -Infinity;
@@ -149,6 +155,7 @@ export function createPlayback(root, { what, endMs, events, speed, onDraw, descr
 
   return {
     element: bar,
+    keys,
     caption,
     clock,
     redraw: () => show(),

@@ -21,6 +21,20 @@ export function fasterWithMoreRows(byRows) {
   return found;
 }
 
+// decode: a step table's decode grid ({rows, contexts, ms}). Returns [{rows, context, step_ms}]: every cell
+// on either side of a step that came out faster with more rows, at any context: the cells to time again.
+export function brokenDecodeCells(decode) {
+  const cells = [];
+  decode.contexts.forEach((context, j) => {
+    const points = decode.rows.map((rows, i) => ({ rows, step_ms: decode.ms[i][j] }));
+    for (const found of fasterWithMoreRows({ points }))
+      for (const rows of [found.fewer_rows, found.rows])
+        if (!cells.some((c) => c.rows === rows && c.context === context))
+          cells.push({ rows, context, step_ms: decode.ms[decode.rows.indexOf(rows)][j] });
+  });
+  return cells;
+}
+
 // result: the lab's result (policies with makespan_ms). Returns [{slower, faster, slower_ms, faster_ms}]:
 // pairs whose order the physics forbids, beyond noise.
 export function forbiddenPolicyOrders(result) {
@@ -47,12 +61,29 @@ export function forbiddenPolicyOrders(result) {
 
 const BUSY = 'This device was busy while measuring:';
 
-export function busyRowsText(found) {
+const cellsText = (cells) =>
+  cells
+    .map(
+      (c) => `${int(c.rows)} rows at context ${int(c.context)}: ${duration(c.before_ms)}, then ${duration(c.after_ms)}`
+    )
+    .join('; ');
+
+// remeasured: steps.remeasured (worker/remeasure.js), the cells timed a second time, or undefined.
+export function busyRowsText(found, remeasured) {
   const cases = found.map(
     (f) =>
       `${int(f.rows)} rows took ${duration(f.step_ms)} a step against ${duration(f.fewer_ms)} for ${int(f.fewer_rows)}`
   );
-  return `${BUSY} ${cases.join('; ')}, though a step with more rows does more work. These times are noisy, so the story of why extra rows ride along is not told over them: run again when the device is idle.`;
+  const again =
+    remeasured && remeasured.length
+      ? ` Timed a second time, the cells still disagreed (${cellsText(remeasured)}), so the first figures stand.`
+      : '';
+  return `${BUSY} ${cases.join('; ')}, though a step with more rows does more work.${again} These times are noisy, so the story of why extra rows ride along is not told over them: run again when the device is idle.`;
+}
+
+// The cells that came out faster with more rows and were replaced by a second timing that agreed.
+export function remeasuredText(remeasured) {
+  return `Some steps first came out faster with more rows, which the work they do forbids, so those cells were timed a second time and the second figures are the ones shown (${cellsText(remeasured)}).`;
 }
 
 export function busyQueueText(found) {

@@ -15,6 +15,7 @@ import { decodeRowsLimit } from './rows-limit.js';
 import { decodeContexts, measureSteps } from './steps.js';
 import { referenceContext } from '../shared/steps.js';
 import { gpuTimer } from './timer.js';
+import { simulateLabQueue } from '../worker/simulate-queue.js';
 
 const DEFAULT_SAMPLES = 3;
 const SHAPE_KEYS = ['vocab', 'd_model', 'n_layers', 'n_heads', 'n_kv_heads', 'head_dim', 'd_ff', 'max_seq'];
@@ -111,10 +112,7 @@ export async function runGpuLab(m, options, progress, onPart) {
     onPart('steps', steps);
 
     progress(0.96, 'simulating the queue on the GPU’s step table');
-    const policies = m.simulate(steps, options.workload, options.policies, {
-      ...(options.simulate || {}),
-      timeline_requests: options.timeline_requests,
-    });
+    const policies = simulateLabQueue(m, steps, options);
     progress(1, 'done');
     return {
       result: {

@@ -5,19 +5,22 @@ import { CATALOG } from '../generated/catalog.js';
 import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
 import { ensureModel } from './model-loader.js';
 import { runGpuLab } from '../webgpu/lab.js';
+import { remeasureBrokenCells } from './remeasure.js';
 
 // options.backend = 'webgpu': the lab on this device's GPU where it can run (webgpu/lab.js), else on the
 // CPU with the reason in result.webgpu. The GPU uploads a preset's weights (exportWeights), so a model
-// read from files (source 'loaded') runs on the CPU.
+// read from files (source 'loaded') runs on the CPU. A CPU step table that contradicts itself has its
+// broken cells timed again (remeasure.js).
 async function runLab(m, { backend, ...options }, progress, onPart) {
-  if (backend !== 'webgpu') return m.run(options, progress, onPart);
+  const onCpu = () => remeasureBrokenCells(m, options, m.run(options, progress, onPart), progress);
+  if (backend !== 'webgpu') return onCpu();
   if (options.source === 'loaded') {
     const reason = 'The GPU runs the random-weight models only; a model read from files runs on the CPU.';
-    return { ...m.run(options, progress, onPart), webgpu: { available: false, reason } };
+    return { ...onCpu(), webgpu: { available: false, reason } };
   }
   const gpu = await runGpuLab(m, options, progress, onPart);
   if (gpu.result) return gpu.result;
-  return { ...m.run(options, progress, onPart), webgpu: gpu.fallback };
+  return { ...onCpu(), webgpu: gpu.fallback };
 }
 
 export function startLab() {

@@ -28,19 +28,27 @@ export function introParagraphs(plan, shown, prepared) {
         `the pale squares are held but hold no KV yet. Averaged over the run, ${sig(r.waste_pct, 3)}% of the held slots stayed empty.`
     );
   }
-  if (paged) {
-    const p = plan.results[paged];
-    out.push(
-      `Paged memory gives a request a block only when its next token needs one, so more requests fit at once. When a step needs ` +
-        `a block and none is free, the request admitted last is preempted: its blocks are freed and it goes back to the front of the queue, ` +
-        `to recompute its KV later. That happened ${int(p.preemptions)} ${p.preemptions === 1 ? 'time' : 'times'} in this run ` +
-        `(${int(p.recomputed_tokens)} tokens recomputed); each one flashes red below.`
-    );
-  }
+  if (paged) out.push(pagedParagraph(plan.results[paged], reserve && plan.results[reserve]));
   out.push(
     `The 95th-percentile time to first token: ${shown.map((name) => `${policyLabel(name)} ${duration(plan.results[name].p95_ttft_ms)}`).join(', ')}.`
   );
   return out;
+}
+
+// What paged memory did in this run: fitting more requests at once than reserve only where it did (a
+// modeled server's results carry requests_at_once), and preemptions only where there were some.
+function pagedParagraph(p, r) {
+  const alike =
+    r && p.requests_at_once && r.requests_at_once && p.requests_at_once.peak <= r.requests_at_once.peak
+      ? ` Not in this run: both ran at most ${int(p.requests_at_once.peak)} requests at once.`
+      : '';
+  const preempted = p.preemptions
+    ? `When a step needs a block and none is free, the request admitted last is preempted: its blocks are freed and it goes back to the front of the queue, ` +
+      `to recompute its KV later. That happened ${int(p.preemptions)} ${p.preemptions === 1 ? 'time' : 'times'} in this run ` +
+      `(${int(p.recomputed_tokens)} tokens recomputed); each one flashes red below.`
+    : `Had a step needed a block with none free, the request admitted last would have been preempted (its blocks freed, its KV ` +
+      `recomputed later); in this run memory never ran short, so nothing was preempted.`;
+  return `Paged memory gives a request a block only when its next token needs one, so more requests can fit at once.${alike} ${preempted}`;
 }
 
 export function countsText(state, memory) {

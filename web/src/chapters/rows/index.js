@@ -53,7 +53,7 @@ export function mount(root, ctx) {
         h(
           'div',
           { class: 'chapter-words' },
-          explanation(byRows, steps.model).map((text) => h('p', null, text)),
+          explanation(byRows, steps.model, steps.remeasured).map((text) => h('p', null, text)),
           gain && h('p', { class: 'rows-gain-words' }, gain.words)
         ),
         h(

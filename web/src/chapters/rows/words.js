@@ -1,14 +1,15 @@
 // Chapter 3's words.
 
 import { bytes, int, ms, ratio, sig } from '../../shared/format.js';
-import { busyRowsText, fasterWithMoreRows } from '../../shared/contradictions.js';
+import { busyRowsText, fasterWithMoreRows, remeasuredText } from '../../shared/contradictions.js';
 import { gpuStepsWords, softwareWords } from '../../webgpu/words.js';
 
 export const TITLE = 'One step, many rows';
 
 export const WAITING = 'Press Run: this chapter draws the decode steps your device measured, for 1 to 16 rows.';
 
-export function explanation(byRows, model) {
+// remeasured: steps.remeasured, the cells the lab timed a second time (worker/remeasure.js), if any.
+export function explanation(byRows, model, remeasured) {
   const first = byRows.points[0];
   const lastPoint = byRows.points[byRows.points.length - 1];
   const text = [
@@ -16,11 +17,14 @@ export function explanation(byRows, model) {
     `${int(first.rows)} row: ${ms(first.step_ms, 3)} a step, ${int(first.tokens_per_s)} tokens/s. ${int(lastPoint.rows)} rows: ${ms(lastPoint.step_ms, 3)} a step (${sig(lastPoint.step_ms / first.step_ms, 3)}× longer), ${int(lastPoint.tokens_per_s)} tokens/s (${ratio(lastPoint.tokens_per_s / first.tokens_per_s)} as many).`,
   ];
   const busy = fasterWithMoreRows(byRows);
-  if (busy.length) text.push(busyRowsText(busy));
-  else if (model && Number.isFinite(model.weight_bytes)) {
-    text.push(
-      `Why the extra rows ride along: a step reads every weight of the model once (${bytes(model.weight_bytes)}) whatever the number of rows, and with one row it does only two operations per weight it reads, so it waits on memory. More rows reuse each weight while it is at hand: with ${int(lastPoint.rows)} rows each token’s share of that reading is ${bytes(model.weight_bytes / lastPoint.rows)}.`
-    );
+  const replaced = remeasured && remeasured.length && remeasured[0].replaced;
+  if (busy.length) text.push(busyRowsText(busy, remeasured));
+  else {
+    if (replaced) text.push(remeasuredText(remeasured));
+    if (model && Number.isFinite(model.weight_bytes))
+      text.push(
+        `Why the extra rows ride along: a step reads every weight of the model once (${bytes(model.weight_bytes)}) whatever the number of rows, and with one row it does only two operations per weight it reads, so it waits on memory. More rows reuse each weight while it is at hand: with ${int(lastPoint.rows)} rows each token’s share of that reading is ${bytes(model.weight_bytes / lastPoint.rows)}.`
+      );
   }
   if (model && model.backend === 'webgpu') text.push(gpuStepsWords(model));
   return text;
