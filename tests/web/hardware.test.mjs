@@ -279,5 +279,59 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     );
   });
 
-  test('no page logged an error', () => session.checkPages(5));
+  test('“Link to these settings” carries the GPU choice, and the link opens on it', async () => {
+    const server = 'hw=h100-sxm&hw_model=llama-3.1-70b&hw_weights=fp8&hw_tp=4';
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&${server}`);
+    await waitForPresets(page);
+    for (const part of ['queue', 'memory']) {
+      assert.equal(await page.$eval(`#${part}-hw-gpu`, (s) => s.value), 'h100-sxm', part);
+      assert.equal(await page.$eval(`#${part}-hw-model`, (s) => s.value), 'llama-3.1-70b', part);
+      assert.equal(await page.$eval(`#${part}-hw-weights`, (s) => s.value), 'fp8', part);
+      assert.equal(await page.$eval(`#${part}-hw-tp`, (s) => s.value), '4', part);
+    }
+    assert.equal(await hidden(page, '#hash-message'), true);
+    await page.waitForSelector('#chapter-queue .hw-modeled:not([hidden])', { timeout: 90000 });
+    assert.match(
+      await page.textContent('#chapter-queue .hw-label'),
+      /^Modeled, not measured: 4 × NVIDIA H100 80GB SXM5, Llama 3\.1 70B/
+    );
+    assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&${server}`);
+
+    // Chosen in a switch: the link follows; back on this device it has no hw at all.
+    await choose(page, 'memory', 'a100-sxm');
+    assert.equal(
+      await page.getAttribute('#share-link', 'href'),
+      `#${SMALL_LAB}&hw=a100-sxm&hw_model=llama-3.1-70b&hw_weights=fp8&hw_tp=4`
+    );
+    await page.selectOption('#queue-hw-gpu', 'measured');
+    assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}`);
+  });
+
+  test('a link with an unknown GPU or a bad server field is refused with a message', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&hw=tpu-v9&hw_tp=3`);
+    await waitForPresets(page);
+    const names = kvlab.rooflinePresets().gpus.map((g) => g.name);
+    assert.equal(await hidden(page, '#hash-message'), false);
+    const message = await page.textContent('#hash-message');
+    assert.ok(
+      message.includes(
+        `The link’s hw (the GPU) must be one of ${names.join(', ')} (got "tpu-v9"). This device is measured instead.`
+      ),
+      message
+    );
+    assert.equal(await page.$eval('#queue-hw-gpu', (s) => s.value), 'measured');
+    assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}`);
+
+    const other = await openPage(`${session.server.url}index.html#${SMALL_LAB}&hw=l4&hw_slots=999`);
+    await waitForPresets(other.page);
+    assert.match(
+      await other.page.textContent('#hash-message'),
+      /The link’s hw_slots must be from 1 to 256 \(got "999"\)\./
+    );
+    assert.equal(await other.page.$eval('#queue-hw-gpu', (s) => s.value), 'l4');
+    assert.equal(await other.page.$eval('#queue-hw-slots', (s) => s.value), '256');
+    assert.equal(await other.page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&hw=l4`);
+  });
+
+  test('no page logged an error', () => session.checkPages(8));
 });

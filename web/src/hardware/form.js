@@ -6,7 +6,7 @@
 import { h, replace } from '../shared/dom.js';
 import { parseSpec } from '../shared/fields.js';
 import { int } from '../shared/format.js';
-import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU } from './settings.js';
+import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from './settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
 
@@ -20,13 +20,6 @@ const field = (id, label, control, help) =>
   );
 
 const options = (items) => items.map(([value, text]) => h('option', { value, text }));
-
-// The tensor-parallel sizes the module takes: powers of two up to max_tp.
-function tpSizes(maxTp) {
-  const sizes = [];
-  for (let tp = 1; tp <= maxTp; tp *= 2) sizes.push(tp);
-  return sizes;
-}
 
 // This device's two measured choices: its CPU (the default) and its GPU.
 const MEASURED_OPTIONS = [
