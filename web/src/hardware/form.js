@@ -5,7 +5,7 @@
 
 import { h, replace } from '../shared/dom.js';
 import { parseSpec } from '../shared/fields.js';
-import { int } from '../shared/format.js';
+import { count } from '../shared/format.js';
 import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from './settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
@@ -178,5 +178,5 @@ export function gpuText(choice, presets) {
 // How a choice reads in a sentence: "1 × NVIDIA H100 80GB SXM5, Llama 3.1 8B, BF16 weights, BF16 KV cache, 256 slots".
 export function choiceText(choice, presets) {
   const model = presets.models.find((m) => m.name === choice.model);
-  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${int(choice.slots)} slots`;
+  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${count(choice.slots, 'slot')}`;
 }

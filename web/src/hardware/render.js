@@ -255,7 +255,7 @@ export function memoryView(r, prefix) {
           budget,
           series: memoryNames
             .map((name) => ({
-              label: name,
+              label: policyLabel(name),
               color: policyStyle(name).color,
               dash: policyStyle(name).dash,
               ...m.results[name].kv_blocks_in_use,

@@ -39,7 +39,7 @@ function renderBlocks(r, memoryNames, budget) {
   const series = [
     { label: 'unlimited memory (paged, no budget)', color: '#6e7781', dash: [2, 3], ...r.unlimited.kv_blocks_in_use },
     ...memoryNames.map((name) => ({
-      label: name,
+      label: policyLabel(name),
       color: policyStyle(name).color,
       dash: policyStyle(name).dash,
       ...r.results[name].kv_blocks_in_use,
@@ -56,7 +56,7 @@ function renderLoadCurve(r) {
     const crossing = crossingRate(r.load.rates, values, target);
     return {
       name,
-      label: name,
+      label: policyLabel(name),
       color: policyStyle(name).color,
       dash: policyStyle(name).dash,
       values,
