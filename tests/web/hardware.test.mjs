@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { before, describe, test } from 'node:test';
-import { SMALL_LAB, axeViolations, pageSession, shot } from './helpers.mjs';
+import { SMALL_LAB, axeViolations, pageSession, shot, waitForResult } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const { loadModule } = require('../wasm/helpers.js');
@@ -281,7 +281,8 @@ describe('the hardware switch', { timeout: 240000 }, () => {
 
   test('“Link to these settings” carries the GPU choice, and the link opens on it', async () => {
     const server = 'hw=h100-sxm&hw_model=llama-3.1-70b&hw_weights=fp8&hw_tp=4';
-    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&${server}`);
+    // With autorun: the link's run on this device goes first, and the GPU is modeled after it.
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&${server}&autorun`);
     await waitForPresets(page);
     for (const part of ['queue', 'memory']) {
       assert.equal(await page.$eval(`#${part}-hw-gpu`, (s) => s.value), 'h100-sxm', part);
@@ -290,12 +291,49 @@ describe('the hardware switch', { timeout: 240000 }, () => {
       assert.equal(await page.$eval(`#${part}-hw-tp`, (s) => s.value), '4', part);
     }
     assert.equal(await hidden(page, '#hash-message'), true);
+    await waitForResult(page, 120000);
     await page.waitForSelector('#chapter-queue .hw-modeled:not([hidden])', { timeout: 90000 });
     assert.match(
       await page.textContent('#chapter-queue .hw-label'),
       /^Modeled, not measured: 4 × NVIDIA H100 80GB SXM5, Llama 3\.1 70B/
     );
     assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&${server}`);
+
+    // Every plot's y axis is as wide as its tick labels (its title outside them), and no plot is wider
+    // than its place, at 1280 and at 390 px.
+    const plots = () =>
+      page.$$eval('[data-y-axis-px]', (list) =>
+        list
+          .filter((c) => c.offsetParent !== null)
+          .map((c) => ({
+            id: c.id,
+            axis: Number(c.dataset.yAxisPx),
+            labels: Number(c.dataset.yLabelsPx),
+            room: c.clientWidth,
+            width: c.querySelector('.uplot').getBoundingClientRect().width,
+          }))
+      );
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForFunction(
+        () =>
+          Array.from(document.querySelectorAll('[data-y-axis-px]'))
+            .filter((c) => c.offsetParent !== null)
+            .every((c) => c.querySelector('.uplot').getBoundingClientRect().width <= Math.max(260, c.clientWidth) + 1),
+        null,
+        { timeout: 10000, polling: 100 }
+      );
+      const shown = await plots();
+      assert.ok(
+        shown.some((p) => p.id === 'queue-hw-chart-policies'),
+        JSON.stringify(shown)
+      );
+      for (const p of shown) {
+        assert.ok(p.labels <= p.axis, `${width} px, ${p.id}: tick labels need ${p.labels} px, the axis has ${p.axis}`);
+        assert.ok(p.width <= Math.max(260, p.room) + 1, `${width} px, ${p.id}: ${p.width} px in ${p.room}`);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // Chosen in a switch: the link follows; back on this device it has no hw at all.
     await choose(page, 'memory', 'a100-sxm');

@@ -186,6 +186,15 @@ describe('the walkthrough’s words', { timeout: 180000 }, () => {
     assert.match(await page.textContent('#chapter-queue'), /Continuous batching, 1 slot\b/);
     assert.match(story, /rows \(each column of the drawing “Without a cache”; the pale part was computed before\)/);
     assert.match(await page.textContent('#chapter-memory'), /% of the token space held stayed empty\./);
+    // Chapter 1's axis says what it counts; chapter 4's histograms say what their axis is.
+    assert.deepEqual(await page.$$eval('#chapter-tokens svg .axis-title', (l) => l.map((t) => t.textContent)), [
+      'rows per token',
+      'rows per token',
+    ]);
+    assert.deepEqual(
+      await page.$$eval('#chapter-queue .played-panel canvas', (l) => l.map((c) => c.dataset.axisMiddle)),
+      Array(4).fill('time to first token')
+    );
 
     // Every chapter links its terms; each link leads to a term the glossary explains.
     const links = await page.$$eval('.chapter-terms a', (list) =>
@@ -218,6 +227,24 @@ describe('the walkthrough’s words', { timeout: 180000 }, () => {
     assert.equal(await page.evaluate(() => document.activeElement.id), 'term-bound');
     assert.equal(await page.evaluate(() => location.hash), hash);
     assert.equal(await page.$eval('#hash-message', (el) => el.hidden), true);
+  });
+
+  test('a compact queue embed at 390 px: each histogram’s axis words fit, shortened where they must', async () => {
+    const { page } = await openPage(`${session.server.url}embed.html#chapter=queue&compact&${SMALL_LAB}&autorun`);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await waitForResult(page);
+    await page.waitForSelector('#chapter-queue .played-panel canvas[data-axis-middle]');
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('#chapter-queue .played-panel canvas')).some(
+          (c) => c.dataset.axisMiddle === 'TTFT'
+        ),
+      null,
+      { timeout: 10000, polling: 100 }
+    );
+    const words = await page.$$eval('#chapter-queue .played-panel canvas', (l) => l.map((c) => c.dataset.axisMiddle));
+    assert.equal(words.length, 4);
+    for (const text of words) assert.ok(['time to first token', 'TTFT'].includes(text), JSON.stringify(words));
   });
 });
 
@@ -339,6 +366,6 @@ describe('one chapter alone', { timeout: 180000 }, () => {
 
 describe('every walkthrough page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(ENGINE === 'chromium' ? 7 : 5); // Firefox skips the reduced-motion test and the embeds
+    session.checkPages(ENGINE === 'chromium' ? 8 : 6); // Firefox skips the reduced-motion test and the embeds
   });
 });

@@ -71,7 +71,9 @@ export function hardwareModel() {
     });
   }
 
-  function choose(next) {
+  // fromLink: a link's choice is modeled a tick later, so that a run the link starts itself (autorun)
+  // goes first and the modeling waits for it, as for a choice made while the lab runs.
+  function choose(next, { fromLink = false } = {}) {
     choice = next;
     tell('choice', choice);
     tell('error', null);
@@ -86,6 +88,13 @@ export function hardwareModel() {
     if (result && sameServer(result.choice, choice) && !job.running) {
       tell('status', 'Modeled: step times from the roofline, not measured.');
       tell('result', result);
+      return;
+    }
+    if (fromLink) {
+      waiting = true;
+      setTimeout(() => {
+        if (waiting && !job.running) start();
+      }, 0);
       return;
     }
     start();

@@ -67,7 +67,7 @@ export function mount(root, ctx) {
     hardwareApply(raw) {
       const { choice, problems } = hardwareFromRaw(raw);
       // A link without a GPU (or with a refused one) is this device, on the lab's backend.
-      if (choice) ctx.hardware.choose(choice);
+      if (choice) ctx.hardware.choose(choice, { fromLink: true });
       else if (!ctx.hardware.choice.measured)
         ctx.hardware.choose({ measured: true, backend: $('#backend', root).value });
       return problems;
