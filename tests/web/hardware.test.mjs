@@ -299,8 +299,8 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     );
     assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&${server}`);
 
-    // Every plot's y axis is as wide as its tick labels (its title outside them), and no plot is wider
-    // than its place, at 1280 and at 390 px.
+    // Every plot's y axis is as wide as its tick labels (its title outside them), its title no longer
+    // than the plot is high, and no plot wider than its place, at 1280 and at 390 px.
     const plots = () =>
       page.$$eval('[data-y-axis-px]', (list) =>
         list
@@ -309,6 +309,8 @@ describe('the hardware switch', { timeout: 240000 }, () => {
             id: c.id,
             axis: Number(c.dataset.yAxisPx),
             labels: Number(c.dataset.yLabelsPx),
+            title: Number(c.dataset.yTitlePx),
+            height: Number(c.dataset.yRoomPx),
             room: c.clientWidth,
             width: c.querySelector('.uplot').getBoundingClientRect().width,
           }))
@@ -330,6 +332,7 @@ describe('the hardware switch', { timeout: 240000 }, () => {
       );
       for (const p of shown) {
         assert.ok(p.labels <= p.axis, `${width} px, ${p.id}: tick labels need ${p.labels} px, the axis has ${p.axis}`);
+        assert.ok(p.title <= p.height, `${width} px, ${p.id}: a ${p.title} px title along a ${p.height} px plot`);
         assert.ok(p.width <= Math.max(260, p.room) + 1, `${width} px, ${p.id}: ${p.width} px in ${p.room}`);
       }
     }

@@ -1,5 +1,7 @@
 // Small canvas pieces the chapters' drawings share.
 
+import { firstThatFits } from '../shared/fit-text.js';
+
 const AXIS = '#344054';
 
 // A time axis under a plot from x0 to x1 at y: the line, `left` and `right` at its ends and centred
@@ -20,7 +22,7 @@ export function drawTimeAxis(g, { x0, x1, y, left, right, middle }) {
   g.fillText(right, x1, y + 3);
   const gapPx = 8;
   const room = x1 - x0 - 2 * Math.max(g.measureText(left).width, g.measureText(right).width) - 2 * gapPx;
-  const fits = middle.find((text) => g.measureText(text).width <= room);
+  const fits = firstThatFits(g, middle, room);
   g.textAlign = 'center';
   if (fits) g.fillText(fits, (x0 + x1) / 2, y + 3);
   g.canvas.dataset.axisMiddle = fits || ''; // what the axis says, for the page's tests

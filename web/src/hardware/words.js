@@ -2,7 +2,7 @@
 // number comes from the result.
 
 import { bytes, count, duration, int, ratio, sig } from '../shared/format.js';
-import { POLICY_ROLES, findPolicy, policyLabel, policyTraits } from '../shared/policies.js';
+import { POLICY_ROLES, findPolicy, policyLabel } from '../shared/policies.js';
 
 const PHASES = {
   'modeling the step table': 'Modeling the step table',
@@ -15,12 +15,6 @@ export function describeProgress(fraction, phase) {
 }
 
 const range = (pair) => `${int(pair[0])}–${int(pair[1])}`;
-
-// A policy in a word or two, under a bar.
-export function shortPolicyLabel(name) {
-  const traits = policyTraits(name);
-  return traits ? traits.short_label : name;
-}
 
 // The line above every modeled view (r.label: the server in words, form.js's choiceText).
 export function modeledLabel(r) {

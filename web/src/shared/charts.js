@@ -8,6 +8,7 @@ import uPlot from 'uplot';
 import { h, replace } from './dom.js';
 import { policyLabel, policyStyle } from './policies.js';
 import { sig } from './format.js';
+import { firstThatFits } from './fit-text.js';
 
 const AXIS = { stroke: '#1f2328', grid: { stroke: '#d8dee4', width: 1 }, ticks: { stroke: '#8c959f', width: 1 } };
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -26,18 +27,37 @@ function axis(label, extra = {}) {
 }
 
 // A y axis as wide as its longest tick label, so that its title, outside that width, never sits on
-// the labels (a fixed width cut "1,234,567" or left it under "tokens/s").
+// the labels (a fixed width cut "1,234,567" or left it under "tokens/s"). label: the title, or its
+// wordings longest first: a short plot (a phone's) takes the first that fits its height.
 function yAxis(label, extra = {}) {
-  return axis(label, { size: fitTickLabels, ...extra });
+  const wordings = Array.isArray(label) ? label : [label];
+  return axis(wordings[0], { size: fitTickLabels, label: (u, i) => yTitle(u, u.axes[i], wordings), ...extra });
 }
 
-// What the y axis was given and what its tick labels need, in CSS pixels, on the chart's container
-// (data-y-axis-px, data-y-labels-px): the page's tests hold the one to the other at every width.
+// The wording of a y axis's title that fits the plot's height (the shortest if none does).
+function yTitle(u, a, wordings) {
+  const font = u.ctx.font;
+  u.ctx.font = a.labelFont[0];
+  const title = firstThatFits(u.ctx, wordings, u.bbox.height) ?? wordings[wordings.length - 1];
+  u.ctx.font = font;
+  return title;
+}
+
+// What the y axis was given and what its tick labels need, and its title's length and the plot's
+// height, in CSS pixels, on the chart's container (data-y-axis-px, data-y-labels-px, data-y-title-px,
+// data-y-room-px): the page's tests hold the one to the other at every width.
 function recordYAxis(u, container) {
   const a = u.axes[1];
   if (!a || !a.show) return;
+  const ratio = u.pxRatio || 1;
   container.dataset.yAxisPx = String(a._size);
   container.dataset.yLabelsPx = String(tickLabelsPx(u, a, a._values));
+  const font = u.ctx.font;
+  u.ctx.font = a.labelFont[0];
+  const title = typeof a.label === 'function' ? a.label(u, 1) : String(a.label ?? '');
+  container.dataset.yTitlePx = String(Math.ceil(u.ctx.measureText(title).width / ratio));
+  u.ctx.font = font;
+  container.dataset.yRoomPx = String(Math.floor(u.bbox.height / ratio));
 }
 
 // The width of an axis's tick marks, their gap and the widest of `values`, in CSS pixels. The canvas's
@@ -377,7 +397,7 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
       scales: { x: { time: false }, y: { distr: 3, log: 10 } },
       axes: [
         axis('arrival rate, requests/s', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-        yAxis(`p95 TTFT, ${unitName} (log scale)`, {
+        yAxis([`p95 TTFT, ${unitName} (log scale)`, `p95 TTFT, ${unitName}`], {
           values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))),
         }),
       ],
@@ -411,7 +431,8 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
   );
 }
 
-// One bar per category, its value written above it. bars: [{label, value, color}]; yMax: the scale's top.
+// One bar per category, its value written above it. bars: [{label, value, color}]; yLabel: the y axis's
+// title or its wordings (yAxis); yMax: the scale's top.
 export function barChart(container, { bars, yLabel, format, yMax }) {
   const n = bars.length;
   const top = yMax ?? Math.max(1e-9, ...bars.map((b) => b.value).filter(Number.isFinite)) * 1.15;
@@ -451,7 +472,7 @@ export function barChart(container, { bars, yLabel, format, yMax }) {
         }),
         yAxis(yLabel, { values: (u, splits) => splits.map((v) => format(v)) }),
       ],
-      series: [{ label: 'policy' }, { label: yLabel, stroke: 'transparent', points: { show: false } }],
+      series: [{ label: 'policy' }, { label: [yLabel].flat()[0], stroke: 'transparent', points: { show: false } }],
       legend: { show: false },
       cursor: { show: false },
       hooks: { draw: [draw] },

@@ -61,6 +61,12 @@ export function policyLabel(name) {
     .replace('{T}', t);
 }
 
+// A policy in a word or two, under a bar.
+export function shortPolicyLabel(name) {
+  const traits = policyTraits(name);
+  return traits ? traits.short_label : name;
+}
+
 // Colours with at least 3:1 contrast on white, told apart by dash pattern too.
 export function policyStyle(name) {
   const traits = policyTraits(name);

@@ -3,7 +3,14 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
-import { POLICY_ROLES, policyHelp, policyIs, policyLabel, policyStyle } from '../../shared/policies.js';
+import {
+  POLICY_ROLES,
+  policyHelp,
+  policyIs,
+  policyLabel,
+  policyStyle,
+  shortPolicyLabel,
+} from '../../shared/policies.js';
 import { barChart, blocksChart, loadCurveChart } from '../../shared/charts.js';
 import { duration, int, pct, sig } from '../../shared/format.js';
 import { crossingText, findings, summary, tableFoot } from './words.js';
@@ -129,11 +136,11 @@ export function renderMemory(r) {
   const lines = renderLoadCurve(r);
   barChart($('#chart-mem-waste'), {
     bars: memoryNames.map((name) => ({
-      label: name,
+      label: shortPolicyLabel(name),
       value: r.results[name].waste_pct,
       color: policyStyle(name).color,
     })),
-    yLabel: 'held but never written',
+    yLabel: ['held but never written', 'never written'],
     format: (v) => `${sig(v, 3)}%`,
     yMax: 100,
   });
