@@ -61,14 +61,16 @@ if (!/\bvar createKvlabScalar\b/.test(scalarGlue)) {
 }
 
 // What the page's forms offer (presets, defaults, policy lists, limits) comes from the module itself
-// (src/wasm/catalog.h), written where the page's modules and the Node tests import it.
+// (src/wasm/catalog.h), written where the page's modules and the Node tests import it; with it the
+// hardware switch's GPU presets (rooflinePresets()), which a link's hw keys are checked against.
 async function writeCatalog() {
   const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
-  const catalog = (await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) })).catalog();
+  const kvlab = await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) });
+  const catalog = { ...kvlab.catalog(), roofline_presets: kvlab.rooflinePresets() };
   fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
   fs.writeFileSync(
     path.join(src, 'generated', 'catalog.js'),
-    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`
+    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h) and rooflinePresets(): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`
   );
 }
 await writeCatalog();

@@ -343,8 +343,13 @@ async function nextDownload(dir, timeout) {
 
 // Starts Firefox with a fresh profile (puppeteer makes one in the temp dir and removes it on close).
 // Returns {context, close} as helpers.startBrowser does for Chromium: context.newPage() gives a
-// FirefoxPage. viewport: {width, height}; handleSIGINT as puppeteer's.
-export async function startFirefox({ viewport = { width: 1280, height: 900 }, handleSIGINT = true } = {}) {
+// FirefoxPage. viewport: {width, height}; handleSIGINT as puppeteer's; colorScheme: 'light' or 'dark', the
+// prefers-color-scheme pages see (as Playwright's option of that name for Chromium).
+export async function startFirefox({
+  viewport = { width: 1280, height: 900 },
+  handleSIGINT = true,
+  colorScheme = 'light',
+} = {}) {
   const proxy = await deadEndProxy();
   const downloadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-firefox-downloads-'));
   const browser = await puppeteer.launch({
@@ -353,7 +358,11 @@ export async function startFirefox({ viewport = { width: 1280, height: 900 }, ha
     headless: true,
     defaultViewport: viewport,
     handleSIGINT,
-    extraPrefsFirefox: preferences(proxy.port, downloadsDir),
+    extraPrefsFirefox: {
+      ...preferences(proxy.port, downloadsDir),
+      // What prefers-color-scheme matches in pages: 0 dark, 1 light.
+      'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1,
+    },
     // MOZ_DISABLE_NONLOCAL_CONNECTIONS: Firefox's own test switch; it also lets the remote-settings
     // client take puppeteer's dummy server instead of calling home at start.
     env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1', MOZ_DISABLE_NONLOCAL_CONNECTIONS: '1' },

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { before, describe, test } from 'node:test';
-import { SMALL_LAB, axeViolations, pageSession, shot } from './helpers.mjs';
+import { SMALL_LAB, axeViolations, pageSession, shot, waitForResult } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const { loadModule } = require('../wasm/helpers.js');
@@ -309,5 +309,100 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     );
   });
 
-  test('no page logged an error', () => session.checkPages(5));
+  test('“Link to these settings” carries the GPU choice, and the link opens on it', async () => {
+    const server = 'hw=h100-sxm&hw_model=llama-3.1-70b&hw_weights=fp8&hw_tp=4';
+    // With autorun: the link's run on this device goes first, and the GPU is modeled after it.
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&${server}&autorun`);
+    await waitForPresets(page);
+    for (const part of ['queue', 'memory']) {
+      assert.equal(await page.$eval(`#${part}-hw-gpu`, (s) => s.value), 'h100-sxm', part);
+      assert.equal(await page.$eval(`#${part}-hw-model`, (s) => s.value), 'llama-3.1-70b', part);
+      assert.equal(await page.$eval(`#${part}-hw-weights`, (s) => s.value), 'fp8', part);
+      assert.equal(await page.$eval(`#${part}-hw-tp`, (s) => s.value), '4', part);
+    }
+    assert.equal(await hidden(page, '#hash-message'), true);
+    await waitForResult(page, 120000);
+    await page.waitForSelector('#chapter-queue .hw-modeled:not([hidden])', { timeout: 90000 });
+    assert.match(
+      await page.textContent('#chapter-queue .hw-label'),
+      /^Modeled, not measured: 4 × NVIDIA H100 80GB SXM5, Llama 3\.1 70B/
+    );
+    assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&${server}`);
+
+    // Every plot's y axis is as wide as its tick labels (its title outside them), its title no longer
+    // than the plot is high, and no plot wider than its place, at 1280 and at 390 px.
+    const plots = () =>
+      page.$$eval('[data-y-axis-px]', (list) =>
+        list
+          .filter((c) => c.offsetParent !== null)
+          .map((c) => ({
+            id: c.id,
+            axis: Number(c.dataset.yAxisPx),
+            labels: Number(c.dataset.yLabelsPx),
+            title: Number(c.dataset.yTitlePx),
+            height: Number(c.dataset.yRoomPx),
+            room: c.clientWidth,
+            width: c.querySelector('.uplot').getBoundingClientRect().width,
+          }))
+      );
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForFunction(
+        () =>
+          Array.from(document.querySelectorAll('[data-y-axis-px]'))
+            .filter((c) => c.offsetParent !== null)
+            .every((c) => c.querySelector('.uplot').getBoundingClientRect().width <= Math.max(260, c.clientWidth) + 1),
+        null,
+        { timeout: 10000, polling: 100 }
+      );
+      const shown = await plots();
+      assert.ok(
+        shown.some((p) => p.id === 'queue-hw-chart-policies'),
+        JSON.stringify(shown)
+      );
+      for (const p of shown) {
+        assert.ok(p.labels <= p.axis, `${width} px, ${p.id}: tick labels need ${p.labels} px, the axis has ${p.axis}`);
+        assert.ok(p.title <= p.height, `${width} px, ${p.id}: a ${p.title} px title along a ${p.height} px plot`);
+        assert.ok(p.width <= Math.max(260, p.room) + 1, `${width} px, ${p.id}: ${p.width} px in ${p.room}`);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Chosen in a switch: the link follows; back on this device it has no hw at all.
+    await choose(page, 'memory', 'a100-sxm');
+    assert.equal(
+      await page.getAttribute('#share-link', 'href'),
+      `#${SMALL_LAB}&hw=a100-sxm&hw_model=llama-3.1-70b&hw_weights=fp8&hw_tp=4`
+    );
+    await page.selectOption('#queue-hw-gpu', 'measured');
+    assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}`);
+  });
+
+  test('a link with an unknown GPU or a bad server field is refused with a message', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&hw=tpu-v9&hw_tp=3`);
+    await waitForPresets(page);
+    const names = kvlab.rooflinePresets().gpus.map((g) => g.name);
+    assert.equal(await hidden(page, '#hash-message'), false);
+    const message = await page.textContent('#hash-message');
+    assert.ok(
+      message.includes(
+        `The link’s hw (the GPU) must be one of ${names.join(', ')} (got "tpu-v9"). This device is measured instead.`
+      ),
+      message
+    );
+    assert.equal(await page.$eval('#queue-hw-gpu', (s) => s.value), 'measured');
+    assert.equal(await page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}`);
+
+    const other = await openPage(`${session.server.url}index.html#${SMALL_LAB}&hw=l4&hw_slots=999`);
+    await waitForPresets(other.page);
+    assert.match(
+      await other.page.textContent('#hash-message'),
+      /The link’s hw_slots must be from 1 to 256 \(got "999"\)\./
+    );
+    assert.equal(await other.page.$eval('#queue-hw-gpu', (s) => s.value), 'l4');
+    assert.equal(await other.page.$eval('#queue-hw-slots', (s) => s.value), '256');
+    assert.equal(await other.page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&hw=l4`);
+  });
+
+  test('no page logged an error', () => session.checkPages(8));
 });

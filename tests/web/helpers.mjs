@@ -63,7 +63,7 @@ export function requireDist(extraFiles = []) {
 // The engine's browser, headless, with a fresh profile: {context, close}, where context.newPage()
 // gives a page with Playwright's API in either engine. engine: ENGINE unless a tool asks for one.
 // launchOptions: added to (or replacing) the defaults, e.g. {handleSIGINT: false} for a tool that
-// handles Ctrl-C itself (Firefox takes handleSIGINT and viewport only).
+// handles Ctrl-C itself (Firefox takes handleSIGINT, viewport and colorScheme only).
 export async function startBrowser(launchOptions = {}, engine = ENGINE) {
   if (engine === 'firefox') return startFirefox(launchOptions);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-chromium-'));

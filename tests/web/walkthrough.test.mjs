@@ -171,6 +171,83 @@ describe('the walkthrough', { timeout: 180000 }, () => {
   });
 });
 
+describe('the walkthrough’s words', { timeout: 180000 }, () => {
+  test('a glossary the chapters link to, “1 slot”, and no “Press Run” while the lab runs by itself', async () => {
+    const { page } = await openPage(`${session.server.url}index.html#${SMALL_LAB}&slots=1&autorun`);
+    await page.waitForSelector('#chapter-cache .chapter-waiting');
+    const waiting = await page.$$eval('.chapter-waiting', (list) => list.map((p) => p.textContent));
+    assert.ok(waiting.length >= 1, 'the chapters wait for the run');
+    for (const text of waiting) assert.match(text, /^When the lab runs, /);
+    await waitForResult(page);
+    await page.waitForFunction(() => window.kvlabMemoryResult, null, { timeout: 60000 });
+
+    const story = await page.textContent('#story-chapters');
+    assert.doesNotMatch(story, /\b1 slots\b/);
+    assert.match(await page.textContent('#chapter-queue'), /Continuous batching, 1 slot\b/);
+    assert.match(story, /rows \(each column of the drawing “Without a cache”; the pale part was computed before\)/);
+    assert.match(await page.textContent('#chapter-memory'), /% of the token space held stayed empty\./);
+    // Chapter 1's axis says what it counts; chapter 4's histograms say what their axis is.
+    assert.deepEqual(await page.$$eval('#chapter-tokens svg .axis-title', (l) => l.map((t) => t.textContent)), [
+      'rows per token',
+      'rows per token',
+    ]);
+    assert.deepEqual(
+      await page.$$eval('#chapter-queue .played-panel canvas', (l) => l.map((c) => c.dataset.axisMiddle)),
+      Array(4).fill('time to first token')
+    );
+
+    // Every chapter links its terms; each link leads to a term the glossary explains.
+    const links = await page.$$eval('.chapter-terms a', (list) =>
+      list.map((a) => ({ chapter: a.closest('.story-chapter').dataset.chapter, href: a.getAttribute('href') }))
+    );
+    assert.deepEqual([...new Set(links.map((l) => l.chapter))], CHAPTERS);
+    for (const { href } of links) {
+      const term = await page.$eval(href, (dt) => [dt.tagName, dt.textContent, dt.nextElementSibling.textContent]);
+      assert.equal(term[0], 'DT', href);
+      assert.ok(term[2].length > 40, `${href}: ${term[2]}`);
+    }
+    const terms = await page.$$eval('#glossary dt', (list) => list.map((dt) => dt.textContent));
+    for (const word of [
+      'N and P',
+      'Row',
+      'Slot (seat)',
+      'TTFT, median and p95',
+      'TP (tensor parallelism)',
+      'Roofline',
+    ]) {
+      assert.ok(terms.includes(word), `${word} in ${terms.join(', ')}`);
+    }
+    assert.ok(terms.some((t) => /compute-bound/.test(t)) && terms.includes('Efficiency factors'), terms.join(', '));
+
+    // A link opens the glossary at its term and leaves the settings in the URL alone.
+    const hash = await page.evaluate(() => location.hash);
+    assert.equal(await page.$eval('#glossary', (d) => d.open), false);
+    await page.click('#chapter-rows .chapter-terms a[data-term="bound"]');
+    assert.equal(await page.$eval('#glossary', (d) => d.open), true);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'term-bound');
+    assert.equal(await page.evaluate(() => location.hash), hash);
+    assert.equal(await page.$eval('#hash-message', (el) => el.hidden), true);
+  });
+
+  test('a compact queue embed at 390 px: each histogram’s axis words fit, shortened where they must', async () => {
+    const { page } = await openPage(`${session.server.url}embed.html#chapter=queue&compact&${SMALL_LAB}&autorun`);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await waitForResult(page);
+    await page.waitForSelector('#chapter-queue .played-panel canvas[data-axis-middle]');
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('#chapter-queue .played-panel canvas')).some(
+          (c) => c.dataset.axisMiddle === 'TTFT'
+        ),
+      null,
+      { timeout: 10000, polling: 100 }
+    );
+    const words = await page.$$eval('#chapter-queue .played-panel canvas', (l) => l.map((c) => c.dataset.axisMiddle));
+    assert.equal(words.length, 4);
+    for (const text of words) assert.ok(['time to first token', 'TTFT'].includes(text), JSON.stringify(words));
+  });
+});
+
 describe('one chapter alone', { timeout: 180000 }, () => {
   // A blog post's page with the chapter in an iframe, recording what the frame posts.
   const host = (src) => `<!doctype html><html lang="en"><head><title>host</title></head><body>
@@ -289,6 +366,6 @@ describe('one chapter alone', { timeout: 180000 }, () => {
 
 describe('every walkthrough page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(ENGINE === 'chromium' ? 6 : 4); // Firefox skips the reduced-motion test and the embeds
+    session.checkPages(ENGINE === 'chromium' ? 8 : 6); // Firefox skips the reduced-motion test and the embeds
   });
 });

@@ -1,9 +1,12 @@
 // Small canvas pieces the chapters' drawings share.
 
+import { firstThatFits } from '../shared/fit-text.js';
+
 const AXIS = '#344054';
 
-// A time axis under a plot from x0 to x1 at y: the line, `left` and `right` at its ends and `middle`
-// centred under it.
+// A time axis under a plot from x0 to x1 at y: the line, `left` and `right` at its ends and centred
+// under it the first of `middle` (its wordings, longest first) that fits between them; none if none
+// fits, rather than letters over letters on a narrow panel.
 export function drawTimeAxis(g, { x0, x1, y, left, right, middle }) {
   g.strokeStyle = AXIS;
   g.beginPath();
@@ -17,8 +20,12 @@ export function drawTimeAxis(g, { x0, x1, y, left, right, middle }) {
   g.fillText(left, x0, y + 3);
   g.textAlign = 'right';
   g.fillText(right, x1, y + 3);
+  const gapPx = 8;
+  const room = x1 - x0 - 2 * Math.max(g.measureText(left).width, g.measureText(right).width) - 2 * gapPx;
+  const fits = firstThatFits(g, middle, room);
   g.textAlign = 'center';
-  g.fillText(middle, (x0 + x1) / 2, y + 3);
+  if (fits) g.fillText(fits, (x0 + x1) / 2, y + 3);
+  g.canvas.dataset.axisMiddle = fits || ''; // what the axis says, for the page's tests
   g.textAlign = 'left';
 }
 

@@ -5,8 +5,8 @@
 
 import { h, replace } from '../shared/dom.js';
 import { parseSpec } from '../shared/fields.js';
-import { int } from '../shared/format.js';
-import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU } from './settings.js';
+import { count } from '../shared/format.js';
+import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from './settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
 
@@ -20,13 +20,6 @@ const field = (id, label, control, help) =>
   );
 
 const options = (items) => items.map(([value, text]) => h('option', { value, text }));
-
-// The tensor-parallel sizes the module takes: powers of two up to max_tp.
-function tpSizes(maxTp) {
-  const sizes = [];
-  for (let tp = 1; tp <= maxTp; tp *= 2) sizes.push(tp);
-  return sizes;
-}
 
 // This device's two measured choices: its CPU (the default) and its GPU.
 const MEASURED_OPTIONS = [
@@ -185,5 +178,5 @@ export function gpuText(choice, presets) {
 // How a choice reads in a sentence: "1 × NVIDIA H100 80GB SXM5, Llama 3.1 8B, BF16 weights, BF16 KV cache, 256 slots".
 export function choiceText(choice, presets) {
   const model = presets.models.find((m) => m.name === choice.model);
-  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${int(choice.slots)} slots`;
+  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${count(choice.slots, 'slot')}`;
 }

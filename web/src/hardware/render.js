@@ -7,17 +7,9 @@ import { h, replace } from '../shared/dom.js';
 import { numCell as num } from '../shared/cells.js';
 import { barChart, blocksChart } from '../shared/charts.js';
 import { duration, int, ms, ratio, sig } from '../shared/format.js';
-import { POLICY_ROLES, policyIs, policyLabel, policyStyle } from '../shared/policies.js';
+import { POLICY_ROLES, policyIs, policyLabel, policyStyle, shortPolicyLabel } from '../shared/policies.js';
 import { MEMORY_SETTINGS } from './settings.js';
-import {
-  budgetWords,
-  checksSummary,
-  gainWords,
-  memoryWords,
-  modeledLabel,
-  queueWords,
-  shortPolicyLabel,
-} from './words.js';
+import { budgetWords, checksSummary, gainWords, memoryWords, modeledLabel, queueWords } from './words.js';
 
 const pct = (v) => (Number.isFinite(v) ? `${sig(v, 3)}%` : '–');
 const head = (labels) =>
@@ -255,7 +247,7 @@ export function memoryView(r, prefix) {
           budget,
           series: memoryNames
             .map((name) => ({
-              label: name,
+              label: policyLabel(name),
               color: policyStyle(name).color,
               dash: policyStyle(name).dash,
               ...m.results[name].kv_blocks_in_use,

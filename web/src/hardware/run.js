@@ -5,6 +5,7 @@
 // in window.kvlabHardwareResult.
 
 import { JobRunner } from '../runs/jobs.js';
+import { CATALOG } from '../generated/catalog.js';
 import { policyNames } from '../config.js';
 import { sig } from '../shared/format.js';
 import { choiceText, gpuText } from './form.js';
@@ -13,12 +14,19 @@ import { describeProgress } from './words.js';
 const sameServer = (a, b) => ['gpu', 'model', 'weights', 'kv', 'tp', 'slots'].every((key) => a[key] === b[key]);
 
 export function hardwareModel() {
-  let presets = null;
+  // The module's presets as the build wrote them (a link's GPU shows at once); the worker's replace them.
+  let presets = CATALOG.roofline_presets;
   let choice = { measured: true };
   let result = null;
   let modeling = null; // the choice the job in progress models
   let waiting = false; // a preset was chosen while another run held the processor
-  let hooks = { busy: () => false, onRunningChange: () => {}, labQueue: () => null, setBackend: () => {} };
+  let hooks = {
+    busy: () => false,
+    onRunningChange: () => {},
+    labQueue: () => null,
+    setBackend: () => {},
+    onChoiceChange: () => {},
+  };
   const views = new Set(); // {presets(p), choice(c), status(text), result(r), error(e)}
   const tell = (what, ...args) => views.forEach((view) => view[what](...args));
 
@@ -64,10 +72,13 @@ export function hardwareModel() {
     });
   }
 
-  function choose(next) {
+  // fromLink: a link's choice is modeled a tick later, so that a run the link starts itself (autorun)
+  // goes first and the modeling waits for it, as for a choice made while the lab runs.
+  function choose(next, { fromLink = false } = {}) {
     choice = next;
     tell('choice', choice);
     tell('error', null);
+    hooks.onChoiceChange();
     if (choice.measured) {
       hooks.setBackend(choice.backend || 'cpu');
       waiting = false;
@@ -80,12 +91,20 @@ export function hardwareModel() {
       tell('result', result);
       return;
     }
+    if (fromLink) {
+      waiting = true;
+      setTimeout(() => {
+        if (waiting && !job.running) start();
+      }, 0);
+      return;
+    }
     start();
   }
 
   return {
     // busy() -> another run holds the processor; onRunningChange(); labQueue() -> the lab's workload;
-    // setBackend(backend): this device's CPU or GPU, for the lab's next run.
+    // setBackend(backend): this device's CPU or GPU, for the lab's next run; onChoiceChange(): the link
+    // follows the choice.
     connect(given) {
       hooks = { ...hooks, ...given };
     },

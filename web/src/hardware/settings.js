@@ -9,6 +9,13 @@ export const WEBGPU = 'webgpu'; // this device's GPU, measured through WebGPU (t
 export const MAX_SLOTS = CATALOG.limits.modeled_batch_rows.max; // the modeled tables' largest row count
 export const DEFAULT = { model: 'llama-3.1-8b', weights: 'bf16', kv: 'bf16', tp: 1, slots: MAX_SLOTS };
 
+// The tensor-parallel sizes the module takes: powers of two up to max_tp.
+export function tpSizes(maxTp) {
+  const sizes = [];
+  for (let tp = 1; tp <= maxTp; tp *= 2) sizes.push(tp);
+  return sizes;
+}
+
 // The rows at which the rows gain is shown, and the context it is read at (a column of the modeled table).
 export const GAIN_ROWS = [1, 16, 64, 256];
 export const GAIN_CONTEXT = 1024;

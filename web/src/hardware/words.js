@@ -1,8 +1,8 @@
 // The hardware view's words: every sentence says "modeled" where it gives a modeled figure, and every
 // number comes from the result.
 
-import { bytes, duration, int, ratio, sig } from '../shared/format.js';
-import { POLICY_ROLES, findPolicy, policyLabel, policyTraits } from '../shared/policies.js';
+import { bytes, count, duration, int, ratio, sig } from '../shared/format.js';
+import { POLICY_ROLES, findPolicy, policyLabel } from '../shared/policies.js';
 
 const PHASES = {
   'modeling the step table': 'Modeling the step table',
@@ -15,12 +15,6 @@ export function describeProgress(fraction, phase) {
 }
 
 const range = (pair) => `${int(pair[0])}–${int(pair[1])}`;
-
-// A policy in a word or two, under a bar.
-export function shortPolicyLabel(name) {
-  const traits = policyTraits(name);
-  return traits ? traits.short_label : name;
-}
 
 // The line above every modeled view (r.label: the server in words, form.js's choiceText).
 export function modeledLabel(r) {
@@ -82,7 +76,7 @@ export function memoryWords(r, load) {
   const slots = Number(m.policies[0].split(':')[1]);
   const more = paged.requests_at_once.peak > reserve.requests_at_once.peak;
   return [
-    `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${sig(load, 3)}× what continuous batching with unlimited memory gets through, so that a queue forms), on ${int(slots)} slots.`,
+    `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${sig(load, 3)}× what continuous batching with unlimited memory gets through, so that a queue forms), on ${count(slots, 'slot')}.`,
     `Reserve takes room for the prompt and the longest answer at admission: it ran at most ${int(reserve.requests_at_once.peak)} requests at once (${sig(reserve.requests_at_once.mean, 3)} on average), with ${sig(reserve.waste_pct, 3)}% of what it held never written. ` +
       `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${int(paged.preemptions)} times` : ', never preempting'}; ` +
       `p95 time to first token ${duration(paged.p95_ttft_ms)} against reserve’s ${duration(reserve.p95_ttft_ms)}, the whole queue done in ${duration(paged.makespan_ms)} against ${duration(reserve.makespan_ms)}.`,

@@ -6,19 +6,29 @@ import { standalone } from '../runs/worker-client.js';
 import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
 
 // form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
-// -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,
+// -> its messages; hardwareHash() -> the hardware switch's part; hardwareApply(raw) -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,
 // whose settings are the ones last written.
 // models: the model choices this page offers.
-export function hashState({ form, presets, models, memoryHash, memoryApply, viewKeys, store }) {
+export function hashState({
+  form,
+  presets,
+  models,
+  memoryHash,
+  memoryApply,
+  hardwareHash,
+  hardwareApply,
+  viewKeys,
+  store,
+}) {
   // The whole page: index.html next to this one, or, for the standalone file (opened from disk, where
   // nothing sits next to it), the file itself without the chapter.
   const wholePage = standalone ? location.pathname.split('/').pop() : 'index.html';
   function write(settings) {
     if (store.get().settings !== settings) store.set({ settings });
-    const text = [viewKeys(), settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
+    const settingsText = [settingsToHash(settings), memoryHash(), hardwareHash()].filter(Boolean).join('&');
+    const text = [viewKeys(), settingsText].filter(Boolean).join('&');
     const url = `${location.pathname}${location.search}${text ? `#${text}` : ''}`;
     if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
-    const settingsText = [settingsToHash(settings), memoryHash()].filter(Boolean).join('&');
     $('#share-link').href = settingsText ? `#${settingsText}` : '#';
     for (const full of $$('[data-whole-page]')) full.href = `${wholePage}${settingsText ? `#${settingsText}` : ''}`;
   }
@@ -36,6 +46,7 @@ export function hashState({ form, presets, models, memoryHash, memoryApply, view
     form.fill(final);
     form.errors.showAll({});
     messages.push(...memoryApply(raw)); // after the lab's form is filled
+    messages.push(...hardwareApply(raw));
     const box = $('#hash-message');
     if (messages.length) {
       replace(

@@ -25,7 +25,16 @@ const PANELS = [settings, results, memory, replay, simd, kvCalculator, thisBrows
 // hardware: the chapters' modeled GPU server (hardware/run.js), which takes its presets from the module
 // and the lab's queue from the settings. Returns the settings panel: the lab's run and the hash.
 export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware }) {
-  const ctx = { embed, viewKeys, store, memoryAfterLab, runs: oneRunAtATime(), env: environment(), panels: {} };
+  const ctx = {
+    embed,
+    viewKeys,
+    store,
+    memoryAfterLab,
+    hardware,
+    runs: oneRunAtATime(),
+    env: environment(),
+    panels: {},
+  };
   for (const panel of PANELS) ctx.panels[panel.name] = panel.mount($(`[data-panel="${panel.name}"]`), ctx);
 
   // The chapters' modeled GPU server waits for the bench's runs like any of them.
@@ -34,6 +43,7 @@ export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware })
     onRunningChange: ctx.runs.sync,
     labQueue: () => labWorkload(ctx.panels.settings.labSettings()),
     setBackend: (backend) => ctx.panels.settings.setBackend(backend),
+    onChoiceChange: () => ctx.panels.settings.rewriteHash(),
   });
   ctx.runs.add('hardware', { running: () => hardware.running, sync: hardware.sync });
   store.subscribe((state, changes) => {

@@ -7,6 +7,7 @@ import { DEFAULTS, PRESETS } from '../config.js';
 import { CATALOG } from '../generated/catalog.js';
 import { labForm } from './form.js';
 import { hashState } from './hash.js';
+import { hardwareFromRaw, hardwareToHash } from '../hardware/hash.js';
 import { labRun } from './run.js';
 import { MARKUP } from './settings-markup.js';
 import { modelControls } from '../models/control.js';
@@ -62,6 +63,15 @@ export function mount(root, ctx) {
     models,
     memoryHash: () => (panels.memory ? panels.memory.hash() : ''),
     memoryApply: (raw) => (panels.memory ? panels.memory.applyRaw(raw) : []),
+    hardwareHash: () => hardwareToHash(ctx.hardware.choice),
+    hardwareApply(raw) {
+      const { choice, problems } = hardwareFromRaw(raw);
+      // A link without a GPU (or with a refused one) is this device, on the lab's backend.
+      if (choice) ctx.hardware.choose(choice, { fromLink: true });
+      else if (!ctx.hardware.choice.measured)
+        ctx.hardware.choose({ measured: true, backend: $('#backend', root).value });
+      return problems;
+    },
     viewKeys: ctx.viewKeys,
     store,
   });

@@ -8,6 +8,7 @@ import uPlot from 'uplot';
 import { h, replace } from './dom.js';
 import { policyLabel, policyStyle } from './policies.js';
 import { sig } from './format.js';
+import { firstThatFits } from './fit-text.js';
 
 const AXIS = { stroke: '#1f2328', grid: { stroke: '#d8dee4', width: 1 }, ticks: { stroke: '#8c959f', width: 1 } };
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -25,11 +26,65 @@ function axis(label, extra = {}) {
   return { label, font: FONT, labelFont: FONT, labelSize: 22, ...AXIS, ...extra };
 }
 
+// A y axis as wide as its longest tick label, so that its title, outside that width, never sits on
+// the labels (a fixed width cut "1,234,567" or left it under "tokens/s"). label: the title, or its
+// wordings longest first: a short plot (a phone's) takes the first that fits its height.
+function yAxis(label, extra = {}) {
+  const wordings = Array.isArray(label) ? label : [label];
+  return axis(wordings[0], { size: fitTickLabels, label: (u, i) => yTitle(u, u.axes[i], wordings), ...extra });
+}
+
+// The wording of a y axis's title that fits the plot's height (the shortest if none does).
+function yTitle(u, a, wordings) {
+  const font = u.ctx.font;
+  u.ctx.font = a.labelFont[0];
+  const title = firstThatFits(u.ctx, wordings, u.bbox.height) ?? wordings[wordings.length - 1];
+  u.ctx.font = font;
+  return title;
+}
+
+// What the y axis was given and what its tick labels need, and its title's length and the plot's
+// height, in CSS pixels, on the chart's container (data-y-axis-px, data-y-labels-px, data-y-title-px,
+// data-y-room-px): the page's tests hold the one to the other at every width.
+function recordYAxis(u, container) {
+  const a = u.axes[1];
+  if (!a || !a.show) return;
+  const ratio = u.pxRatio || 1;
+  container.dataset.yAxisPx = String(a._size);
+  container.dataset.yLabelsPx = String(tickLabelsPx(u, a, a._values));
+  const font = u.ctx.font;
+  u.ctx.font = a.labelFont[0];
+  const title = typeof a.label === 'function' ? a.label(u, 1) : String(a.label ?? '');
+  container.dataset.yTitlePx = String(Math.ceil(u.ctx.measureText(title).width / ratio));
+  u.ctx.font = font;
+  container.dataset.yRoomPx = String(Math.floor(u.bbox.height / ratio));
+}
+
+// The width of an axis's tick marks, their gap and the widest of `values`, in CSS pixels. The canvas's
+// font is put back: uPlot keeps track of the one it set.
+function tickLabelsPx(u, a, values) {
+  const font = u.ctx.font;
+  u.ctx.font = a.font[0];
+  const widest = Math.max(0, ...(values || []).map((v) => u.ctx.measureText(String(v ?? '')).width));
+  u.ctx.font = font;
+  return Math.ceil(a.ticks.size + a.gap + widest / (u.pxRatio || 1));
+}
+
+// uPlot's size callback for a y axis. uPlot asks again while the layout settles (the ticks change with
+// the plot's size); after the first pass the size only grows, so that it cannot oscillate.
+function fitTickLabels(u, values, axisIndex, cycle) {
+  const a = u.axes[axisIndex];
+  const needed = tickLabelsPx(u, a, values) + 2;
+  return cycle > 1 && a._size ? Math.max(a._size, needed) : needed;
+}
+
 // Creates a uPlot inside `container` (cleared first), sized to it and kept sized to it.
 function mount(container, makeOptions, data) {
   replace(container);
   const width = Math.max(260, Math.floor(container.clientWidth || 600));
   const options = makeOptions(width, chartHeight(width));
+  const hooks = options.hooks || {};
+  options.hooks = { ...hooks, draw: [...(hooks.draw || []), (u) => recordYAxis(u, container)] };
   const plot = new uPlot(options, data, container);
   plot.root.setAttribute('aria-hidden', 'true');
   const entry = { plot, container, width };
@@ -108,7 +163,7 @@ export function ttftCdf(container, policies, order) {
         axis(logX ? 'time to first token, s (log scale)' : 'time to first token, s', {
           values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))),
         }),
-        axis('share of requests', { values: (u, splits) => splits.map((v) => `${Math.round(v * 100)}%`), size: 50 }),
+        yAxis('share of requests', { values: (u, splits) => splits.map((v) => `${Math.round(v * 100)}%`) }),
       ],
       series: [
         { label: 'TTFT', value: (u, v) => (v == null ? '–' : `${sig(v, 3)} s`) },
@@ -183,8 +238,7 @@ export function gantt(container, timeline, { slots, xMaxMs, onHover }) {
       },
       axes: [
         axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-        axis('slot', {
-          size: 40,
+        yAxis('slot', {
           splits: () => Array.from({ length: lanes }, (_, i) => i).filter((i) => i % laneStep === 0),
           values: (u, splits) => splits.map((v) => String(v + 1)),
           grid: { show: false },
@@ -232,7 +286,7 @@ export function stepChart(container, { xs, xLabel, lines }) {
       scales: { x: { time: false, distr: log2 ? 3 : 1, log: 2 }, y: { range: (u, lo, hi) => [0, hi * 1.08 || 1] } },
       axes: [
         axis(xLabel, { splits: () => xs, values: (u, splits) => splits.map((v) => String(v)) }),
-        axis('ms per step', { values: (u, splits) => splits.map((v) => sig(v, 2)), size: 56 }),
+        yAxis('ms per step', { values: (u, splits) => splits.map((v) => sig(v, 2)) }),
       ],
       series: [
         { label: xLabel, value: (u, v) => (v == null ? '–' : String(v)) },
@@ -287,12 +341,12 @@ export function blocksChart(container, { series, budget }) {
   if (Number.isFinite(budget)) {
     data.push(xs.map(() => budget));
     lines.push({
-      label: `budget (${budget} blocks)`,
+      label: 'KV budget',
       stroke: '#1f2328',
       dash: [10, 5],
       width: 1.5,
       points: { show: false },
-      value: () => String(budget),
+      value: () => `${budget.toLocaleString('en-US')} blocks`,
     });
   }
   return mount(
@@ -303,7 +357,7 @@ export function blocksChart(container, { series, budget }) {
       scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, budget || 0) * 1.08 || 1] } },
       axes: [
         axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-        axis('KV blocks held', { values: (u, splits) => splits.map((v) => sig(v, 3)), size: 50 }),
+        yAxis('KV blocks held', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
       ],
       series: [{ label: `t (${unit.name})`, value: (u, v) => (v == null ? '–' : sig(v, 4)) }, ...lines],
       legend: { show: true, live: true },
@@ -343,9 +397,8 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
       scales: { x: { time: false }, y: { distr: 3, log: 10 } },
       axes: [
         axis('arrival rate, requests/s', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
-        axis(`p95 TTFT, ${unitName} (log scale)`, {
+        yAxis([`p95 TTFT, ${unitName} (log scale)`, `p95 TTFT, ${unitName}`], {
           values: (u, splits) => splits.map((v) => (v == null ? '' : sig(v, 2))),
-          size: 56,
         }),
       ],
       series: [
@@ -378,7 +431,8 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
   );
 }
 
-// One bar per category, its value written above it. bars: [{label, value, color}]; yMax: the scale's top.
+// One bar per category, its value written above it. bars: [{label, value, color}]; yLabel: the y axis's
+// title or its wordings (yAxis); yMax: the scale's top.
 export function barChart(container, { bars, yLabel, format, yMax }) {
   const n = bars.length;
   const top = yMax ?? Math.max(1e-9, ...bars.map((b) => b.value).filter(Number.isFinite)) * 1.15;
@@ -416,9 +470,9 @@ export function barChart(container, { bars, yLabel, format, yMax }) {
           grid: { show: false },
           labelSize: 0,
         }),
-        axis(yLabel, { values: (u, splits) => splits.map((v) => format(v)), size: 50 }),
+        yAxis(yLabel, { values: (u, splits) => splits.map((v) => format(v)) }),
       ],
-      series: [{ label: 'policy' }, { label: yLabel, stroke: 'transparent', points: { show: false } }],
+      series: [{ label: 'policy' }, { label: [yLabel].flat()[0], stroke: 'transparent', points: { show: false } }],
       legend: { show: false },
       cursor: { show: false },
       hooks: { draw: [draw] },

@@ -2,6 +2,7 @@
 // figures for comparison.
 
 import { CATALOG } from '../generated/catalog.js';
+import { count } from './format.js';
 
 // Each family's traits (src/policy/policy_registry.cpp, through the module's catalog), by family name, in
 // the registry's row order.
@@ -53,7 +54,17 @@ export function policyLabel(name) {
   const traits = policyTraits(name);
   if (!traits) return name;
   const [b, t] = String(name.split(':')[1]).split(',');
-  return traits.label.replace('{B}', b).replace('{T}', t);
+  // "1 slot", not "1 slots".
+  return traits.label
+    .replace('{B} slots', count(Number(b), 'slot'))
+    .replace('{B}', b)
+    .replace('{T}', t);
+}
+
+// A policy in a word or two, under a bar.
+export function shortPolicyLabel(name) {
+  const traits = policyTraits(name);
+  return traits ? traits.short_label : name;
 }
 
 // Colours with at least 3:1 contrast on white, told apart by dash pattern too.

@@ -15,6 +15,7 @@ import { $, h, replace } from '../shared/dom.js';
 import { CHAPTERS, dataFor } from './chapters.js';
 import { showComparisons } from './compare.js';
 import { shareRecord } from '../runs/share.js';
+import { glossaryElement, termsLine } from './glossary.js';
 
 export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
 
@@ -31,6 +32,10 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
   const landed = new Set();
 
   const announce = (text) => replace(announcer, text);
+
+  // The glossary follows the chapters (a chapter alone keeps it too: its links lead there).
+  const glossary = glossaryElement();
+  $('#story-chapters', root).after(glossary);
 
   const mounted = CHAPTERS.filter((chapter) => !only || chapter.name === only).map((chapter) => {
     const number = CHAPTERS.indexOf(chapter) + 1;
@@ -51,7 +56,8 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
         ' ',
         chapter.title
       ),
-      body
+      body,
+      termsLine(chapter.name, glossary)
     );
     const comparison = h('div', { class: 'chapter-comparison', hidden: true });
     section.append(comparison);

@@ -4,7 +4,7 @@ import { int, ms, ratio, sig } from '../../shared/format.js';
 
 export const TITLE = 'The KV cache';
 
-export const WAITING = 'Press Run: both paths answer the same prompt on this device, and race here.';
+export const WAITING = 'When the lab runs, both paths answer the same prompt on this device, and race here.';
 
 export function tokensNote(answer) {
   return Array.isArray(answer.pieces)

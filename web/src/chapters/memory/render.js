@@ -110,7 +110,11 @@ function drawHistory(g, layout, m, t, endMs, color, dpr) {
     y: top + HISTORY_H,
     left: '0 s',
     right: duration(endMs),
-    middle: 'blocks held over time (line), filled with KV (area), budget (dashed)',
+    middle: [
+      'blocks held over time (line), filled with KV (area), budget (dashed)',
+      'blocks held (line), filled (area), budget (dashed)',
+      'blocks held over time',
+    ],
   });
 }
 

@@ -25,7 +25,7 @@ export function introParagraphs(plan, shown, prepared) {
     const r = plan.results[reserve];
     out.push(
       `Reserving takes blocks for the prompt plus the longest answer a request might give, at admission, and holds them to the end: ` +
-        `the pale squares are held but hold no KV yet. Averaged over the run, ${sig(r.waste_pct, 3)}% of the held slots stayed empty.`
+        `the pale squares are held but hold no KV yet. Averaged over the run, ${sig(r.waste_pct, 3)}% of the token space held stayed empty.`
     );
   }
   if (paged) out.push(pagedParagraph(plan.results[paged], reserve && plan.results[reserve]));

@@ -144,7 +144,7 @@ function drawHistogram(g, layout, q, t, scratch, peak) {
     y: histTop + HIST_H,
     left: '0',
     right: duration(span),
-    middle: 'time to first token',
+    middle: ['time to first token', 'TTFT'],
   });
   return n;
 }

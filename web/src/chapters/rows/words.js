@@ -6,7 +6,7 @@ import { gpuStepsWords, softwareWords } from '../../webgpu/words.js';
 
 export const TITLE = 'One step, many rows';
 
-export const WAITING = 'Press Run: this chapter draws the decode steps your device measured, for 1 to 16 rows.';
+export const WAITING = 'When the lab runs, this chapter draws the decode steps your device measures, for 1 to 16 rows.';
 
 // remeasured: steps.remeasured, the cells the lab timed a second time (worker/remeasure.js), if any.
 export function explanation(byRows, model, remeasured) {

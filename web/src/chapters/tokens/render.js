@@ -8,7 +8,7 @@ import { int } from '../../shared/format.js';
 
 const WIDTH = 320;
 const HEIGHT = 200;
-const PAD = { left: 34, right: 6, top: 10, bottom: 24 };
+const PAD = { left: 34, right: 6, top: 24, bottom: 24 };
 
 function panel(steps, key, maxRows, label, total) {
   const plotW = WIDTH - PAD.left - PAD.right;
@@ -38,6 +38,8 @@ function panel(steps, key, maxRows, label, total) {
       'aria-label': `${label}: ${int(total)} rows in all`,
     },
     s('line', { class: 'axis', x1: PAD.left, y1: y(0), x2: WIDTH - PAD.right, y2: y(0) }),
+    // The vertical axis's unit, above it: the ticks alone ("63", "0") would not say what is counted.
+    s('text', { class: 'tick axis-title', x: 0, y: 12, text: 'rows per token' }),
     s('text', { class: 'tick', x: PAD.left - 4, y: y(maxRows) + 4, 'text-anchor': 'end', text: int(maxRows) }),
     s('text', { class: 'tick', x: PAD.left - 4, y: y(0), 'text-anchor': 'end', text: '0' }),
     s('text', { class: 'tick', x: PAD.left, y: HEIGHT - 6, text: 'token 1' }),

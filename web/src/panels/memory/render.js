@@ -3,7 +3,14 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
-import { POLICY_ROLES, policyHelp, policyIs, policyLabel, policyStyle } from '../../shared/policies.js';
+import {
+  POLICY_ROLES,
+  policyHelp,
+  policyIs,
+  policyLabel,
+  policyStyle,
+  shortPolicyLabel,
+} from '../../shared/policies.js';
 import { barChart, blocksChart, loadCurveChart } from '../../shared/charts.js';
 import { duration, int, pct, sig } from '../../shared/format.js';
 import { crossingText, findings, summary, tableFoot } from './words.js';
@@ -39,7 +46,7 @@ function renderBlocks(r, memoryNames, budget) {
   const series = [
     { label: 'unlimited memory (paged, no budget)', color: '#6e7781', dash: [2, 3], ...r.unlimited.kv_blocks_in_use },
     ...memoryNames.map((name) => ({
-      label: name,
+      label: policyLabel(name),
       color: policyStyle(name).color,
       dash: policyStyle(name).dash,
       ...r.results[name].kv_blocks_in_use,
@@ -56,7 +63,7 @@ function renderLoadCurve(r) {
     const crossing = crossingRate(r.load.rates, values, target);
     return {
       name,
-      label: name,
+      label: policyLabel(name),
       color: policyStyle(name).color,
       dash: policyStyle(name).dash,
       values,
@@ -129,11 +136,11 @@ export function renderMemory(r) {
   const lines = renderLoadCurve(r);
   barChart($('#chart-mem-waste'), {
     bars: memoryNames.map((name) => ({
-      label: name,
+      label: shortPolicyLabel(name),
       value: r.results[name].waste_pct,
       color: policyStyle(name).color,
     })),
-    yLabel: 'held but never written',
+    yLabel: ['held but never written', 'never written'],
     format: (v) => `${sig(v, 3)}%`,
     yMax: 100,
   });
