@@ -34,8 +34,8 @@ Action add_lab_command(CLI::App& app) {
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
     if (!flags->workload_file.empty()) sources.add_file("options.workload", "--workload", flags->workload_file);
-    sources.add_flag("options.workload.count", "--requests");
-    sources.add_flag("options.policies", "--slots");
+    sources.add_flag("options.workload.count", "--requests", flags->requests);
+    sources.add_flag("options.policies", "--slots", flags->slots);
     return run_reporting(sources, [&] {
       // A file's queue is the file's: --requests changing it would make the report describe a queue
       // the file does not hold.

@@ -60,13 +60,13 @@ Action add_replay_command(CLI::App& app) {
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
     if (!flags->workload_file.empty()) sources.add_file("options.workload", "--workload", flags->workload_file);
-    sources.add_flag("options.workload.count", "--requests");
-    sources.add_flag("options.policies", flags->policies.empty() ? "--slots" : "--policy");
-    sources.add_flag("options.nocache_requests", "--nocache-requests");
-    sources.add_flag("options.timeline_requests", "--timeline");
-    sources.add_flag("options.kv_tokens", "--kv-tokens");
-    sources.add_flag("options.block_tokens", "--block-tokens");
-    sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds");
+    sources.add_flag("options.workload.count", "--requests", flags->requests);
+    sources.add_flag("options.policies", flags->policies.empty() ? "--slots" : "--policy", flags->slots);
+    sources.add_flag("options.nocache_requests", "--nocache-requests", flags->nocache_requests);
+    sources.add_flag("options.timeline_requests", "--timeline", flags->timeline_requests);
+    sources.add_flag("options.kv_tokens", "--kv-tokens", flags->kv_tokens);
+    sources.add_flag("options.block_tokens", "--block-tokens", flags->block_tokens);
+    sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds", flags->after_prompt_rounds);
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
       const LoadedModel loaded = load_measured_model(*model_flags, options["measure"], "options.measure", sources);

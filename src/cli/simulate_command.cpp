@@ -51,7 +51,7 @@ Action add_simulate_command(CLI::App& app) {
     InputSources sources;
     sources.add_file("workload", "--workload", flags->workload_file);
     sources.add_flags("options", flags->options);
-    sources.add_flag("options.timeline_requests", "--timeline");
+    sources.add_flag("options.timeline_requests", "--timeline", flags->timeline_requests);
     sources.add_flag("policies", "--policy");
     return run_reporting(sources, [&] {
       nlohmann::json steps = read_json_file(flags->steps_file, "--steps");
