@@ -7,6 +7,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/model_source.h"
+#include "cli/output.h"
 #include "cli/policy_help.h"
 #include "common/input_error.h"
 #include "experiments/replay.h"
@@ -91,7 +92,10 @@ Action add_replay_command(CLI::App& app) {
       }
       nlohmann::json result =
           experiments::replay(experiments::read_replay_options(options, "options", loaded.ref()), terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_replay_report(result));
+      if (flags->as_json)
+        print_json(result);
+      else
+        std::cout << experiments::format_replay_report(result);
       return 0;
     });
   };
