@@ -41,3 +41,22 @@ test('the same commands written to a file exit 0', () => {
     assert.equal(JSON.parse(run.stdout)['continuous:16'].requests.length, 4);
   }
 });
+
+// The wasm CLI held a JSON result as one string, then copied it to add a newline: a 1,000,000-request
+// --queue-timeline --timeline 1000000 (763 MB of text) ran out of its 2 GB at 1.9 GB where the native CLI
+// succeeded. It now streams the result as the native CLI does; the text is the same, byte for byte.
+test('a whole-queue timeline from the wasm CLI is the native one, byte for byte', { skip: prefixes.length < 2 }, () => {
+  const queueFile = path.join(dir, 'queue.json');
+  fs.writeFileSync(
+    queueFile,
+    JSON.stringify({ count: 20000, prompt: [8, 32], answer: [4, 8], arrival: { kind: 'poisson', rate_per_s: 1000 } })
+  );
+  const args = ['simulate', '--steps', stepsFile, '--workload', queueFile, '--policy', 'continuous:16'];
+  const timelines = [...args, '--queue-timeline', '--timeline', '20000', '--json'];
+  const native = spawnSync(kvlabScript, timelines, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const wasm = spawnSync(kvlabScript, ['--wasm', ...timelines], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  assert.equal(native.status, 0, native.stderr);
+  assert.equal(wasm.status, 0, wasm.stderr);
+  assert.equal(JSON.parse(native.stdout)['continuous:16'].timeline.length, 40000);
+  assert.ok(native.stdout === wasm.stdout, 'the wasm CLI printed other text than the native one');
+});
