@@ -5,6 +5,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/model_source.h"
+#include "cli/output.h"
 #include "experiments/kernel_bench.h"
 
 namespace kvlab::cli {
@@ -50,7 +51,10 @@ Action add_bench_command(CLI::App& app) {
       const LoadedModel loaded = load_measured_model(*model_flags, given["measure"], "options.measure", sources);
       experiments::BenchOptions options = experiments::read_bench_options(given, "options", loaded.ref());
       nlohmann::json result = experiments::run_kernel_bench(options, terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_kernel_bench(result));
+      if (flags->as_json)
+        print_json(result);
+      else
+        std::cout << experiments::format_kernel_bench(result);
       return 0;
     });
   };

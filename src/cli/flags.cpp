@@ -39,6 +39,11 @@ json flag_value(const std::string& text, bool is_string) {
   return text;
 }
 
+bool number_shown_otherwise(const std::string& text) {
+  const json value = flag_value(text);
+  return value.is_number() && echo_value(value) != text;
+}
+
 int slots_flag(const std::string& text) {
   const json value = flag_value(text);
   if (value.is_number_integer() && value.get<long long>() >= INT_MIN && value.get<long long>() <= INT_MAX)
@@ -74,12 +79,39 @@ json JsonFlags::to_json() const {
   return object;
 }
 
-std::string JsonFlags::flag_for(const std::string& path) const {
+std::string JsonFlags::field_path(const Flag& flag) {
+  return flag.object_path.empty() ? flag.field : flag.object_path + "." + flag.field;
+}
+
+const JsonFlags::Flag* JsonFlags::flag_at(const std::string& path) const {
   for (const auto& flag : flags_) {
-    const std::string field = flag->object_path.empty() ? flag->field : flag->object_path + "." + flag->field;
-    if (path == field || path.rfind(field + "[", 0) == 0) return "--" + dashed(flag->field);
+    const std::string field = field_path(*flag);
+    if (path == field || path.rfind(field + "[", 0) == 0) return flag.get();
   }
-  return "";
+  return nullptr;
+}
+
+std::string JsonFlags::flag_for(const std::string& path) const {
+  const Flag* flag = flag_at(path);
+  return flag ? "--" + dashed(flag->field) : "";
+}
+
+bool JsonFlags::given(const std::string& path) const {
+  const Flag* flag = flag_at(path);
+  return flag && flag->option->count() > 0;
+}
+
+std::string JsonFlags::typed_for(const std::string& path) const {
+  const Flag* flag = flag_at(path);
+  return flag && !flag->is_list && flag->option->count() > 0 && field_path(*flag) == path ? flag->value : "";
+}
+
+std::string JsonFlags::given_under(const std::string& path) const {
+  std::string given;
+  for (const auto& flag : flags_)
+    if (flag->object_path == path && flag->option->count() > 0)
+      given += (given.empty() ? "" : " ") + std::string("--") + dashed(flag->field) + " " + flag->value;
+  return given;
 }
 
 JsonFlags add_measure_flags(CLI::App& command) {

@@ -27,6 +27,12 @@ class JsonFlags {
   // The flag that fills the field at `path` in that object ("model.d_model" or "decode_rows[2]"), or ""
   // if none does.
   std::string flag_for(const std::string& path) const;
+  // Whether the flag filling the field at `path` was given on the command line.
+  bool given(const std::string& path) const;
+  // The text typed for the flag that fills exactly the field at `path`, or "" if none did.
+  std::string typed_for(const std::string& path) const;
+  // The given flags filling fields of the object at `path`, as typed: "--vocab 65536 --d-model 4096".
+  std::string given_under(const std::string& path) const;
 
  private:
   struct Flag {
@@ -35,11 +41,18 @@ class JsonFlags {
     nlohmann::json absent;
     CLI::Option* option;
   };
+  static std::string field_path(const Flag& flag);  // "model.d_model"
+  // The flag filling the field at `path` (or an entry of it, for a list), or null.
+  const Flag* flag_at(const std::string& path) const;
   std::vector<std::unique_ptr<Flag>> flags_;  // CLI11 holds pointers to each value: keep them in place
 };
 
 // A flag's text as JSON: a number if it reads as one, else the string (for the validator to name).
 nlohmann::json flag_value(const std::string& text, bool is_string = false);
+
+// Whether `text` reads as a number that JSON shows otherwise ("1e9" as 1000000000.0, an integer past
+// 64 bits as 1e+20): an error about it then echoes the text as typed.
+bool number_shown_otherwise(const std::string& text);
 
 // The batch size --slots gives: a whole number goes on to the policy names, which check its range; any
 // other text is refused here with that range, naming the flag.

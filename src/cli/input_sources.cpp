@@ -27,19 +27,22 @@ std::string with_problem(const std::string& subject, const std::string& problem)
   return subject + (!problem.empty() && problem[0] == ':' ? "" : " ") + problem;
 }
 
+// The last name in a path: "model" of "options.model".
+std::string last_name(const std::string& path) { return path.substr(path.rfind('.') + 1); }
+
 }  // namespace
 
 void InputSources::add_file(const std::string& root, const std::string& flag, const std::string& file,
                             const std::string& root_in_file) {
-  sources_.push_back({root, flag, file, root_in_file, nullptr});
+  sources_.push_back({root, flag, file, root_in_file, nullptr, ""});
 }
 
 void InputSources::add_flags(const std::string& root, const JsonFlags& flags) {
-  sources_.push_back({root, "", "", "", &flags});
+  sources_.push_back({root, "", "", "", &flags, ""});
 }
 
-void InputSources::add_flag(const std::string& root, const std::string& flag) {
-  sources_.push_back({root, flag, "", "", nullptr});
+void InputSources::add_flag(const std::string& root, const std::string& flag, const std::string& typed) {
+  sources_.push_back({root, flag, "", "", nullptr, typed});
 }
 
 std::string InputSources::describe(const InputError& error) const {
@@ -63,7 +66,17 @@ std::string InputSources::describe(const InputError& error) const {
                          : start + where + with_problem("field " + field, error.problem());
   }
   const std::string flag = best->flags ? best->flags->flag_for(rest) : best->flag;
-  return flag.empty() ? plain : start + with_problem(flag, error.problem());
+  if (flag.empty()) {
+    // An object whose fields flags fill (a model too large): the flags given for it are to blame.
+    const std::string given = best->flags && !rest.empty() ? best->flags->given_under(rest) : "";
+    return given.empty() ? plain : start + with_problem("the " + last_name(rest) + " of " + given, error.problem());
+  }
+  const std::string typed = best->flags ? best->flags->typed_for(rest) : rest.empty() ? best->typed : "";
+  const InputError shown = number_shown_otherwise(typed) ? error.as_typed(typed) : error;
+  // A flag left out holds its default, which clashes with a flag given ("--n-heads" of a preset).
+  const bool left_out = best->flags && !best->flags->given(rest);
+  return "kvlab: " + shown.context() +
+         with_problem(flag + (left_out ? " (not given, so its default)" : ""), shown.problem());
 }
 
 int run_reporting(const InputSources& sources, const std::function<int()>& body) {

@@ -20,8 +20,8 @@ class InputSources {
                 const std::string& root_in_file = "");
   // The fields under `root` were filled by `flags`, each flag the field named after it.
   void add_flags(const std::string& root, const JsonFlags& flags);
-  // The field at `root` (and its entries, for a list) came from `flag`.
-  void add_flag(const std::string& root, const std::string& flag);
+  // The field at `root` (and its entries, for a list) came from `flag`, typed as `typed` (if given).
+  void add_flag(const std::string& root, const std::string& flag, const std::string& typed = "");
 
   // The error as one line for stderr, "kvlab: ...", naming the file and field or the flag.
   std::string describe(const InputError& error) const;
@@ -30,6 +30,7 @@ class InputSources {
   struct Source {
     std::string root, flag, file, root_in_file;
     const JsonFlags* flags;
+    std::string typed;
   };
   std::vector<Source> sources_;
 };

@@ -5,6 +5,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/model_source.h"
+#include "cli/output.h"
 #include "common/input_error.h"
 #include "experiments/lab.h"
 #include "policy/policy_registry.h"
@@ -34,8 +35,8 @@ Action add_lab_command(CLI::App& app) {
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
     if (!flags->workload_file.empty()) sources.add_file("options.workload", "--workload", flags->workload_file);
-    sources.add_flag("options.workload.count", "--requests");
-    sources.add_flag("options.policies", "--slots");
+    sources.add_flag("options.workload.count", "--requests", flags->requests);
+    sources.add_flag("options.policies", "--slots", flags->slots);
     return run_reporting(sources, [&] {
       // A file's queue is the file's: --requests changing it would make the report describe a queue
       // the file does not hold.
@@ -50,7 +51,10 @@ Action add_lab_command(CLI::App& app) {
       if (command->count("--slots")) options["policies"] = policy::default_policies(slots_flag(flags->slots));
       nlohmann::json result =
           experiments::run_lab(experiments::read_lab_options(options, "options", loaded.ref()), terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_lab_report(result));
+      if (flags->as_json)
+        print_json(result);
+      else
+        std::cout << experiments::format_lab_report(result);
       return 0;
     });
   };

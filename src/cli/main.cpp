@@ -3,9 +3,12 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "common/input_error.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{
       "kvlab: time a tiny transformer with and without a KV cache, and replay a request queue under serving policies"};
   app.require_subcommand(1);
@@ -30,3 +33,7 @@ int main(int argc, char** argv) {
   }
   return 2;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return kvlab::cli::with_output_checked(run(argc, argv)); }

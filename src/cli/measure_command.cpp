@@ -5,6 +5,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/model_source.h"
+#include "cli/output.h"
 #include "measure/measure.h"
 #include "measure/measure_report.h"
 
@@ -26,7 +27,10 @@ Action add_measure_command(CLI::App& app) {
       const LoadedModel loaded = load_measured_model(*model_flags, given, "options", sources);
       MeasureOptions options = read_measure_options(given, "options", loaded.ref());
       nlohmann::json result = measure(options, terminal_progress());
-      std::cout << (*as_json ? result.dump(2) + "\n" : format_measure_report(result));
+      if (*as_json)
+        print_json(result);
+      else
+        std::cout << format_measure_report(result);
       return 0;
     });
   };
@@ -43,7 +47,7 @@ Action add_info_command(CLI::App& app) {
     return run_reporting(sources, [&] {
       const nlohmann::json given = flags->to_json();
       const LoadedModel loaded = load_measured_model(*model_flags, given, "options", sources);
-      std::cout << model_info(read_measure_options(given, "options", loaded.ref())).dump(2) << "\n";
+      print_json(model_info(read_measure_options(given, "options", loaded.ref())));
       return 0;
     });
   };

@@ -7,6 +7,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/model_source.h"
+#include "cli/output.h"
 #include "cli/policy_help.h"
 #include "common/input_error.h"
 #include "experiments/replay.h"
@@ -60,13 +61,13 @@ Action add_replay_command(CLI::App& app) {
     InputSources sources;
     sources.add_flags("options.measure", *measure_flags);
     if (!flags->workload_file.empty()) sources.add_file("options.workload", "--workload", flags->workload_file);
-    sources.add_flag("options.workload.count", "--requests");
-    sources.add_flag("options.policies", flags->policies.empty() ? "--slots" : "--policy");
-    sources.add_flag("options.nocache_requests", "--nocache-requests");
-    sources.add_flag("options.timeline_requests", "--timeline");
-    sources.add_flag("options.kv_tokens", "--kv-tokens");
-    sources.add_flag("options.block_tokens", "--block-tokens");
-    sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds");
+    sources.add_flag("options.workload.count", "--requests", flags->requests);
+    sources.add_flag("options.policies", flags->policies.empty() ? "--slots" : "--policy", flags->slots);
+    sources.add_flag("options.nocache_requests", "--nocache-requests", flags->nocache_requests);
+    sources.add_flag("options.timeline_requests", "--timeline", flags->timeline_requests);
+    sources.add_flag("options.kv_tokens", "--kv-tokens", flags->kv_tokens);
+    sources.add_flag("options.block_tokens", "--block-tokens", flags->block_tokens);
+    sources.add_flag("options.after_prompt_rounds", "--after-prompt-rounds", flags->after_prompt_rounds);
     return run_reporting(sources, [&] {
       nlohmann::json options = {{"measure", measure_flags->to_json()}};
       const LoadedModel loaded = load_measured_model(*model_flags, options["measure"], "options.measure", sources);
@@ -91,7 +92,10 @@ Action add_replay_command(CLI::App& app) {
       }
       nlohmann::json result =
           experiments::replay(experiments::read_replay_options(options, "options", loaded.ref()), terminal_progress());
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : experiments::format_replay_report(result));
+      if (flags->as_json)
+        print_json(result);
+      else
+        std::cout << experiments::format_replay_report(result);
       return 0;
     });
   };

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/output.h"
 #include "common/text_format.h"
 #include "roofline/deployment.h"
 #include "roofline/presets.h"
@@ -59,11 +60,17 @@ Action add_roofline_command(CLI::App& app) {
     return run_reporting(sources, [&] {
       if (*checks) {
         nlohmann::json result = roofline::published_checks_json(roofline::read_efficiencies(flags->to_json()));
-        std::cout << (*as_json ? result.dump(2) + "\n" : roofline::format_published_checks(result));
+        if (*as_json)
+          print_json(result);
+        else
+          std::cout << roofline::format_published_checks(result);
         return 0;
       }
       nlohmann::json table = roofline::roofline(flags->to_json());
-      std::cout << (*as_json ? table.dump(2) + "\n" : roofline::format_roofline_report(table));
+      if (*as_json)
+        print_json(table);
+      else
+        std::cout << roofline::format_roofline_report(table);
       return 0;
     });
   };

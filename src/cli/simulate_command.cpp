@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/input_sources.h"
+#include "cli/output.h"
 #include "cli/policy_help.h"
 #include "policy/policy_registry.h"
 #include "sim/simulate.h"
@@ -51,7 +52,7 @@ Action add_simulate_command(CLI::App& app) {
     InputSources sources;
     sources.add_file("workload", "--workload", flags->workload_file);
     sources.add_flags("options", flags->options);
-    sources.add_flag("options.timeline_requests", "--timeline");
+    sources.add_flag("options.timeline_requests", "--timeline", flags->timeline_requests);
     sources.add_flag("policies", "--policy");
     return run_reporting(sources, [&] {
       nlohmann::json steps = read_json_file(flags->steps_file, "--steps");
@@ -65,7 +66,10 @@ Action add_simulate_command(CLI::App& app) {
       options["timeline_requests"] = flag_value(flags->timeline_requests);
       options["queue_timeline"] = flags->queue_timeline;
       nlohmann::json result = sim::simulate_json(steps, workload, policies, sim::read_simulate_options(options));
-      std::cout << (flags->as_json ? result.dump(2) + "\n" : sim::format_policy_table(result));
+      if (flags->as_json)
+        print_json(result);
+      else
+        std::cout << sim::format_policy_table(result);
       return 0;
     });
   };

@@ -65,6 +65,17 @@ InputError::InputError(ErrorKind kind, FieldError field, const std::string& cont
       context_(context),
       problem_(problem) {}
 
+InputError InputError::as_typed(const std::string& typed) const {
+  const std::string old_echo = "(got " + field_.given + ")";
+  const size_t at = problem_.rfind(old_echo);
+  if (field_.given.empty() || at == std::string::npos || utf8_length(typed) > kMaxEchoedChars) return *this;
+  FieldError field = field_;
+  field.given = typed;
+  std::string problem = problem_;
+  problem.replace(at, old_echo.size(), "(got " + typed + ")");
+  return InputError(kind_, std::move(field), context_, problem);
+}
+
 nlohmann::json InputError::to_json() const {
   nlohmann::json error = {{"type", js_class()}, {"message", what()}};
   if (field_.path.empty()) return error;

@@ -54,6 +54,9 @@ class InputError : public std::runtime_error {
   InputError in_context(const std::string& context) const {
     return InputError(kind_, field_, context + context_, problem_);
   }
+  // The same error echoing `typed`, the text the user typed, as the value given: the JSON a flag's text
+  // becomes can show it otherwise ("99999999999999999999" is read as 1e+20). Unchanged past the echo cap.
+  InputError as_typed(const std::string& typed) const;
   // {"type", "message", "path", "given", "allowed": {"min", "max", "integer", "choices"}}, the absent
   // parts left out: what Embind hands to JS.
   nlohmann::json to_json() const;

@@ -125,8 +125,15 @@ ReplayOptions read_replay_options(const json& object, const std::string& path, c
                          measure.contains("mixed_contexts");
   const std::string workload_path = fields::join(path, "workload");
   if (file.tokenizer) o.story_prompts = encode_story_openings(*file.tokenizer);
-  o.requests = sim::read_workload(object.value("workload", default_replay_workload(file)), workload_path,
-                                  token_counts(o.story_prompts));
+  const json workload = object.value("workload", default_replay_workload(file));
+  o.requests = sim::read_workload(workload, workload_path, token_counts(o.story_prompts));
+  // A generated queue's size is its count (a flag, for the CLI): the error names that field.
+  if (o.requests.size() > kMaxReplayRequests && workload.contains("count"))
+    throw_range({workload_path + ".count", std::to_string(o.requests.size()),
+                 integers_from(1, static_cast<long long>(kMaxReplayRequests))},
+                "must be an integer from 1 to " + std::to_string(kMaxReplayRequests) +
+                    " for a replay, which serves each request in real time (got " + std::to_string(o.requests.size()) +
+                    ")");
   if (o.requests.size() > kMaxReplayRequests)
     throw_range({workload_path, std::to_string(o.requests.size()), {}},
                 "has " + std::to_string(o.requests.size()) + " requests: the engine replays at most " +

@@ -1,6 +1,7 @@
 #include "model/config.h"
 
 #include "common/find_by_name.h"
+#include "common/text_format.h"
 
 namespace kvlab {
 
@@ -75,21 +76,28 @@ void validate(const ModelConfig& c, const std::string& path) {
   check("n_kv_heads", c.n_kv_heads, 1, c.n_heads);
   check("d_ff", c.d_ff, 1, 16384);
   check("max_seq", c.max_seq, 2, 8192);
+  // Before the fields' agreement: a size too large is about the fields given, not a default they clash with.
+  const int64_t max_weight_bytes = int64_t{512} << 20;  // half of what a wasm page can reasonably get
+  const ModelSize size = model_size(c);
+  if (size.weight_bytes > max_weight_bytes)
+    throw_range({path, "", {}},
+                "is too large: " + grouped(static_cast<unsigned long long>(size.weight_bytes >> 20)) +
+                    " MiB of weights (at most 512 MiB) for n_layers " + std::to_string(c.n_layers) +
+                    " x (2 d_model^2 + 2 kv_dim d_model + 3 d_model d_ff) + 2 vocab d_model, and norms = " +
+                    grouped(static_cast<unsigned long long>(size.parameters)) + " parameters, with d_model " +
+                    std::to_string(c.d_model) + ", kv_dim " + std::to_string(c.kv_dim()) + ", d_ff " +
+                    std::to_string(c.d_ff) + " and vocab " + std::to_string(c.vocab));
   if (c.d_model % c.n_heads != 0)
     throw_range({path + ".n_heads", std::to_string(c.n_heads), {}},
-                "must divide " + path + ".d_model (" + std::to_string(c.d_model) + " is not a multiple of " +
+                "must divide d_model (" + std::to_string(c.d_model) + " is not a multiple of " +
                     std::to_string(c.n_heads) + ")");
   if (c.n_heads % c.n_kv_heads != 0)
     throw_range({path + ".n_kv_heads", std::to_string(c.n_kv_heads), {}},
-                "must divide " + path + ".n_heads (" + std::to_string(c.n_heads) + " is not a multiple of " +
+                "must divide n_heads (" + std::to_string(c.n_heads) + " is not a multiple of " +
                     std::to_string(c.n_kv_heads) + ")");
   if (c.head_dim() % 2 != 0)
     throw_range({path + ".d_model", std::to_string(c.d_model), {}},
                 "/ n_heads must be even for rotary embeddings (got " + std::to_string(c.head_dim()) + ")");
-  const int64_t max_weight_bytes = int64_t{512} << 20;  // half of what a wasm page can reasonably get
-  if (model_size(c).weight_bytes > max_weight_bytes)
-    throw_range({path, "", {}}, "is too large: " + std::to_string(model_size(c).weight_bytes >> 20) +
-                                    " MiB of weights (at most 512 MiB)");
 }
 
 }  // namespace kvlab

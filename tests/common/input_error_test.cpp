@@ -142,5 +142,15 @@ TEST(InputError, AHugeListInAFieldGivesAShortMessage) {
   EXPECT_NE(e.field().given.find("… (7,000,000 elements)"), std::string::npos) << e.field().given;
 }
 
+// A flag's text becomes JSON before it is read; an integer past 64 bits became 1e+20 in the message.
+TEST(InputError, AsTypedEchoesTheTextTheUserTyped) {
+  const InputError e = caught([&] { fields::as_int(json::parse("99999999999999999999"), "options.kv_tokens", 1, 10); });
+  const InputError typed = e.as_typed("99999999999999999999");
+  EXPECT_EQ(std::string(typed.what()), "options.kv_tokens must be an integer from 1 to 10 (got 99999999999999999999)");
+  EXPECT_EQ(typed.field().given, "99999999999999999999");
+  EXPECT_EQ(typed.field().allowed.max, 10);
+  EXPECT_EQ(std::string(e.as_typed(std::string(kMaxEchoedChars + 1, '9')).what()), e.what());
+}
+
 }  // namespace
 }  // namespace kvlab

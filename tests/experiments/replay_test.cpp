@@ -94,7 +94,7 @@ TEST(ReplayOptions, BadOptionsNameTheField) {
   expect_error_naming({{"workload", {{"requests", {{{"arrival_ms", 0}, {"prompt", 100}, {"answer", 70}}}}}}},
                       "options.workload: the longest prompt + the longest answer - 1 = 169 positions");
   expect_error_naming({{"workload", {{"count", 5000}, {"prompt", {8, 8}}, {"answer", {8, 8}}}}},
-                      "options.workload has 5000 requests");
+                      "options.workload.count must be an integer from 1 to 4096 for a replay");
   // 4,096 slots of 199 positions on the default model: over 1 GiB of KV cache.
   expect_error_naming({{"measure", json::object()},
                        {"workload", {{"count", 4096}, {"prompt", {100, 100}}, {"answer", {100, 100}}}},

@@ -74,7 +74,7 @@ TEST(MeasureOptions, BadValuesNameTheFieldAndRange) {
   EXPECT_EQ(error_of({{"model", {{"d_model", -4}}}}).first,
             "options.model.d_model must be an integer from 4 to 4096 (got -4)");
   EXPECT_EQ(error_of({{"model", {{"n_heads", 8}, {"n_kv_heads", 3}}}}).first,
-            "options.model.n_kv_heads must divide options.model.n_heads (8 is not a multiple of 3)");
+            "options.model.n_kv_heads must divide n_heads (8 is not a multiple of 3)");
   EXPECT_EQ(error_of({{"weights", "fp16"}}).first, "options.weights must be one of f32, bf16 (got \"fp16\")");
   EXPECT_EQ(error_of({{"weights", 16}}).second, "TypeError");
   EXPECT_EQ(error_of({{"kv", "x"}}).first, "options.kv must be one of f32, bf16, f16 (got \"x\")");

@@ -25,17 +25,29 @@ TEST(ModelConfig, ErrorsNameTheFieldAndRange) {
   EXPECT_EQ(validation_error(c), "options.model.n_layers must be an integer from 1 to 64 (got 0)");
   c = ModelConfig{};
   c.n_kv_heads = 4;
-  EXPECT_EQ(validation_error(c),
-            "options.model.n_kv_heads must divide options.model.n_heads (6 is not a multiple of 4)");
+  EXPECT_EQ(validation_error(c), "options.model.n_kv_heads must divide n_heads (6 is not a multiple of 4)");
   c = ModelConfig{};
   c.d_model = 250;
-  EXPECT_NE(validation_error(c).find("options.model.n_heads must divide options.model.d_model"), std::string::npos);
+  EXPECT_NE(validation_error(c).find("options.model.n_heads must divide d_model"), std::string::npos);
   c = ModelConfig{};
   c.d_model = 4096;
   c.n_heads = 8;
   c.d_ff = 16384;
   c.n_layers = 64;
   EXPECT_NE(validation_error(c).find("too large"), std::string::npos);
+}
+
+// The size is checked before the fields' agreement: a model too large was blamed on the default n_heads
+// (6) that its d_model 4096 does not divide.
+TEST(ModelConfig, TooLargeIsReportedBeforeFieldsThatDisagree) {
+  ModelConfig c;
+  c.vocab = 65536;
+  c.d_model = 4096;
+  c.n_layers = 64;
+  EXPECT_EQ(validation_error(c),
+            "options.model is too large: 16,426 MiB of weights (at most 512 MiB) for n_layers 64 x (2 d_model^2 + 2 "
+            "kv_dim d_model + 3 d_model d_ff) + 2 vocab d_model, and norms = 4,305,981,440 parameters, with d_model "
+            "4096, kv_dim 1364, d_ff 1152 and vocab 65536");
 }
 
 TEST(ModelConfig, KvBytesPerTokenFollowsTheFormula) {

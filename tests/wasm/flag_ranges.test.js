@@ -21,7 +21,22 @@ const cases = [
   ],
   [
     ['replay', '--kv-tokens', '99999999999999999999'],
-    'kvlab: --kv-tokens must be an integer from 1 to 1000000000000 (got 1e+20)\n',
+    'kvlab: --kv-tokens must be an integer from 1 to 1000000000000 (got 99999999999999999999)\n',
+  ],
+  [['lab', '--requests', '1e7'], 'kvlab: --requests must be an integer from 1 to 1000000 (got 1e7)\n'],
+  [
+    ['replay', '--requests', '4097'],
+    'kvlab: --requests must be an integer from 1 to 4096 for a replay, which serves each request in real time (got 4097)\n',
+  ],
+  [
+    ['measure', '--d-model', '512'],
+    'kvlab: --n-heads (not given, so its default) must divide d_model (512 is not a multiple of 6)\n',
+  ],
+  [
+    ['measure', '--vocab', '65536', '--d-model', '4096', '--n-layers', '64'],
+    'kvlab: the model of --vocab 65536 --d-model 4096 --n-layers 64 is too large: 16,426 MiB of weights (at most 512 MiB) ' +
+      'for n_layers 64 x (2 d_model^2 + 2 kv_dim d_model + 3 d_model d_ff) + 2 vocab d_model, and norms = ' +
+      '4,305,981,440 parameters, with d_model 4096, kv_dim 1364, d_ff 1152 and vocab 65536\n',
   ],
   [['replay', '--block-tokens', 'x'], 'kvlab: --block-tokens must be an integer from 1 to 65536 (got "x")\n'],
   [['replay', '--timeline', '-1'], 'kvlab: --timeline must be an integer from 0 to 1000 (got -1)\n'],

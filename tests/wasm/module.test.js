@@ -146,11 +146,7 @@ test('bad options throw RangeError or TypeError naming the field and range', () 
     [{ runs: Infinity }, RangeError, 'options.runs must be an integer from 1 to 100 (got Infinity)'],
     [{ runs: '3' }, TypeError, 'options.runs must be an integer from 1 to 100 (got "3")'],
     [{ model: { d_model: -8 } }, RangeError, 'options.model.d_model must be an integer from 4 to 4096 (got -8)'],
-    [
-      { model: { n_heads: 8, n_kv_heads: 3 } },
-      RangeError,
-      'options.model.n_kv_heads must divide options.model.n_heads',
-    ],
+    [{ model: { n_heads: 8, n_kv_heads: 3 } }, RangeError, 'options.model.n_kv_heads must divide n_heads'],
     [{ decode_contexts: [8, 32, 16] }, RangeError, 'options.decode_contexts must be strictly increasing'],
     [{ model: { d_model: 4096, d_ff: 16384, n_layers: 64, n_heads: 32 } }, RangeError, 'too large'],
     [{ preset: 'gpt-5' }, RangeError, 'options.preset must be one of small, lab, medium, tiny'],
