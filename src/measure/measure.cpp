@@ -28,9 +28,7 @@ class ProgressTracker {
     nocache_run_ = o.answer_tokens * (o.prompt_tokens + o.answer_tokens / 2.0) / 4.0;
     cache_run_ = o.answer_tokens + o.prompt_tokens / 4.0;
     const double per_cell = (2.0 + o.timing.samples) * 10.0;  // calibration + samples, ~10 steps each
-    grid_ =
-        per_cell * (o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
-                    (o.mixed_grid ? o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size() : 0));
+    grid_ = per_cell * static_cast<double>(grid_cells(o));
     answer_ = o.runs * (nocache_run_ + cache_run_);
   }
 

@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "common/text_format.h"
 #include "common/utf8.h"
 #include "model/story_openings.h"
 #include "model/thread_pool.h"
@@ -123,7 +124,41 @@ void read_prompt(const json& object, const std::string& path, MeasureOptions& o)
                                      std::to_string(max_seq) + " positions, at least one of them the answer's");
 }
 
+// Refuses a grid whose timing would last past kMaxGridSampleMs, naming samples (with the most that fit)
+// or, when even one sample is too many, min_sample_ms.
+void check_grid_time(const MeasureOptions& o, const std::string& path) {
+  const double sample_ms = grid_sample_ms(o);
+  if (sample_ms <= kMaxGridSampleMs) return;
+  const double cells = static_cast<double>(grid_cells(o));
+  const std::string why = format(
+      "the grid's %s cells, each calibrated and then sampled %d times for at least %g ms a sample, would take at "
+      "least %s s (at most %s s)",
+      grouped(static_cast<unsigned long long>(cells)).c_str(), o.timing.samples, o.timing.min_sample_ms,
+      grouped(static_cast<unsigned long long>(sample_ms / 1000)).c_str(),
+      grouped(static_cast<unsigned long long>(kMaxGridSampleMs / 1000)).c_str());
+  const auto most_samples =
+      static_cast<long long>(kMaxGridSampleMs / (cells * o.timing.min_sample_ms) - kCalibrationSamples);
+  if (most_samples >= 1)
+    throw_range({fields::join(path, "samples"), std::to_string(o.timing.samples), integers_from(1, most_samples)},
+                "must be from 1 to " + std::to_string(most_samples) + " with these grids: " + why +
+                    "; take fewer samples, shorter samples or fewer grid values");
+  const double longest_ms = kMaxGridSampleMs / (cells * (o.timing.samples + kCalibrationSamples));
+  throw_range({fields::join(path, "min_sample_ms"), format("%g", o.timing.min_sample_ms),
+               numbers_from(kMinSampleMs, longest_ms)},
+              format("must be at most %g with these grids: ", longest_ms) + why +
+                  "; take shorter samples or fewer grid values");
+}
+
 }  // namespace
+
+size_t grid_cells(const MeasureOptions& o) {
+  return o.decode_rows.size() * o.decode_contexts.size() + o.prefill_tokens.size() +
+         (o.mixed_grid ? o.mixed_chunk_tokens.size() * o.mixed_rows.size() * o.mixed_contexts.size() : 0);
+}
+
+double grid_sample_ms(const MeasureOptions& o) {
+  return static_cast<double>(grid_cells(o)) * (o.timing.samples + kCalibrationSamples) * o.timing.min_sample_ms;
+}
 
 MeasureOptions read_measure_options(const json& object, const std::string& path, const FileModelRef& file) {
   fields::require_object(object, path);
@@ -147,7 +182,8 @@ MeasureOptions read_measure_options(const json& object, const std::string& path,
       fields::read_int_list(object, path, "mixed_chunk_tokens", o.mixed_chunk_tokens, 1, max_seq, 8, true);
   o.mixed_rows = fields::read_int_list(object, path, "mixed_rows", o.mixed_rows, 1, 256, 8, true);
   o.mixed_contexts = fields::read_int_list(object, path, "mixed_contexts", o.mixed_contexts, 1, max_seq, 8, true);
-  o.timing.min_sample_ms = fields::read_number(object, path, "min_sample_ms", o.timing.min_sample_ms, 0.1, 1000);
+  o.timing.min_sample_ms =
+      fields::read_number(object, path, "min_sample_ms", o.timing.min_sample_ms, kMinSampleMs, 1000);
   o.timing.samples = static_cast<int>(fields::read_int(object, path, "samples", o.timing.samples, 1, 101));
   o.threads = static_cast<int>(fields::read_int(object, path, "threads", o.threads, 1, max_threads()));
 
@@ -166,6 +202,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path,
     throw_range({path, "", {}},
                 "needs " + std::to_string(bytes >> 20) + " MiB for weights, KV caches and activations (at most " +
                     std::to_string(kMaxMeasureBytes >> 20) + " MiB): use a smaller model or fewer decode_rows");
+  check_grid_time(o, path);
   return o;
 }
 

@@ -72,6 +72,18 @@ constexpr int64_t kMaxMeasureBytes = kMaxCallBytes;
 // The largest Part A run count.
 constexpr int kMaxRuns = 100;
 
+// The cells the step grids time: decode rows x contexts, the prefill lengths, and the mixed steps when
+// their grid is timed.
+size_t grid_cells(const MeasureOptions& options);
+
+// The least time the grids' timing takes: every cell is calibrated (kCalibrationSamples) and then
+// sampled `samples` times, each sample lasting at least min_sample_ms. A grid that would take longer
+// than kMaxGridSampleMs is refused before anything runs (the largest grid, 1,056 cells, at 101 samples
+// of 1,000 ms would take 30 hours); the default grid (37 cells, 5 samples) at the page's longest samples
+// (1,000 ms) takes 229 s.
+double grid_sample_ms(const MeasureOptions& options);
+constexpr double kMaxGridSampleMs = 600'000;
+
 // Bytes that measuring with these options allocates (weights + KV caches + activations).
 int64_t measure_memory_bytes(const MeasureOptions& options);
 

@@ -8,11 +8,11 @@ namespace kvlab {
 
 namespace {
 
-// Warms `step` up (caches, page faults, lazy scratch growth), then counts the steps that last 20% more
-// than min_sample_ms, so that a sample of that many steps is long enough for the clock despite noise.
+// Warms `step` up (caches, page faults, lazy scratch growth), then counts the steps of a calibration
+// (kCalibrationSamples).
 int calibrate_repeats(const std::function<void()>& step, const TimingPolicy& policy) {
   step();
-  return repeat_until(1.2 * policy.min_sample_ms, [&](int) { step(); }).runs;
+  return repeat_until(kCalibrationSamples * policy.min_sample_ms, [&](int) { step(); }).runs;
 }
 
 // Per-step time of one sample of `repeats` steps, after one untimed step: in a round the step before

@@ -18,6 +18,9 @@ struct StepTiming {
   int samples = 0;
 };
 
+// The shortest sample a measurement takes (the least options.min_sample_ms).
+constexpr double kMinSampleMs = 0.1;
+
 struct TimingPolicy {
   double min_sample_ms = 5.0;
   int samples = 5;
@@ -28,6 +31,10 @@ struct RepeatedRuns {
   int runs = 0;
   double elapsed_ms = 0;
 };
+
+// A grid cell's calibration lasts this many samples: it counts the steps that last 20% more than
+// min_sample_ms, so that a sample of that many steps is long enough for the clock despite noise.
+constexpr double kCalibrationSamples = 1.2;
 
 // Most runs repeat_until makes: a step that the clock cannot see (it reads 0 for every run) stops here.
 constexpr int kMaxRepeats = 1 << 24;

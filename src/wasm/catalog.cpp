@@ -108,7 +108,13 @@ json limits_json() {
           {"seed", range(0, static_cast<double>(sim::kMaxSeed))},
           {"kv_tokens", range(1, static_cast<double>(sim::kMaxKvTokens))},
           {"block_tokens", range(1, sim::kMaxBlockTokens)},
-          {"page_answer_work", {{"max", kPageMaxAnswerWork}}}};
+          {"page_answer_work", {{"max", kPageMaxAnswerWork}}},
+          // A call's bounds as a whole: its policies, requests x policies, answer tokens, memory and timed grid.
+          {"policies", range(1, static_cast<double>(policy::kMaxPolicies))},
+          {"request_results", {{"max", sim::kMaxRequestResults}}},
+          {"total_answer_tokens", {{"max", sim::kMaxTotalAnswerTokens}}},
+          {"call_bytes", {{"max", kMaxCallBytes}}},
+          {"grid_sample_ms", {{"max", kMaxGridSampleMs}}}};
 }
 
 }  // namespace

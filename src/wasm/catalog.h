@@ -18,7 +18,8 @@ namespace kvlab::wasm {
 //   "policies": [{family, form, parameters ("", "B" or "B,T"), admission, label ("Paged, {B} slots"), short_label,
 //                 colour, dash, help, caches_kv, keeps_kv_in_blocks, takes_kv_budget, runs_mixed_steps, options}],
 //                 policy/policy_registry.h's traits, in the table's row order
-//   "limits": {name: {min, max}, ..., "page_answer_work": {max}}
+//   "limits": {name: {min, max}, ..., "page_answer_work": {max}, "policies": {min, max},
+//              "request_results", "total_answer_tokens", "call_bytes", "grid_sample_ms": {max}}
 // }
 nlohmann::json page_catalog();
 

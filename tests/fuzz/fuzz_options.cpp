@@ -1,6 +1,6 @@
 // Fuzzes option validation: the measure options (as the CLI and Embind's measure/modelInfo read them),
 // the bench options and the roofline options (kvlab roofline, Embind's roofline). Reading must either succeed with sizes that fit or throw InputError; the
-// memory check must keep every accepted configuration under its cap, and an accepted roofline must leave
+// memory and grid-time checks must keep every accepted configuration under their caps, and an accepted roofline must leave
 // its minimum KV budget and give finite, non-negative step times.
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     kvlab::MeasureOptions o = kvlab::read_measure_options(options);
     if (kvlab::measure_memory_bytes(o) > kvlab::kMaxMeasureBytes) std::abort();  // accepted past the cap
     if (o.prompt_tokens + o.answer_tokens - 1 > o.model.max_seq) std::abort();   // would overrun the cache
+    if (kvlab::grid_sample_ms(o) > kvlab::kMaxGridSampleMs) std::abort();        // would time for too long
   } catch (const kvlab::InputError&) {
   }
   try {

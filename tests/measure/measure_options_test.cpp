@@ -105,6 +105,50 @@ TEST(MeasureOptions, TooMuchMemoryIsRefusedUpFront) {
   EXPECT_NE(message.find("at most 1024 MiB"), std::string::npos) << message;
 }
 
+TEST(MeasureOptions, GridsThatWouldTimeForTooLongAreRefusedUpFront) {
+  // The default grid's 37 cells: 15 samples of 1,000 ms fit in the bound (37 x 16.2 s = 599.4 s), 16 do not;
+  // 101 (an hour) names the samples and the most that fit.
+  MeasureOptions o = read_measure_options({{"preset", "tiny"}, {"min_sample_ms", 1000}, {"samples", 15}});
+  EXPECT_EQ(grid_cells(o), 37u);
+  EXPECT_LE(grid_sample_ms(o), kMaxGridSampleMs);
+  EXPECT_EQ(error_of({{"preset", "tiny"}, {"min_sample_ms", 1000}, {"samples", 16}}).first.substr(0, 57),
+            "options.samples must be from 1 to 15 with these grids: th");
+  try {
+    read_measure_options({{"preset", "tiny"}, {"min_sample_ms", 1000}, {"samples", 101}});
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field().path, "options.samples");
+    EXPECT_EQ(*e.field().allowed.max, 15);
+    EXPECT_NE(std::string(e.what()).find("would take at least 3,781 s (at most 600 s)"), std::string::npos) << e.what();
+  }
+  // The largest grid (16 x 32 decode cells, 32 prefill lengths, 8 x 8 x 8 mixed steps): one sample of
+  // 1,000 ms is already too long, so min_sample_ms is named, with the longest that fits.
+  std::vector<int> rows, contexts, eight_rows, eight_contexts;
+  for (int i = 1; i <= 16; ++i) rows.push_back(16 * i);
+  for (int i = 1; i <= 32; ++i) contexts.push_back(5 * i);
+  for (int i = 1; i <= 8; ++i) eight_rows.push_back(32 * i), eight_contexts.push_back(20 * i);
+  const json largest = {{"preset", "tiny"},
+                        {"decode_rows", rows},
+                        {"decode_contexts", contexts},
+                        {"prefill_tokens", contexts},
+                        {"mixed_rows", eight_rows},
+                        {"mixed_contexts", eight_contexts},
+                        {"mixed_chunk_tokens", eight_contexts},
+                        {"samples", 1},
+                        {"min_sample_ms", 1000}};
+  try {
+    read_measure_options(largest);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field().path, "options.min_sample_ms");
+    EXPECT_NEAR(*e.field().allowed.max, 600'000 / (1056 * 2.2), 1e-9);
+  }
+  json shortest = largest;
+  shortest["min_sample_ms"] = 0.1;
+  shortest["samples"] = 101;
+  EXPECT_EQ(grid_cells(read_measure_options(shortest)), 1056u);
+}
+
 TEST(MeasureOptions, MemoryForTheMixedGridIsCountedOnlyWhenItIsTimed) {
   // 64 mixed rows: more caches and activation rows than the 3 decode rows need.
   MeasureOptions o = read_measure_options(
