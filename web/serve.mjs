@@ -2,8 +2,9 @@
 //
 //   node web/serve.mjs [--port N] [--host H] [--dir DIR] [--isolate]
 //
-// --isolate adds the COOP/COEP headers that make the page cross-origin isolated (a 5 µs clock instead
-// of 0.1 ms); most static hosts cannot send them, and the page does not need them.
+// --isolate adds the COOP/COEP headers that make the page cross-origin isolated: the lab worker loads the
+// threaded module and runs on every core, and the clock ticks in 5 µs instead of 0.1 ms (scripts/demo
+// sends them). Most static hosts cannot send them; there the page runs on one thread and says why.
 
 import fs from 'node:fs';
 import http from 'node:http';

@@ -20,6 +20,8 @@ export function newWorker(name = 'kvlab-lab') {
 }
 
 export const standalone = Boolean(workerSource);
+// The page is inside another page's frame (an embed): it can be cross-origin isolated only if that page is.
+export const framed = window.top !== window;
 
 // Ends the worker of a Lab or a JobRunner (owner.worker) mid-computation, and its load time limit
 // (owner.loadTimer). The worker's handlers go first, so that nothing it had already sent reaches the

@@ -1,6 +1,6 @@
-// What every role of the worker shares: posting, describing errors, and loading the two builds of the
+// What every role of the worker shares: posting, describing errors, and loading the builds of the
 // wasm module (see index.js for how the served and the standalone page provide them).
-/* global createKvlab, createKvlabScalar, kvlabScalarWasmBase64 */
+/* global createKvlab, createKvlabScalar, createKvlabThreads, kvlabScalarWasmBase64 */
 
 import { minSampleMs, timerResolutionMs } from '../env.js';
 
@@ -10,10 +10,11 @@ import { minSampleMs, timerResolutionMs } from '../env.js';
 export const CLOCK = { timer_resolution_ms: timerResolutionMs() };
 CLOCK.min_sample_ms = minSampleMs(CLOCK.timer_resolution_ms);
 export const withSampleFloor = (ms) => Math.max(Number.isFinite(ms) ? ms : 0, CLOCK.min_sample_ms);
-// (Options that are not an object are left for the module to refuse.)
-export const measureOnClock = (measure = {}) =>
+// `extra`: further measure options the worker decides (the lab's thread count). (Options that are not an
+// object are left for the module to refuse.)
+export const measureOnClock = (measure = {}, extra = {}) =>
   measure && typeof measure === 'object' && !Array.isArray(measure)
-    ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) }
+    ? { ...measure, ...extra, min_sample_ms: withSampleFloor(measure.min_sample_ms) }
     : measure;
 
 export function post(message) {
@@ -43,6 +44,30 @@ export function loadSimd() {
       args.locateFile = (path) => new URL(path, self.location.href).href;
     }
     return createKvlab(args);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+// Whether this worker can run the threaded module (kvlab-threads.js + .wasm + .worker.js): the page is
+// served (the single file carries only the single-threaded module) and cross-origin isolated, so that
+// SharedArrayBuffer, which the module's threads share their memory through, exists.
+export function canRunThreads() {
+  return (
+    typeof createKvlab !== 'function' && self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function'
+  );
+}
+
+// The threaded module (a promise), served next to this file. Its thread workers load the glue by URL
+// (mainScriptUrlOrBlob): left to itself, the glue would give them this worker's own script.
+export function loadThreads() {
+  try {
+    const args = moduleArgs();
+    const glue = new URL('kvlab-threads.js', self.location.href).href;
+    if (typeof createKvlabThreads !== 'function') importScripts(glue);
+    args.locateFile = (path) => new URL(path, self.location.href).href;
+    args.mainScriptUrlOrBlob = glue;
+    return createKvlabThreads(args);
   } catch (error) {
     return Promise.reject(error);
   }
