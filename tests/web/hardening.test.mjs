@@ -140,6 +140,7 @@ const HASH_KEYS = [
   'arrival',
   'rate',
   'seed',
+  'threads',
   ...MEM_HASH_KEYS,
   'autorun',
 ];
