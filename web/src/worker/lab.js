@@ -32,12 +32,22 @@ async function runLab(m, { backend, ...options }, progress, onPart) {
   return { ...m.run(options, progress, onPart), webgpu: gpu.fallback };
 }
 
-// The threaded module where it can run; the SIMD one otherwise, or if the threaded one fails to load
-// (its error kept for the environment panel).
+// How long the threaded module may take to load (its pool of thread workers included) before the lab
+// falls back to the SIMD one: well within the page's own limit for the worker to be ready.
+const THREADED_LOAD_LIMIT_MS = 10000;
+
+// The threaded module where it can run; the SIMD one otherwise, or if the threaded one fails to load or
+// does not load in time (its error kept for the environment panel).
 async function loadLabModule() {
   if (!canRunThreads()) return { m: await loadSimd(), threadedModuleError: null };
   try {
-    return { m: await loadThreads(), threadedModuleError: null };
+    const late = new Promise((resolve, reject) => {
+      setTimeout(
+        () => reject(new Error(`it did not load within ${THREADED_LOAD_LIMIT_MS / 1000} s`)),
+        THREADED_LOAD_LIMIT_MS
+      );
+    });
+    return { m: await Promise.race([loadThreads(), late]), threadedModuleError: null };
   } catch (error) {
     return { m: await loadSimd(), threadedModuleError: describe(error).message };
   }
