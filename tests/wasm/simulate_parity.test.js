@@ -27,6 +27,15 @@ for (let i = 0; i < 60; i += 1)
 const workload = { requests };
 const policies = ['serial-nocache', 'serial-cache', 'static:4', 'static:16', 'continuous:3', 'continuous:16'];
 
+// `simulate` flags reading `stepsTable` and the workload from files in a fresh folder, and the folder.
+function simulateArgs(stepsTable, ...more) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
+  fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(stepsTable));
+  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
+  const args = ['simulate', '--steps', path.join(dir, 'steps.json'), '--workload', path.join(dir, 'workload.json')];
+  return { dir, args: [...args, '--json', ...more] };
+}
+
 function assertClose(a, b, where) {
   if (typeof a === 'number' && typeof b === 'number') {
     assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${where}: ${a} vs ${b}`);
@@ -39,17 +48,7 @@ function assertClose(a, b, where) {
 }
 
 test('explicit workload: wasm numbers equal native numbers to 1e-9', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
-  fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(steps));
-  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
-  const args = [
-    'simulate',
-    '--steps',
-    path.join(dir, 'steps.json'),
-    '--workload',
-    path.join(dir, 'workload.json'),
-    '--json',
-  ];
+  const { dir, args } = simulateArgs(steps);
   for (const p of policies) args.push('--policy', p);
 
   const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
@@ -67,19 +66,11 @@ test('explicit workload: wasm numbers equal native numbers to 1e-9', async () =>
 });
 
 test('memory policies with a KV budget: wasm numbers equal native numbers to 1e-9', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
   const memorySteps = { ...steps, model: { kv_bytes_per_token: 2048 } };
   const memoryPolicies = ['continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
   const options = { kv_bytes: 2048 * 600, block_tokens: 16, ttft_target_ms: 50, tpot_target_ms: 3 };
-  fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(memorySteps));
-  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
-  const args = [
-    'simulate',
-    '--steps',
-    path.join(dir, 'steps.json'),
-    '--workload',
-    path.join(dir, 'workload.json'),
-    '--json',
+  const { dir, args } = simulateArgs(
+    memorySteps,
     '--kv-bytes',
     String(options.kv_bytes),
     '--block-tokens',
@@ -87,8 +78,8 @@ test('memory policies with a KV budget: wasm numbers equal native numbers to 1e-
     '--ttft-target-ms',
     '50',
     '--tpot-target-ms',
-    '3',
-  ];
+    '3'
+  );
   for (const p of memoryPolicies) args.push('--policy', p);
 
   const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));
@@ -102,22 +93,9 @@ test('memory policies with a KV budget: wasm numbers equal native numbers to 1e-
 });
 
 test('the whole-queue playback (queue_timeline, memory_timeline): wasm equals native', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-sim-'));
   const memorySteps = { ...steps, model: { kv_bytes_per_token: 2048 } };
   const played = ['static:4', 'continuous:8', 'reserve:8', 'paged:8', 'chunked:8,64'];
-  fs.writeFileSync(path.join(dir, 'steps.json'), JSON.stringify(memorySteps));
-  fs.writeFileSync(path.join(dir, 'workload.json'), JSON.stringify(workload));
-  const args = [
-    'simulate',
-    '--steps',
-    path.join(dir, 'steps.json'),
-    '--workload',
-    path.join(dir, 'workload.json'),
-    '--json',
-    '--kv-bytes',
-    String(2048 * 600),
-    '--queue-timeline',
-  ];
+  const { dir, args } = simulateArgs(memorySteps, '--kv-bytes', String(2048 * 600), '--queue-timeline');
   for (const p of played) args.push('--policy', p);
 
   const native = JSON.parse(execFileSync(nativeCli, args, { encoding: 'utf8' }));

@@ -8,8 +8,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { DEFAULTS, FIELDS } from '../../web/src/config.js';
-import { MEM_HASH_KEYS } from '../../web/src/panels/memory/config.js';
+import { DEFAULTS, FIELDS, HASH_KEYS } from '../../web/src/config.js';
 import {
   ENGINE,
   SMALL_LAB,
@@ -125,25 +124,6 @@ describe('a worker that dies', { timeout: 120000 }, () => {
 
 // ---- hostile URL hashes -------------------------------------------------------------------------
 
-// The lab's keys and the Memory section's (which shares the hash).
-const HASH_KEYS = [
-  'preset',
-  'weights',
-  'kv_format',
-  'runs',
-  'prompt_tokens',
-  'answer_tokens',
-  'requests',
-  'prompt',
-  'answer',
-  'slots',
-  'arrival',
-  'rate',
-  'seed',
-  'threads',
-  ...MEM_HASH_KEYS,
-  'autorun',
-];
 // Markup that would show itself if it ever became HTML: an element with data-pwned, a global, a
 // dialog, or a request to another origin (127.0.0.1:9, this machine, where nothing listens).
 const PAYLOADS = [

@@ -36,13 +36,15 @@ function readTable(page, selector) {
   );
 }
 
+// The switch starts with this device's two choices (measured, WebGPU); the module's GPU presets follow.
 async function waitForPresets(page) {
+  const presetCount = kvlab.rooflinePresets().gpus.length;
   await page.waitForFunction(
-    () => {
+    (count) => {
       const selects = Array.from(document.querySelectorAll('select[id$="-hw-gpu"]'));
-      return selects.length > 0 && selects.every((select) => select.options.length > 1);
+      return selects.length > 0 && selects.every((select) => select.options.length >= 2 + count);
     },
-    null,
+    presetCount,
     { timeout: 30000, polling: 100 }
   );
 }

@@ -151,7 +151,8 @@ export function validate(raw, presets = PRESETS, models = ALL_MODELS) {
 // Only values that differ from the defaults are written.
 
 const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
-const HASH_KEYS = [
+// Every key a link may hold: the lab's, then the Memory section's (which shares the hash).
+export const HASH_KEYS = [
   'model',
   'preset',
   'weights',
