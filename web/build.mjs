@@ -8,6 +8,8 @@
 //   dist/kvlab-threads.js, .wasm, .worker.js   the threaded module (build/wasm-threads, factory
 //                                createKvlabThreads), which the lab worker loads instead of kvlab.js when
 //                                the page is cross-origin isolated (web/src/threads.js)
+//   dist/isolation-worker.js     the service worker that adds the COOP/COEP headers where the host cannot
+//                                (web/src/isolation/), so that the page is cross-origin isolated there too
 //   dist/kvlab-scalar.js, .wasm  the KVLAB_SIMD=OFF build (factory createKvlabScalar), which the worker
 //                                fetches only when the SIMD vs scalar vs JavaScript panel runs
 //   dist/kvlab-standalone.html   one file with everything inlined: the single-file glue (wasm as base64)
@@ -28,6 +30,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { SHIPPED_MODELS } from './src/models/shipped.js';
+import { ISOLATION_WORKER_FILE } from './src/isolation/register.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'web', 'src');
@@ -157,6 +160,7 @@ fs.mkdirSync(dist, { recursive: true });
 // ---- served page ------------------------------------------------------------------------------
 await bundle({ entry: 'main.js', outfile: path.join(dist, 'app.js'), write: true });
 await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'worker.js'), write: true });
+await bundle({ entry: 'isolation/service-worker.js', outfile: path.join(dist, ISOLATION_WORKER_FILE), write: true });
 for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
 for (const file of THREADED_FILES) fs.copyFileSync(path.join(threadsDir, file), path.join(dist, file));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.js'), path.join(dist, 'kvlab-scalar.js'));
@@ -253,5 +257,5 @@ fs.writeFileSync(
 
 const size = (file) => `${(fs.statSync(path.join(dist, file)).size / 1024).toFixed(0)} KiB`;
 console.log(
-  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-threads.js, .worker.js, kvlab-threads.wasm ${size('kvlab-threads.wasm')}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
+  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-threads.js, .worker.js, kvlab-threads.wasm ${size('kvlab-threads.wasm')}, ${ISOLATION_WORKER_FILE}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
 );

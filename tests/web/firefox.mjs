@@ -37,8 +37,10 @@ async function deadEndProxy() {
   return { port: server.address().port, refused, close: () => new Promise((done) => server.close(() => done())) };
 }
 
-function preferences(proxyPort, downloadsDir) {
+function preferences(proxyPort, downloadsDir, serviceWorkers) {
   return {
+    // Service workers as helpers.mjs's startBrowser asks ('block' turns them off: no navigator.serviceWorker).
+    'dom.serviceWorkers.enabled': serviceWorkers === 'allow',
     // Downloads land in downloadsDir without asking (page.waitForEvent('download') watches it).
     'browser.download.dir': downloadsDir,
     'browser.download.folderList': 2,
@@ -344,7 +346,11 @@ async function nextDownload(dir, timeout) {
 // Starts Firefox with a fresh profile (puppeteer makes one in the temp dir and removes it on close).
 // Returns {context, close} as helpers.startBrowser does for Chromium: context.newPage() gives a
 // FirefoxPage. viewport: {width, height}; handleSIGINT as puppeteer's.
-export async function startFirefox({ viewport = { width: 1280, height: 900 }, handleSIGINT = true } = {}) {
+export async function startFirefox({
+  viewport = { width: 1280, height: 900 },
+  handleSIGINT = true,
+  serviceWorkers = 'block',
+} = {}) {
   const proxy = await deadEndProxy();
   const downloadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-firefox-downloads-'));
   const browser = await puppeteer.launch({
@@ -353,7 +359,7 @@ export async function startFirefox({ viewport = { width: 1280, height: 900 }, ha
     headless: true,
     defaultViewport: viewport,
     handleSIGINT,
-    extraPrefsFirefox: preferences(proxy.port, downloadsDir),
+    extraPrefsFirefox: preferences(proxy.port, downloadsDir, serviceWorkers),
     // MOZ_DISABLE_NONLOCAL_CONNECTIONS: Firefox's own test switch; it also lets the remote-settings
     // client take puppeteer's dummy server instead of calling home at start.
     env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1', MOZ_DISABLE_NONLOCAL_CONNECTIONS: '1' },

@@ -104,9 +104,9 @@ export function environment() {
 
 // The environment panel's rows, [label, text]. worker: the lab worker's ready message, whose clock is
 // the one the measurements use ({version, instruction_set, timer_resolution_ms, min_sample_ms, threads});
-// lab: the last lab result's environment (its GPU, when the run asked for one); embedded: the page is in
-// another page's frame.
-export function environmentItems(env, { standalone, embedded, worker, lab } = {}) {
+// lab: the last lab result's environment (its GPU, when the run asked for one); situation: the page's
+// (worker-client.js's threadsSituation: the single file, an embed, its service worker).
+export function environmentItems(env, { situation, worker, lab }) {
   const yesNo = (v) => (v ? 'yes' : 'no');
   const clock = (ms) => (Number.isFinite(ms) ? duration(ms) : 'unknown');
   let timer = `${clock(env.timer_resolution_ms)} on the page`;
@@ -122,8 +122,8 @@ export function environmentItems(env, { standalone, embedded, worker, lab } = {}
       'Cross-origin isolated',
       `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`,
     ],
-    ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
-    ['Threads', threadsWords(worker && worker.threads, { standalone, embedded })],
+    ['Page', situation.standalone ? 'single file (kvlab-standalone.html)' : 'served'],
+    ['Threads', threadsWords(worker && worker.threads, situation)],
   ];
   if (worker) items.push(['kvlab module', `${worker.version}, ${worker.instruction_set}`]);
   const gpu = lab && lab.webgpu ? adapterWords(lab) : 'not checked until the lab runs on “This device’s GPU (WebGPU)”';

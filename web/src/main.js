@@ -15,6 +15,12 @@ import { hardwareModel } from './hardware/run.js';
 import { runStore } from './runs/store.js';
 import { DEFAULTS } from './config.js';
 import { decodeShare } from './runs/share.js';
+import { framed, standalone } from './runs/worker-client.js';
+import { isolateWithServiceWorker } from './isolation/register.js';
+
+// First, where the host sends no COOP/COEP headers: the service worker that adds them (the page reloads
+// once when it is active).
+isolateWithServiceWorker({ standalone, framed });
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);

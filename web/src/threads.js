@@ -6,6 +6,7 @@
 // the lab worker loads the single-threaded module, whose limit is one thread.
 
 import { THREADED_LIMITS } from './generated/catalog.js';
+import { SERVICE_WORKER } from './isolation/register.js';
 
 // The settings form's choices: what the device offers, or a count up to the threaded module's limit.
 export const AUTO_THREADS = 'auto';
@@ -24,8 +25,8 @@ export function threadsToUse(wanted, { offered, max }) {
 
 // Why the lab runs on one thread here, or null when it can run on more. info: the lab worker's ready
 // message's `threads` ({max, offered, cross_origin_isolated, threaded_module_error}); page: {standalone,
-// embedded (inside another page's frame)}.
-export function whyOneThread(info, { standalone, embedded }) {
+// embedded (inside another page's frame), service_worker (isolation/register.js's status)}.
+export function whyOneThread(info, { standalone, embedded, service_worker: serviceWorker }) {
   if (!info) return null;
   if (info.max > 1) return info.offered > 1 ? null : 'this device offers one core.';
   if (info.threaded_module_error) return `the threaded module did not load (${info.threaded_module_error}).`;
@@ -35,7 +36,23 @@ export function whyOneThread(info, { standalone, embedded }) {
   }
   if (embedded) return `${notIsolated}it is embedded in another page, which would have to be isolated too.`;
   if (info.cross_origin_isolated) return 'this page is cross-origin isolated, but its worker has no SharedArrayBuffer.';
-  return `${notIsolated}its server does not send the Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy headers (scripts/demo does).`;
+  return `${notIsolated}its server does not send the Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy headers (scripts/demo does)${serviceWorkerWords(serviceWorker)}`;
+}
+
+// Why the page's service worker (isolation/register.js) did not add the headers either.
+function serviceWorkerWords(status) {
+  switch (status && status.state) {
+    case SERVICE_WORKER.UNAVAILABLE:
+      return ', and this browser gives the page no service worker to add them (one needs https or localhost, and no private window).';
+    case SERVICE_WORKER.STARTING:
+      return '; its service worker, which adds them, has not started yet (the page loads once more when it has).';
+    case SERVICE_WORKER.NO_EFFECT:
+      return '; its service worker adds them, but this browser did not isolate the page.';
+    case SERVICE_WORKER.FAILED:
+      return `; its service worker, which would add them, did not start (${status.error}).`;
+    default:
+      return '.';
+  }
 }
 
 // The environment panel's words: how many threads a run uses and which module runs it.

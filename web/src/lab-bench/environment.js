@@ -2,7 +2,7 @@
 
 import { $, fromTemplate, h, replace } from '../shared/dom.js';
 import { environmentItems } from '../env.js';
-import { framed, standalone } from '../runs/worker-client.js';
+import { threadsSituation } from '../runs/worker-client.js';
 
 export const name = 'environment';
 
@@ -19,8 +19,7 @@ export function mount(root, { env, store }) {
   const list = $('#env-list', root);
   const render = ({ module, labResult }) => {
     const items = environmentItems(env, {
-      standalone,
-      embedded: framed,
+      situation: threadsSituation(),
       worker: module,
       lab: labResult && labResult.environment,
     });

@@ -6,7 +6,7 @@
 
 import { $, $$, replace } from '../shared/dom.js';
 import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../config.js';
-import { Lab, framed, standalone } from '../runs/worker-client.js';
+import { Lab, standalone, threadsSituation } from '../runs/worker-client.js';
 import { postPeers } from '../runs/post-peers.js';
 import { SHARE_KEY, encodeShare, shareRecord } from '../runs/share.js';
 import { showProgress } from '../runs/job-panel.js';
@@ -93,7 +93,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       environment: {
         ...env(),
         ...gpuEnvironment(result),
-        ...threadsEnvironment(result, lab.info && lab.info.threads, { standalone, embedded: framed }),
+        ...threadsEnvironment(result, lab.info && lab.info.threads, threadsSituation()),
       },
       page: { standalone, embed },
       // Which embed of the post measured (null when this page is not embedded): one id on every embed.
