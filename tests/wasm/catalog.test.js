@@ -3,20 +3,10 @@
 // edge where the module starts to refuse, naming the field.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { loadModule, smallMeasure, thrown } = require('./helpers');
+const { loadModule, smallMeasure, thrown, smallSteps, smallWorkload } = require('./helpers');
 
-const steps = {
-  decode: {
-    rows: [1, 4],
-    contexts: [8, 64],
-    ms: [
-      [1, 1.5],
-      [2, 3],
-    ],
-  },
-  prefill: { tokens: [1, 64], ms: [1, 8] },
-};
-const workload = { count: 3, prompt: [8, 16], answer: [4, 8], seed: 1 };
+const steps = smallSteps;
+const workload = smallWorkload;
 
 let kvlab;
 let catalog;

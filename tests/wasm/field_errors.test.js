@@ -7,20 +7,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { loadModule, kvlabScript, smallMeasure, thrown } = require('./helpers');
+const { loadModule, kvlabScript, smallMeasure, thrown, smallSteps, smallWorkload } = require('./helpers');
 
-const steps = {
-  decode: {
-    rows: [1, 4],
-    contexts: [8, 64],
-    ms: [
-      [1, 1.5],
-      [2, 3],
-    ],
-  },
-  prefill: { tokens: [1, 64], ms: [1, 8] },
-};
-const workload = { count: 5, prompt: [8, 16], answer: [4, 8], seed: 1 };
+const steps = smallSteps;
+const workload = smallWorkload;
 
 let kvlab;
 test.before(async () => {

@@ -33,6 +33,21 @@ const smallMeasure = {
   samples: 2,
 };
 
+// A step table of two rows by two contexts and a five-request workload: enough for the simulator, and
+// small enough that a test's figures can be read by hand.
+const smallSteps = {
+  decode: {
+    rows: [1, 4],
+    contexts: [8, 64],
+    ms: [
+      [1, 1.5],
+      [2, 3],
+    ],
+  },
+  prefill: { tokens: [1, 64], ms: [1, 8] },
+};
+const smallWorkload = { count: 5, prompt: [8, 16], answer: [4, 8], seed: 1 };
+
 // The error `call` throws, which must be one.
 function thrown(call) {
   try {
@@ -52,5 +67,7 @@ module.exports = {
   loadModule,
   loadThreadsModule,
   smallMeasure,
+  smallSteps,
+  smallWorkload,
   thrown,
 };

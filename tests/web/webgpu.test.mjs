@@ -5,6 +5,9 @@
 // flag, and in Firefox, the page runs the lab on the CPU and says why. No timing is asserted.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
   CHROMIUM_ARGS,
@@ -13,10 +16,31 @@ import {
   SMALL_LAB,
   chromiumOnly,
   pageSession,
+  root,
   waitForResult,
 } from './helpers.mjs';
+import { ratio } from '../../web/src/shared/format.js';
+import { decodeRowsGrid, decodeRowsLimit } from '../../web/src/webgpu/rows-limit.js';
+import { rowsLimitWords } from '../../web/src/webgpu/words.js';
 
 const LINK = `index.html#${SMALL_LAB}&backend=webgpu&autorun`;
+// A policy of every family the simulator has (chunked runs mixed steps: the GPU's mixed grid prices them).
+const EVERY_FAMILY = [
+  'serial-nocache',
+  'serial-cache',
+  'static:8',
+  'continuous:8',
+  'reserve:8',
+  'paged:8',
+  'chunked:8,32',
+];
+
+// The module in Node (the build the page ships), to price more policies on the page's GPU table.
+async function nodeModule() {
+  const dir = path.join(root, 'build/wasm/src/wasm');
+  const createKvlab = createRequire(import.meta.url)(path.join(dir, 'kvlab.js'));
+  return createKvlab({ wasmBinary: fs.readFileSync(path.join(dir, 'kvlab.wasm')) });
+}
 const RUN_MS = 600000;
 
 function assertCpuFallback(result, phase) {
@@ -59,7 +83,12 @@ describe(
       assert.equal(model.timing.clock === 'timestamp-query' || model.timing.clock === 'wall', true);
       assert.equal(model.traffic.dispatches_per_step, 9 * model.n_layers + 4);
       assert.ok(model.kv_budget_tokens > 64 * model.max_seq, 'the KV budget holds 64 sequences');
-      assert.deepEqual(decode.rows, [1, 2, 4, 8, 16, 32, 64]);
+      // More than 64 rows where the adapter's limits allow: the grid goes to the limit they give.
+      const limit = model.decode_rows_limit;
+      assert.deepEqual(limit, decodeRowsLimit(model, gpu.limits));
+      assert.ok(limit.rows > 64, `${limit.rows} rows`);
+      assert.deepEqual(decode.rows, decodeRowsGrid(limit.rows));
+      assert.deepEqual(decode.rows.slice(0, 7), [1, 2, 4, 8, 16, 32, 64]);
       assert.deepEqual(decode.contexts, [8, 16, 32, 64, 128]);
       assert.equal(decode.ms.length, decode.rows.length);
       for (const row of decode.ms) {
@@ -70,11 +99,57 @@ describe(
       for (const ms of prefill.ms) assert.ok(Number.isFinite(ms) && ms > 0, `prefill cell ${ms}`);
       assert.deepEqual(Object.keys(result.policies).sort(), [...POLICY_ORDER].sort());
       for (const name of POLICY_ORDER) assert.ok(result.policies[name].makespan_ms > 0, name);
+      // The mixed step (chunked prefill's) measured on the GPU too, and every family priced on the table.
+      const { mixed } = result.steps;
+      assert.deepEqual([mixed.chunk_tokens, mixed.rows, mixed.contexts], [[8, 32], [1, 8], [64]]);
+      for (const cell of mixed.ms.flat(2)) assert.ok(Number.isFinite(cell) && cell > 0, `mixed cell ${cell}`);
+      const priced = (await nodeModule()).simulate(result.steps, result.workload, EVERY_FAMILY, { kv_tokens: 4096 });
+      for (const name of EVERY_FAMILY) assert.ok(priced[name].makespan_ms > 0, `${name} on the GPU’s table`);
 
       assert.match(
         await page.textContent('#phase'),
         /Ran on the GPU \(SwiftShader: your CPU emulating a GPU, not a GPU\): its logits within .* the answer’s tokens are the CPU’s\./
       );
+      // The rows chapter: the GPU's rows gain beside the CPU's (measured in the same run) on one chart.
+      const cpuDecode = result.steps.cpu_decode;
+      assert.equal(cpuDecode.rows[0], 1, 'the CPU’s decode steps start at one row');
+      assert.deepEqual(cpuDecode.contexts, [64], 'at the rows chapter’s context');
+      const gains = await page.$$eval('#chapter-rows .rows-gain .gain-series', (groups) =>
+        groups.map((g) => ({ series: g.dataset.series, gains: JSON.parse(g.dataset.gains) }))
+      );
+      assert.deepEqual(
+        gains.map((g) => [g.series, g.gains.map((p) => p.rows)]),
+        [
+          ['cpu', cpuDecode.rows],
+          ['gpu', decode.rows],
+        ]
+      );
+      const gpuAt = (rows) => (rows * decode.ms[0][3]) / decode.ms[decode.rows.indexOf(rows)][3];
+      const most = limit.rows;
+      const gpuMost = gains[1].gains[gains[1].gains.length - 1];
+      assert.equal(gpuMost.rows, most);
+      assert.ok(Math.abs(gpuMost.gain - gpuAt(most)) < 1e-9, 'the GPU’s gain at its most rows is its measured one');
+      const legend = await page.$$eval('#chapter-rows .rows-gain-legend li', (items) =>
+        items.map((li) => li.textContent)
+      );
+      assert.equal(legend[0], 'this device’s CPU');
+      assert.match(legend[1], /^this device’s GPU \(WebGPU: .+\) — SwiftShader: your CPU emulating a GPU, not a GPU$/);
+      const cpuGain16 = gains[0].gains.find((p) => p.rows === 16).gain;
+      const words = await page.textContent('#chapter-rows .rows-gain-words');
+      assert.match(
+        words,
+        /with 16 rows this device’s CPU gives (\S+)× the tokens per second of one row, its GPU (\S+)×, and (\S+)× with \d+ rows; /
+      );
+      assert.ok(words.includes(`CPU gives ${ratio(cpuGain16)} the tokens`), words);
+      assert.ok(words.includes(`and ${ratio(gpuAt(most))} with ${most} rows`), words);
+      const chapter = await page.textContent('#chapter-rows');
+      assert.match(chapter, /SwiftShader: your CPU emulating a GPU, not a GPU/);
+      // SwiftShader offers no shader-f16: float32 weights, and the page says why.
+      assert.deepEqual([model.weights, model.weights_reason], ['f32', 'this adapter does not offer shader-f16']);
+      assert.ok(chapter.includes(', its weights float32 (this adapter does not offer shader-f16).'), chapter);
+      // What capped the rows, said on the page.
+      assert.ok(chapter.includes(`Its decode steps go to ${rowsLimitWords(limit, model.max_seq)}.`), chapter);
+
       // The link keeps the backend; the form, the switch and the environment panel show it.
       assert.match(page.url(), /[#&]backend=webgpu(&|$)/);
       assert.equal(await page.$eval('#backend', (s) => s.value), 'webgpu');
@@ -108,6 +183,7 @@ describe(`without WebGPU (${ENGINE === 'chromium' ? 'Chromium without the flag' 
     const { page } = await session.openPage(`${session.server.url}${LINK}`);
     const result = await waitForResult(page, RUN_MS);
     assertCpuFallback(result, await page.textContent('#phase'));
+    assert.equal(await page.$$eval('#chapter-rows .rows-gain', (svgs) => svgs.length), 0, 'no GPU curve');
     assert.match(page.url(), /[#&]backend=webgpu(&|$)/, 'the link still asks for the GPU');
     assert.match(await page.textContent('#env-list'), /GPU \(WebGPU\)\s*not available: \S/);
   });

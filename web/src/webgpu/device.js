@@ -1,6 +1,8 @@
 // This browser's GPU through WebGPU: the adapter and a device on it, or the reason there is none, in
 // words the page can show as they are ({available: false, reason}). Works in a page and in a worker.
 
+import { SHADER_F16 } from './precision.js';
+
 // The adapter limits that bound what the model may hold (weights and KV cache) and how it dispatches.
 const LIMITS = [
   'maxBufferSize',
@@ -36,7 +38,8 @@ export function describeAdapter(adapter) {
 }
 
 // -> {available: true, reason: '', adapter, device, gpu (describeAdapter), timestamps} or
-//    {available: false, reason}. The device asks for the adapter's largest buffers (the KV budget).
+//    {available: false, reason}. The device asks for the adapter's largest buffers (the KV budget), its
+//    timestamps and its 16-bit shaders where it offers them.
 export async function acquireGpu(gpu = globalThis.navigator && globalThis.navigator.gpu) {
   if (!gpu) return { available: false, reason: 'This browser does not offer WebGPU (navigator.gpu is missing).' };
   let adapter = null;
@@ -54,7 +57,7 @@ export async function acquireGpu(gpu = globalThis.navigator && globalThis.naviga
   const timestamps = adapter.features.has('timestamp-query');
   try {
     const device = await adapter.requestDevice({
-      requiredFeatures: timestamps ? ['timestamp-query'] : [],
+      requiredFeatures: ['timestamp-query', SHADER_F16].filter((name) => adapter.features.has(name)),
       requiredLimits: {
         maxBufferSize: adapter.limits.maxBufferSize,
         maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,

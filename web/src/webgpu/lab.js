@@ -7,24 +7,33 @@
 import { acquireGpu } from './device.js';
 import { measureAnswer } from './answer.js';
 import { createGpuModel, kvBudget, unsupportedReason } from './model.js';
+import { largestMatrixWeight, weightsRoundedToHalf } from './half.js';
+import { gpuWeightFormat } from './precision.js';
 import { selfCheck } from './self-check.js';
-import { GPU_DECODE_ROWS, measureSteps } from './steps.js';
+import { rowsLimitWords } from './words.js';
+import { decodeRowsLimit } from './rows-limit.js';
+import { decodeContexts, measureSteps } from './steps.js';
+import { referenceContext } from '../shared/steps.js';
 import { gpuTimer } from './timer.js';
 
 const DEFAULT_SAMPLES = 3;
 const SHAPE_KEYS = ['vocab', 'd_model', 'n_layers', 'n_heads', 'n_kv_heads', 'head_dim', 'd_ff', 'max_seq'];
 
-// The CPU's answer (its prompt, its tokens), float32 like the GPU's weights, with the smallest grid.
-function cpuAnswer(m, measure) {
-  return m.measure({
+// The CPU's side, float32 like the GPU's weights: its answer (its prompt, its tokens, to compare the GPU's
+// with) and its decode steps over its own rows at `context` (the rows chapter draws the two rows gains on
+// one chart); the other grids as small as they go.
+function cpuReference(m, measure, context) {
+  const { answer, steps } = m.measure({
     ...measure,
     weights: 'f32',
     kv: 'f32',
-    decode_rows: [1],
-    decode_contexts: [8],
+    decode_contexts: [context],
     prefill_tokens: [1],
-    samples: 1,
-  }).answer;
+    mixed_chunk_tokens: [1],
+    mixed_rows: [1],
+    mixed_contexts: [1],
+  });
+  return { answer, decode: steps.decode };
 }
 
 // options: the lab's run options (runs/config.js toRunOptions) with measure.min_sample_ms on the worker's
@@ -41,23 +50,33 @@ export async function runGpuLab(m, options, progress, onPart) {
   if (unsupported) return refuse(`This model cannot run on the GPU: ${unsupported}.`);
 
   const budget = kvBudget(weights.config, gpu.limits);
-  const slots = Math.min(GPU_DECODE_ROWS[GPU_DECODE_ROWS.length - 1], budget.max_slots);
-  if (slots < 2) return refuse('The GPU’s largest buffer holds the KV cache of fewer than two sequences.');
+  const rowsLimit = decodeRowsLimit(weights.config, gpu.limits);
+  const slots = rowsLimit.rows;
+  if (slots < 2)
+    return refuse(`The GPU takes ${rowsLimitWords(rowsLimit, weights.config.max_seq)}; the lab needs two.`);
   // A buffer the device could not allocate or a kernel it refused is reported here, not thrown.
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
-  const model = createGpuModel(device, weights, { capacity: Math.max(slots, weights.config.max_seq), slots });
+  // The weights as the GPU holds them: the self-check's reference runs on the same values.
+  const format = gpuWeightFormat(gpu.features, largestMatrixWeight(weights));
+  const held = format.weights === 'f16' ? weightsRoundedToHalf(weights) : weights;
+  const model = createGpuModel(device, held, {
+    capacity: Math.max(slots, weights.config.max_seq),
+    slots,
+    weightFormat: format.weights,
+  });
   const timer = gpuTimer(device, acquired.timestamps);
   try {
     progress(0.02, 'checking the GPU’s logits against the CPU’s');
-    const check = await selfCheck(model, weights);
+    const check = await selfCheck(model, held);
     const failed = (await device.popErrorScope()) || (await device.popErrorScope());
     if (failed) return refuse(`The GPU could not load or run the model: ${failed.message}`);
     if (!check.passed) return refuse(check.reason, { self_check: check });
 
-    progress(0.05, 'the answer on the CPU (its prompt and tokens, to compare)');
-    const cpu = cpuAnswer(m, measure);
-    const answer = await measureAnswer(model, weights, cpu, measure.runs || 1, (f, phase) =>
+    progress(0.05, 'the answer and the decode steps on the CPU (to compare)');
+    const contexts = decodeContexts(weights.config.max_seq);
+    const cpu = cpuReference(m, measure, contexts[referenceContext(contexts)]);
+    const answer = await measureAnswer(model, weights, cpu.answer, measure.runs || 1, (f, phase) =>
       progress(0.08 + 0.12 * f, phase)
     );
     onPart('answer', answer);
@@ -70,13 +89,15 @@ export async function runGpuLab(m, options, progress, onPart) {
         preset: c.preset,
         backend: 'webgpu',
         ...Object.fromEntries(SHAPE_KEYS.map((key) => [key, c[key]])),
-        weights: 'f32',
+        weights: format.weights,
+        weights_reason: format.reason,
         kv: 'f32',
         parameters: c.parameters,
         weight_bytes: model.weight_bytes,
         kv_bytes_per_token: budget.kv_bytes_per_token,
         kv_budget_tokens: budget.kv_budget_tokens,
         largest_buffer_bytes: budget.largest_buffer_bytes,
+        decode_rows_limit: rowsLimit,
         adapter: gpu.description || `${gpu.vendor} ${gpu.architecture}`.trim(),
         software_adapter: gpu.software,
         timing: grid.timing,
@@ -84,6 +105,8 @@ export async function runGpuLab(m, options, progress, onPart) {
       },
       decode: grid.decode,
       prefill: grid.prefill,
+      ...(grid.mixed && { mixed: grid.mixed }),
+      cpu_decode: cpu.decode,
     };
     onPart('steps', steps);
 

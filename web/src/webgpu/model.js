@@ -1,5 +1,5 @@
-// The model on the GPU: the weights uploaded once (float32, the bytes exportWeights() gives the plain-JS
-// reference), a KV cache of `slots` sequences in GPU buffers (one K and one V buffer a layer), and one
+// The model on the GPU: the weights uploaded once (the values exportWeights() gives the plain-JS
+// reference; the matrices as f16 bits when weightFormat is 'f16', half.js), a KV cache of `slots` sequences in GPU buffers (one K and one V buffer a layer), and one
 // step of 1..capacity rows recorded as a few dispatches in one compute pass. Each row carries its own
 // token, position and slot: a decode step of r rows puts each row in its own slot; a prefill of t tokens
 // is one step of t rows in one slot at positions 0..t-1 (attention reads only positions up to a row's
@@ -9,6 +9,7 @@
 import { argmaxShader } from './shaders/argmax.js';
 import { attentionShader } from './shaders/attention.js';
 import { WORKGROUP } from './shaders/common.js';
+import { toHalfBits } from './half.js';
 import { embedShader } from './shaders/embed.js';
 import { ROW_TILE, matmulShader } from './shaders/matmul.js';
 import { rmsnormShader } from './shaders/rmsnorm.js';
@@ -71,9 +72,10 @@ function concat(arrays) {
   return out;
 }
 
-// device: a GPUDevice; weights: exportWeights(); capacity: the most rows a step takes; slots: sequences the
-// KV cache holds (each max_seq positions).
-export function createGpuModel(device, weights, { capacity, slots }) {
+// device: a GPUDevice; weights: exportWeights() (rounded to f16 already for 'f16': half.js); capacity: the
+// most rows a step takes; slots: sequences the KV cache holds (each max_seq positions); weightFormat:
+// the matrices' format, 'f32' or 'f16' (precision.js).
+export function createGpuModel(device, weights, { capacity, slots, weightFormat }) {
   const s = shapeOf(weights.config);
   const qkvWidth = s.d + 2 * s.kvDim;
   const { STORAGE, COPY_DST, COPY_SRC, UNIFORM, MAP_READ } = GPUBufferUsage;
@@ -94,19 +96,20 @@ export function createGpuModel(device, weights, { capacity, slots }) {
     weightBytes += array.byteLength;
     return upload(array);
   };
+  const uploadMatrix = (array) => uploadWeight(weightFormat === 'f16' ? toHalfBits(array) : array);
   const w = {
     embedding: uploadWeight(weights.token_embedding),
     finalNorm: uploadWeight(weights.final_norm),
-    out: uploadWeight(weights.w_out),
+    out: uploadMatrix(weights.w_out),
     cos: upload(weights.rope_cos),
     sin: upload(weights.rope_sin),
     layers: weights.layers.map((layer) => ({
       attnNorm: uploadWeight(layer.attn_norm),
-      qkv: uploadWeight(concat([layer.wq, layer.wk, layer.wv])),
-      o: uploadWeight(layer.wo),
+      qkv: uploadMatrix(concat([layer.wq, layer.wk, layer.wv])),
+      o: uploadMatrix(layer.wo),
       ffnNorm: uploadWeight(layer.ffn_norm),
-      gateUp: uploadWeight(concat([layer.w_gate, layer.w_up])),
-      down: uploadWeight(layer.w_down),
+      gateUp: uploadMatrix(concat([layer.w_gate, layer.w_up])),
+      down: uploadMatrix(layer.w_down),
     })),
   };
   const kvLayerBytes = slots * s.maxSeq * s.kvDim * F32;
@@ -137,14 +140,14 @@ export function createGpuModel(device, weights, { capacity, slots }) {
   const p = {
     embed: pipeline(embedShader(s)),
     norm: pipeline(rmsnormShader(s)),
-    qkv: pipeline(matmulShader({ nIn: s.d, nOut: qkvWidth, accumulate: false })),
+    qkv: pipeline(matmulShader({ nIn: s.d, nOut: qkvWidth, accumulate: false, weights: weightFormat })),
     rope: pipeline(ropeShader(s)),
     attention: pipeline(attentionShader(s)),
-    o: pipeline(matmulShader({ nIn: s.d, nOut: s.d, accumulate: true })),
-    gateUp: pipeline(matmulShader({ nIn: s.d, nOut: 2 * s.dFf, accumulate: false })),
+    o: pipeline(matmulShader({ nIn: s.d, nOut: s.d, accumulate: true, weights: weightFormat })),
+    gateUp: pipeline(matmulShader({ nIn: s.d, nOut: 2 * s.dFf, accumulate: false, weights: weightFormat })),
     swiglu: pipeline(swigluShader(s)),
-    down: pipeline(matmulShader({ nIn: s.dFf, nOut: s.d, accumulate: true })),
-    out: pipeline(matmulShader({ nIn: s.d, nOut: s.vocab, accumulate: false })),
+    down: pipeline(matmulShader({ nIn: s.dFf, nOut: s.d, accumulate: true, weights: weightFormat })),
+    out: pipeline(matmulShader({ nIn: s.d, nOut: s.vocab, accumulate: false, weights: weightFormat })),
     argmax: pipeline(argmaxShader(s)),
   };
   // Bindings from 1 in order; the row count at 0 for the kernels that read it.
@@ -249,6 +252,7 @@ export function createGpuModel(device, weights, { capacity, slots }) {
     shape: s,
     capacity,
     slots,
+    weight_format: weightFormat,
     weight_bytes: weightBytes,
     kv_bytes: kvLayerBytes * 2 * s.nLayers,
     dispatches_per_step: dispatches.length,

@@ -6,11 +6,14 @@ import { ROW_TILE } from './shaders/matmul.js';
 import { shapeOf } from './model.js';
 
 const F32 = 4;
+const MATRIX_NUMBER_BYTES = { f32: 4, f16: 2 };
 
-// rows at context `context` each -> bytes, by part.
-export function stepTraffic(config, rows, context) {
+// rows at context `context` each, the matrices in weightFormat ('f32' or 'f16') -> bytes, by part.
+export function stepTraffic(config, rows, context, weightFormat) {
   const s = shapeOf(config);
-  const matrixBytes = s.nLayers * ((s.d + 2 * s.kvDim) * s.d + s.d * s.d + 3 * s.dFf * s.d) * F32 + s.vocab * s.d * F32;
+  const matrixBytes =
+    (s.nLayers * ((s.d + 2 * s.kvDim) * s.d + s.d * s.d + 3 * s.dFf * s.d) + s.vocab * s.d) *
+    MATRIX_NUMBER_BYTES[weightFormat];
   const normBytes = (2 * s.nLayers + 1) * s.d * F32;
   const tilesOfRows = Math.ceil(rows / ROW_TILE);
   const kvRead = rows * context * 2 * s.kvDim * F32 * s.nLayers;

@@ -20,12 +20,32 @@ export function adapterWords({ gpu, webgpu }) {
   return parts.join('; ');
 }
 
-// Under a step table measured on the GPU (steps.model): which adapter, and what its timings are worth.
+// The most rows a step on this adapter takes and what capped it (rows-limit.js decodeRowsLimit()), for
+// a model of maxSeq positions a sequence.
+export function rowsLimitWords(limit, maxSeq) {
+  const rows = `${int(limit.rows)} row${limit.rows === 1 ? '' : 's'}`;
+  const largest = `this adapter’s largest buffer (${bytes(limit.largest_buffer_bytes)})`;
+  if (limit.capped_by === 'kv_cache')
+    return `${rows}: one layer’s KV cache for ${rows} of ${int(maxSeq)} positions each fills ${largest}`;
+  if (limit.capped_by === 'activations')
+    return `${rows}: the widest activation (the logits, q|k|v or gate|up) of ${rows} fills ${largest}`;
+  return `${rows}, the most the modeled GPU servers’ tables reach; ${largest} would hold the KV cache of ${int(limit.kv_cache_rows)} sequences of ${int(maxSeq)} positions`;
+}
+
+// The GPU's weights (steps.model.weights and weights_reason, precision.js) in words.
+export function weightWords(model) {
+  return model.weights === 'f16'
+    ? `its matrices 16-bit (f16: ${model.weights_reason}; the self-check ran the CPU’s reference on the same rounded weights)`
+    : `its weights float32 (${model.weights_reason})`;
+}
+
+// Under a step table measured on the GPU (steps.model): which adapter, what its timings are worth, and
+// how far its rows go.
 export function gpuStepsWords(model) {
   const software = model.software_adapter
     ? `, which is ${softwareWords({ architecture: model.adapter })}; its rows gain says nothing about graphics hardware`
     : '';
-  return `These steps ran on this device’s GPU through WebGPU (${model.adapter})${software}.`;
+  return `These steps ran on this device’s GPU through WebGPU (${model.adapter})${software}, ${weightWords(model)}. Its decode steps go to ${rowsLimitWords(model.decode_rows_limit, model.max_seq)}.`;
 }
 
 const gapWords = (check) => {

@@ -4,11 +4,35 @@
 
 import { h, replace } from '../../shared/dom.js';
 import { stepsByRows } from '../../shared/steps.js';
-import { rowsCharts } from './render.js';
-import { TITLE, WAITING, announcement, explanation } from './words.js';
+import { gainChart, rowsCharts } from './render.js';
+import { TITLE, WAITING, announcement, explanation, gainLabels, gainWords, mostSharedRows } from './words.js';
 
 export const name = 'rows';
 export const title = TITLE;
+
+// On the GPU's steps that carry the CPU's decode steps (steps.cpu_decode, both from 1 row): the two rows
+// gains on one chart, and the words comparing them, when both have a row count past 1 in common; else
+// nothing.
+function gainFigure(steps, gpu) {
+  if (!steps.cpu_decode || steps.cpu_decode.rows[0] !== 1 || gpu.points[0].rows !== 1) return null;
+  const cpu = stepsByRows({ decode: steps.cpu_decode });
+  if (mostSharedRows(cpu, gpu) < 2) return null;
+  const labels = gainLabels(steps.model);
+  const { svg, legend } = gainChart([
+    { key: 'cpu', label: labels.cpu, points: cpu.points },
+    { key: 'gpu', label: labels.gpu, points: gpu.points },
+  ]);
+  return {
+    words: gainWords(cpu, gpu, steps.model),
+    figure: h(
+      'figure',
+      { class: 'chapter-figure rows-gain-figure' },
+      svg,
+      legend,
+      h('figcaption', null, `Rows gain on this device’s CPU and GPU, context ${gpu.context}`)
+    ),
+  };
+}
 
 export function mount(root, ctx) {
   function clear() {
@@ -20,6 +44,7 @@ export function mount(root, ctx) {
     const { stepTime, throughput } = rowsCharts(byRows);
     const first = byRows.points[0];
     const lastPoint = byRows.points[byRows.points.length - 1];
+    const gain = gainFigure(steps, byRows);
     replace(
       root,
       h(
@@ -28,7 +53,8 @@ export function mount(root, ctx) {
         h(
           'div',
           { class: 'chapter-words' },
-          explanation(byRows, steps.model).map((text) => h('p', null, text))
+          explanation(byRows, steps.model).map((text) => h('p', null, text)),
+          gain && h('p', { class: 'rows-gain-words' }, gain.words)
         ),
         h(
           'div',
@@ -56,7 +82,8 @@ export function mount(root, ctx) {
                 `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`
               )
             )
-          )
+          ),
+          gain && gain.figure
         )
       )
     );

@@ -1,8 +1,10 @@
 // Chapter 3's picture: for each row count, the measured step time and the tokens per second it gives,
-// as two bar charts on one row axis; and the weights a step reads once, split among the rows.
+// as two bar charts on one row axis; and, when the lab ran on this device's GPU, the GPU's rows gain
+// beside the CPU's on one chart.
 
+import { h } from '../../shared/dom.js';
 import { s } from '../../shared/svg.js';
-import { int, ms } from '../../shared/format.js';
+import { int, ms, sig } from '../../shared/format.js';
 
 const WIDTH = 300;
 const ROW_H = 26;
@@ -45,4 +47,66 @@ export function rowsCharts(byRows) {
     stepTime: bars(byRows.points, 'step_ms', 'Decode step time', (v) => ms(v, 3), 'step-time'),
     throughput: bars(byRows.points, 'tokens_per_s', 'Tokens per second', (v) => `${int(v)}/s`, 'throughput'),
   };
+}
+
+// The rows gain (tokens/s at r rows over tokens/s at the series' first row count) of each series
+// [{key, label, points: stepsByRows().points}] as lines on one chart, rows on a log-2 axis; the legend
+// under it names each series.
+const GAIN = { width: 600, height: 220, left: 44, right: 16, top: 10, bottom: 32 };
+
+export function gainChart(series) {
+  const gains = series.map(({ points }) =>
+    points.map((p) => ({ rows: p.rows, gain: p.tokens_per_s / points[0].tokens_per_s }))
+  );
+  const all = gains.flat();
+  const maxRows = Math.max(...all.map((p) => p.rows));
+  const maxGain = Math.max(1, ...all.map((p) => p.gain));
+  const plotW = GAIN.width - GAIN.left - GAIN.right;
+  const plotH = GAIN.height - GAIN.top - GAIN.bottom;
+  const x = (rows) => GAIN.left + (maxRows > 1 ? (Math.log2(rows) / Math.log2(maxRows)) * plotW : 0);
+  const y = (gain) => GAIN.top + plotH - (gain / maxGain) * plotH;
+  const rowTicks = [...new Set(all.map((p) => p.rows))].sort((a, b) => a - b);
+  const svg = s(
+    'svg',
+    {
+      viewBox: `0 0 ${GAIN.width} ${GAIN.height}`,
+      class: 'rows-gain',
+      role: 'img',
+      'aria-label': series
+        .map(({ label }, i) => `${label}: ${gains[i].map((p) => `${p.rows} rows ${sig(p.gain, 3)}×`).join(', ')}`)
+        .join('; '),
+    },
+    s('line', { class: 'axis', x1: GAIN.left, y1: y(0), x2: GAIN.left + plotW, y2: y(0) }),
+    s('line', { class: 'axis', x1: GAIN.left, y1: y(0), x2: GAIN.left, y2: GAIN.top }),
+    rowTicks.map((rows) =>
+      s('text', { class: 'tick', x: x(rows), y: y(0) + 14, 'text-anchor': 'middle', text: int(rows) })
+    ),
+    s('text', {
+      class: 'tick',
+      x: GAIN.left + plotW / 2,
+      y: GAIN.height - 2,
+      'text-anchor': 'middle',
+      text: 'rows in the step',
+    }),
+    [1, maxGain].map((gain) =>
+      s('text', { class: 'tick', x: GAIN.left - 4, y: y(gain) + 4, 'text-anchor': 'end', text: `${sig(gain, 2)}×` })
+    ),
+    s('text', { class: 'tick', x: GAIN.left + 4, y: GAIN.top + 8, text: 'rows gain (tokens/s over one row’s)' }),
+    series.map(({ key }, i) =>
+      s(
+        'g',
+        { class: `gain-series ${key}`, 'data-series': key, 'data-gains': JSON.stringify(gains[i]) },
+        s('polyline', { points: gains[i].map((p) => `${x(p.rows)},${y(p.gain)}`).join(' ') }),
+        gains[i].map((p) => s('circle', { cx: x(p.rows), cy: y(p.gain), r: 3 }))
+      )
+    )
+  );
+  const legend = h(
+    'ul',
+    { class: 'rows-gain-legend' },
+    series.map(({ key, label }) =>
+      h('li', { class: key }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), label)
+    )
+  );
+  return { svg, legend };
 }

@@ -2,7 +2,7 @@
 
 import { bytes, int, ms, ratio, sig } from '../../shared/format.js';
 import { busyRowsText, fasterWithMoreRows } from '../../shared/contradictions.js';
-import { gpuStepsWords } from '../../webgpu/words.js';
+import { gpuStepsWords, softwareWords } from '../../webgpu/words.js';
 
 export const TITLE = 'One step, many rows';
 
@@ -24,6 +24,40 @@ export function explanation(byRows, model) {
   }
   if (model && model.backend === 'webgpu') text.push(gpuStepsWords(model));
   return text;
+}
+
+// The two series of the rows gain chart's legend: the CPU's and the GPU's (model: the GPU's steps.model).
+export function gainLabels(model) {
+  const software = model.software_adapter ? ` — ${softwareWords({ architecture: model.adapter })}` : '';
+  return { cpu: 'this device’s CPU', gpu: `this device’s GPU (WebGPU: ${model.adapter})${software}` };
+}
+
+const gainAt = (byRows, rows) => {
+  const point = byRows.points.find((p) => p.rows === rows);
+  return point.tokens_per_s / byRows.points[0].tokens_per_s;
+};
+
+// The most rows both series measured (0 when none): where the two gains are compared.
+export function mostSharedRows(cpu, gpu) {
+  const gpuRows = new Set(gpu.points.map((p) => p.rows));
+  return Math.max(0, ...cpu.points.filter((p) => gpuRows.has(p.rows)).map((p) => p.rows));
+}
+
+// The two rows gains compared with the measured figures: at the most rows both measured, and at the
+// GPU's most rows when it measured more. cpu, gpu: stepsByRows() of each; model: the GPU's steps.model.
+export function gainWords(cpu, gpu, model) {
+  const rows = mostSharedRows(cpu, gpu);
+  const cpuGain = gainAt(cpu, rows);
+  const gpuGain = gainAt(gpu, rows);
+  const most = gpu.points[gpu.points.length - 1];
+  const further = most.rows > rows ? `, and ${ratio(gainAt(gpu, most.rows))} with ${int(most.rows)} rows` : '';
+  const compared =
+    gpuGain > 1.1 * cpuGain
+      ? 'the GPU gains more from extra rows than the CPU'
+      : gpuGain < cpuGain / 1.1
+        ? 'the GPU gains less from extra rows than the CPU'
+        : 'the two gain about as much from extra rows';
+  return `The rows gain on both, on one chart (tokens per second at each row count over those of one row, context ${int(gpu.context)}, ${model.weights === 'f16' ? 'float32 weights on the CPU, 16-bit matrices on the GPU' : 'float32 weights on both'}): with ${int(rows)} rows this device’s CPU gives ${ratio(cpuGain)} the tokens per second of one row, its GPU ${ratio(gpuGain)}${further}; ${compared}.`;
 }
 
 export function announcement(byRows) {

@@ -2,20 +2,23 @@
 // computes 64 outputs for a tile of ROW_TILE rows: each thread owns one output (one weight row, read as
 // vec4) and ROW_TILE accumulators, and the rows' inputs come through workgroup memory in chunks, so a
 // weight is read once per tile of rows: the rows gain. `accumulate` adds into y (the residual add, fused).
+// `weights` 'f16' reads the weights as IEEE halves (the adapter's shader-f16), half the bytes a step
+// reads; the sums stay float32.
 
 import { STEP_UNIFORM, WORKGROUP } from './common.js';
 
 export const ROW_TILE = 16;
 const CHUNK = 64;
 
-export const matmulShader = ({ nIn, nOut, accumulate }) => /* wgsl */ `
+export const matmulShader = ({ nIn, nOut, accumulate, weights }) => /* wgsl */ `
+${weights === 'f16' ? 'enable f16;' : ''}
 ${STEP_UNIFORM}
 const K: u32 = ${nIn}u;
 const N: u32 = ${nOut}u;
 const ROW_TILE: u32 = ${ROW_TILE}u;
 const CHUNK: u32 = ${CHUNK}u;
 @group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> w: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> w: array<vec4<${weights}>>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 var<workgroup> tile: array<f32, ${ROW_TILE * CHUNK}>;
 
@@ -38,7 +41,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     workgroupBarrier();
     if (o < N) {
       for (var k = 0u; k < width; k = k + 4u) {
-        let weights = w[(o * K + k0 + k) / 4u];
+        let weights = vec4<f32>(w[(o * K + k0 + k) / 4u]);
         for (var r = 0u; r < tileRows; r = r + 1u) {
           let b = r * CHUNK + k;
           acc[r] = acc[r] + dot(weights, vec4<f32>(tile[b], tile[b + 1u], tile[b + 2u], tile[b + 3u]));
