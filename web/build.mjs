@@ -8,6 +8,7 @@
 //   dist/kvlab-threads.js, .wasm, .worker.js   the threaded module (build/wasm-threads, factory
 //                                createKvlabThreads), which the lab worker loads instead of kvlab.js when
 //                                the page is cross-origin isolated (web/src/threads.js)
+//   dist/kvlab-thread-worker.js  starts one thread worker of the threaded module (web/src/worker/thread-worker.js)
 //   dist/isolation-worker.js     the service worker that adds the COOP/COEP headers where the host cannot
 //                                (web/src/isolation/), so that the page is cross-origin isolated there too
 //   dist/kvlab-scalar.js, .wasm  the KVLAB_SIMD=OFF build (factory createKvlabScalar), which the worker
@@ -31,6 +32,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { SHIPPED_MODELS } from './src/models/shipped.js';
 import { ISOLATION_WORKER_FILE } from './src/isolation/register.js';
+import { THREAD_WORKER_START } from './src/worker/thread-files.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'web', 'src');
@@ -85,7 +87,12 @@ async function writeCatalog() {
   const threaded = await createKvlabThreads({
     wasmBinary: fs.readFileSync(path.join(threadsDir, 'kvlab-threads.wasm')),
   });
-  const threadedLimits = { threads: threaded.catalog().limits.threads };
+  // thread_workers: the pool of thread workers the glue starts as it loads (PTHREAD_POOL_SIZE), which the
+  // lab worker starts for it beforehand (web/src/worker/modules.js).
+  const threadedLimits = {
+    threads: threaded.catalog().limits.threads,
+    thread_workers: threaded.PThread.unusedWorkers.length,
+  };
   fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
   fs.writeFileSync(
     path.join(src, 'generated', 'catalog.js'),
@@ -161,6 +168,7 @@ fs.mkdirSync(dist, { recursive: true });
 await bundle({ entry: 'main.js', outfile: path.join(dist, 'app.js'), write: true });
 await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'worker.js'), write: true });
 await bundle({ entry: 'isolation/service-worker.js', outfile: path.join(dist, ISOLATION_WORKER_FILE), write: true });
+await bundle({ entry: 'worker/thread-worker.js', outfile: path.join(dist, THREAD_WORKER_START), write: true });
 for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
 for (const file of THREADED_FILES) fs.copyFileSync(path.join(threadsDir, file), path.join(dist, file));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.js'), path.join(dist, 'kvlab-scalar.js'));

@@ -3,6 +3,9 @@
 /* global createKvlab, createKvlabScalar, createKvlabThreads, kvlabScalarWasmBase64 */
 
 import { minSampleMs, timerResolutionMs } from '../env.js';
+import { THREADED_LIMITS } from '../generated/catalog.js';
+
+import { THREAD_WORKER_FILE, THREAD_WORKER_START } from './thread-files.js';
 
 // This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
 // the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
@@ -58,18 +61,45 @@ export function canRunThreads() {
   );
 }
 
+// The thread workers of the threaded module, started one at a time: each from thread-worker.js (the
+// glue's worker script, which then says it is up), the next once the last is up. The glue would start
+// its whole pool (THREADED_LIMITS.thread_workers) in one loop as it loads, and in Firefox a worker that
+// starts workers while others it started are still starting can stop for good inside `new Worker`
+// (docs/threads.md, "Firefox").
+async function startThreadWorkers(count) {
+  const workers = [];
+  for (let i = 0; i < count; i += 1) {
+    const worker = new Worker(new URL(THREAD_WORKER_START, self.location.href));
+    await new Promise((resolve, reject) => {
+      worker.onmessage = resolve;
+      worker.onerror = () => reject(new Error(`${THREAD_WORKER_START} did not start`));
+    });
+    worker.onmessage = null;
+    worker.onerror = null;
+    workers.push(worker);
+  }
+  return workers;
+}
+
 // The threaded module (a promise), served next to this file. Its thread workers load the glue by URL
-// (mainScriptUrlOrBlob): left to itself, the glue would give them this worker's own script.
-export function loadThreads() {
+// (mainScriptUrlOrBlob): left to itself, the glue would give them this worker's own script. The glue
+// gets the workers started beforehand (startThreadWorkers) when it asks for its pool.
+export async function loadThreads() {
+  const args = moduleArgs();
+  const glue = new URL('kvlab-threads.js', self.location.href).href;
+  if (typeof createKvlabThreads !== 'function') importScripts(glue);
+  args.locateFile = (path) => new URL(path, self.location.href).href;
+  args.mainScriptUrlOrBlob = glue;
+  const threadScript = args.locateFile(THREAD_WORKER_FILE);
+  const started = await startThreadWorkers(THREADED_LIMITS.thread_workers);
+  const NewWorker = self.Worker;
+  self.Worker = function StartedWorker(url, options) {
+    return String(url) === threadScript && started.length ? started.shift() : new NewWorker(url, options);
+  };
   try {
-    const args = moduleArgs();
-    const glue = new URL('kvlab-threads.js', self.location.href).href;
-    if (typeof createKvlabThreads !== 'function') importScripts(glue);
-    args.locateFile = (path) => new URL(path, self.location.href).href;
-    args.mainScriptUrlOrBlob = glue;
     return createKvlabThreads(args);
-  } catch (error) {
-    return Promise.reject(error);
+  } finally {
+    self.Worker = NewWorker;
   }
 }
 
