@@ -13,7 +13,7 @@ import { SMALL_LAB, dist, pageSession, startServer, waitForResult, watchedPage }
 import { serve } from '../../web/serve.mjs';
 
 const WORKER_FILE = 'isolation-worker.js';
-const THREADED_FILES = ['kvlab-threads.js', 'kvlab-threads.wasm', 'kvlab-threads.worker.js'];
+const THREADED_FILES = ['kvlab-threads.js', 'kvlab-threads.wasm', 'kvlab-threads.worker.js', 'kvlab-thread-worker.js'];
 const session = pageSession({
   extraFiles: [WORKER_FILE, ...THREADED_FILES],
   launchOptions: { serviceWorkers: 'allow' },

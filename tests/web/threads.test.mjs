@@ -10,7 +10,7 @@ import { SMALL_LAB, pageSession, waitForResult, watchedPage } from './helpers.mj
 import { serve } from '../../web/serve.mjs';
 import { dist } from './helpers.mjs';
 
-const THREADED_FILES = ['kvlab-threads.js', 'kvlab-threads.wasm', 'kvlab-threads.worker.js'];
+const THREADED_FILES = ['kvlab-threads.js', 'kvlab-threads.wasm', 'kvlab-threads.worker.js', 'kvlab-thread-worker.js'];
 const session = pageSession({ extraFiles: THREADED_FILES });
 const LAB = `${SMALL_LAB}&answer_tokens=12&autorun`;
 
