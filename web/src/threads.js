@@ -45,9 +45,9 @@ function serviceWorkerWords(status) {
     case SERVICE_WORKER.UNAVAILABLE:
       return ', and this browser gives the page no service worker to add them (one needs https or localhost, and no private window).';
     case SERVICE_WORKER.STARTING:
-      return '; its service worker, which adds them, has not started yet (the page loads once more when it has).';
+      return '; its service worker, which adds them, was not active in time (the next visit comes through it).';
     case SERVICE_WORKER.NO_EFFECT:
-      return '; its service worker adds them, but this browser did not isolate the page.';
+      return '; its service worker adds them, but this load was not isolated (a reload that bypasses the cache also bypasses the worker; a plain reload goes through it).';
     case SERVICE_WORKER.FAILED:
       return `; its service worker, which would add them, did not start (${status.error}).`;
     default:

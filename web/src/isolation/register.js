@@ -1,6 +1,7 @@
 // Where the host cannot send the COOP and COEP headers, the served page makes itself cross-origin
 // isolated with its service worker (service-worker.js, dist/isolation-worker.js): it registers it and,
 // once it is active, loads the page once more, this time through it (docs/threads.md, "Static hosts").
+// The page starts its lab only when it knows it will not reload, so nothing is cut off by the reload.
 // Not tried:
 //   - where the page is isolated already (its server sends the headers);
 //   - the single file (file://, where there are no service workers; its CSP allows blob: workers only);
@@ -18,7 +19,7 @@ const RELOADED_KEY = 'kvlab-isolation-reloaded';
 export const SERVICE_WORKER = {
   NOT_TRIED: 'not tried', // isolated already, the single file, or an embed (threads.js says why for each)
   UNAVAILABLE: 'unavailable',
-  STARTING: 'starting', // registered; the page reloads once it is active
+  STARTING: 'starting', // registered, not active within ACTIVE_LIMIT_MS: the next visit comes through it
   NO_EFFECT: 'no effect', // the page came through it and is still not isolated
   FAILED: 'failed',
 };
@@ -36,31 +37,43 @@ function reloadedBefore() {
   }
 }
 
+// How long the page waits for a newly registered worker to become active before it starts without it
+// (the next visit then comes through it).
+const ACTIVE_LIMIT_MS = 3000;
+
+// Resolves to true when the page is about to reload through the worker (the page then starts nothing),
+// else to false, at once where the worker is not tried.
 export function isolateWithServiceWorker({ standalone, framed }) {
-  if (self.crossOriginIsolated || standalone || framed) return;
+  if (self.crossOriginIsolated || standalone || framed) return Promise.resolve(false);
   const container = navigator.serviceWorker;
   const reloaded = reloadedBefore();
   if (!container || !self.isSecureContext || !/^https?:$/.test(location.protocol) || reloaded === null) {
     status = { state: SERVICE_WORKER.UNAVAILABLE, error: null };
-    return;
+    return Promise.resolve(false);
   }
   if (container.controller || reloaded) {
     status = { state: SERVICE_WORKER.NO_EFFECT, error: null };
-    return;
+    return Promise.resolve(false);
   }
   status = { state: SERVICE_WORKER.STARTING, error: null };
-  // The link as it came: the page drops `autorun` from its hash once it starts a run, and the run it
-  // started must start again after the reload.
-  const link = location.href;
-  container
+  const late = new Promise((resolve) => setTimeout(() => resolve(false), ACTIVE_LIMIT_MS));
+  const active = container
     .register(new URL(ISOLATION_WORKER_FILE, document.baseURI))
-    .then(() => container.ready)
-    .then(() => {
-      sessionStorage.setItem(RELOADED_KEY, '1');
-      history.replaceState(history.state, '', link);
-      location.reload();
+    .then((registration) => {
+      if (!registration) throw new Error('the browser gave no registration');
+      return container.ready;
     })
-    .catch((error) => {
+    .then(() => true);
+  return Promise.race([active, late]).then(
+    (ready) => {
+      if (!ready) return false;
+      sessionStorage.setItem(RELOADED_KEY, '1');
+      location.reload();
+      return true;
+    },
+    (error) => {
       status = { state: SERVICE_WORKER.FAILED, error: error.message };
-    });
+      return false;
+    }
+  );
 }
