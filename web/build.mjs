@@ -5,15 +5,22 @@
 //   dist/embed.html              the same page in its compact view, for an <iframe> (as is index.html?embed)
 //   dist/models/stories15M/      the real model's files (web/src/models/shipped.js), fetched by the worker only
 //                                when the reader chooses the model
+//   dist/kvlab-threads.js, .wasm, .worker.js   the threaded module (build/wasm-threads, factory
+//                                createKvlabThreads), which the lab worker loads instead of kvlab.js when
+//                                the page is cross-origin isolated (web/src/threads.js)
+//   dist/kvlab-thread-worker.js  starts one thread worker of the threaded module (web/src/worker/thread-worker.js)
+//   dist/isolation-worker.js     the service worker that adds the COOP/COEP headers where the host cannot
+//                                (web/src/isolation/), so that the page is cross-origin isolated there too
 //   dist/kvlab-scalar.js, .wasm  the KVLAB_SIMD=OFF build (factory createKvlabScalar), which the worker
 //                                fetches only when the SIMD vs scalar vs JavaScript panel runs
 //   dist/kvlab-standalone.html   one file with everything inlined: the single-file glue (wasm as base64)
 //                                runs in a Blob-URL worker, so it works from file:// with no server; the
 //                                scalar build is inlined too (its wasm as base64, compiled only when the
-//                                panel runs)
+//                                panel runs); it runs on one thread (no threaded module inside)
 //
 // First it asks the wasm module for its catalog (presets, defaults, policy lists and limits: what the
-// forms offer) and writes it to web/src/generated/catalog.js, which the page's modules import.
+// forms offer), and the threaded module for its limits (the threads a run may ask for), and writes them
+// to web/src/generated/catalog.js, which the page's modules import.
 //
 // Every page carries a Content-Security-Policy meta tag without 'unsafe-eval' or 'unsafe-inline'; the
 // standalone file allows its one inline script and one inline style by their SHA-256 hashes.
@@ -24,12 +31,16 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { SHIPPED_MODELS } from './src/models/shipped.js';
+import { ISOLATION_WORKER_FILE } from './src/isolation/register.js';
+import { THREAD_WORKER_START } from './src/worker/thread-files.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'web', 'src');
 const dist = path.join(root, 'dist');
 const wasmDir = path.join(root, 'build', 'wasm', 'src', 'wasm');
 const scalarDir = path.join(root, 'build', 'wasm-scalar', 'src', 'wasm');
+const threadsDir = path.join(root, 'build', 'wasm-threads', 'src', 'wasm');
+const THREADED_FILES = ['kvlab-threads.js', 'kvlab-threads.wasm', 'kvlab-threads.worker.js'];
 
 function die(message) {
   console.error(`web/build: ${message}`);
@@ -53,6 +64,12 @@ for (const file of ['kvlab.js', 'kvlab.wasm']) {
       `${path.relative(root, path.join(scalarDir, file))} is missing: run scripts/build (the wasm-scalar build) first.`
     );
 }
+for (const file of THREADED_FILES) {
+  if (!fs.existsSync(path.join(threadsDir, file)))
+    die(
+      `${path.relative(root, path.join(threadsDir, file))} is missing: run scripts/build (the wasm-threads build) first.`
+    );
+}
 const scalarGlue = fs.readFileSync(path.join(scalarDir, 'kvlab.js'), 'utf8');
 if (!/\bvar createKvlabScalar\b/.test(scalarGlue)) {
   die(
@@ -64,13 +81,25 @@ if (!/\bvar createKvlabScalar\b/.test(scalarGlue)) {
 // (src/wasm/catalog.h), written where the page's modules and the Node tests import it; with it the
 // hardware switch's GPU presets (rooflinePresets()), which a link's hw keys are checked against.
 async function writeCatalog() {
-  const createKvlab = createRequire(import.meta.url)(path.join(wasmDir, 'kvlab.js'));
+  const require = createRequire(import.meta.url);
+  const createKvlab = require(path.join(wasmDir, 'kvlab.js'));
   const kvlab = await createKvlab({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kvlab.wasm')) });
   const catalog = { ...kvlab.catalog(), roofline_presets: kvlab.rooflinePresets() };
+  const createKvlabThreads = require(path.join(threadsDir, 'kvlab-threads.js'));
+  const threaded = await createKvlabThreads({
+    wasmBinary: fs.readFileSync(path.join(threadsDir, 'kvlab-threads.wasm')),
+  });
+  // thread_workers: the pool of thread workers the glue starts as it loads (PTHREAD_POOL_SIZE), which the
+  // lab worker starts for it beforehand (web/src/worker/modules.js).
+  const threadedLimits = {
+    threads: threaded.catalog().limits.threads,
+    thread_workers: threaded.PThread.unusedWorkers.length,
+  };
   fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
   fs.writeFileSync(
     path.join(src, 'generated', 'catalog.js'),
-    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h) and rooflinePresets(): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n`
+    `// Written by web/build.mjs from the module's catalog() (src/wasm/catalog.h) and rooflinePresets(): do not edit.\nexport const CATALOG = ${JSON.stringify(catalog, null, 2)};\n` +
+      `// The threaded module's (kvlab-threads.js) own limits.\nexport const THREADED_LIMITS = ${JSON.stringify(threadedLimits, null, 2)};\n`
   );
 }
 await writeCatalog();
@@ -140,7 +169,10 @@ fs.mkdirSync(dist, { recursive: true });
 // ---- served page ------------------------------------------------------------------------------
 await bundle({ entry: 'main.js', outfile: path.join(dist, 'app.js'), write: true });
 await bundle({ entry: 'worker/index.js', outfile: path.join(dist, 'worker.js'), write: true });
+await bundle({ entry: 'isolation/service-worker.js', outfile: path.join(dist, ISOLATION_WORKER_FILE), write: true });
+await bundle({ entry: 'worker/thread-worker.js', outfile: path.join(dist, THREAD_WORKER_START), write: true });
 for (const file of ['kvlab.js', 'kvlab.wasm']) fs.copyFileSync(path.join(wasmDir, file), path.join(dist, file));
+for (const file of THREADED_FILES) fs.copyFileSync(path.join(threadsDir, file), path.join(dist, file));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.js'), path.join(dist, 'kvlab-scalar.js'));
 fs.copyFileSync(path.join(scalarDir, 'kvlab.wasm'), path.join(dist, 'kvlab-scalar.wasm'));
 
@@ -235,5 +267,5 @@ fs.writeFileSync(
 
 const size = (file) => `${(fs.statSync(path.join(dist, file)).size / 1024).toFixed(0)} KiB`;
 console.log(
-  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
+  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-threads.js, .worker.js, kvlab-threads.wasm ${size('kvlab-threads.wasm')}, ${ISOLATION_WORKER_FILE}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
 );

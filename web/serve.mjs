@@ -2,13 +2,16 @@
 //
 //   node web/serve.mjs [--port N] [--host H] [--dir DIR] [--isolate]
 //
-// --isolate adds the COOP/COEP headers that make the page cross-origin isolated (a 5 µs clock instead
-// of 0.1 ms); most static hosts cannot send them, and the page does not need them.
+// --isolate adds the COOP/COEP headers that make the page cross-origin isolated: the lab worker loads the
+// threaded module and runs on every core, and the clock ticks in 5 µs instead of 0.1 ms (scripts/demo
+// sends them). Most static hosts cannot send them; there the page's service worker adds them
+// (web/src/isolation/), or, where it cannot, the page runs on one thread and says why.
 
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ISOLATION_HEADERS } from './src/isolation/headers.js';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -47,10 +50,7 @@ export function serve({ dir, port = 0, host = '127.0.0.1', isolate = false, log 
         'Content-Type': TYPES[path.extname(file).toLowerCase()] || 'application/octet-stream',
         'Content-Length': String(stat.size),
       };
-      if (isolate) {
-        headers['Cross-Origin-Opener-Policy'] = 'same-origin';
-        headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
-      }
+      if (isolate) Object.assign(headers, ISOLATION_HEADERS);
       if (req.method === 'HEAD') return send(200, undefined, headers);
       res.writeHead(200, { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ...headers });
       fs.createReadStream(file).pipe(res);

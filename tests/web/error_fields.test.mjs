@@ -17,6 +17,7 @@ describe('finding the field of a module error', () => {
     const cases = [
       ['options.measure.runs', 'runs'],
       ['options.measure.preset', 'preset'],
+      ['options.measure.threads', 'threads'],
       ['options.workload.count', 'requests'],
       ['options.workload.prompt[0]', 'prompt_lo'],
       ['options.workload.prompt[1]', 'prompt_hi'],

@@ -16,6 +16,11 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 
 export const FIREFOX_PATH = '/usr/bin/firefox-esr';
+// Why the Firefox pass leaves out the lab on the threaded module: it loads there since the thread workers
+// start one at a time (docs/threads.md, "Firefox"), but in about 1 run in 3 here the lab still did not
+// finish within 90 s (not yet understood).
+export const FIREFOX_THREADS_FLAKY =
+  'the threaded lab loads in Firefox but about 1 run in 3 does not finish within 90 s (docs/threads.md, Firefox)';
 const DEFAULT_TIMEOUT_MS = 30000;
 
 // Where everything Firefox would fetch from outside this machine goes: a proxy on loopback that
@@ -37,8 +42,10 @@ async function deadEndProxy() {
   return { port: server.address().port, refused, close: () => new Promise((done) => server.close(() => done())) };
 }
 
-function preferences(proxyPort, downloadsDir) {
+function preferences(proxyPort, downloadsDir, serviceWorkers) {
   return {
+    // Service workers as helpers.mjs's startBrowser asks ('block' turns them off: no navigator.serviceWorker).
+    'dom.serviceWorkers.enabled': serviceWorkers === 'allow',
     // Downloads land in downloadsDir without asking (page.waitForEvent('download') watches it).
     'browser.download.dir': downloadsDir,
     'browser.download.folderList': 2,
@@ -344,11 +351,13 @@ async function nextDownload(dir, timeout) {
 // Starts Firefox with a fresh profile (puppeteer makes one in the temp dir and removes it on close).
 // Returns {context, close} as helpers.startBrowser does for Chromium: context.newPage() gives a
 // FirefoxPage. viewport: {width, height}; handleSIGINT as puppeteer's; colorScheme: 'light' or 'dark', the
-// prefers-color-scheme pages see (as Playwright's option of that name for Chromium).
+// prefers-color-scheme pages see (as Playwright's option of that name for Chromium); serviceWorkers: 'block'
+// or 'allow'.
 export async function startFirefox({
   viewport = { width: 1280, height: 900 },
   handleSIGINT = true,
   colorScheme = 'light',
+  serviceWorkers = 'block',
 } = {}) {
   const proxy = await deadEndProxy();
   const downloadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-firefox-downloads-'));
@@ -359,7 +368,7 @@ export async function startFirefox({
     defaultViewport: viewport,
     handleSIGINT,
     extraPrefsFirefox: {
-      ...preferences(proxy.port, downloadsDir),
+      ...preferences(proxy.port, downloadsDir, serviceWorkers),
       // What prefers-color-scheme matches in pages: 0 dark, 1 light.
       'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1,
     },

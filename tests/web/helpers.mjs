@@ -63,7 +63,10 @@ export function requireDist(extraFiles = []) {
 // The engine's browser, headless, with a fresh profile: {context, close}, where context.newPage()
 // gives a page with Playwright's API in either engine. engine: ENGINE unless a tool asks for one.
 // launchOptions: added to (or replacing) the defaults, e.g. {handleSIGINT: false} for a tool that
-// handles Ctrl-C itself (Firefox takes handleSIGINT, viewport and colorScheme only).
+// handles Ctrl-C itself (Firefox takes handleSIGINT, viewport, colorScheme and serviceWorkers only).
+// serviceWorkers: 'block' (the default) or 'allow'. Blocked, a page served without the COOP/COEP headers
+// stays as it loads (not isolated, one thread); allowed, its service worker isolates it after one reload
+// (web/src/isolation/, tested in service_worker.test.mjs).
 export async function startBrowser(launchOptions = {}, engine = ENGINE) {
   if (engine === 'firefox') return startFirefox(launchOptions);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-chromium-'));
@@ -73,6 +76,7 @@ export async function startBrowser(launchOptions = {}, engine = ENGINE) {
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
+    serviceWorkers: 'block',
     ...launchOptions,
   });
   return {

@@ -9,6 +9,7 @@ import { MEM_HASH_KEYS } from './panels/memory/config.js';
 import { HW_HASH_KEYS } from './hardware/hash.js';
 import { CATALOG } from './generated/catalog.js';
 import { ALL_MODELS, MODEL_LABELS, RANDOM_MODEL, isRealModel } from './models/choices.js';
+import { AUTO_THREADS, THREAD_CHOICES } from './threads.js';
 
 // The model presets, the lab's defaults and the fields' limits come from the module's catalog
 // (src/wasm/catalog.h), written at build time. max_seq bounds Part A's prompt + answer.
@@ -39,6 +40,7 @@ export const DEFAULTS = Object.freeze({
   rate: 50, // the page's own: the module's default of 1 request/s would leave 16 slots idle
   seed: LAB_DEFAULTS.seed,
   backend: 'cpu',
+  threads: AUTO_THREADS,
 });
 
 // The published lab's queue: the comparison table only matches this one.
@@ -77,6 +79,8 @@ export const FIELDS = {
   seed: { label: 'Queue seed', kind: 'int', ...LIMITS.seed },
   // Where the model runs: the CPU (the wasm module) or this device's GPU through WebGPU (webgpu/).
   backend: { label: 'Run the model on', kind: 'choice', choices: ['cpu', 'webgpu'] },
+  // The CPU's threads: what the device offers, or a count (threads.js; one where the page is not isolated).
+  threads: { label: 'Threads', kind: 'choice', choices: THREAD_CHOICES },
 };
 
 export const FIELD_ORDER = Object.keys(FIELDS);
@@ -166,6 +170,7 @@ export const HASH_KEYS = [
   'rate',
   'seed',
   'backend',
+  'threads',
   ...MEM_HASH_KEYS,
   ...HW_HASH_KEYS,
   'autorun',
@@ -183,6 +188,7 @@ export function settingsToHash(settings, { autorun = false } = {}) {
   if (settings.arrival === 'poisson') p.set('rate', String(settings.rate));
   if (settings.seed !== DEFAULTS.seed) p.set('seed', String(settings.seed));
   if (settings.backend !== DEFAULTS.backend) p.set('backend', settings.backend);
+  if (settings.threads !== DEFAULTS.threads) p.set('threads', settings.threads);
   let text = p.toString();
   if (autorun) text += (text ? '&' : '') + 'autorun';
   return text;
@@ -310,6 +316,8 @@ export function toRunOptions(settings) {
     workload: real ? storyWorkload(labWorkload(settings)) : labWorkload(settings),
     policies: policyNames(settings),
     ...(settings.backend === DEFAULTS.backend ? {} : { backend: settings.backend }),
+    // The lab worker turns it into options.measure.threads, within what its module can run.
+    ...(settings.threads === DEFAULTS.threads ? {} : { threads: settings.threads }),
     timeline_requests: 60,
     // The whole queue's playback (the walkthrough's queue chapter).
     simulate: { queue_timeline: true },
@@ -343,6 +351,7 @@ const FIELD_OF_PATH = {
   'options.measure.runs': 'runs',
   'options.measure.prompt_tokens': 'prompt_tokens',
   'options.measure.answer_tokens': 'answer_tokens',
+  'options.measure.threads': 'threads',
   'options.workload.count': 'requests',
   'options.workload.prompt': 'prompt_lo',
   'options.workload.prompt[1]': 'prompt_hi',

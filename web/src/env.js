@@ -3,6 +3,7 @@
 
 import { duration } from './shared/format.js';
 import { adapterWords } from './webgpu/words.js';
+import { threadsWords } from './threads.js';
 
 // A tiny module that uses a v128 instruction (i8x16.splat, i8x16.popcnt): it validates only where
 // WebAssembly SIMD is supported.
@@ -102,9 +103,10 @@ export function environment() {
 }
 
 // The environment panel's rows, [label, text]. worker: the lab worker's ready message, whose clock is
-// the one the measurements use ({version, instruction_set, timer_resolution_ms, min_sample_ms}); lab: the
-// last lab result's environment (its GPU, when the run asked for one).
-export function environmentItems(env, { standalone, worker, lab } = {}) {
+// the one the measurements use ({version, instruction_set, timer_resolution_ms, min_sample_ms, threads});
+// lab: the last lab result's environment (its GPU, when the run asked for one); situation: the page's
+// (worker-client.js's threadsSituation: the single file, an embed, its service worker).
+export function environmentItems(env, { situation, worker, lab }) {
   const yesNo = (v) => (v ? 'yes' : 'no');
   const clock = (ms) => (Number.isFinite(ms) ? duration(ms) : 'unknown');
   let timer = `${clock(env.timer_resolution_ms)} on the page`;
@@ -120,7 +122,8 @@ export function environmentItems(env, { standalone, worker, lab } = {}) {
       'Cross-origin isolated',
       `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`,
     ],
-    ['Page', standalone ? 'single file (kvlab-standalone.html)' : 'served'],
+    ['Page', situation.standalone ? 'single file (kvlab-standalone.html)' : 'served'],
+    ['Threads', threadsWords(worker && worker.threads, situation)],
   ];
   if (worker) items.push(['kvlab module', `${worker.version}, ${worker.instruction_set}`]);
   const gpu = lab && lab.webgpu ? adapterWords(lab) : 'not checked until the lab runs on “This device’s GPU (WebGPU)”';

@@ -15,6 +15,12 @@ import { hardwareModel } from './hardware/run.js';
 import { runStore } from './runs/store.js';
 import { DEFAULTS } from './config.js';
 import { decodeShare } from './runs/share.js';
+import { framed, standalone } from './runs/worker-client.js';
+import { isolateWithServiceWorker } from './isolation/register.js';
+
+// First, where the host sends no COOP/COEP headers: the service worker that adds them (the page reloads
+// once when it is active, and then starts nothing here).
+const reloading = isolateWithServiceWorker({ standalone, framed });
 
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
@@ -89,7 +95,10 @@ function begin() {
   if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first
 }
 
-bench.startLoading();
 postHeightToParent({ chapter, compact: view.compact, heightPx: view.heightPx, store });
-if (view.sharedToken === null) begin();
-else readShared(view.sharedToken).then(begin);
+reloading.then((reload) => {
+  if (reload) return;
+  bench.startLoading();
+  if (view.sharedToken === null) begin();
+  else readShared(view.sharedToken).then(begin);
+});

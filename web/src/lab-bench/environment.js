@@ -2,7 +2,7 @@
 
 import { $, fromTemplate, h, replace } from '../shared/dom.js';
 import { environmentItems } from '../env.js';
-import { standalone } from '../runs/worker-client.js';
+import { threadsSituation } from '../runs/worker-client.js';
 
 export const name = 'environment';
 
@@ -18,7 +18,11 @@ export function mount(root, { env, store }) {
   root.append(fromTemplate(MARKUP));
   const list = $('#env-list', root);
   const render = ({ module, labResult }) => {
-    const items = environmentItems(env, { standalone, worker: module, lab: labResult && labResult.environment });
+    const items = environmentItems(env, {
+      situation: threadsSituation(),
+      worker: module,
+      lab: labResult && labResult.environment,
+    });
     replace(
       list,
       items.map(([k, v]) => [h('dt', null, k), h('dd', { dataset: { key: k } }, v)])

@@ -6,7 +6,7 @@
 
 import { $, $$, replace } from '../shared/dom.js';
 import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../config.js';
-import { Lab, standalone } from '../runs/worker-client.js';
+import { Lab, standalone, threadsSituation } from '../runs/worker-client.js';
 import { postPeers } from '../runs/post-peers.js';
 import { SHARE_KEY, encodeShare, shareRecord } from '../runs/share.js';
 import { showProgress } from '../runs/job-panel.js';
@@ -15,6 +15,7 @@ import { BLOCKED_BY, PHASES, hint } from './words.js';
 import { FILE_MODEL } from '../models/choices.js';
 import { gpuEnvironment } from '../webgpu/environment.js';
 import { runWords } from '../webgpu/words.js';
+import { threadsEnvironment } from '../threads.js';
 
 // form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
 // store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
@@ -89,7 +90,11 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       options,
       elapsed_ms: elapsedMs,
       version: lab.info && lab.info.version,
-      environment: { ...env(), ...gpuEnvironment(result) },
+      environment: {
+        ...env(),
+        ...gpuEnvironment(result),
+        ...threadsEnvironment(result, lab.info && lab.info.threads, threadsSituation()),
+      },
       page: { standalone, embed },
       // Which embed of the post measured (null when this page is not embedded): one id on every embed.
       measured_by: pending.measured_by,

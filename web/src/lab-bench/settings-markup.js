@@ -49,6 +49,12 @@ export const MARKUP = `
           <p class="field-error" id="backend-error" hidden></p>
         </div>
         <div class="field">
+          <label for="threads">Threads</label>
+          <select id="threads" name="threads" aria-describedby="threads-help threads-error"></select>
+          <p class="help" id="threads-help">The CPU’s threads share each step’s work; the tokens are the same on any number. More than one needs a cross-origin isolated page (see “This browser”).</p>
+          <p class="field-error" id="threads-error" hidden></p>
+        </div>
+        <div class="field">
           <label for="runs">Runs per path</label>
           <input id="runs" name="runs" inputmode="numeric" autocomplete="off" aria-describedby="runs-help runs-error">
           <p class="help" id="runs-help">1–100; the median of the runs is shown.</p>

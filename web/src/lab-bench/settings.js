@@ -13,6 +13,7 @@ import { MARKUP } from './settings-markup.js';
 import { modelControls } from '../models/control.js';
 import { modelChoices } from '../models/choices.js';
 import { standalone } from '../runs/worker-client.js';
+import { AUTO_THREADS, THREAD_CHOICES } from '../threads.js';
 
 export const name = 'settings';
 
@@ -36,6 +37,12 @@ function fillMenus(root) {
     options(
       CATALOG.kv_formats,
       (f) => `${f.name} (${f.bytes_per_number} bytes a number${f.name === defaults.kv ? ', default' : ''})`
+    )
+  );
+  replace(
+    $('#threads', root),
+    THREAD_CHOICES.map((choice) =>
+      h('option', { value: choice, text: choice === AUTO_THREADS ? 'what this device offers (default)' : choice })
     )
   );
 }

@@ -3,6 +3,7 @@
 // readable error with a way to retry. Nothing waits forever: loading has a time limit.
 
 import { workerSource } from 'kvlab:worker-source';
+import { serviceWorkerStatus } from '../isolation/register.js';
 
 const LOAD_TIMEOUT_MS = 30000;
 
@@ -20,6 +21,10 @@ export function newWorker(name = 'kvlab-lab') {
 }
 
 export const standalone = Boolean(workerSource);
+// The page is inside another page's frame (an embed): it can be cross-origin isolated only if that page is.
+export const framed = window.top !== window;
+// What the words on threads (threads.js) need to know about this page.
+export const threadsSituation = () => ({ standalone, embedded: framed, service_worker: serviceWorkerStatus() });
 
 // Ends the worker of a Lab or a JobRunner (owner.worker) mid-computation, and its load time limit
 // (owner.loadTimer). The worker's handlers go first, so that nothing it had already sent reaches the

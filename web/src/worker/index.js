@@ -3,11 +3,15 @@
 //
 // The same code runs in three roles (lab.js, compare.js, job.js here), told apart by the worker's name:
 //
-// The lab (any other name): loads the SIMD module at start.
-//   Messages in:  {type: 'run', id, options, model}   (model: what to load first, worker/model-loader.js)
+// The lab (any other name): loads the module at start: the threaded one (kvlab-threads.js) where the
+// page is cross-origin isolated, else the SIMD one (lab.js).
+//   Messages in:  {type: 'run', id, options, model}   (model: what to load first, worker/model-loader.js;
+//                 options.threads: 'auto' or a count, which the worker turns into options.measure.threads)
 //                 {type: 'heap', id}   (diagnostics: the wasm heap, for tests/web/hardening and scripts/soak)
 //   Messages out: {type: 'ready', version, presets, roofline_presets, instruction_set, timer_resolution_ms,
-//                  min_sample_ms}   (roofline_presets: m.rooflinePresets(), for the hardware switch)
+//                  min_sample_ms, threads: {max, offered, cross_origin_isolated, threaded_module_error}}
+//                 (roofline_presets: m.rooflinePresets(), for the hardware switch; threads: the module's
+//                 limit, the device's cores, for web/src/threads.js)
 //                 {type: 'progress', id, fraction, phase}
 //                 {type: 'part', id, name: 'answer' | 'steps', value}   (as each is measured)
 //                 {type: 'result', id, result, elapsed_ms}

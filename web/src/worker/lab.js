@@ -1,8 +1,20 @@
-// The lab role: loads the SIMD module at start, then runs the whole lab per message, posting Part A and
-// the step table as each is measured.
+// The lab role: loads the module at start (the threaded one where the page is cross-origin isolated, else
+// the SIMD one), then runs the whole lab per message, posting Part A and the step table as each is
+// measured.
 
 import { CATALOG } from '../generated/catalog.js';
-import { CLOCK, describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
+import {
+  CLOCK,
+  canRunThreads,
+  describe,
+  loadSimd,
+  loadThreads,
+  measureOnClock,
+  post,
+  postRunError,
+  throttledProgress,
+} from './modules.js';
+import { threadsToUse } from '../threads.js';
 import { ensureModel } from './model-loader.js';
 import { runGpuLab } from '../webgpu/lab.js';
 import { remeasureBrokenCells } from './remeasure.js';
@@ -23,10 +35,35 @@ async function runLab(m, { backend, ...options }, progress, onPart) {
   return { ...onCpu(), webgpu: gpu.fallback };
 }
 
+// How long the threaded module may take to load (its pool of thread workers included) before the lab
+// falls back to the SIMD one: well within the page's own limit for the worker to be ready.
+const THREADED_LOAD_LIMIT_MS = 10000;
+
+// The threaded module where it can run; the SIMD one otherwise, or if the threaded one fails to load or
+// does not load in time (its error kept for the environment panel).
+async function loadLabModule() {
+  if (!canRunThreads()) return { m: await loadSimd(), threadedModuleError: null };
+  try {
+    const late = new Promise((resolve, reject) => {
+      setTimeout(
+        () => reject(new Error(`it did not load within ${THREADED_LOAD_LIMIT_MS / 1000} s`)),
+        THREADED_LOAD_LIMIT_MS
+      );
+    });
+    return { m: await Promise.race([loadThreads(), late]), threadedModuleError: null };
+  } catch (error) {
+    return { m: await loadSimd(), threadedModuleError: describe(error).message };
+  }
+}
+
 export function startLab() {
-  const modulePromise = loadSimd();
-  modulePromise.then(
-    (m) => {
+  const loaded = loadLabModule();
+  const modulePromise = loaded.then(({ m }) => m);
+  // The module's thread limit (1 in the single-threaded one), for the runs.
+  let maxThreads = 1;
+  loaded.then(
+    ({ m, threadedModuleError }) => {
+      maxThreads = m.catalog().limits.threads.max;
       const presets = {};
       for (const { name } of CATALOG.model_presets) presets[name] = m.modelInfo({ preset: name });
       const first = presets[CATALOG.model_presets[0].name];
@@ -36,6 +73,12 @@ export function startLab() {
         presets,
         roofline_presets: m.rooflinePresets(),
         instruction_set: first.instruction_set || '',
+        threads: {
+          max: maxThreads,
+          offered: navigator.hardwareConcurrency || 1,
+          cross_origin_isolated: self.crossOriginIsolated === true,
+          threaded_module_error: threadedModuleError,
+        },
         ...CLOCK,
       });
     },
@@ -52,7 +95,7 @@ export function startLab() {
       return;
     }
     if (message.type !== 'run') return;
-    const { id, options, model } = message;
+    const { id, options: given, model } = message;
     modulePromise.then(
       async (m) => {
         const start = performance.now();
@@ -60,7 +103,11 @@ export function startLab() {
           const progress = throttledProgress(id);
           if (model) await ensureModel(m, model, progress);
           const onPart = (name, value) => post({ type: 'part', id, name, value });
-          const result = await runLab(m, { ...options, measure: measureOnClock(options.measure) }, progress, onPart);
+          // options.threads: 'auto' (what the device offers) or a count; run on as many as the module allows.
+          const { threads, ...options } = given;
+          const threadCount = threadsToUse(threads, { offered: navigator.hardwareConcurrency, max: maxThreads });
+          const measure = measureOnClock(options.measure, { threads: threadCount });
+          const result = await runLab(m, { ...options, measure }, progress, onPart);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);

@@ -1,8 +1,11 @@
-// What every role of the worker shares: posting, describing errors, and loading the two builds of the
+// What every role of the worker shares: posting, describing errors, and loading the builds of the
 // wasm module (see index.js for how the served and the standalone page provide them).
-/* global createKvlab, createKvlabScalar, kvlabScalarWasmBase64 */
+/* global createKvlab, createKvlabScalar, createKvlabThreads, kvlabScalarWasmBase64 */
 
 import { minSampleMs, timerResolutionMs } from '../env.js';
+import { THREADED_LIMITS } from '../generated/catalog.js';
+
+import { THREAD_WORKER_FILE, THREAD_WORKER_START } from './thread-files.js';
 
 // This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
 // the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
@@ -10,10 +13,11 @@ import { minSampleMs, timerResolutionMs } from '../env.js';
 export const CLOCK = { timer_resolution_ms: timerResolutionMs() };
 CLOCK.min_sample_ms = minSampleMs(CLOCK.timer_resolution_ms);
 export const withSampleFloor = (ms) => Math.max(Number.isFinite(ms) ? ms : 0, CLOCK.min_sample_ms);
-// (Options that are not an object are left for the module to refuse.)
-export const measureOnClock = (measure = {}) =>
+// `extra`: further measure options the worker decides (the lab's thread count). (Options that are not an
+// object are left for the module to refuse.)
+export const measureOnClock = (measure = {}, extra = {}) =>
   measure && typeof measure === 'object' && !Array.isArray(measure)
-    ? { ...measure, min_sample_ms: withSampleFloor(measure.min_sample_ms) }
+    ? { ...measure, ...extra, min_sample_ms: withSampleFloor(measure.min_sample_ms) }
     : measure;
 
 export function post(message) {
@@ -45,6 +49,57 @@ export function loadSimd() {
     return createKvlab(args);
   } catch (error) {
     return Promise.reject(error);
+  }
+}
+
+// Whether this worker can run the threaded module (kvlab-threads.js + .wasm + .worker.js): the page is
+// served (the single file carries only the single-threaded module) and cross-origin isolated, so that
+// SharedArrayBuffer, which the module's threads share their memory through, exists.
+export function canRunThreads() {
+  return (
+    typeof createKvlab !== 'function' && self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function'
+  );
+}
+
+// The thread workers of the threaded module, started one at a time: each from thread-worker.js (the
+// glue's worker script, which then says it is up), the next once the last is up. The glue would start
+// its whole pool (THREADED_LIMITS.thread_workers) in one loop as it loads, and in Firefox a worker that
+// starts workers while others it started are still starting can stop for good inside `new Worker`
+// (docs/threads.md, "Firefox").
+async function startThreadWorkers(count) {
+  const workers = [];
+  for (let i = 0; i < count; i += 1) {
+    const worker = new Worker(new URL(THREAD_WORKER_START, self.location.href));
+    await new Promise((resolve, reject) => {
+      worker.onmessage = resolve;
+      worker.onerror = () => reject(new Error(`${THREAD_WORKER_START} did not start`));
+    });
+    worker.onmessage = null;
+    worker.onerror = null;
+    workers.push(worker);
+  }
+  return workers;
+}
+
+// The threaded module (a promise), served next to this file. Its thread workers load the glue by URL
+// (mainScriptUrlOrBlob): left to itself, the glue would give them this worker's own script. The glue
+// gets the workers started beforehand (startThreadWorkers) when it asks for its pool.
+export async function loadThreads() {
+  const args = moduleArgs();
+  const glue = new URL('kvlab-threads.js', self.location.href).href;
+  if (typeof createKvlabThreads !== 'function') importScripts(glue);
+  args.locateFile = (path) => new URL(path, self.location.href).href;
+  args.mainScriptUrlOrBlob = glue;
+  const threadScript = args.locateFile(THREAD_WORKER_FILE);
+  const started = await startThreadWorkers(THREADED_LIMITS.thread_workers);
+  const NewWorker = self.Worker;
+  self.Worker = function StartedWorker(url, options) {
+    return String(url) === threadScript && started.length ? started.shift() : new NewWorker(url, options);
+  };
+  try {
+    return createKvlabThreads(args);
+  } finally {
+    self.Worker = NewWorker;
   }
 }
 

@@ -1,0 +1,103 @@
+// The page's threads (docs/threads.md, "The page"), in the engine helpers.mjs picks: served with the
+// COOP and COEP headers the page is cross-origin isolated, its lab worker loads the threaded module and
+// runs on what the device offers (more than one thread where it has 2+ cores), with the tokens of one
+// thread; served without them it loads the single-threaded module, runs on one thread and says why.
+// No timing is asserted.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { SMALL_LAB, chromiumOnly, pageSession, waitForResult, watchedPage } from './helpers.mjs';
+import { FIREFOX_THREADS_FLAKY } from './firefox.mjs';
+import { serve } from '../../web/serve.mjs';
+import { dist } from './helpers.mjs';
+
+const THREADED_FILES = ['kvlab-threads.js', 'kvlab-threads.wasm', 'kvlab-threads.worker.js', 'kvlab-thread-worker.js'];
+const session = pageSession({ extraFiles: THREADED_FILES });
+const LAB = `${SMALL_LAB}&answer_tokens=12&autorun`;
+
+// The environment panel's row, once the module is loaded.
+async function threadsRow(page) {
+  await page.waitForSelector('#lab[data-state="ready"], #lab[data-state="done"], #lab[data-state="running"]', {
+    timeout: 30000,
+  });
+  return page.textContent('#env-list dd[data-key="Threads"]');
+}
+
+// The run at `url`: its result and what the page said about threads.
+async function labAt(openPage, url) {
+  const { page, log } = await openPage(url);
+  const result = await waitForResult(page, 90000);
+  const row = await threadsRow(page);
+  const offered = await page.evaluate(() => navigator.hardwareConcurrency);
+  await page.close();
+  return { result, row, offered, log };
+}
+
+describe('the lab on threads', { timeout: 300000 }, () => {
+  let oneThreadTokens = null;
+
+  test('without the headers: the single-threaded module, one thread, and why', async () => {
+    const servedBefore = session.served.length;
+    const { result, row } = await labAt(session.openPage, `${session.server.url}index.html#${LAB}`);
+    assert.equal(result.environment.cross_origin_isolated, false);
+    assert.equal(result.environment.threads, 1);
+    assert.match(result.environment.threads_note, /^this page is not cross-origin isolated: its server does not send/);
+    assert.match(row, /^1: this page is not cross-origin isolated/);
+    const served = session.served.slice(servedBefore);
+    assert.ok(served.includes('/kvlab.wasm'), 'the single-threaded module was loaded');
+    for (const file of THREADED_FILES) assert.ok(!served.includes(`/${file}`), `${file} was not fetched`);
+    oneThreadTokens = result.answer.tokens_cache;
+    assert.equal(oneThreadTokens.length, 12);
+  });
+
+  test('without the headers, a link asking for 4 threads runs on one and says why', async () => {
+    const { result } = await labAt(session.openPage, `${session.server.url}index.html#${LAB}&threads=4`);
+    assert.equal(result.settings.threads, '4');
+    assert.equal(result.environment.threads, 1);
+    assert.match(result.environment.threads_note, /not cross-origin isolated/);
+    assert.deepEqual(result.answer.tokens_cache, oneThreadTokens);
+  });
+
+  test(
+    'with the headers: the threaded module on what the device offers, the same tokens',
+    chromiumOnly(FIREFOX_THREADS_FLAKY),
+    async () => {
+      const served = [];
+      const isolated = await serve({ dir: dist, isolate: true, log: (line) => served.push(line.split(' ')[1]) });
+      const pages = [];
+      const openIsolated = async (url) => {
+        const watched = await watchedPage(session.browser.context);
+        pages.push(watched);
+        await watched.page.goto(url);
+        return watched;
+      };
+      try {
+        const auto = await labAt(openIsolated, `${isolated.url}index.html#${LAB}`);
+        assert.equal(auto.result.environment.cross_origin_isolated, true);
+        for (const file of THREADED_FILES) assert.ok(served.includes(`/${file}`), `${file} was fetched`);
+        const expected = Math.min(auto.offered, 8);
+        assert.equal(auto.result.environment.threads, expected);
+        if (auto.offered >= 2) {
+          assert.ok(auto.result.environment.threads > 1);
+          assert.equal(auto.result.environment.threads_note, null);
+          assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to 8;`));
+          assert.equal(auto.result.steps.model.threads, expected);
+        }
+        assert.deepEqual(auto.result.answer.tokens_cache, oneThreadTokens, 'the tokens of one thread');
+
+        // The same module asked for one thread: the same tokens again.
+        const one = await labAt(openIsolated, `${isolated.url}index.html#${LAB}&threads=1`);
+        assert.equal(one.result.environment.threads, 1);
+        assert.deepEqual(one.result.answer.tokens_cache, oneThreadTokens);
+        for (const { log } of pages) {
+          assert.deepEqual(log.errors, []);
+          assert.deepEqual(log.offOrigin(isolated.url.replace(/\/$/, '')), []);
+        }
+      } finally {
+        await isolated.close();
+      }
+    }
+  );
+
+  test('the pages logged no errors', () => session.checkPages(2));
+});
