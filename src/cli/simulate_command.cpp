@@ -65,7 +65,8 @@ Action add_simulate_command(CLI::App& app) {
       nlohmann::json options = flags->options.to_json();
       options["timeline_requests"] = flag_value(flags->timeline_requests);
       options["queue_timeline"] = flags->queue_timeline;
-      nlohmann::json result = sim::simulate_json(steps, workload, policies, sim::read_simulate_options(options));
+      nlohmann::json result =
+          sim::simulate_json(steps, workload, policies, sim::read_simulate_options(options), terminal_progress());
       if (flags->as_json)
         print_json(result);
       else

@@ -10,13 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/progress.h"
 #include "measure/measure_options.h"
 #include "model/model.h"
 
 namespace kvlab {
-
-// Called with the fraction done (0..1) and the current phase's name.
-using ProgressFn = std::function<void(double fraction, const std::string& phase)>;
 
 // Called with a part of the result as soon as it is measured, so that a page can show it while the
 // rest is still running: "first_answer" (Part A from the first run of each path, runs = 1), then

@@ -88,6 +88,7 @@ void ServerState::finish_if_done(double end_ms, RequestState& request) {
   request.finish_ms = end_ms;
   ++finished_count_;
   if (log_) log_->leave(index_of(request), end_ms);
+  if (on_finished_) on_finished_(finished_count_);
 }
 
 }  // namespace kvlab::policy

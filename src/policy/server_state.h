@@ -7,6 +7,7 @@
 // the model and reads the real clock. The bookkeeping after a pass (tokens out, first-token and finish
 // times, the playback log) is this class's, so it means the same on both.
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "policy/playback_log.h"
@@ -75,6 +76,8 @@ class ServerState {
 
   // Records seats (and, through KvMemory, memory) into `log` from now on; nullptr (the default) records nothing.
   void record_playback(PlaybackLog* log) { log_ = log; }
+  // Calls `on_finished` with finished_count() each time a request finishes (for progress); none by default.
+  void report_finished(std::function<void(size_t finished)> on_finished) { on_finished_ = std::move(on_finished); }
   PlaybackLog* playback_log() const { return log_; }
   // The KV blocks of the policy's memory (paged and chunked: KvMemory attaches its block manager): which
   // blocks each request holds, the ones a real backend stores its keys and values in. nullptr without.
@@ -110,6 +113,7 @@ class ServerState {
   long long row_steps_ = 0;  // rows summed over steps, finished rows included: the work done so far
   size_t finished_count_ = 0;
   PlaybackLog* log_ = nullptr;
+  std::function<void(size_t finished)> on_finished_;
   const KvBlockManager* kv_blocks_ = nullptr;
 };
 

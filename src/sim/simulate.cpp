@@ -45,15 +45,7 @@ RunSettings run_settings(const StepTable& steps, size_t request_count, size_t po
   fields::as_int(options.timeline_requests, "options.timeline_requests", 0, 1'000'000);
   RunSettings settings{kv_settings(options, &steps), goodput_targets(options)};
   if (policy_count == 0) throw_range({"policies", "", {}}, "must name at least one policy");
-  // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
-  // that a call fits a wasm heap.
-  if (request_count * policy_count > kMaxRequestResults) {
-    const size_t most_requests = kMaxRequestResults / policy_count;
-    throw_range({"workload", std::to_string(request_count), integers_from(1, static_cast<long long>(most_requests))},
-                "has " + std::to_string(request_count) + " requests: with " + std::to_string(policy_count) +
-                    " policies at most " + std::to_string(most_requests) + " (" + std::to_string(kMaxRequestResults) +
-                    " per-request results, requests x policies, per call)");
-  }
+  check_request_results(request_count, policy_count, "workload");
   return settings;
 }
 
@@ -79,6 +71,22 @@ void check_kv_bookkeeping(const std::vector<policy::Request>& requests, const Na
 }
 
 }  // namespace
+
+void check_request_results(size_t request_count, size_t policy_count, const std::string& path) {
+  // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
+  // that a call fits a wasm heap.
+  if (policy_count == 0 || request_count * policy_count <= kMaxRequestResults) return;
+  const size_t most_requests = kMaxRequestResults / policy_count;
+  const std::string why =
+      " (" + std::to_string(kMaxRequestResults) + " per-request results, requests x policies, per call)";
+  const FieldError field{path, std::to_string(request_count), integers_from(1, static_cast<long long>(most_requests))};
+  if (path.size() >= 6 && path.compare(path.size() - 6, 6, ".count") == 0)
+    throw_range(field, "must be an integer from 1 to " + std::to_string(most_requests) + " with " +
+                           std::to_string(policy_count) + " policies" + why + " (got " + std::to_string(request_count) +
+                           ")");
+  throw_range(field, "has " + std::to_string(request_count) + " requests: with " + std::to_string(policy_count) +
+                         " policies at most " + std::to_string(most_requests) + why);
+}
 
 policy::KvSettings kv_settings(const SimulateOptions& options, const StepTable* steps) {
   policy::KvSettings settings;
@@ -146,7 +154,8 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
 }
 
 nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
-                        const std::vector<NamedPolicy>& policies, const SimulateOptions& options) {
+                        const std::vector<NamedPolicy>& policies, const SimulateOptions& options,
+                        const ProgressFn& progress) {
   // Every input is checked before any policy runs, so a bad one does not wait for the others' work.
   const RunSettings settings = run_settings(steps, requests.size(), policies.size(), options);
   std::vector<std::unique_ptr<policy::Scheduler>> schedulers;
@@ -165,11 +174,26 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
     }
   }
 
+  // Each policy's equal share of the bar: its serving, then its report (with the whole-queue playback,
+  // about two thirds of its time).
+  const double policy_share = 1.0 / static_cast<double>(policies.size());
+  const double serving_share = options.queue_timeline ? policy_share / 3 : policy_share;
+  const size_t requests_per_report = std::max<size_t>(1, requests.size() / 100);
   nlohmann::json result = nlohmann::json::object();
   for (size_t i = 0; i < policies.size(); ++i) {
     PricedServer server(steps, requests);
     std::optional<policy::PlaybackLog> log;
     if (options.queue_timeline) server.record_playback(&log.emplace(requests.size()));
+    const double start = static_cast<double>(i) * policy_share;
+    if (progress) {
+      const std::string phase = "simulating " + policies[i].name;
+      progress(start, phase);
+      server.report_finished(
+          [&progress, phase, start, serving_share, requests_per_report, count = requests.size()](size_t finished) {
+            if (finished % requests_per_report == 0)
+              progress(start + serving_share * static_cast<double>(finished) / static_cast<double>(count), phase);
+          });
+    }
     try {
       schedulers[i]->serve(server);
     } catch (const InputError& error) {
@@ -179,6 +203,7 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
     if (server.finished_count() != requests.size())
       throw std::logic_error("policy " + policies[i].name + " finished " + std::to_string(server.finished_count()) +
                              " of " + std::to_string(requests.size()) + " requests");
+    if (progress) progress(start + serving_share, "reporting " + policies[i].name);
     nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets);
     schedulers[i]->report(metrics);
     // Its KV bookkeeping was checked against the one-call bound alone: let it go before the next runs.
@@ -190,17 +215,19 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
     }
     result[policies[i].name] = std::move(metrics);
   }
+  if (progress) progress(1, "done");
   return result;
 }
 
 nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& workload,
-                             const std::vector<std::string>& policy_names, const SimulateOptions& options) {
+                             const std::vector<std::string>& policy_names, const SimulateOptions& options,
+                             const ProgressFn& progress) {
   const StepTable table = StepTable::from_json(steps);
   const std::vector<policy::Request> requests = read_workload(workload);
   check_requests_fit(table.max_seq(), requests, workload, "workload");
   // The options are reported before the policy names (simulate() checks them again, on its own).
   run_settings(table, requests.size(), policy_names.size(), options);
-  return simulate(table, requests, parse_policies(policy_names), options);
+  return simulate(table, requests, parse_policies(policy_names), options, progress);
 }
 
 }  // namespace kvlab::sim

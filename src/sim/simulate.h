@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/progress.h"
 #include "policy/policy_registry.h"  // policy::default_policies()
 #include "sim/policy_table.h"        // format_policy_table()
 #include "sim/step_table.h"
@@ -19,6 +20,10 @@ constexpr long long kMaxKvTokens = 1'000'000'000'000;
 constexpr int kMaxBlockTokens = 65536;
 // Requests x policies of one simulate() call: bounds the memory of its per-request results.
 constexpr size_t kMaxRequestResults = 1'000'000;
+
+// Refuses `request_count` requests under `policy_count` policies past kMaxRequestResults, naming `path`:
+// a generated workload's count ("options.workload.count", whose message gives its range) or the workload.
+void check_request_results(size_t request_count, size_t policy_count, const std::string& path);
 
 struct SimulateOptions {
   int timeline_requests = 60;  // the timeline covers the first this many requests (0 to 1,000,000)
@@ -57,14 +62,17 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
 // Throws kvlab::InputError naming the option, or the policy whose check() the requests fail.
 // Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()
 // (metrics.h), the "timeline" of timeline() (timeline.h), for the KV-memory policies the memory keys of
-// docs/memory.md, and with options.queue_timeline the playback of playback_log.h.
+// docs/memory.md, and with options.queue_timeline the playback of playback_log.h. `progress`, if given,
+// hears each policy's share of requests served and of its report written.
 nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
-                        const std::vector<NamedPolicy>& policies, const SimulateOptions& options = {});
+                        const std::vector<NamedPolicy>& policies, const SimulateOptions& options = {},
+                        const ProgressFn& progress = nullptr);
 
 // simulate() on JSON, for the CLI and Embind. steps: the contract's section 1 object; workload: section 2.
 // Throws kvlab::InputError naming the field, the inputs checked in this order: the table, the workload,
 // the options, the policy names.
 nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& workload,
-                             const std::vector<std::string>& policy_names, const SimulateOptions& options = {});
+                             const std::vector<std::string>& policy_names, const SimulateOptions& options = {},
+                             const ProgressFn& progress = nullptr);
 
 }  // namespace kvlab::sim

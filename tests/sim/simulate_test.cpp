@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/input_error.h"
@@ -60,6 +62,42 @@ TEST(Simulate, TimelineCoversTheFirstKRequests) {
   EXPECT_EQ(entries[2]["request"].get<int>(), 1);
   EXPECT_EQ(error_of(linear_steps(), kWorkload, {"continuous:4"}, SimulateOptions{-1}),
             "options.timeline_requests must be an integer from 0 to 1000000 (got -1)");
+}
+
+TEST(Simulate, ProgressCoversEachPolicysRequestsInTurnAndEndsDone) {
+  std::vector<std::pair<double, std::string>> heard;
+  simulate_json(linear_steps(), kWorkload, {"serial-cache", "continuous:4"}, {},
+                [&](double fraction, const std::string& phase) { heard.emplace_back(fraction, phase); });
+  // Per policy: its start, each of the 3 requests finished, its report; then done.
+  const std::vector<std::pair<double, std::string>> expected = {{0.0, "simulating serial-cache"},
+                                                                {1.0 / 6, "simulating serial-cache"},
+                                                                {2.0 / 6, "simulating serial-cache"},
+                                                                {0.5, "simulating serial-cache"},
+                                                                {0.5, "reporting serial-cache"},
+                                                                {0.5, "simulating continuous:4"},
+                                                                {4.0 / 6, "simulating continuous:4"},
+                                                                {5.0 / 6, "simulating continuous:4"},
+                                                                {1.0, "simulating continuous:4"},
+                                                                {1.0, "reporting continuous:4"},
+                                                                {1.0, "done"}};
+  ASSERT_EQ(heard.size(), expected.size());
+  for (size_t i = 0; i < heard.size(); ++i) {
+    EXPECT_NEAR(heard[i].first, expected[i].first, 1e-12) << i;
+    EXPECT_EQ(heard[i].second, expected[i].second) << i;
+  }
+}
+
+TEST(Simulate, WithTheQueuePlaybackTheReportTakesTwoThirdsOfEachPolicysShare) {
+  SimulateOptions options;
+  options.queue_timeline = true;
+  std::vector<std::pair<double, std::string>> heard;
+  simulate_json(linear_steps(), kWorkload, {"serial-cache"}, options,
+                [&](double fraction, const std::string& phase) { heard.emplace_back(fraction, phase); });
+  ASSERT_EQ(heard.size(), 6u);
+  EXPECT_NEAR(heard[3].first, 1.0 / 3, 1e-12);
+  EXPECT_EQ(heard[4].second, "reporting serial-cache");
+  EXPECT_NEAR(heard[4].first, 1.0 / 3, 1e-12);
+  EXPECT_EQ(heard[5], (std::pair<double, std::string>{1.0, "done"}));
 }
 
 TEST(Simulate, KvMemoryPoliciesAddTheirKeys) {
