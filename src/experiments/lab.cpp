@@ -56,6 +56,10 @@ LabOptions read_lab_options(const json& object, const std::string& path, const F
       file.tokenizer ? token_counts(encode_story_openings(*file.tokenizer)) : std::vector<int>();
   o.requests = sim::read_workload(o.workload, fields::join(path, "workload"), story_tokens);
   o.policies = sim::parse_policies(policy_names, fields::join(path, "policies"));
+  const std::string workload_path = fields::join(path, "workload");
+  sim::check_request_results(
+      o.requests.size(), o.policies.size(),
+      o.workload.is_object() && o.workload.contains("count") ? workload_path + ".count" : workload_path);
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
   check.queue_timeline = false;

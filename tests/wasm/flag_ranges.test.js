@@ -25,6 +25,11 @@ const cases = [
   ],
   [['lab', '--requests', '1e7'], 'kvlab: --requests must be an integer from 1 to 1000000 (got 1e7)\n'],
   [
+    ['lab', '--requests', '1000000'],
+    'kvlab: --requests must be an integer from 1 to 250000 with 4 policies (1000000 per-request results, ' +
+      'requests x policies, per call) (got 1000000)\n',
+  ],
+  [
     ['replay', '--requests', '4097'],
     'kvlab: --requests must be an integer from 1 to 4096 for a replay, which serves each request in real time (got 4097)\n',
   ],
