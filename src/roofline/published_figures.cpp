@@ -11,12 +11,18 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kLlamaCppTable =
-    "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README (commit 00dd2bd), llama.cpp on RunPod, snapshot May 2024";
-constexpr const char* kTrtLatency =
-    "TensorRT-LLM docs/source/performance.md (commit 138f96d), Low Latency tables (TensorRT-LLM v0.5)";
-constexpr const char* kTrtThroughput =
-    "TensorRT-LLM docs/source/performance.md (commit 138f96d), Peak Throughput tables (TensorRT-LLM v0.6.1)";
+constexpr FigureSource kLlamaCppTable = {
+    "llama.cpp benchmarks",
+    "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README (commit 00dd2bd), llama.cpp on RunPod, snapshot May 2024",
+    "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/00dd2bd/README.md"};
+constexpr FigureSource kTrtLatency = {
+    "TensorRT-LLM, low latency",
+    "TensorRT-LLM docs/source/performance.md (commit 138f96d), Low Latency tables (TensorRT-LLM v0.5)",
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/138f96d/docs/source/performance.md"};
+constexpr FigureSource kTrtThroughput = {
+    "TensorRT-LLM, peak throughput",
+    "TensorRT-LLM docs/source/performance.md (commit 138f96d), Peak Throughput tables (TensorRT-LLM v0.6.1)",
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/138f96d/docs/source/performance.md"};
 // Likely cause of the 70B long-output gap (our reading, not the source's): TensorRT-LLM 0.6's generation
 // attention read each KV head once per query head it serves (8 times for Llama 2 70B); the model assumes a
 // kernel that reads it once per group, as later releases (XQA) do.
@@ -24,7 +30,9 @@ constexpr const char* kGqaKernels =
     "attention kernels of the time read a GQA KV head once per query head, the model once";
 constexpr const char* kLaunchLatency =
     "the measured first-token latency carries fixed costs of 4 to 20 ms that a step-time model has no term for";
-constexpr const char* kVllmSweep = "John Musgrave, \"vLLM throughput-latency sweep on NVIDIA A100\" (johnmusgrave.com)";
+constexpr FigureSource kVllmSweep = {
+    "vLLM sweep on an A100", "John Musgrave, \"vLLM throughput-latency sweep on NVIDIA A100\" (johnmusgrave.com)",
+    "https://johnmusgrave.com/p/vllm-throughput-latency-sweep-on"};
 
 constexpr NumberFormat bf16 = NumberFormat::bf16, fp8 = NumberFormat::fp8;
 constexpr Metric decode = Metric::decode_tokens_per_s, ttft = Metric::ttft_ms, prefill = Metric::prefill_tokens_per_s,
@@ -168,7 +176,9 @@ json published_checks_json(const Efficiencies& efficiencies) {
   for (const PublishedFigure& f : published_figures()) {
     const double modeled = modeled_figure(f, efficiencies);
     figures.push_back({{"id", f.id},
-                       {"source", f.source},
+                       {"source", f.source.reference},
+                       {"source_name", f.source.name},
+                       {"source_url", f.source.url},
                        {"conditions", f.conditions},
                        {"gpu", f.gpu},
                        {"model", f.model},

@@ -20,9 +20,17 @@ enum class Metric {
   batch_tokens_per_s_per_gpu  // a static batch: prefill all `batch` prompts at once, then output_tokens - 1 steps
 };
 
+// Where figures were published: a short name for a label, the full reference (the version read) and the
+// address of that version.
+struct FigureSource {
+  const char* name;
+  const char* reference;
+  const char* url;
+};
+
 struct PublishedFigure {
   const char* id;          // short name used by the tests and docs/gpu.md
-  const char* source;      // where it was published
+  FigureSource source;     // where it was published
   const char* conditions;  // how it was measured, as the source says
   const char* gpu;
   const char* model;
@@ -62,8 +70,8 @@ double relative_error(const PublishedFigure& figure, const Efficiencies& efficie
 // errors over the `fit` figures.
 Efficiencies fit_efficiencies();
 
-// {efficiencies: {bandwidth, compute, bandwidth_fitted, compute_fitted, fitted_on: [ids]}, figures: [{id, source, conditions, gpu, model, weights,
-// kv, tp, unit, published, modeled, error_pct, fit}]}
+// {efficiencies: {bandwidth, compute, bandwidth_fitted, compute_fitted, fitted_on: [ids]}, figures: [{id, source,
+// source_name, source_url, conditions, gpu, model, weights, kv, tp, unit, published, modeled, error_pct, fit}]}
 nlohmann::json published_checks_json(const Efficiencies& efficiencies);
 
 std::string format_published_checks(const nlohmann::json& checks);

@@ -167,8 +167,9 @@ Module['roofline'] = function (options) {
   return kvlabUnwrap(Module['roofline_json'](kvlabToJson(options, 'options')));
 };
 
-/** rooflineChecks({bw_efficiency, compute_efficiency}?) -> { efficiencies, figures: [{id, source, conditions, published,
- *  modeled, error_pct, fit, ...}] }: the published measurements against the model (docs/gpu.md) */
+/** rooflineChecks({bw_efficiency, compute_efficiency}?) -> { efficiencies, figures: [{id, source, source_name,
+ *  source_url, conditions, published, modeled, error_pct, fit, ...}] }: the published measurements against the
+ *  model (docs/gpu.md) */
 Module['rooflineChecks'] = function (options) {
   return kvlabUnwrap(Module['roofline_checks_json'](kvlabToJson(options, 'options')));
 };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "roofline/published_figures.h"
 #include "roofline/roofline_options.h"
@@ -68,6 +69,23 @@ TEST(PublishedFigures, TheFitFiguresAreMatchedClosely) {
 
 namespace kvlab::roofline {
 namespace {
+
+TEST(PublishedChecks, EveryFigureNamesItsSourceWithTheAddressOfTheVersionRead) {
+  const nlohmann::json checks = published_checks_json(fit_efficiencies());
+  ASSERT_EQ(checks["figures"].size(), published_figures().size());
+  for (const nlohmann::json& figure : checks["figures"]) {
+    SCOPED_TRACE(figure["id"].get<std::string>());
+    EXPECT_FALSE(figure["source_name"].get<std::string>().empty());
+    EXPECT_FALSE(figure["source"].get<std::string>().empty());
+    EXPECT_EQ(figure["source_url"].get<std::string>().rfind("https://", 0), 0u);
+    // A GitHub source is read at a commit, which its address pins as the reference names it.
+    const std::string url = figure["source_url"], reference = figure["source"];
+    if (url.find("github.com") != std::string::npos) {
+      const std::string commit = url.substr(url.find("/blob/") + 6, 7);
+      EXPECT_NE(reference.find("commit " + commit), std::string::npos) << reference;
+    }
+  }
+}
 
 TEST(PublishedChecks, TheCallersOwnEfficiencyIsNotCalledFitted) {
   const std::string fitted =

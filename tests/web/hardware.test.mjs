@@ -152,6 +152,14 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     const checks = await readTable(page, '#queue-hw-checks-table');
     assert.ok(checks.length >= 5, `${checks.length} published figures for the H100`);
     for (const row of checks) assert.ok(Number.isFinite(row.values.error_pct));
+    // Each figure is named by its source, a link to the version read, not by an id.
+    const sources = await page.$$eval('#queue-hw-checks-table tbody th', (cells) =>
+      cells.map((cell) => ({ text: cell.textContent, href: cell.querySelector('a')?.href }))
+    );
+    for (const { text, href } of sources) {
+      assert.match(href, /^https:\/\/(github\.com|johnmusgrave\.com)\//, text);
+      assert.doesNotMatch(text, /h100-/, 'an id as a label');
+    }
     for (const id of ['queue-hw-table', 'queue-hw-gain-table', 'memory-hw-table']) {
       assert.match(await page.$eval(`#${id} caption`, (c) => c.textContent), /^Modeled: 1 × NVIDIA H100 80GB SXM5/, id);
     }

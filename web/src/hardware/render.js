@@ -117,7 +117,7 @@ function checksTable(r, id) {
       null,
       'Published measurements of this GPU against the model (“fit”: one of those the efficiency factors were chosen on)'
     ),
-    head(['Figure', 'Conditions', 'Published', 'Modeled', 'Error']),
+    head(['Source', 'Conditions', 'Published', 'Modeled', 'Error']),
     h(
       'tbody',
       null,
@@ -125,7 +125,12 @@ function checksTable(r, id) {
         h(
           'tr',
           { dataset: { figure: f.id } },
-          h('th', { scope: 'row', title: f.source }, `${f.id}${f.fit ? ' (fit)' : ''}`),
+          h(
+            'th',
+            { scope: 'row' },
+            h('a', { href: f.source_url, title: f.source, rel: 'noopener' }, f.source_name),
+            f.fit ? ' (fit)' : ''
+          ),
           h('td', { class: 'hw-conditions' }, `${f.model}, ${f.weights}, TP ${f.tp}: ${f.conditions}`),
           num(f.published, `${sig(f.published, 4)} ${f.unit}`, 'published'),
           num(f.modeled, `${sig(f.modeled, 4)} ${f.unit}`, 'modeled'),
