@@ -300,13 +300,14 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   const std::vector<sim::NamedPolicy> policies = sim::parse_policies(o.policies);
   const policy::KvSettings kv = sim::kv_settings(simulate_options(o), &before_table);
 
-  // Simulated makespans tell how long each real run will take, for the progress bar.
+  // Simulated makespans tell how long each real run will take: for the bound on serving, and the progress bar.
   std::vector<double> simulated_ms;
   double simulated_total_ms = 0;
   for (const sim::NamedPolicy& policy : policies) {
     simulated_ms.push_back(simulate_policy(before_table, o, policy)["makespan_ms"].get<double>());
     simulated_total_ms += simulated_ms.back();
   }
+  check_serving_time(o, simulated_ms);
 
   json result = json::object();
   double progress_done = 2 * measure_share;

@@ -1,9 +1,11 @@
 #include "experiments/replay_options.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "common/text_format.h"
 #include "model/config.h"
 #include "model/story_prompts.h"
 #include "policy/policy_registry.h"
@@ -127,6 +129,7 @@ ReplayOptions read_replay_options(const json& object, const std::string& path, c
   if (file.tokenizer) o.story_prompts = encode_story_openings(*file.tokenizer);
   const json workload = object.value("workload", default_replay_workload(file));
   o.requests = sim::read_workload(workload, workload_path, token_counts(o.story_prompts));
+  o.requests_field = workload.contains("count") ? workload_path + ".count" : workload_path;
   // A generated queue's size is its count (a flag, for the CLI): the error names that field.
   if (o.requests.size() > kMaxReplayRequests && workload.contains("count"))
     throw_range({workload_path + ".count", std::to_string(o.requests.size()),
@@ -165,6 +168,32 @@ sim::SimulateOptions simulate_options(const ReplayOptions& options) {
   simulate.kv_tokens = options.kv_tokens;
   simulate.block_tokens = options.block_tokens;
   return simulate;
+}
+
+void check_serving_time(const ReplayOptions& o, const std::vector<double>& simulated_ms, double limit_ms) {
+  double total_ms = 0;
+  size_t longest = 0;
+  std::vector<std::string> runs;
+  for (size_t i = 0; i < simulated_ms.size(); ++i) {
+    total_ms += simulated_ms[i];
+    if (simulated_ms[i] > simulated_ms[longest]) longest = i;
+    runs.push_back(o.policies[i] + " " + format("%.1f", simulated_ms[i] / 60'000) + " min");
+  }
+  if (total_ms <= limit_ms) return;
+  // The longest run's requests drive the time; about as many fewer as the time is over fit (a run's time
+  // grows at least in proportion to its requests).
+  const bool uncached = !policy::parse_policy_name(o.policies[longest], "policy").traits().caches_kv;
+  const size_t requests = requests_for(o, o.policies[longest]).size();
+  const double fitting = std::floor(static_cast<double>(requests) * limit_ms / total_ms);
+  const std::string field = uncached ? "options.nocache_requests" : o.requests_field;
+  const std::string fewer = fitting >= 1 ? "about " + grouped(static_cast<unsigned long long>(fitting)) + " would fit"
+                                         : "not even one fits: use a smaller model or shorter requests";
+  throw_range({field, std::to_string(requests), {}},
+              "= " + std::to_string(requests) + (requests == 1 ? " request" : " requests") + " for " +
+                  o.policies[longest] + ": serving every run would take " + format("%.1f", total_ms / 60'000) +
+                  " min on this machine (" + comma_list(runs) +
+                  ", priced on the step table just measured), and a replay serves at most " +
+                  format("%.0f", limit_ms / 60'000) + " min in all (" + fewer + ")");
 }
 
 std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy) {

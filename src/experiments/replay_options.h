@@ -37,6 +37,9 @@ struct ReplayOptions {
   // after-prompt and prompt-pass parts), once per replay; 0: the tables carry neither part and price
   // every pass at its grid price.
   int after_prompt_rounds = 8;
+  // The field that sets how many requests there are, for errors: a generated queue's count, else the
+  // workload's list.
+  std::string requests_field = "options.workload.count";
 };
 
 // The simulator's options for replaying `options`: its timeline and KV memory.
@@ -56,6 +59,17 @@ std::vector<std::string> default_replay_policies();
 // `file`, the replay serves that model (read_measure_options), and a workload may draw on its stories.
 ReplayOptions read_replay_options(const nlohmann::json& object, const std::string& path = "options",
                                   const FileModelRef& file = {});
+
+// The real serving of one replay, every policy's run together, priced before any request is served on
+// the step table measured at its start (each run lasts about its simulated makespan): 30 minutes.
+constexpr double kMaxReplayServingMs = 30 * 60'000.0;
+
+// Refuses a replay whose runs would serve for more than `limit_ms` in all: `simulated_ms[i]` is the
+// simulated makespan of options.policies[i]. The error names the field that drives the longest run
+// (nocache_requests for a policy without a cache, else the request count), the estimate per policy, and
+// about how many requests would fit.
+void check_serving_time(const ReplayOptions& options, const std::vector<double>& simulated_ms,
+                        double limit_ms = kMaxReplayServingMs);
 
 // The requests `policy` replays: the first nocache_requests for serial-nocache, else all.
 std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy);
