@@ -178,7 +178,7 @@ describe('the walkthrough’s words', { timeout: 180000 }, () => {
     const waiting = await page.$$eval('.chapter-waiting', (list) => list.map((p) => p.textContent));
     assert.ok(waiting.length >= 1, 'the chapters wait for the run');
     for (const text of waiting) assert.match(text, /^When the lab runs, /);
-    await waitForResult(page);
+    const result = await waitForResult(page);
     await page.waitForFunction(() => window.kvlabMemoryResult, null, { timeout: 60000 });
 
     const story = await page.textContent('#story-chapters');
@@ -195,6 +195,22 @@ describe('the walkthrough’s words', { timeout: 180000 }, () => {
       await page.$$eval('#chapter-queue .played-panel canvas', (l) => l.map((c) => c.dataset.axisMiddle)),
       Array(4).fill('time to first token')
     );
+    // ... on one clock (the longest TTFT of the four queues), each counting requests up its side.
+    const longestTtftMs = Math.max(
+      ...Object.values(result.policies).map(({ queue_timeline: { requests } }) =>
+        Math.max(...requests.first_token_ms.map((t, i) => t - requests.arrival_ms[i]))
+      )
+    );
+    const scales = await page.$$eval('#chapter-queue .played-panel canvas', (l) =>
+      l.map((c) => [Number(c.dataset.spanMs), Number(c.dataset.countMax)])
+    );
+    for (const [spanMs, countMax] of scales) {
+      assert.equal(spanMs, longestTtftMs);
+      assert.ok(
+        Number.isInteger(countMax) && countMax >= 1 && countMax <= result.options.workload.count,
+        `${countMax}`
+      );
+    }
 
     // Every chapter links its terms; each link leads to a term the glossary explains.
     const links = await page.$$eval('.chapter-terms a', (list) =>

@@ -15,7 +15,7 @@ import { speedFor } from '../../playback/controls.js';
 import { eventTimes } from '../../playback/events.js';
 import { prepareQueue, stateAt } from '../../playback/seats.js';
 import { legendElement, mountPlayed, panelElement, setData, sizeCanvas } from '../played.js';
-import { drawPanel, finalHistogramPeak, layoutPanel } from './render.js';
+import { drawPanel, finalHistogramPeak, layoutPanel, sharedTtftSpanMs } from './render.js';
 import { TITLE, changesAt, countsText, describeStep, introParagraphs, panelLabel } from './words.js';
 import { mountWithHardware } from '../../hardware/chapter.js';
 import { modeledView, queueView } from '../../hardware/render.js';
@@ -27,18 +27,20 @@ const LEGEND = [
   ['swatch-waiting', 'waiting'],
   ['swatch-prefill', 'prefill (the prompt)'],
   ['swatch-prompt', 'prompt in the KV cache'],
+  ['swatch-recomputed', 'prompt, computed again each step (no cache)'],
   ['swatch-answer', 'answer tokens (the policy’s colour)'],
   ['swatch-idle', 'seat held, answer done: padding'],
   ['swatch-done', 'done'],
 ];
 
-function makePanel(policy, q) {
+function makePanel(policy, q, spanMs) {
   return {
     policy,
     q,
     ...panelElement(policy, panelLabel(policy), `${panelLabel(policy)}: the crowd, the seats and the TTFT histogram`),
     color: policyStyle(policy).color,
-    peak: finalHistogramPeak(q),
+    spanMs,
+    peak: finalHistogramPeak(q, spanMs),
     scratch: new Float64Array(q.count),
     people: new Uint8Array(q.count),
     layout: null,
@@ -52,6 +54,7 @@ function drawPanelAt(panel, t, dpr, textWaits) {
   const ttfts = drawPanel(panel.canvas, panel.layout, panel.q, state, {
     scratch: panel.scratch,
     peak: panel.peak,
+    spanMs: panel.spanMs,
     dpr,
   });
   const occupied = [];
@@ -80,7 +83,8 @@ function build(result, dpr) {
     };
   }
   const prepared = Object.fromEntries(order.map((p) => [p, prepareQueue(policies[p].queue_timeline)]));
-  const panels = order.map((p) => makePanel(p, prepared[p]));
+  const spanMs = sharedTtftSpanMs(Object.values(prepared));
+  const panels = order.map((p) => makePanel(p, prepared[p], spanMs));
   // The batched policies set the pace: the fastest of them plays in about 15 s.
   const batched = order.filter((p) => !policyIs(p, POLICY_ROLES.oneAtATime));
   const paceMs = Math.min(...(batched.length ? batched : order).map((p) => prepared[p].endMs));
@@ -95,7 +99,11 @@ function build(result, dpr) {
     speed: speedFor(paceMs),
     resize() {
       for (const panel of panels) {
-        panel.layout = { ...sizeCanvas(panel.canvas, dpr, (width) => layoutPanel(width, panel.q)), color: panel.color };
+        panel.layout = {
+          ...sizeCanvas(panel.canvas, dpr, (width) => layoutPanel(width, panel.q)),
+          color: panel.color,
+          cachesKv: !policyIs(panel.policy, POLICY_ROLES.noCache),
+        };
       }
     },
     onDraw(t, textWaits) {

@@ -46,14 +46,20 @@ export function layoutPanel(width, q) {
   };
 }
 
-// The histogram's scale: the final distribution's tallest bin, so that the bars grow towards it.
-export function finalHistogramPeak(q) {
+// The histograms' time axis, one for every panel so that they read on one clock: the longest TTFT of
+// all the queues.
+export function sharedTtftSpanMs(queues) {
+  return Math.max(1, ...queues.map((q) => q.maxTtftMs));
+}
+
+const binOf = (ttftMs, spanMs) => Math.min(BINS - 1, Math.floor((ttftMs / spanMs) * BINS));
+
+// A histogram's count scale: its final distribution's tallest bin over `spanMs`, so that the bars grow
+// towards it (the axis says the count).
+export function finalHistogramPeak(q, spanMs) {
   const counts = new Int32Array(BINS);
-  const width = q.maxTtftMs > 0 ? q.maxTtftMs : 1;
-  for (let r = 0; r < q.count; r += 1) {
-    const ttft = q.requests.first_token_ms[r] - q.requests.arrival_ms[r];
-    counts[Math.min(BINS - 1, Math.floor((ttft / width) * BINS))] += 1;
-  }
+  for (let r = 0; r < q.count; r += 1)
+    counts[binOf(q.requests.first_token_ms[r] - q.requests.arrival_ms[r], spanMs)] += 1;
   return Math.max(1, ...counts);
 }
 
@@ -116,8 +122,14 @@ function drawSeats(g, layout, state) {
       g.restore();
       return;
     }
-    g.fillStyle = seat.phase === 'prefill' ? COLORS.prefill : COLORS.prompt;
-    g.fillRect(x0, y, seat.prompt_done * cell, seatH);
+    if (seat.phase === 'prefill' || layout.cachesKv) {
+      g.fillStyle = seat.phase === 'prefill' ? COLORS.prefill : COLORS.prompt;
+      g.fillRect(x0, y, seat.prompt_done * cell, seatH);
+    } else if (seat.prompt_done * cell > 3) {
+      // Without a cache nothing of the prompt is kept: every step computes it again.
+      g.strokeStyle = COLORS.prefill;
+      g.strokeRect(x0 + 1.5, y + 1.5, seat.prompt_done * cell - 3, seatH - 3);
+    }
     if (seat.tokens > 0) {
       g.fillStyle = layout.color;
       g.fillRect(x0 + seat.prompt * cell, y, seat.tokens * cell, seatH);
@@ -125,12 +137,24 @@ function drawSeats(g, layout, state) {
   });
 }
 
-function drawHistogram(g, layout, q, t, scratch, peak) {
+// The count axis: the peak's count at the top, 0 at the bottom, in the label column left of the bars.
+function drawCountAxis(g, { x0, top, bottom, peak }) {
+  g.fillStyle = COLORS.axis;
+  g.font = '10px system-ui, sans-serif';
+  g.textAlign = 'right';
+  g.textBaseline = 'top';
+  g.fillText(String(peak), x0 - 3, top);
+  g.textBaseline = 'bottom';
+  g.fillText('0', x0 - 3, bottom);
+  g.textAlign = 'left';
+  g.canvas.dataset.countMax = String(peak); // what the axis says, for the page's tests
+}
+
+function drawHistogram(g, layout, q, t, { scratch, peak, spanMs }) {
   const { histTop, width } = layout;
   const n = ttftsUpTo(q, t, scratch);
   const counts = new Int32Array(BINS);
-  const span = q.maxTtftMs > 0 ? q.maxTtftMs : 1;
-  for (let i = 0; i < n; i += 1) counts[Math.min(BINS - 1, Math.floor((scratch[i] / span) * BINS))] += 1;
+  for (let i = 0; i < n; i += 1) counts[binOf(scratch[i], spanMs)] += 1;
   const x0 = PAD + LABEL_W;
   const w = (width - PAD - x0) / BINS;
   g.fillStyle = layout.color;
@@ -138,21 +162,24 @@ function drawHistogram(g, layout, q, t, scratch, peak) {
     const hgt = (counts[b] / peak) * HIST_H;
     if (hgt > 0) g.fillRect(x0 + b * w + 0.5, histTop + HIST_H - hgt, Math.max(1, w - 1), hgt);
   }
+  drawCountAxis(g, { x0, top: histTop, bottom: histTop + HIST_H, peak });
   drawTimeAxis(g, {
     x0,
     x1: width - PAD,
     y: histTop + HIST_H,
     left: '0',
-    right: duration(span),
+    right: duration(spanMs),
     middle: ['time to first token', 'TTFT'],
   });
+  g.canvas.dataset.spanMs = String(spanMs);
   return n;
 }
 
-// Draws one panel. canvas is sized by the caller (layout.width x layout.height CSS px at dpr).
-export function drawPanel(canvas, layout, q, state, { scratch, peak, dpr }) {
+// Draws one panel. canvas is sized by the caller (layout.width x layout.height CSS px at dpr); the
+// histogram counts into `scratch`, up to `peak` over `spanMs`.
+export function drawPanel(canvas, layout, q, state, { scratch, peak, spanMs, dpr }) {
   const g = beginFrame(canvas, layout, dpr);
   drawCrowd(g, layout, state, dpr);
   drawSeats(g, layout, state);
-  return drawHistogram(g, layout, q, state.t, scratch, peak);
+  return drawHistogram(g, layout, q, state.t, { scratch, peak, spanMs });
 }
