@@ -23,14 +23,27 @@ async function threadsRow(page) {
   return page.textContent('#env-list dd[data-key="Threads"]');
 }
 
-// The run at `url`: its result and what the page said about threads.
+// Chapter 3's figure of the rows gain on one thread and on all (drawn from the final result's steps,
+// which carry steps.one_thread_decode when the lab ran on threads): its legend and words, or null.
+async function threadsFigure(page, result) {
+  await page.waitForSelector('#chapter-rows[data-state="landed"]');
+  if (!result.steps.one_thread_decode) return (await page.$('#chapter-rows .rows-threads-figure')) ? 'drawn' : null;
+  await page.waitForSelector('#chapter-rows .rows-threads-figure');
+  return {
+    legend: await page.$$eval('#chapter-rows .rows-threads-figure li', (items) => items.map((li) => li.textContent)),
+    words: await page.textContent('#chapter-rows .rows-gain-words'),
+  };
+}
+
+// The run at `url`: its result, what the page said about threads and chapter 3's threads figure.
 async function labAt(openPage, url) {
   const { page, log } = await openPage(url);
   const result = await waitForResult(page, 90000);
   const row = await threadsRow(page);
   const offered = await page.evaluate(() => navigator.hardwareConcurrency);
+  const figure = await threadsFigure(page, result);
   await page.close();
-  return { result, row, offered, log };
+  return { result, row, offered, log, figure };
 }
 
 describe('the lab on threads', { timeout: 300000 }, () => {
@@ -82,6 +95,18 @@ describe('the lab on threads', { timeout: 300000 }, () => {
           assert.equal(auto.result.environment.threads_note, null);
           assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to 8;`));
           assert.equal(auto.result.steps.model.threads, expected);
+          // Chapter 3: the same decode steps timed on one thread, and the two rows gains on one chart.
+          const { decode, one_thread_decode: oneThread } = auto.result.steps;
+          assert.deepEqual(oneThread.rows, decode.rows);
+          assert.equal(oneThread.contexts.length, 1);
+          assert.ok(decode.contexts.includes(oneThread.contexts[0]));
+          assert.deepEqual(auto.figure.legend, ['1 thread', `${expected} threads`]);
+          assert.match(
+            auto.figure.words,
+            new RegExp(
+              `^The same steps timed on one thread and on all ${expected} \\(context ${oneThread.contexts[0]}\\)`
+            )
+          );
         }
         assert.deepEqual(auto.result.answer.tokens_cache, oneThreadTokens, 'the tokens of one thread');
 
@@ -89,6 +114,8 @@ describe('the lab on threads', { timeout: 300000 }, () => {
         const one = await labAt(openIsolated, `${isolated.url}index.html#${LAB}&threads=1`);
         assert.equal(one.result.environment.threads, 1);
         assert.deepEqual(one.result.answer.tokens_cache, oneThreadTokens);
+        assert.equal(one.result.steps.one_thread_decode, undefined);
+        assert.equal(one.figure, null);
         for (const { log } of pages) {
           assert.deepEqual(log.errors, []);
           assert.deepEqual(log.offOrigin(isolated.url.replace(/\/$/, '')), []);

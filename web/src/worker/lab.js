@@ -18,13 +18,20 @@ import { threadsToUse } from '../threads.js';
 import { ensureModel } from './model-loader.js';
 import { runGpuLab } from '../webgpu/lab.js';
 import { remeasureBrokenCells } from './remeasure.js';
+import { withOneThreadDecode } from './one-thread.js';
 
 // options.backend = 'webgpu': the lab on this device's GPU where it can run (webgpu/lab.js), else on the
 // CPU with the reason in result.webgpu. The GPU uploads a preset's weights (exportWeights), so a model
 // read from files (source 'loaded') runs on the CPU. A CPU step table that contradicts itself has its
-// broken cells timed again (remeasure.js).
+// broken cells timed again (remeasure.js); on threads, its decode steps once more on one (one-thread.js).
 async function runLab(m, { backend, ...options }, progress, onPart) {
-  const onCpu = () => remeasureBrokenCells(m, options, m.run(options, progress, onPart), progress);
+  const onCpu = () =>
+    withOneThreadDecode(
+      m,
+      options,
+      remeasureBrokenCells(m, options, m.run(options, progress, onPart), progress),
+      progress
+    );
   if (backend !== 'webgpu') return onCpu();
   if (options.source === 'loaded') {
     const reason = 'The GPU runs the random-weight models only; a model read from files runs on the CPU.';

@@ -7,7 +7,7 @@ import { brokenDecodeCells } from '../shared/contradictions.js';
 import { simulateLabQueue } from './simulate-queue.js';
 
 // The smallest Part A and prefill and mixed grids measure() takes: this call is for the decode cells.
-const DECODE_ONLY = {
+export const DECODE_ONLY = {
   runs: 1,
   answer_tokens: 1,
   prefill_tokens: [1],

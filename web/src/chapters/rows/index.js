@@ -5,7 +5,16 @@
 import { h, replace } from '../../shared/dom.js';
 import { stepsByRows } from '../../shared/steps.js';
 import { gainChart, rowsCharts } from './render.js';
-import { TITLE, WAITING, announcement, explanation, gainLabels, gainWords, mostSharedRows } from './words.js';
+import {
+  TITLE,
+  WAITING,
+  announcement,
+  explanation,
+  gainLabels,
+  gainWords,
+  mostSharedRows,
+  threadsWords,
+} from './words.js';
 
 export const name = 'rows';
 export const title = TITLE;
@@ -34,6 +43,30 @@ function gainFigure(steps, gpu) {
   };
 }
 
+// On a lab that ran on threads (steps.one_thread_decode, timed on one thread at the same rows and
+// context): the rows gain on one thread and on all of them on one chart, and the words comparing them.
+function threadsFigure(steps, all) {
+  const decode = steps.one_thread_decode;
+  if (!decode || decode.contexts[0] !== all.context || decode.rows[0] !== 1 || all.points[0].rows !== 1) return null;
+  const one = stepsByRows({ decode });
+  if (mostSharedRows(one, all) < 2) return null;
+  const threads = steps.model.threads;
+  const { svg, legend } = gainChart([
+    { key: 'one-thread', label: '1 thread', points: one.points },
+    { key: 'all-threads', label: `${threads} threads`, points: all.points },
+  ]);
+  return {
+    words: threadsWords(one, all, threads),
+    figure: h(
+      'figure',
+      { class: 'chapter-figure rows-gain-figure rows-threads-figure' },
+      svg,
+      legend,
+      h('figcaption', null, `Rows gain on one thread and on ${threads}, context ${all.context}`)
+    ),
+  };
+}
+
 export function mount(root, ctx) {
   function clear() {
     replace(root, h('p', { class: 'chapter-waiting' }, WAITING));
@@ -44,7 +77,7 @@ export function mount(root, ctx) {
     const { stepTime, throughput } = rowsCharts(byRows);
     const first = byRows.points[0];
     const lastPoint = byRows.points[byRows.points.length - 1];
-    const gain = gainFigure(steps, byRows);
+    const gain = gainFigure(steps, byRows) || threadsFigure(steps, byRows);
     replace(
       root,
       h(

@@ -64,6 +64,23 @@ export function gainWords(cpu, gpu, model) {
   return `The rows gain on both, on one chart (tokens per second at each row count over those of one row, context ${int(gpu.context)}, ${model.weights === 'f16' ? 'float32 weights on the CPU, 16-bit matrices on the GPU' : 'float32 weights on both'}): with ${int(rows)} rows this device’s CPU gives ${ratio(cpuGain)} the tokens per second of one row, its GPU ${ratio(gpuGain)}${further}; ${compared}.`;
 }
 
+// The rows gain on one thread and on all of them, with the measured figures. one, all: stepsByRows() of
+// steps.one_thread_decode and of steps.decode; threads: the lab's thread count.
+export function threadsWords(one, all, threads) {
+  const rows = mostSharedRows(one, all);
+  const stepAt = (byRows, r) => byRows.points.find((p) => p.rows === r).step_ms;
+  const speedUp = (r) => stepAt(one, r) / stepAt(all, r);
+  const oneGain = gainAt(one, rows);
+  const allGain = gainAt(all, rows);
+  const compared =
+    allGain > 1.1 * oneGain
+      ? 'the extra rows gain more with the threads'
+      : allGain < oneGain / 1.1
+        ? `the extra rows gain less with the threads: ${int(threads)} threads share the one row’s step already, so its weights come in faster and the rows have less waiting to fill`
+        : 'the rows gain about as much either way';
+  return `The same steps timed on one thread and on all ${int(threads)} (context ${int(all.context)}): the 1-row step takes ${ms(stepAt(one, 1), 3)} on one thread and ${ms(stepAt(all, 1), 3)} on ${int(threads)} (${ratio(speedUp(1))} as fast), the ${int(rows)}-row step ${ms(stepAt(one, rows), 3)} and ${ms(stepAt(all, rows), 3)} (${ratio(speedUp(rows))}). The rows gain with ${int(rows)} rows is ${ratio(oneGain)} on one thread and ${ratio(allGain)} on ${int(threads)}; ${compared}.`;
+}
+
 export function announcement(byRows) {
   const first = byRows.points[0];
   const lastPoint = byRows.points[byRows.points.length - 1];
