@@ -36,6 +36,8 @@ export const screenshots = path.join(root, 'build', 'screenshots', ...(ENGINE ==
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
+  // A container's /dev/shm may be a few MB: shared memory in /tmp instead (the real model is 61 MB).
+  '--disable-dev-shm-usage',
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -191,8 +193,34 @@ export function pageSession({ extraFiles = [], preparePage, launchOptions = {} }
   return session;
 }
 
+// The lab's result once it lands. A page that crashes fails at once, and a run that does not land in
+// `timeout` ms fails with what the page says (its state, phase and error), so that a CI log shows why.
 export async function waitForResult(page, timeout = 60000) {
-  await page.waitForFunction(() => window.kvlabResult !== undefined, null, { timeout, polling: 100 });
+  // Chromium's pages tell of a crash (the Firefox adapter has no such event).
+  const watchesCrash = ENGINE === 'chromium';
+  let onCrash;
+  const crashed = new Promise((resolve, reject) => {
+    onCrash = () => reject(new Error('the page crashed while waiting for the lab’s result'));
+    if (watchesCrash) page.once('crash', onCrash);
+  });
+  try {
+    await Promise.race([
+      page.waitForFunction(() => window.kvlabResult !== undefined, null, { timeout, polling: 100 }),
+      crashed,
+    ]);
+  } catch (error) {
+    const said = await page
+      .evaluate(() => {
+        const text = (id) => (document.getElementById(id) || {}).textContent;
+        const lab = document.getElementById('lab');
+        return `state ${lab && lab.dataset.state}, phase “${text('phase')}”, error “${text('error')}”`;
+      })
+      .catch(() => 'nothing (the page does not answer)');
+    error.message += `; the page says: ${said}`;
+    throw error;
+  } finally {
+    if (watchesCrash) page.off('crash', onCrash);
+  }
   return page.evaluate(() => window.kvlabResult);
 }
 
