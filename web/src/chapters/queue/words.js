@@ -41,7 +41,9 @@ export function introParagraphs(result, order, prepared) {
         'the four run on one clock, so the slow ones are still near the start of the crowd when the batched ones finish.'
     );
   }
-  out.push('The histogram under each server fills with the time to first token of everyone served so far.');
+  out.push(
+    'The histogram under each server fills with the time to first token of everyone served so far: the four share one time axis, and the number at the top of each is the count of its tallest bar when the queue is done.'
+  );
   const forbidden = forbiddenPolicyOrders(result);
   return forbidden.length ? [busyQueueText(forbidden), ...out] : out;
 }

@@ -70,15 +70,21 @@ export function threadsWords(one, all, threads) {
   const rows = mostSharedRows(one, all);
   const stepAt = (byRows, r) => byRows.points.find((p) => p.rows === r).step_ms;
   const speedUp = (r) => stepAt(one, r) / stepAt(all, r);
+  const asFast = (r) => (speedUp(r) >= 1 ? `${ratio(speedUp(r))} as fast` : `${ratio(1 / speedUp(r))} slower`);
   const oneGain = gainAt(one, rows);
   const allGain = gainAt(all, rows);
+  const steps = `the 1-row step takes ${ms(stepAt(one, 1), 3)} on one thread and ${ms(stepAt(all, 1), 3)} on ${int(threads)} (${asFast(1)}), the ${int(rows)}-row step ${ms(stepAt(one, rows), 3)} and ${ms(stepAt(all, rows), 3)} (${asFast(rows)})`;
+  // Handing a step's work to the threads and waiting for them has a fixed cost: on short steps it
+  // outweighs the work shared, and then a larger gain only says that one row got slower.
   const compared =
-    allGain > 1.1 * oneGain
-      ? 'the extra rows gain more with the threads'
-      : allGain < oneGain / 1.1
-        ? `the extra rows gain less with the threads: ${int(threads)} threads share the one row’s step already, so its weights come in faster and the rows have less waiting to fill`
-        : 'the rows gain about as much either way';
-  return `The same steps timed on one thread and on all ${int(threads)} (context ${int(all.context)}): the 1-row step takes ${ms(stepAt(one, 1), 3)} on one thread and ${ms(stepAt(all, 1), 3)} on ${int(threads)} (${ratio(speedUp(1))} as fast), the ${int(rows)}-row step ${ms(stepAt(one, rows), 3)} and ${ms(stepAt(all, rows), 3)} (${ratio(speedUp(rows))}). The rows gain with ${int(rows)} rows is ${ratio(oneGain)} on one thread and ${ratio(allGain)} on ${int(threads)}; ${compared}.`;
+    speedUp(1) < 1 / 1.1
+      ? `the one-row step is too short to share: handing its work to ${int(threads)} threads and waiting for them costs more than the work they split, so the larger gain on threads only says that one row got slower`
+      : allGain > 1.1 * oneGain
+        ? 'the extra rows gain more with the threads'
+        : allGain < oneGain / 1.1
+          ? `the extra rows gain less with the threads: ${int(threads)} threads share the one row’s step already, so its weights come in faster and the rows have less waiting to fill`
+          : 'the rows gain about as much either way';
+  return `The same steps timed on one thread and on all ${int(threads)} (context ${int(all.context)}): ${steps}. The rows gain with ${int(rows)} rows is ${ratio(oneGain)} on one thread and ${ratio(allGain)} on ${int(threads)}; ${compared}.`;
 }
 
 export function announcement(byRows) {
