@@ -427,6 +427,7 @@ BenchOptions read_bench_options(const json& object, const std::string& path, con
   o.simulator = fields::read_bool(object, path, "simulator", o.simulator);
   o.weight_formats = fields::read_bool(object, path, "weight_formats", o.weight_formats);
   o.kv_formats = fields::read_bool(object, path, "kv_formats", o.kv_formats);
+  o.thread_scaling = fields::read_bool(object, path, "thread_scaling", o.thread_scaling);
   // Every step is timed at every context the benchmark uses, so the model must hold the longest.
   const int longest = kBenchContexts.back(), max_seq = o.measure.model.max_seq;
   if (max_seq < longest) {
