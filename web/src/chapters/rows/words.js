@@ -74,11 +74,12 @@ export function threadsWords(one, all, threads) {
   const oneGain = gainAt(one, rows);
   const allGain = gainAt(all, rows);
   const steps = `the 1-row step takes ${ms(stepAt(one, 1), 3)} on one thread and ${ms(stepAt(all, 1), 3)} on ${int(threads)} (${asFast(1)}), the ${int(rows)}-row step ${ms(stepAt(one, rows), 3)} and ${ms(stepAt(all, rows), 3)} (${asFast(rows)})`;
-  // Handing a step's work to the threads and waiting for them has a fixed cost: on short steps it
-  // outweighs the work shared, and then a larger gain only says that one row got slower.
+  // Handing a step's work to the threads and waiting for them has a fixed cost (about 10 µs a fork in
+  // Chromium, docs/results.md): on short steps, or on a busy device, it outweighs the work shared, and
+  // then a larger gain only says that one row got slower.
   const compared =
     speedUp(1) < 1 / 1.1
-      ? `the one-row step is too short to share: handing its work to ${int(threads)} threads and waiting for them costs more than the work they split, so the larger gain on threads only says that one row got slower`
+      ? `the one-row step came out slower on ${int(threads)} threads (handing its work to them and waiting for them, or other work on this device’s cores, cost more than splitting it saved), so the larger gain on threads only says that one row got slower`
       : allGain > 1.1 * oneGain
         ? 'the extra rows gain more with the threads'
         : allGain < oneGain / 1.1
