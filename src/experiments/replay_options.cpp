@@ -180,14 +180,15 @@ void check_serving_time(const ReplayOptions& o, const std::vector<double>& simul
     runs.push_back(o.policies[i] + " " + format("%.1f", simulated_ms[i] / 60'000) + " min");
   }
   if (total_ms <= limit_ms) return;
-  // The longest run's requests drive the time; about as many fewer as the time is over fit (a run's time
-  // grows at least in proportion to its requests).
+  // The longest run's requests drive the time: about as many of them fit as its share of what the other
+  // runs leave (a run's time grows at least in proportion to its requests).
   const bool uncached = !policy::parse_policy_name(o.policies[longest], "policy").traits().caches_kv;
   const size_t requests = requests_for(o, o.policies[longest]).size();
-  const double fitting = std::floor(static_cast<double>(requests) * limit_ms / total_ms);
+  const double left_ms = limit_ms - (total_ms - simulated_ms[longest]);
+  const double fitting = std::floor(static_cast<double>(requests) * left_ms / simulated_ms[longest]);
   const std::string field = uncached ? "options.nocache_requests" : o.requests_field;
   const std::string fewer = fitting >= 1 ? "about " + grouped(static_cast<unsigned long long>(fitting)) + " would fit"
-                                         : "not even one fits: use a smaller model or shorter requests";
+                                         : "not even one fits: use a smaller model or fewer, shorter requests";
   throw_range({field, std::to_string(requests), {}},
               "= " + std::to_string(requests) + (requests == 1 ? " request" : " requests") + " for " +
                   o.policies[longest] + ": serving every run would take " + format("%.1f", total_ms / 60'000) +
