@@ -40,7 +40,7 @@ function injectMeasurements({ stepMs, makespans }) {
   });
 }
 
-const session = pageSession();
+const session = pageSession({ extraFiles: ['models/stories15M/model.bin', 'models/stories15M/tokenizer.bin'] });
 
 async function openWith(measurements) {
   const { page } = await session.openPage('about:blank');
@@ -101,14 +101,14 @@ function moduleWith(source, { firstMs, againMs }) {
   return `${source}\n(${patch})(${JSON.stringify(firstMs)}, ${JSON.stringify(againMs)});\n`;
 }
 
-async function openRemeasured(times) {
+async function openRemeasured(times, hash = SMALL_LAB) {
   const { page } = await session.openPage('about:blank');
   await page.context().route('**/kvlab.js', async (route) => {
     const response = await route.fetch();
     await route.fulfill({ response, body: moduleWith(await response.text(), times) });
   });
-  await page.goto(`${session.server.url}index.html#${SMALL_LAB}&autorun`);
-  const result = await waitForResult(page);
+  await page.goto(`${session.server.url}index.html#${hash}&autorun`);
+  const result = await waitForResult(page, 120000);
   await page.waitForSelector('#chapter-queue .chapter[data-ready="true"]');
   await page.context().unroute('**/kvlab.js');
   return { result, rows: await page.textContent('#chapter-rows .chapter-words') };
@@ -172,11 +172,21 @@ describe(
       );
       assert.doesNotMatch(rows, /Why the extra rows ride along/);
     });
+
+    test('on stories15M the queue is priced again on the story requests the lab drew', async () => {
+      const stories = 'model=stories15M&runs=1&answer_tokens=8&requests=40';
+      const { result } = await openRemeasured({ firstMs, againMs: { 4: 8, 8: 12 } }, stories);
+      assert.ok(result.steps.remeasured.every((c) => c.replaced));
+      assert.equal(result.options.workload.prompts, 'stories');
+      const [first, ...others] = Object.values(result.policies).map((r) => r.queue_timeline.requests);
+      assert.equal(first.prompt_tokens.length, 40);
+      for (const requests of others) assert.deepEqual(requests.prompt_tokens, first.prompt_tokens);
+    });
   }
 );
 
 describe('every page', () => {
   test('logged no console errors', () => {
-    session.checkPages({ chromium: 4, firefox: 2 });
+    session.checkPages({ chromium: 5, firefox: 2 });
   });
 });

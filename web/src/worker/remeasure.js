@@ -49,5 +49,5 @@ export function remeasureBrokenCells(m, options, result, progress) {
   const remeasured = cells.map((c) => ({ ...c, replaced }));
   if (!replaced) return { ...result, steps: { ...result.steps, remeasured } };
   const steps = { ...result.steps, decode: { ...decode, ms }, remeasured };
-  return { ...result, steps, policies: simulateLabQueue(m, steps, options) };
+  return { ...result, steps, policies: simulateLabQueue(m, steps, options, result) };
 }

@@ -9,7 +9,7 @@
 // the arrival times it simulates.
 
 // The requests columns of the lab result's queue playback, or null when it carries none.
-function queueRequests(result) {
+export function queueRequests(result) {
   const withQueue = Object.values(result.policies || {}).find((r) => r && r.queue_timeline);
   return withQueue ? withQueue.queue_timeline.requests : null;
 }
