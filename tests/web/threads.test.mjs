@@ -27,7 +27,8 @@ async function threadsRow(page) {
 // which carry steps.one_thread_decode when the lab ran on threads): its legend and words, or null.
 async function threadsFigure(page, result) {
   await page.waitForSelector('#chapter-rows[data-state="landed"]');
-  if (!result.steps.one_thread_decode) return (await page.$('#chapter-rows .rows-threads-figure')) ? 'drawn' : null;
+  const drawn = () => page.evaluate(() => document.querySelector('#chapter-rows .rows-threads-figure') !== null);
+  if (!result.steps.one_thread_decode) return (await drawn()) ? 'drawn' : null;
   await page.waitForSelector('#chapter-rows .rows-threads-figure');
   return {
     legend: await page.$$eval('#chapter-rows .rows-threads-figure li', (items) => items.map((li) => li.textContent)),
