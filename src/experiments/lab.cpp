@@ -57,9 +57,9 @@ LabOptions read_lab_options(const json& object, const std::string& path, const F
   o.requests = sim::read_workload(o.workload, fields::join(path, "workload"), story_tokens);
   o.policies = sim::parse_policies(policy_names, fields::join(path, "policies"));
   const std::string workload_path = fields::join(path, "workload");
-  sim::check_request_results(
-      o.requests.size(), o.policies.size(),
-      o.workload.is_object() && o.workload.contains("count") ? workload_path + ".count" : workload_path);
+  const bool generated = o.workload.is_object() && o.workload.contains("count");
+  sim::check_request_results(o.requests.size(), o.policies.size(), generated ? workload_path + ".count" : workload_path,
+                             generated);
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
   check.queue_timeline = false;

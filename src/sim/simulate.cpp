@@ -72,7 +72,7 @@ void check_kv_bookkeeping(const std::vector<policy::Request>& requests, const Na
 
 }  // namespace
 
-void check_request_results(size_t request_count, size_t policy_count, const std::string& path) {
+void check_request_results(size_t request_count, size_t policy_count, const std::string& path, bool count_field) {
   // The per-request results are most of the memory (about 600 bytes each natively, as JSON): bounded so
   // that a call fits a wasm heap.
   if (policy_count == 0 || request_count * policy_count <= kMaxRequestResults) return;
@@ -80,7 +80,7 @@ void check_request_results(size_t request_count, size_t policy_count, const std:
   const std::string why =
       " (" + std::to_string(kMaxRequestResults) + " per-request results, requests x policies, per call)";
   const FieldError field{path, std::to_string(request_count), integers_from(1, static_cast<long long>(most_requests))};
-  if (path.size() >= 6 && path.compare(path.size() - 6, 6, ".count") == 0)
+  if (count_field)
     throw_range(field, "must be an integer from 1 to " + std::to_string(most_requests) + " with " +
                            std::to_string(policy_count) + " policies" + why + " (got " + std::to_string(request_count) +
                            ")");

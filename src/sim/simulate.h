@@ -22,8 +22,9 @@ constexpr int kMaxBlockTokens = 65536;
 constexpr size_t kMaxRequestResults = 1'000'000;
 
 // Refuses `request_count` requests under `policy_count` policies past kMaxRequestResults, naming `path`:
-// a generated workload's count ("options.workload.count", whose message gives its range) or the workload.
-void check_request_results(size_t request_count, size_t policy_count, const std::string& path);
+// a generated workload's count (`count_field`: the message gives its range) or the workload.
+void check_request_results(size_t request_count, size_t policy_count, const std::string& path,
+                           bool count_field = false);
 
 struct SimulateOptions {
   int timeline_requests = 60;  // the timeline covers the first this many requests (0 to 1,000,000)
