@@ -111,7 +111,11 @@ async function openRemeasured(times, hash = SMALL_LAB) {
   const result = await waitForResult(page, 120000);
   await page.waitForSelector('#chapter-queue .chapter[data-ready="true"]');
   await page.context().unroute('**/kvlab.js');
-  return { result, rows: await page.textContent('#chapter-rows .chapter-words') };
+  return {
+    result,
+    rows: await page.textContent('#chapter-rows .chapter-words'),
+    queue: await page.$$eval('#chapter-queue .chapter-words p', (ps) => ps.map((p) => p.textContent)),
+  };
 }
 
 describe(
@@ -173,6 +177,27 @@ describe(
       assert.doesNotMatch(rows, /Why the extra rows ride along/);
     });
 
+    test('static batches slower than one at a time: the decode and prefill steps are timed again, the faster times are kept, and the queue chapter says so', async () => {
+      // 16 rows at 256 ms a step against 1 ms for one: a static batch costs more than its rows one at a time.
+      const { result, queue } = await openRemeasured({
+        firstMs: { 1: 1, 2: 4, 4: 16, 8: 64, 16: 256 },
+        againMs: { 1: 1, 2: 1.2, 4: 1.5, 8: 2, 16: 3 },
+      });
+      const again = result.steps.remeasured_queue;
+      assert.equal(again.replaced, true);
+      assert.match(again.orders[0].slower, /^static/);
+      assert.deepEqual(again.orders_after, []);
+      assert.deepEqual(
+        result.steps.decode.ms.map((row) => Math.round(row[0] * 1000) / 1000),
+        [1, 1.2, 1.5, 2, 3]
+      );
+      assert.match(
+        queue[0],
+        /^At first, Static batches.* served the queue in .* against .* for .*, which the arithmetic forbids, so the decode and prefill steps were timed a second time/
+      );
+      assert.doesNotMatch(queue.join(' '), /busy/);
+    });
+
     test('on stories15M the queue is priced again on the story requests the lab drew', async () => {
       const stories = 'model=stories15M&runs=1&answer_tokens=8&requests=40';
       const { result } = await openRemeasured({ firstMs, againMs: { 4: 8, 8: 12 } }, stories);
@@ -187,6 +212,6 @@ describe(
 
 describe('every page', () => {
   test('logged no console errors', () => {
-    session.checkPages({ chromium: 5, firefox: 2 });
+    session.checkPages({ chromium: 6, firefox: 2 });
   });
 });

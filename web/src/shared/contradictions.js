@@ -86,10 +86,23 @@ export function remeasuredText(remeasured) {
   return `Some steps first came out faster with more rows, which the work they do forbids, so those cells were timed a second time and the second figures are the ones shown (${cellsText(remeasured)}).`;
 }
 
-export function busyQueueText(found) {
-  const cases = found.map(
-    (f) =>
-      `${policyLabel(f.slower)} served the queue in ${duration(f.slower_ms)} against ${duration(f.faster_ms)} for ${policyLabel(f.faster)}`
-  );
-  return `${BUSY} ${cases.join('; ')}, which the arithmetic forbids. The step times under this queue are noisy, so read the comparison below with care, or run again when the device is idle.`;
+const ordersText = (found) =>
+  found
+    .map(
+      (f) =>
+        `${policyLabel(f.slower)} served the queue in ${duration(f.slower_ms)} against ${duration(f.faster_ms)} for ${policyLabel(f.faster)}`
+    )
+    .join('; ');
+
+// again: steps.remeasured_queue (worker/remeasure.js), when the table's steps were timed a second time.
+export function busyQueueText(found, again) {
+  const timedAgain = again
+    ? ` The decode and prefill steps were timed a second time, and with each step’s faster time the queue still came out in this order (${ordersText(again.orders_after)}), so the first figures stand.`
+    : '';
+  return `${BUSY} ${ordersText(found)}, which the arithmetic forbids.${timedAgain} The step times under this queue are noisy, so read the comparison below with care, or run again when the device is idle.`;
+}
+
+// The queue's first order contradicted the arithmetic, and the table timed a second time settled it.
+export function queueRemeasuredText(again) {
+  return `At first, ${ordersText(again.orders)}, which the arithmetic forbids, so the decode and prefill steps were timed a second time: each step keeps the faster of its two times, the queue priced on them comes out in the physics’ order, and those are the figures shown.`;
 }

@@ -39,19 +39,24 @@ const mixedRows = (vocab, chunk, r, c) => ({
   slots: [...rowsOf(r, (_, i) => i), ...rowsOf(chunk, () => r)],
 });
 
-// model: createGpuModel(); timer: gpuTimer(); -> {decode, prefill, mixed (or null), timing}
-export async function measureSteps(model, timer, { minSampleMs, samples }, progress = () => {}) {
-  const maxSeq = model.shape.maxSeq;
-  const vocab = model.shape.vocab;
-  const rows = decodeRowsGrid(Math.min(model.slots, model.capacity));
-  const contexts = decodeContexts(maxSeq);
-  const tokens = GPU_PREFILL_TOKENS.filter((t) => t <= Math.min(maxSeq, model.capacity));
-  const mixed = mixedGrid(model);
-  const mixedCells = mixed ? mixed.chunk_tokens.length * mixed.rows.length * mixed.contexts.length : 0;
-  const cells = rows.length * contexts.length + tokens.length + mixedCells;
-  let done = 0;
+// The rows of a decode step of r rows, each in its own slot at context c, and of a prefill of t tokens
+// in slot 0.
+const decodeRows = (r, c) => ({
+  tokens: rowsOf(r, () => 1),
+  positions: rowsOf(r, () => c - 1),
+  slots: rowsOf(r, (_, i) => i),
+});
+const prefillRows = (vocab, t) => ({
+  tokens: rowsOf(t, (_, i) => (i * 7 + 3) % vocab),
+  positions: rowsOf(t, (_, i) => i),
+  slots: rowsOf(t, () => 0),
+});
 
-  // One cell: the step of these rows, repeated until a sample is long enough. -> {ms, repeats}
+// Times cells of this model's steps, `cells` of them in all, reporting progress as each starts.
+// -> {cell(phase, rowsIn) -> {ms, repeats}, over(list, time) -> {ms: [...], repeats: [...]}}
+function cellTimer(model, timer, { minSampleMs, samples }, cells, progress) {
+  let done = 0;
+  // One cell: the step of these rows, repeated until a sample is long enough.
   async function cell(phase, rowsIn) {
     progress(done / cells, phase);
     const n = model.setRows(rowsIn);
@@ -62,7 +67,7 @@ export async function measureSteps(model, timer, { minSampleMs, samples }, progr
     done += 1;
     return timed;
   }
-  // Cells over a list, nested as the grids are: -> {ms: [...], repeats: [...]}
+  // Cells over a list, nested as the grids are.
   async function over(list, time) {
     const grid = { ms: [], repeats: [] };
     for (const value of list) {
@@ -72,23 +77,53 @@ export async function measureSteps(model, timer, { minSampleMs, samples }, progr
     }
     return grid;
   }
+  return { cell, over };
+}
 
-  const decode = await over(rows, (r) =>
-    over(contexts, (c) =>
-      cell(`decode steps of ${r} rows at context ${c} on the GPU`, {
-        tokens: rowsOf(r, () => 1),
-        positions: rowsOf(r, () => c - 1),
-        slots: rowsOf(r, (_, i) => i),
-      })
-    )
+const timeDecode = ({ cell, over }, rows, contexts, where) =>
+  over(rows, (r) =>
+    over(contexts, (c) => cell(`decode steps of ${r} rows at context ${c} ${where}`, decodeRows(r, c)))
   );
-  const prefill = await over(tokens, (t) =>
-    cell(`prefill of ${t} tokens on the GPU`, {
-      tokens: rowsOf(t, (_, i) => (i * 7 + 3) % vocab),
-      positions: rowsOf(t, (_, i) => i),
-      slots: rowsOf(t, () => 0),
-    })
+const timePrefill = ({ cell, over }, vocab, tokens, where) =>
+  over(tokens, (t) => cell(`prefill of ${t} tokens ${where}`, prefillRows(vocab, t)));
+
+// The GPU's side of the lab's second timings (worker/remeasure.js): decode cells, and the decode and
+// prefill grids, on the model and timer the table was measured with. Each -> ms in the grids' shape.
+export function gpuTimings(model, timer, sampling) {
+  const where = 'on the GPU, a second time';
+  return {
+    async decodeCells(rows, contexts, progress = () => {}) {
+      const cells = cellTimer(model, timer, sampling, rows.length * contexts.length, progress);
+      return (await timeDecode(cells, rows, contexts, where)).ms;
+    },
+    async decodeAndPrefill(rows, contexts, tokens, progress = () => {}) {
+      const cells = cellTimer(model, timer, sampling, rows.length * contexts.length + tokens.length, progress);
+      const decode = (await timeDecode(cells, rows, contexts, where)).ms;
+      return { decode, prefill: (await timePrefill(cells, model.shape.vocab, tokens, where)).ms };
+    },
+  };
+}
+
+// model: createGpuModel(); timer: gpuTimer(); -> {decode, prefill, mixed (or null), timing}
+export async function measureSteps(model, timer, { minSampleMs, samples }, progress = () => {}) {
+  const maxSeq = model.shape.maxSeq;
+  const vocab = model.shape.vocab;
+  const rows = decodeRowsGrid(Math.min(model.slots, model.capacity));
+  const contexts = decodeContexts(maxSeq);
+  const tokens = GPU_PREFILL_TOKENS.filter((t) => t <= Math.min(maxSeq, model.capacity));
+  const mixed = mixedGrid(model);
+  const mixedCells = mixed ? mixed.chunk_tokens.length * mixed.rows.length * mixed.contexts.length : 0;
+  const cells = cellTimer(
+    model,
+    timer,
+    { minSampleMs, samples },
+    rows.length * contexts.length + tokens.length + mixedCells,
+    progress
   );
+  const { cell, over } = cells;
+
+  const decode = await timeDecode(cells, rows, contexts, 'on the GPU');
+  const prefill = await timePrefill(cells, vocab, tokens, 'on the GPU');
   // ms[k][i][j] for chunk_tokens[k], rows[i], contexts[j] (docs/contract.md).
   const mixedSteps =
     mixed &&

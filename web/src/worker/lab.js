@@ -17,29 +17,30 @@ import {
 import { threadsToUse } from '../threads.js';
 import { ensureModel } from './model-loader.js';
 import { runGpuLab } from '../webgpu/lab.js';
-import { remeasureBrokenCells } from './remeasure.js';
+import { cpuTimings, remeasureContradictions } from './remeasure.js';
+import { simulateLabQueue } from './simulate-queue.js';
 import { withOneThreadDecode } from './one-thread.js';
 
 // options.backend = 'webgpu': the lab on this device's GPU where it can run (webgpu/lab.js), else on the
 // CPU with the reason in result.webgpu. The GPU uploads a preset's weights (exportWeights), so a model
-// read from files (source 'loaded') runs on the CPU. A CPU step table that contradicts itself has its
-// broken cells timed again (remeasure.js); on threads, its decode steps once more on one (one-thread.js).
+// read from files (source 'loaded') runs on the CPU. A step table that contradicts itself has the steps
+// behind it timed again (remeasure.js); on threads, a CPU lab times its decode steps once more on one
+// (one-thread.js).
 async function runLab(m, { backend, ...options }, progress, onPart) {
-  const onCpu = () =>
-    withOneThreadDecode(
-      m,
-      options,
-      remeasureBrokenCells(m, options, m.run(options, progress, onPart), progress),
-      progress
-    );
+  const onCpu = async () => {
+    const reprice = (steps, result) => simulateLabQueue(m, steps, options, result);
+    const first = m.run(options, progress, onPart);
+    const settled = await remeasureContradictions(first, cpuTimings(m, options), reprice, progress);
+    return withOneThreadDecode(m, options, settled, progress);
+  };
   if (backend !== 'webgpu') return onCpu();
   if (options.source === 'loaded') {
     const reason = 'The GPU runs the random-weight models only; a model read from files runs on the CPU.';
-    return { ...onCpu(), webgpu: { available: false, reason } };
+    return { ...(await onCpu()), webgpu: { available: false, reason } };
   }
   const gpu = await runGpuLab(m, options, progress, onPart);
   if (gpu.result) return gpu.result;
-  return { ...onCpu(), webgpu: gpu.fallback };
+  return { ...(await onCpu()), webgpu: gpu.fallback };
 }
 
 // How long the threaded module may take to load (its pool of thread workers included) before the lab

@@ -3,7 +3,7 @@
 
 import { duration, int } from '../../shared/format.js';
 import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from '../../shared/policies.js';
-import { busyQueueText, forbiddenPolicyOrders } from '../../shared/contradictions.js';
+import { busyQueueText, forbiddenPolicyOrders, queueRemeasuredText } from '../../shared/contradictions.js';
 
 export const TITLE = 'The queue';
 
@@ -45,7 +45,9 @@ export function introParagraphs(result, order, prepared) {
     'The histogram under each server fills with the time to first token of everyone served so far: the four share one time axis, and the number at the top of each is the count of its tallest bar when the queue is done.'
   );
   const forbidden = forbiddenPolicyOrders(result);
-  return forbidden.length ? [busyQueueText(forbidden), ...out] : out;
+  const again = result.steps && result.steps.remeasured_queue;
+  if (forbidden.length) return [busyQueueText(forbidden, again), ...out];
+  return again && again.replaced ? [queueRemeasuredText(again), ...out] : out;
 }
 
 export function panelLabel(name) {
