@@ -13,6 +13,8 @@
 //                                (web/src/isolation/), so that the page is cross-origin isolated there too
 //   dist/kvlab-scalar.js, .wasm  the KVLAB_SIMD=OFF build (factory createKvlabScalar), which the worker
 //                                fetches only when the SIMD vs scalar vs JavaScript panel runs
+//   dist/docs/                   the docs the page's words cite (web/src/docs/shipped.js), rendered from Markdown
+//                                (web/render-docs.mjs)
 //   dist/kvlab-standalone.html   one file with everything inlined: the single-file glue (wasm as base64)
 //                                runs in a Blob-URL worker, so it works from file:// with no server; the
 //                                scalar build is inlined too (its wasm as base64, compiled only when the
@@ -33,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { SHIPPED_MODELS } from './src/models/shipped.js';
 import { ISOLATION_WORKER_FILE } from './src/isolation/register.js';
 import { THREAD_WORKER_START } from './src/worker/thread-files.js';
+import { renderDocs } from './render-docs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'web', 'src');
@@ -265,7 +268,9 @@ fs.writeFileSync(
   })
 );
 
+const docs = renderDocs(root, dist, path.join(src, 'docs', 'doc.css'));
+
 const size = (file) => `${(fs.statSync(path.join(dist, file)).size / 1024).toFixed(0)} KiB`;
 console.log(
-  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-threads.js, .worker.js, kvlab-threads.wasm ${size('kvlab-threads.wasm')}, ${ISOLATION_WORKER_FILE}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
+  `web/build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: index.html, embed.html, app.js ${size('app.js')}, app.css ${size('app.css')}, worker.js ${size('worker.js')}, kvlab.js, kvlab.wasm ${size('kvlab.wasm')}, kvlab-threads.js, .worker.js, kvlab-threads.wasm ${size('kvlab-threads.wasm')}, ${ISOLATION_WORKER_FILE}, kvlab-scalar.js, kvlab-scalar.wasm ${size('kvlab-scalar.wasm')}, ${docs.join(', ')}; kvlab-standalone.html ${size('kvlab-standalone.html')}`
 );

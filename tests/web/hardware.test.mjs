@@ -412,5 +412,17 @@ describe('the hardware switch', { timeout: 240000 }, () => {
     assert.equal(await other.page.getAttribute('#share-link', 'href'), `#${SMALL_LAB}&hw=l4`);
   });
 
-  test('no page logged an error', () => session.checkPages(8));
+  test('the words cite docs/gpu.md as a link to its page, which dist/ ships, readable under the CSP', async () => {
+    const { page } = await openPage(`${session.server.url}index.html`);
+    await waitForPresets(page);
+    const links = await page.$$eval('a[href="docs/gpu.html"]', (list) => list.map((a) => a.textContent));
+    assert.ok(links.length >= 2, 'the switch’s help in both chapters, and the glossary');
+    assert.ok(links.every((text) => text === 'docs/gpu.md'));
+    await page.goto(`${session.server.url}docs/gpu.html`);
+    assert.match(await page.textContent('h1'), /^Real servers on paper: modeled GPU step tables/);
+    assert.ok((await page.$$eval('table', (list) => list.length)) >= 2, 'its tables rendered');
+    assert.equal(await page.$eval('.back a', (a) => a.getAttribute('href')), '../index.html');
+  });
+
+  test('no page logged an error', () => session.checkPages(9));
 });

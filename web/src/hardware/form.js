@@ -4,6 +4,7 @@
 // (rooflinePresets()), so they are filled in once it has loaded. Ids start with `prefix`.
 
 import { h, replace } from '../shared/dom.js';
+import { docLinked } from '../docs/links.js';
 import { parseSpec } from '../shared/fields.js';
 import { count } from '../shared/format.js';
 import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from './settings.js';
@@ -87,7 +88,7 @@ function switchElements(id) {
           id('gpu'),
           'Run on',
           controls.gpu,
-          'This device is measured; a GPU is modeled from its published figures (docs/gpu.md).'
+          docLinked('This device is measured; a GPU is modeled from its published figures (docs/gpu.md).')
         ),
         parts.server
       )

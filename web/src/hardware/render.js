@@ -9,6 +9,7 @@ import { barChart, blocksChart } from '../shared/charts.js';
 import { duration, int, ms, ratio, sig } from '../shared/format.js';
 import { POLICY_ROLES, policyIs, policyLabel, policyStyle, shortPolicyLabel } from '../shared/policies.js';
 import { MEMORY_SETTINGS } from './settings.js';
+import { docLinked } from '../docs/links.js';
 import { budgetWords, checksSummary, gainWords, memoryWords, modeledLabel, queueWords } from './words.js';
 
 const pct = (v) => (Number.isFinite(v) ? `${sig(v, 3)}%` : '–');
@@ -40,7 +41,7 @@ function banner(r) {
     h('strong', null, 'Modeled, not measured: '),
     modeledLabel(r),
     ' ',
-    checksSummary(r)
+    docLinked(checksSummary(r))
   );
 }
 
@@ -107,7 +108,9 @@ function checksTable(r, id) {
     return h(
       'p',
       { id },
-      'No published measurement of this GPU was found to check the model against (docs/gpu.md): its figures rest on the factors fitted on the other GPUs.'
+      docLinked(
+        'No published measurement of this GPU was found to check the model against (docs/gpu.md): its figures rest on the factors fitted on the other GPUs.'
+      )
     );
   return h(
     'table',

@@ -3,6 +3,7 @@
 // without touching the URL hash (which holds the page's settings).
 
 import { h } from '../shared/dom.js';
+import { docLinked } from '../docs/links.js';
 
 export const TERMS = [
   {
@@ -67,7 +68,10 @@ export function glossaryElement() {
     h(
       'dl',
       null,
-      TERMS.map(({ id, term, text }) => [h('dt', { id: termId(id), tabindex: '-1' }, term), h('dd', null, text)])
+      TERMS.map(({ id, term, text }) => [
+        h('dt', { id: termId(id), tabindex: '-1' }, term),
+        h('dd', null, docLinked(text)),
+      ])
     )
   );
 }
