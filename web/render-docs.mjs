@@ -7,7 +7,7 @@ import path from 'node:path';
 import { marked } from 'marked';
 import { SHIPPED_DOCS } from './src/docs/shipped.js';
 
-const CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self'", "base-uri 'none'", "form-action 'none'"].join(
+const CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'"].join(
   '; '
 );
 const STYLESHEET = 'doc.css';
@@ -37,6 +37,8 @@ export function renderDocs(root, dist, stylesheet) {
       '<meta name="viewport" content="width=device-width, initial-scale=1">',
       `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
       `<title>${escapeHtml(titleOf(markdown, source))} · kvlab</title>`,
+      // No icon of its own: the browser would ask for /favicon.ico, which a static host may not have.
+      '<link rel="icon" href="data:,">',
       `<link rel="stylesheet" href="${STYLESHEET}">`,
       '</head>',
       '<body>',
