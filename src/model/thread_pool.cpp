@@ -1,20 +1,28 @@
 #include "model/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace kvlab {
 
 namespace {
 
-// Checks of a flag before a waiting thread sleeps: a few microseconds, about one kernel's length in a
-// step, so that back-to-back forks do not pay a sleep and a wake each.
-constexpr int kSpinChecks = 20000;
+// How long a waiting thread checks its flag before it sleeps. Longer than the serial work between two
+// forks of a step and than the threads' shares differ by, so that a step's forks pay no sleep and wake
+// (a futex call each, which costs tens of microseconds under some hypervisors); short enough that a
+// pool idle between steps soon sleeps.
+constexpr auto kSpinTime = std::chrono::microseconds(100);
+// Checks between two readings of the clock.
+constexpr int kChecksPerClockRead = 64;
 
 template <class Ready>
 bool spin_until(const Ready& ready) {
-  for (int i = 0; i < kSpinChecks; ++i)
-    if (ready()) return true;
-  return false;
+  const auto until = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < kChecksPerClockRead; ++i)
+      if (ready()) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+  }
 }
 
 }  // namespace
