@@ -7,9 +7,13 @@ import path from 'node:path';
 import { marked } from 'marked';
 import { SHIPPED_DOCS } from './src/docs/shipped.js';
 
-const CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'"].join(
-  '; '
-);
+const CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
 const STYLESHEET = 'doc.css';
 
 const escapeHtml = (text) =>

@@ -49,22 +49,25 @@ test('a table in the physics’ order is not timed again', async () => {
   assert.deepEqual(timings.asked, []);
 });
 
-test('static batches slower than one at a time: the decode and prefill grids are timed again, each cell keeps its faster time, and the queue is priced on them', async () => {
-  // 16 rows at 50 ms: static batches 5,000 ms against 3,200 ms one at a time, which the arithmetic forbids.
+// 16 rows at 50 ms: static batches 5,000 ms against 3,200 ms one at a time, which the arithmetic forbids;
+// the table's second timing is `decode` and `prefill`. -> {result, timings, settled}
+async function staticSlowerThanSerial(decode, prefill) {
   const result = labResult([
     [2, 2.5],
     [50, 60],
   ]);
-  const timings = fixedTimings({
-    table: {
-      decode: [
-        [3, 2.4],
-        [20, 61],
-      ],
-      prefill: [0.9, 4],
-    },
-  });
-  const settled = await remeasureContradictions(result, timings, reprice);
+  const timings = fixedTimings({ table: { decode, prefill } });
+  return { result, timings, settled: await remeasureContradictions(result, timings, reprice) };
+}
+
+test('static batches slower than one at a time: the decode and prefill grids are timed again, each cell keeps its faster time, and the queue is priced on them', async () => {
+  const { timings, settled } = await staticSlowerThanSerial(
+    [
+      [3, 2.4],
+      [20, 61],
+    ],
+    [0.9, 4]
+  );
   assert.deepEqual(timings.asked, [{ decodeAndPrefill: { rows: [1, 16], contexts: [8, 64], tokens: [1, 8] } }]);
   assert.deepEqual(settled.steps.decode.ms, [
     [2, 2.4],
@@ -80,20 +83,13 @@ test('static batches slower than one at a time: the decode and prefill grids are
 });
 
 test('the order still forbidden after the second timing: the first figures stand, with both orders recorded', async () => {
-  const result = labResult([
-    [2, 2.5],
-    [50, 60],
-  ]);
-  const timings = fixedTimings({
-    table: {
-      decode: [
-        [2.2, 2.5],
-        [45, 60],
-      ],
-      prefill: [1, 3],
-    },
-  });
-  const settled = await remeasureContradictions(result, timings, reprice);
+  const { result, settled } = await staticSlowerThanSerial(
+    [
+      [2.2, 2.5],
+      [45, 60],
+    ],
+    [1, 3]
+  );
   assert.deepEqual(settled.steps.decode, result.steps.decode);
   assert.equal(settled.policies, result.policies);
   assert.deepEqual(settled.steps.remeasured_queue, {
