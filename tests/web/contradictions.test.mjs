@@ -118,6 +118,7 @@ async function openRemeasured(times, hash = SMALL_LAB) {
     result,
     rows: await page.textContent('#chapter-rows .chapter-words'),
     queue: await page.$$eval('#chapter-queue .chapter-words p', (ps) => ps.map((p) => p.textContent)),
+    progress: await page.evaluate(() => window.__kvlabTest.progress),
   };
 }
 
@@ -182,7 +183,7 @@ describe(
 
     test('static batches slower than one at a time: the decode and prefill steps are timed again, the faster times are kept, and the queue chapter says so', async () => {
       // 16 rows at 256 ms a step against 1 ms for one: a static batch costs more than its rows one at a time.
-      const { result, queue } = await openRemeasured({
+      const { result, queue, progress } = await openRemeasured({
         firstMs: { 1: 1, 2: 4, 4: 16, 8: 64, 16: 256 },
         againMs: { 1: 1, 2: 1.2, 4: 1.5, 8: 2, 16: 3 },
         // A prompt pass as dear as a one-row step a token, so that no cache stays slower than the cache.
@@ -201,6 +202,9 @@ describe(
         /^At first, Static batches.* served the queue in .* against .* for .*, which the arithmetic forbids, so the decode and prefill steps were timed a second time/
       );
       assert.doesNotMatch(queue.join(' '), /busy/);
+      // The second timing's progress came after run()'s end; the run still ends at 100%.
+      assert.ok(progress.includes(99), `progress values seen: ${progress.join(', ')}`);
+      assert.equal(progress[progress.length - 1], 100, `progress values seen: ${progress.join(', ')}`);
     });
 
     test('on stories15M the queue is priced again on the story requests the lab drew', async () => {

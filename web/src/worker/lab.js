@@ -31,7 +31,10 @@ async function runLab(m, { backend, ...options }, progress, onPart) {
     const reprice = (steps, result) => simulateLabQueue(m, steps, options, result);
     const first = m.run(options, progress, onPart);
     const settled = await remeasureContradictions(first, cpuTimings(m, options), reprice, progress);
-    return withOneThreadDecode(m, options, settled, progress);
+    const result = withOneThreadDecode(m, options, settled, progress);
+    // What was timed again reported its own progress after run()'s end.
+    progress(1, 'done');
+    return result;
   };
   if (backend !== 'webgpu') return onCpu();
   if (options.source === 'loaded') {
