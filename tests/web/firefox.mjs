@@ -16,11 +16,6 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 
 export const FIREFOX_PATH = '/usr/bin/firefox-esr';
-// Why the Firefox pass leaves out the lab on the threaded module: it loads there since the thread workers
-// start one at a time (docs/threads.md, "Firefox"), but in about 1 run in 3 here the lab still did not
-// finish within 90 s (not yet understood).
-export const FIREFOX_THREADS_FLAKY =
-  'the threaded lab loads in Firefox but about 1 run in 3 does not finish within 90 s (docs/threads.md, Firefox)';
 const DEFAULT_TIMEOUT_MS = 30000;
 
 // Where everything Firefox would fetch from outside this machine goes: a proxy on loopback that

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { SMALL_LAB, chromiumOnly, dist, pageSession, startServer, waitForResult, watchedPage } from './helpers.mjs';
-import { FIREFOX_THREADS_FLAKY } from './firefox.mjs';
+import { SMALL_LAB, dist, pageSession, startServer, waitForResult, watchedPage } from './helpers.mjs';
 import { serve } from '../../web/serve.mjs';
 
 const WORKER_FILE = 'isolation-worker.js';
@@ -38,37 +37,33 @@ async function resultAcrossReload(page, timeoutMs) {
 const servedCount = (file, from) => session.served.slice(from).filter((p) => p.split('#')[0] === `/${file}`).length;
 
 describe('the service worker that isolates the page', { timeout: 300000 }, () => {
-  test(
-    'without the headers: one reload through the worker, then isolated, on more than one thread',
-    chromiumOnly(FIREFOX_THREADS_FLAKY),
-    async () => {
-      const from = session.served.length;
-      const { page } = await session.openPage(`${session.server.url}index.html#${LAB}`);
-      const result = await resultAcrossReload(page, 120000);
-      assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
-      assert.equal(result.environment.cross_origin_isolated, true);
-      assert.ok(servedCount(WORKER_FILE, from) >= 1, 'the worker was fetched');
-      assert.equal(servedCount('index.html', from), 2, 'the page loaded twice: once to register, once through it');
-      for (const file of THREADED_FILES) assert.ok(servedCount(file, from) >= 1, `${file} was fetched`);
-      const offered = await page.evaluate(() => navigator.hardwareConcurrency);
-      assert.ok(offered >= 2, `this test needs a device with 2 or more cores (${offered})`);
-      assert.equal(result.environment.threads, Math.min(offered, 8));
-      assert.ok(result.environment.threads > 1);
-      assert.equal(result.environment.threads_note, null);
-      assert.equal(result.answer.tokens_cache.length, 12);
-      assert.match(await page.textContent('#env-list dd[data-key="Threads"]'), /^\d+ \(the threaded module/);
+  test('without the headers: one reload through the worker, then isolated, on more than one thread', async () => {
+    const from = session.served.length;
+    const { page } = await session.openPage(`${session.server.url}index.html#${LAB}`);
+    const result = await resultAcrossReload(page, 120000);
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    assert.equal(result.environment.cross_origin_isolated, true);
+    assert.ok(servedCount(WORKER_FILE, from) >= 1, 'the worker was fetched');
+    assert.equal(servedCount('index.html', from), 2, 'the page loaded twice: once to register, once through it');
+    for (const file of THREADED_FILES) assert.ok(servedCount(file, from) >= 1, `${file} was fetched`);
+    const offered = await page.evaluate(() => navigator.hardwareConcurrency);
+    assert.ok(offered >= 2, `this test needs a device with 2 or more cores (${offered})`);
+    assert.equal(result.environment.threads, Math.min(offered, 8));
+    assert.ok(result.environment.threads > 1);
+    assert.equal(result.environment.threads_note, null);
+    assert.equal(result.answer.tokens_cache.length, 12);
+    assert.match(await page.textContent('#env-list dd[data-key="Threads"]'), /^\d+ \(the threaded module/);
 
-      await page.close();
+    await page.close();
 
-      // The next visit comes through the worker from its first load: isolated, no reload.
-      const again = session.served.length;
-      const second = await session.openPage(`${session.server.url}index.html#${SMALL_LAB}`);
-      await second.page.waitForFunction(() => document.readyState === 'complete', null, { timeout: 60000 });
-      assert.equal(await second.page.evaluate(() => self.crossOriginIsolated), true);
-      assert.equal(servedCount('index.html', again), 1);
-      await second.page.close();
-    }
-  );
+    // The next visit comes through the worker from its first load: isolated, no reload.
+    const again = session.served.length;
+    const second = await session.openPage(`${session.server.url}index.html#${SMALL_LAB}`);
+    await second.page.waitForFunction(() => document.readyState === 'complete', null, { timeout: 60000 });
+    assert.equal(await second.page.evaluate(() => self.crossOriginIsolated), true);
+    assert.equal(servedCount('index.html', again), 1);
+    await second.page.close();
+  });
 
   test('with the headers: no worker is registered', async () => {
     const served = [];

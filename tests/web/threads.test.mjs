@@ -6,8 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SMALL_LAB, chromiumOnly, pageSession, waitForResult, watchedPage } from './helpers.mjs';
-import { FIREFOX_THREADS_FLAKY } from './firefox.mjs';
+import { SMALL_LAB, pageSession, waitForResult, watchedPage } from './helpers.mjs';
 import { serve } from '../../web/serve.mjs';
 import { dist } from './helpers.mjs';
 
@@ -72,60 +71,56 @@ describe('the lab on threads', { timeout: 300000 }, () => {
     assert.deepEqual(result.answer.tokens_cache, oneThreadTokens);
   });
 
-  test(
-    'with the headers: the threaded module on what the device offers, the same tokens',
-    chromiumOnly(FIREFOX_THREADS_FLAKY),
-    async () => {
-      const served = [];
-      const isolated = await serve({ dir: dist, isolate: true, log: (line) => served.push(line.split(' ')[1]) });
-      const pages = [];
-      const openIsolated = async (url) => {
-        const watched = await watchedPage(session.browser.context);
-        pages.push(watched);
-        await watched.page.goto(url);
-        return watched;
-      };
-      try {
-        const auto = await labAt(openIsolated, `${isolated.url}index.html#${LAB}`);
-        assert.equal(auto.result.environment.cross_origin_isolated, true);
-        for (const file of THREADED_FILES) assert.ok(served.includes(`/${file}`), `${file} was fetched`);
-        const expected = Math.min(auto.offered, 8);
-        assert.equal(auto.result.environment.threads, expected);
-        if (auto.offered >= 2) {
-          assert.ok(auto.result.environment.threads > 1);
-          assert.equal(auto.result.environment.threads_note, null);
-          assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to 8;`));
-          assert.equal(auto.result.steps.model.threads, expected);
-          // Chapter 3: the same decode steps timed on one thread, and the two rows gains on one chart.
-          const { decode, one_thread_decode: oneThread } = auto.result.steps;
-          assert.deepEqual(oneThread.rows, decode.rows);
-          assert.equal(oneThread.contexts.length, 1);
-          assert.ok(decode.contexts.includes(oneThread.contexts[0]));
-          assert.deepEqual(auto.figure.legend, ['1 thread', `${expected} threads`]);
-          assert.match(
-            auto.figure.words,
-            new RegExp(
-              `^The same steps timed on one thread and on all ${expected} \\(context ${oneThread.contexts[0]}\\)`
-            )
-          );
-        }
-        assert.deepEqual(auto.result.answer.tokens_cache, oneThreadTokens, 'the tokens of one thread');
-
-        // The same module asked for one thread: the same tokens again.
-        const one = await labAt(openIsolated, `${isolated.url}index.html#${LAB}&threads=1`);
-        assert.equal(one.result.environment.threads, 1);
-        assert.deepEqual(one.result.answer.tokens_cache, oneThreadTokens);
-        assert.equal(one.result.steps.one_thread_decode, undefined);
-        assert.equal(one.figure, null);
-        for (const { log } of pages) {
-          assert.deepEqual(log.errors, []);
-          assert.deepEqual(log.offOrigin(isolated.url.replace(/\/$/, '')), []);
-        }
-      } finally {
-        await isolated.close();
+  test('with the headers: the threaded module on what the device offers, the same tokens', async () => {
+    const served = [];
+    const isolated = await serve({ dir: dist, isolate: true, log: (line) => served.push(line.split(' ')[1]) });
+    const pages = [];
+    const openIsolated = async (url) => {
+      const watched = await watchedPage(session.browser.context);
+      pages.push(watched);
+      await watched.page.goto(url);
+      return watched;
+    };
+    try {
+      const auto = await labAt(openIsolated, `${isolated.url}index.html#${LAB}`);
+      assert.equal(auto.result.environment.cross_origin_isolated, true);
+      for (const file of THREADED_FILES) assert.ok(served.includes(`/${file}`), `${file} was fetched`);
+      const expected = Math.min(auto.offered, 8);
+      assert.equal(auto.result.environment.threads, expected);
+      if (auto.offered >= 2) {
+        assert.ok(auto.result.environment.threads > 1);
+        assert.equal(auto.result.environment.threads_note, null);
+        assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to 8;`));
+        assert.equal(auto.result.steps.model.threads, expected);
+        // Chapter 3: the same decode steps timed on one thread, and the two rows gains on one chart.
+        const { decode, one_thread_decode: oneThread } = auto.result.steps;
+        assert.deepEqual(oneThread.rows, decode.rows);
+        assert.equal(oneThread.contexts.length, 1);
+        assert.ok(decode.contexts.includes(oneThread.contexts[0]));
+        assert.deepEqual(auto.figure.legend, ['1 thread', `${expected} threads`]);
+        assert.match(
+          auto.figure.words,
+          new RegExp(
+            `^The same steps timed on one thread and on all ${expected} \\(context ${oneThread.contexts[0]}\\)`
+          )
+        );
       }
+      assert.deepEqual(auto.result.answer.tokens_cache, oneThreadTokens, 'the tokens of one thread');
+
+      // The same module asked for one thread: the same tokens again.
+      const one = await labAt(openIsolated, `${isolated.url}index.html#${LAB}&threads=1`);
+      assert.equal(one.result.environment.threads, 1);
+      assert.deepEqual(one.result.answer.tokens_cache, oneThreadTokens);
+      assert.equal(one.result.steps.one_thread_decode, undefined);
+      assert.equal(one.figure, null);
+      for (const { log } of pages) {
+        assert.deepEqual(log.errors, []);
+        assert.deepEqual(log.offOrigin(isolated.url.replace(/\/$/, '')), []);
+      }
+    } finally {
+      await isolated.close();
     }
-  );
+  });
 
   test('the pages logged no errors', () => session.checkPages(2));
 });

@@ -4,6 +4,7 @@
 
 import { workerSource } from 'kvlab:worker-source';
 import { serviceWorkerStatus } from '../isolation/register.js';
+import { THREAD_WORKER_START } from '../worker/thread-files.js';
 
 const LOAD_TIMEOUT_MS = 30000;
 
@@ -26,11 +27,13 @@ export const framed = window.top !== window;
 // What the words on threads (threads.js) need to know about this page.
 export const threadsSituation = () => ({ standalone, embedded: framed, service_worker: serviceWorkerStatus() });
 
-// Ends the worker of a Lab or a JobRunner (owner.worker) mid-computation, and its load time limit
-// (owner.loadTimer). The worker's handlers go first, so that nothing it had already sent reaches the
-// page afterwards.
+// Ends the worker of a Lab or a JobRunner (owner.worker) mid-computation, the thread workers the page
+// started for it (a Lab's owner.threadWorkers) and its load time limit (owner.loadTimer). The worker's
+// handlers go first, so that nothing it had already sent reaches the page afterwards.
 export function endWorker(owner) {
   clearTimeout(owner.loadTimer);
+  for (const threadWorker of owner.threadWorkers ?? []) threadWorker.terminate();
+  owner.threadWorkers = [];
   if (!owner.worker) return;
   owner.worker.onmessage = null;
   owner.worker.onerror = null;
@@ -51,6 +54,7 @@ export class Lab {
     this.pending = null; // a run asked for before the worker was ready
     this.current = null; // id of the run in progress
     this.loadTimer = null;
+    this.threadWorkers = []; // the threaded module's, for this.worker (startThreadWorkers)
   }
 
   // quiet: no 'loading' state (a restart after a crash, while the page still shows the error).
@@ -129,6 +133,9 @@ export class Lab {
           this.handlers.onState?.('ready');
         }
         break;
+      case 'thread-workers':
+        this.startThreadWorkers(worker, message.count);
+        break;
       case 'progress':
         if (message.id === this.current) this.handlers.onProgress?.(message.fraction, message.phase);
         break;
@@ -172,6 +179,27 @@ export class Lab {
       default:
         break;
     }
+  }
+
+  // The threaded module's thread workers, which the lab's worker asks for as it loads the module: the page
+  // starts them, because in Firefox a worker that starts workers can stop for good inside `new Worker`
+  // (docs/threads.md, "Firefox"), and hands the lab's worker a MessagePort to each (thread-worker.js),
+  // then the errors they throw.
+  startThreadWorkers(worker, count) {
+    const ports = [];
+    for (let index = 0; index < count; index += 1) {
+      const threadWorker = new Worker(new URL(THREAD_WORKER_START, document.baseURI));
+      const { port1, port2 } = new MessageChannel();
+      threadWorker.postMessage({ port: port1 }, [port1]);
+      threadWorker.onerror = (event) => {
+        event.preventDefault();
+        const { message, filename, lineno } = event;
+        worker.postMessage({ type: 'thread-worker-error', index, error: { message, filename, lineno } });
+      };
+      this.threadWorkers.push(threadWorker);
+      ports.push(port2);
+    }
+    worker.postMessage({ type: 'thread-workers', ports }, ports);
   }
 
   // model: the real model to load first (worker/model-loader.js), or null for the preset's random weights.

@@ -5,7 +5,7 @@
 import { minSampleMs, timerResolutionMs } from '../env.js';
 import { THREADED_LIMITS } from '../generated/catalog.js';
 
-import { THREAD_WORKER_FILE, THREAD_WORKER_START } from './thread-files.js';
+import { THREAD_WORKER_FILE } from './thread-files.js';
 
 // This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
 // the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
@@ -61,29 +61,45 @@ export function canRunThreads() {
   );
 }
 
-// The thread workers of the threaded module, started one at a time: each from thread-worker.js (the
-// glue's worker script, which then says it is up), the next once the last is up. The glue would start
-// its whole pool (THREADED_LIMITS.thread_workers) in one loop as it loads, and in Firefox a worker that
-// starts workers while others it started are still starting can stop for good inside `new Worker`
-// (docs/threads.md, "Firefox").
-async function startThreadWorkers(count) {
-  const workers = [];
-  for (let i = 0; i < count; i += 1) {
-    const worker = new Worker(new URL(THREAD_WORKER_START, self.location.href));
-    await new Promise((resolve, reject) => {
-      worker.onmessage = resolve;
-      worker.onerror = () => reject(new Error(`${THREAD_WORKER_START} did not start`));
+// The glue's use of a Worker (postMessage, onmessage, onerror, terminate) on a MessagePort to a thread
+// worker the page started. terminate closes the port only: the page ends its thread workers with this one.
+function portAsWorker(port) {
+  return {
+    postMessage: (message, transfer) => port.postMessage(message, transfer),
+    get onmessage() {
+      return port.onmessage;
+    },
+    set onmessage(handler) {
+      port.onmessage = handler;
+    },
+    onerror: null,
+    terminate: () => port.close(),
+  };
+}
+
+// The thread workers of the threaded module, started by the page (runs/worker-client.js): in Firefox a
+// worker that starts workers can stop for good inside `new Worker`, even one at a time (docs/threads.md,
+// "Firefox"); the page's own thread cannot. The page answers with a MessagePort to each and, later,
+// with the errors they throw, which go to the glue's onerror as a worker's would.
+function threadWorkersFromPage(count) {
+  return new Promise((resolve) => {
+    const workers = [];
+    self.addEventListener('message', ({ data }) => {
+      if (data?.type === 'thread-workers') {
+        workers.push(...data.ports.map(portAsWorker));
+        // A copy: the glue takes them out of it one by one (loadThreads).
+        resolve(workers.slice());
+      } else if (data?.type === 'thread-worker-error') {
+        workers[data.index].onerror?.(new ErrorEvent('error', data.error));
+      }
     });
-    worker.onmessage = null;
-    worker.onerror = null;
-    workers.push(worker);
-  }
-  return workers;
+    post({ type: 'thread-workers', count });
+  });
 }
 
 // The threaded module (a promise), served next to this file. Its thread workers load the glue by URL
 // (mainScriptUrlOrBlob): left to itself, the glue would give them this worker's own script. The glue
-// gets the workers started beforehand (startThreadWorkers) when it asks for its pool.
+// gets the page's thread workers (threadWorkersFromPage) when it asks for its pool.
 export async function loadThreads() {
   const args = moduleArgs();
   const glue = new URL('kvlab-threads.js', self.location.href).href;
@@ -91,7 +107,7 @@ export async function loadThreads() {
   args.locateFile = (path) => new URL(path, self.location.href).href;
   args.mainScriptUrlOrBlob = glue;
   const threadScript = args.locateFile(THREAD_WORKER_FILE);
-  const started = await startThreadWorkers(THREADED_LIMITS.thread_workers);
+  const started = await threadWorkersFromPage(THREADED_LIMITS.thread_workers);
   const NewWorker = self.Worker;
   self.Worker = function StartedWorker(url, options) {
     return String(url) === threadScript && started.length ? started.shift() : new NewWorker(url, options);
