@@ -8,10 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/input_error.h"
 #include "measure/measure_pass_history.h"
 #include "model/generate.h"
 #include "model/text_generation.h"
 #include "model/token_pieces.h"
+#include "policy/policy_registry.h"
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
 #include "sim/mixed_step.h"
@@ -100,8 +102,8 @@ std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<poli
 }
 
 // On a model with a tokenizer: each request of the run (the "requests" of its metrics) with its prompt's
-// text, its answer's ids and their text (generate_text's: up to the first BOS or EOS), and the count of
-// requests whose answer is the one generated alone.
+// text and its answer's text (generate_text's: up to the first BOS or EOS), and the count of requests
+// whose answer is the one generated alone.
 void add_texts(json& metrics, json& entry, const serve::EngineRun& run, const Tokenizer& tokenizer,
                const std::vector<std::vector<int>>& alone) {
   int equal_alone = 0;
@@ -110,7 +112,6 @@ void add_texts(json& metrics, json& entry, const serve::EngineRun& run, const To
     json& request = metrics["requests"][i];
     const std::vector<int> prompt_after_bos(served.prompt.begin() + 1, served.prompt.end());
     request["prompt_text"] = token_text(tokenizer, served.prompt.front(), prompt_after_bos);
-    request["tokens"] = served.answer;
     request["text"] = token_text(tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer.vocabulary()));
     equal_alone += served.answer == alone[i];
   }
@@ -122,6 +123,8 @@ json real_metrics(const serve::EngineRun& run, int timeline_requests) {
   states.reserve(run.requests.size());
   for (const serve::ServedRequest& request : run.requests) states.push_back(request.state);
   json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  // The answers, to compare runs (each policy's, the CPU's and a device's) token for token.
+  for (size_t i = 0; i < run.requests.size(); ++i) metrics["requests"][i]["tokens"] = run.requests[i].answer;
   metrics.update(run.policy_report);
   metrics["timeline"] = sim::timeline(states, timeline_requests);
   return metrics;
@@ -265,9 +268,33 @@ void add_errors_without_parts(json& entry, const sim::StepTable& table, const Re
         relative_differences(real, simulate_policy(table.without_after_prompt().without_prompt_pass(), o, policy));
 }
 
+// Throws InputError for the first policy that keeps its KV in blocks of one pool, which a device does not.
+void check_device_policies(const ReplayOptions& o) {
+  for (size_t i = 0; i < o.policies.size(); ++i) {
+    const std::string path = "options.policies[" + std::to_string(i) + "]";
+    if (policy::parse_policy_name(o.policies[i], path).traits().keeps_kv_in_blocks)
+      throw_range({path, o.policies[i], {}},
+                  "keeps its KV cache in blocks that requests share, which the GPU does not replay: its KV cache "
+                  "holds one whole sequence per slot (replay it on the CPU)");
+  }
+}
+
+// Runs the model's greedy passes on a device for as long as it lives.
+class RunOnDevice {
+ public:
+  RunOnDevice(Model& model, ForwardDevice* device) : model_(model) { model_.run_on(device); }
+  ~RunOnDevice() { model_.run_on(nullptr); }
+  RunOnDevice(const RunOnDevice&) = delete;
+  RunOnDevice& operator=(const RunOnDevice&) = delete;
+
+ private:
+  Model& model_;
+};
+
 }  // namespace
 
-json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
+json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDevice* device) {
+  if (device) check_device_policies(o);
   // The bar is made of shares computed from measured times, whose sums may step back by a rounding
   // error between one part and the next: the caller sees a fraction that never goes back or past 1.
   double reported = 0;
@@ -293,6 +320,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress) {
   // On a model that writes text, what each request answers alone, to check each run's answers against.
   const std::vector<std::vector<int>> alone =
       tokenizer ? answers_alone(model, o.requests, prompts) : std::vector<std::vector<int>>();
+  const RunOnDevice on_device(model, device);
   if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
   const json history_parts = measure_history_parts(model, o, part_of(progress, 0, measure_share, "measuring: "));
   json before = measure_table(model, o, history_parts, part_of(progress, measure_share, measure_share, "measuring: "));

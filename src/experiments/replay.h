@@ -7,12 +7,14 @@
 
 #include "experiments/replay_options.h"
 #include "measure/measure.h"
+#include "model/forward_device.h"
 
 namespace kvlab::experiments {
 
 // One object with a key per policy name as given, each
 //   { "request_count": N,
-//     "real":  { median_ttft_ms, p95_ttft_ms, makespan_ms, ..., requests: [...], timeline: [...] },
+//     "real":  { median_ttft_ms, p95_ttft_ms, makespan_ms, ..., requests: [... each with its answer's
+//                "tokens"], timeline: [...] },
 //     "sim":   { the same keys, from the simulator },
 //     "error": { median_ttft, p95_ttft, makespan }   (sim - real) / real, as fractions,
 //     "drift": { median_ttft, p95_ttft, makespan }   (sim on the table after the run - sim on the one
@@ -32,6 +34,11 @@ namespace kvlab::experiments {
 // finely than that. "step_check" prices every forward pass the engine ran on the step table, so that an
 // error can be traced to the kind of step (prefill, decode at r rows, no-cache pass) whose cost the table
 // misjudges, or to time spent outside forward passes.
-nlohmann::json replay(const ReplayOptions& options, const ProgressFn& progress = nullptr);
+// With `device`, every pass that is timed or served runs on it (model/forward_device.h: the reader's GPU,
+// through the page): the step tables, the passes by what ran before them and the real runs. The prompts
+// and the answers each request gives alone are the CPU's. A policy that keeps its KV in blocks of one
+// pool is refused there (InputError naming options.policies[i]): a device slot holds one sequence.
+nlohmann::json replay(const ReplayOptions& options, const ProgressFn& progress = nullptr,
+                      ForwardDevice* device = nullptr);
 
 }  // namespace kvlab::experiments

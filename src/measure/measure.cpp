@@ -272,12 +272,16 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
           batches.push_back(std::move(rows));
         }
   std::vector<std::function<void()>> steps;
-  for (size_t b = 0; b < decode_cells; ++b) steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
+  // Greedy passes, as the engine runs them: on the model's device when it has one.
+  std::vector<int> tokens;
+  tokens.reserve(static_cast<size_t>(max_rows) + 1);  // a mixed step's chunk gives one more
+  for (size_t b = 0; b < decode_cells; ++b)
+    steps.push_back([&model, &rows = batches[b], &tokens] { model.greedy_tokens(rows, tokens); });
   for (int n : o.prefill_tokens)
     steps.push_back(
         [&model, &prefill_cache, &prefill_ids, n] { prefill(model, prefill_cache, prefill_ids.data(), n, 0); });
   for (size_t b = decode_cells; b < batches.size(); ++b)
-    steps.push_back([&model, &rows = batches[b]] { model.forward(rows); });
+    steps.push_back([&model, &rows = batches[b], &tokens] { model.greedy_tokens(rows, tokens); });
 
   const std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
     if (progress) progress(fraction, "step grid");

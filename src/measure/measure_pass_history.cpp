@@ -43,16 +43,17 @@ class PassBench {
         prompt_(make_prompt(max_tokens, o.model.vocab, o.prompt_seed + 2)),
         context_(context) {
     model.reserve_rows(std::max(n_rows, max_tokens));
+    tokens_.reserve(static_cast<size_t>(n_rows));
   }
 
   std::vector<Row> rows(int n_rows) { return decode_rows_.rows(n_rows, context_); }
   double decode_ms(const std::vector<Row>& rows) {
     const double start_ms = now_ms();
-    model_.forward(rows);
+    model_.greedy_tokens(rows, tokens_);
     return now_ms() - start_ms;
   }
   void settle(const std::vector<Row>& rows) {
-    for (int step = 0; step < kSettleSteps; ++step) model_.forward(rows);
+    for (int step = 0; step < kSettleSteps; ++step) model_.greedy_tokens(rows, tokens_);
   }
   void prefill_before(int tokens) { prefill(model_, before_cache_, prompt_.data(), tokens, 0); }
   double timed_prefill_ms(int tokens) {
@@ -66,6 +67,7 @@ class PassBench {
   RepeatableDecodeRows decode_rows_;
   KvCache before_cache_, timed_cache_;  // max_tokens positions each
   std::vector<int> prompt_;             // [max_tokens]
+  std::vector<int> tokens_;             // a decode pass's greedy tokens
   int context_;
 };
 

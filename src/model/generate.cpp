@@ -16,9 +16,14 @@ int prefill(Model& model, KvCache& cache, const int* tokens, int n_tokens, int s
             std::vector<float>* logits_out) {
   std::vector<Row> rows(static_cast<size_t>(n_tokens));
   for (int i = 0; i < n_tokens; ++i) rows[i] = Row{tokens[i], &cache, start_position + i, i == n_tokens - 1};
+  if (!logits_out) {
+    std::vector<int> token;
+    model.greedy_tokens(rows, token);
+    return token[0];
+  }
   const int vocab = model.config().vocab;
   const float* logits = model.forward(rows);
-  if (logits_out) logits_out->insert(logits_out->end(), logits, logits + vocab);
+  logits_out->insert(logits_out->end(), logits, logits + vocab);
   return kernels::argmax(logits, vocab);
 }
 
@@ -55,9 +60,15 @@ void decode_batch(Model& model, std::vector<DecodeSlot>& slots, std::vector<floa
   std::vector<Row> rows(slots.size());
   for (size_t i = 0; i < slots.size(); ++i)
     rows[i] = Row{slots[i].next_input, slots[i].cache, slots[i].cache->length, true};
+  if (!logits_out) {
+    std::vector<int> tokens;
+    model.greedy_tokens(rows, tokens);
+    for (size_t i = 0; i < slots.size(); ++i) slots[i].next_input = tokens[i];
+    return;
+  }
   const int vocab = model.config().vocab;
   const float* logits = model.forward(rows);
-  if (logits_out) logits_out->insert(logits_out->end(), logits, logits + slots.size() * vocab);
+  logits_out->insert(logits_out->end(), logits, logits + slots.size() * vocab);
   for (size_t i = 0; i < slots.size(); ++i) slots[i].next_input = kernels::argmax(logits + i * vocab, vocab);
 }
 

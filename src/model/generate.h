@@ -16,7 +16,8 @@ namespace kvlab {
 std::vector<int> make_prompt(int n_tokens, int vocab, uint64_t seed);
 
 // Runs tokens[0 .. n) at positions start .. start+n-1 of `cache` in one pass and returns the greedy
-// next token. If `logits_out` is given, the last row's logits are appended to it.
+// next token. If `logits_out` is given, the last row's logits are appended to it; if not, the pass is
+// the model's greedy pass, on its device when it has one (Model::run_on), as are the paths below.
 int prefill(Model& model, KvCache& cache, const int* tokens, int n_tokens, int start_position,
             std::vector<float>* logits_out = nullptr);
 

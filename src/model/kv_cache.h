@@ -121,6 +121,8 @@ class KvCache {
   KvCache& operator=(KvCache&&) = default;
 
   const KvBlockPool& pool() const { return *pool_; }
+  // Whether it holds its sequence in a pool of its own, not in blocks of a shared one.
+  bool contiguous() const { return own_pool_ != nullptr; }
   // Positions its blocks can hold.
   int capacity() const { return static_cast<int>(block_table.size()) * pool_->block_tokens(); }
 

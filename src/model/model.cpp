@@ -153,4 +153,16 @@ const float* Model::forward(const std::vector<Row>& rows) {
   return s.logits.data();
 }
 
+void Model::greedy_tokens(const std::vector<Row>& rows, std::vector<int>& tokens) {
+  if (device_) {
+    device_->greedy_tokens(rows, tokens);
+    return;
+  }
+  const float* logits = forward(rows);
+  const int vocab = config().vocab;
+  tokens.clear();
+  for (const Row& row : rows)
+    if (row.want_logits) tokens.push_back(kernels::argmax(logits + tokens.size() * static_cast<size_t>(vocab), vocab));
+}
+
 }  // namespace kvlab

@@ -13,6 +13,7 @@
 
 #include "model/buffer.h"
 #include "model/config.h"
+#include "model/forward_device.h"
 #include "model/kv_cache.h"
 #include "model/thread_pool.h"
 #include "model/weights.h"
@@ -68,6 +69,14 @@ class Model {
   // want_logits, in row order (valid until the next call). Extends each cache's length.
   const float* forward(const std::vector<Row>& rows);
 
+  // The greedy passes (greedy_tokens(), and generate.h's without logits) run on `device` from now on,
+  // or here again with nullptr; forward() always runs here. The caller keeps the device alive.
+  void run_on(ForwardDevice* device) { device_ = device; }
+  ForwardDevice* device() const { return device_; }
+  // The greedy token of each row with want_logits, in row order, into `tokens`: forward() and argmax,
+  // or the device's pass.
+  void greedy_tokens(const std::vector<Row>& rows, std::vector<int>& tokens);
+
  private:
   void attention_block(const LayerWeights& layer, int layer_index, const std::vector<Row>& rows);
   void feed_forward_block(const LayerWeights& layer, int n_rows);
@@ -78,6 +87,7 @@ class Model {
   Weights weights_;
   Scratch scratch_;
   std::unique_ptr<ThreadPool> pool_;
+  ForwardDevice* device_ = nullptr;
 };
 
 }  // namespace kvlab

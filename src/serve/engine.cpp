@@ -5,7 +5,6 @@
 
 #include "common/input_error.h"
 #include "model/generate.h"
-#include "model/kernels.h"
 #include "policy/kv_blocks.h"
 
 namespace kvlab::serve {
@@ -123,14 +122,7 @@ int Engine::sequence_token(const ServedRequest& served, int i) {
                            : served.answer[static_cast<size_t>(i - prompt_tokens)];
 }
 
-void Engine::forward() {
-  const float* logits = model_.forward(rows_);
-  const int vocab = model_.config().vocab;
-  tokens_.clear();
-  for (const Row& row : rows_)
-    if (row.want_logits)
-      tokens_.push_back(kernels::argmax(logits + tokens_.size() * static_cast<size_t>(vocab), vocab));
-}
+void Engine::forward() { model_.greedy_tokens(rows_, tokens_); }
 
 void Engine::accept_token(const policy::RequestState& request, Slot& slot, int token) {
   slot.next_input = token;
