@@ -195,9 +195,11 @@ Module['run'] = function (options, onProgress, onPart) {
  *  -> { [policy]: { request_count, real, sim, error: {median_ttft, p95_ttft, makespan}, step_check } } :
  *  measure, serve the workload for real under each policy, simulate it, and compare (docs/replay.md).
  *  source: "loaded" serves the model loadModel loaded; its queue is story openings by default, and each of
- *  real.requests carries prompt_text, tokens and text, with answers_equal_alone per policy (docs/real-model.md) */
-Module['replay'] = function (options, onProgress) {
-  return kvlabUnwrap(Module['replay_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress)));
+ *  real.requests carries prompt_text, tokens and text, with answers_equal_alone per policy (docs/real-model.md).
+ *  device: the page's GPU, {slots, step(rows, tokens) -> problem} (src/wasm/page_device.h), on which every
+ *  timed and served pass runs; the CPU when undefined (docs/webgpu.md, "Replay on the GPU") */
+Module['replay'] = function (options, onProgress, device) {
+  return kvlabUnwrap(Module['replay_json'](kvlabToJson(options, 'options'), kvlabProgress(onProgress), device));
 };
 
 /** exportWeights(options?) -> { config, token_embedding, layers: [{attn_norm, wq, ...}], final_norm, w_out,

@@ -26,6 +26,7 @@
 #include "roofline/table.h"
 #include "sim/simulate.h"
 #include "wasm/catalog.h"
+#include "wasm/page_device.h"
 
 namespace kvlab::wasm {
 
@@ -52,6 +53,8 @@ std::string current_error_reply() {
     return error_reply(e);
   } catch (const std::bad_alloc&) {
     return error_reply("RangeError", "out of memory: try a smaller model, grid or workload");
+  } catch (const DeviceError& e) {
+    return error_reply("Error", e.what());
   } catch (const std::exception& e) {
     return error_reply("Error", std::string("internal error: ") + e.what());
   } catch (...) {
@@ -177,11 +180,15 @@ std::string run_json(const std::string& options, val progress, val on_part) {
   });
 }
 
-std::string replay_json(const std::string& options, val progress) {
+// device: undefined (the CPU), or the page's GPU (wasm/page_device.h).
+std::string replay_json(const std::string& options, val progress, val device) {
   return reply([&] {
     json object = json_input::parse(options, "options");
     const FileModelRef file = measured_source(object, "options");
-    return experiments::replay(experiments::read_replay_options(object, "options", file), progress_to(progress));
+    const experiments::ReplayOptions replay_options = experiments::read_replay_options(object, "options", file);
+    if (device.isUndefined()) return experiments::replay(replay_options, progress_to(progress));
+    PageDevice page_device(device, "device");
+    return experiments::replay(replay_options, progress_to(progress), &page_device);
   });
 }
 
