@@ -4,17 +4,13 @@
 // with the module's simulator. Where any of it is missing or wrong, -> {fallback: {available: false,
 // reason, gpu?, self_check?}} and the worker runs the lab on the CPU instead.
 
-import { acquireGpu } from './device.js';
 import { measureAnswer } from './answer.js';
-import { createGpuModel, kvBudget, unsupportedReason } from './model.js';
-import { largestMatrixWeight, weightsRoundedToHalf } from './half.js';
-import { gpuWeightFormat } from './precision.js';
-import { selfCheck } from './self-check.js';
-import { rowsLimitWords } from './words.js';
-import { decodeRowsLimit } from './rows-limit.js';
+import { kvBudget } from './model.js';
+import { openCheckedModel } from './open-model.js';
 import { decodeContexts, gpuTimings, measureSteps } from './steps.js';
 import { referenceContext } from '../shared/steps.js';
 import { gpuTimer } from './timer.js';
+import { adapterName } from './words.js';
 import { simulateLabQueue } from '../worker/simulate-queue.js';
 import { remeasureContradictions } from '../worker/remeasure.js';
 
@@ -41,40 +37,17 @@ function cpuReference(m, measure, context) {
 // options: the lab's run options (runs/config.js toRunOptions) with measure.min_sample_ms on the worker's
 // clock; progress(fraction, phase); onPart(name, value) as m.run's.
 export async function runGpuLab(m, options, progress, onPart) {
-  progress(0, 'opening this device’s GPU (WebGPU)');
-  const acquired = await acquireGpu();
-  if (!acquired.available) return { fallback: { available: false, reason: acquired.reason } };
-  const { device, gpu } = acquired;
+  progress(0, 'opening this device’s GPU (WebGPU) and checking its logits against the CPU’s');
   const measure = options.measure || {};
   const weights = m.exportWeights({ preset: measure.preset });
-  const unsupported = unsupportedReason(weights.config, gpu.limits);
-  const refuse = (reason, more = {}) => ({ fallback: { available: false, reason, gpu, ...more } });
-  if (unsupported) return refuse(`This model cannot run on the GPU: ${unsupported}.`);
-
+  const opened = await openCheckedModel(weights, { halfWhereOffered: true });
+  if (opened.refused) return { fallback: opened.refused };
+  const { model, acquired, format, rowsLimit, self_check: check } = opened;
+  const { device, gpu } = acquired;
+  const refuse = (reason) => ({ fallback: { available: false, reason, gpu } });
   const budget = kvBudget(weights.config, gpu.limits);
-  const rowsLimit = decodeRowsLimit(weights.config, gpu.limits);
-  const slots = rowsLimit.rows;
-  if (slots < 2)
-    return refuse(`The GPU takes ${rowsLimitWords(rowsLimit, weights.config.max_seq)}; the lab needs two.`);
-  // A buffer the device could not allocate or a kernel it refused is reported here, not thrown.
-  device.pushErrorScope('validation');
-  device.pushErrorScope('out-of-memory');
-  // The weights as the GPU holds them: the self-check's reference runs on the same values.
-  const format = gpuWeightFormat(gpu.features, largestMatrixWeight(weights));
-  const held = format.weights === 'f16' ? weightsRoundedToHalf(weights) : weights;
-  const model = createGpuModel(device, held, {
-    capacity: Math.max(slots, weights.config.max_seq),
-    slots,
-    weightFormat: format.weights,
-  });
   const timer = gpuTimer(device, acquired.timestamps);
   try {
-    progress(0.02, 'checking the GPU’s logits against the CPU’s');
-    const check = await selfCheck(model, held);
-    const failed = (await device.popErrorScope()) || (await device.popErrorScope());
-    if (failed) return refuse(`The GPU could not load or run the model: ${failed.message}`);
-    if (!check.passed) return refuse(check.reason, { self_check: check });
-
     progress(0.05, 'the answer and the decode steps on the CPU (to compare)');
     const contexts = decodeContexts(weights.config.max_seq);
     const cpu = cpuReference(m, measure, contexts[referenceContext(contexts)]);
@@ -100,7 +73,7 @@ export async function runGpuLab(m, options, progress, onPart) {
         kv_budget_tokens: budget.kv_budget_tokens,
         largest_buffer_bytes: budget.largest_buffer_bytes,
         decode_rows_limit: rowsLimit,
-        adapter: gpu.description || `${gpu.vendor} ${gpu.architecture}`.trim(),
+        adapter: adapterName(gpu),
         software_adapter: gpu.software,
         timing: grid.timing,
         traffic: grid.traffic,

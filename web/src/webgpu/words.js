@@ -7,6 +7,9 @@ export function softwareWords(gpu) {
   return `${/swiftshader/i.test(gpu.architecture) ? 'SwiftShader' : 'A software adapter'}: your CPU emulating a GPU, not a GPU`;
 }
 
+// The adapter's name as a result records it (steps.model.adapter).
+export const adapterName = (gpu) => gpu.description || `${gpu.vendor} ${gpu.architecture}`.trim();
+
 // webgpu: a result's {available, reason}; gpu: its adapter (device.js describeAdapter), when one was found.
 export function adapterWords({ gpu, webgpu }) {
   if (!gpu) return `not available: ${webgpu.reason}`;
@@ -48,7 +51,8 @@ export function gpuStepsWords(model) {
   return `These steps ran on this device’s GPU through WebGPU (${model.adapter})${software}, ${weightWords(model)}. Its decode steps go to ${rowsLimitWords(model.decode_rows_limit, model.max_seq)}.`;
 }
 
-const gapWords = (check) => {
+// How close the self-check's logits were to the CPU's (self-check.js).
+export const gapWords = (check) => {
   const flips = check.flips.length
     ? `; float rounding flipped ${check.flips.length} near-tie${check.flips.length > 1 ? 's' : ''} (gap ${sig(Math.min(...check.flips.map((f) => f.gap)), 2)})`
     : '';
