@@ -15,10 +15,13 @@ import {
   POLICY_ORDER,
   SMALL_LAB,
   chromiumOnly,
+  dist,
   pageSession,
   root,
   waitForResult,
+  watchedPage,
 } from './helpers.mjs';
+import { serve } from '../../web/serve.mjs';
 import { ratio } from '../../web/src/shared/format.js';
 import { decodeRowsGrid, decodeRowsLimit } from '../../web/src/webgpu/rows-limit.js';
 import { rowsLimitWords } from '../../web/src/webgpu/words.js';
@@ -42,6 +45,50 @@ async function nodeModule() {
   return createKvlab({ wasmBinary: fs.readFileSync(path.join(dir, 'kvlab.wasm')) });
 }
 const RUN_MS = 600000;
+
+// The replay panel's run on the page at `url` (the lab's settings in its hash), opened in `context`,
+// without the policy families in `unchecked`: the result (window.kvlabReplayResult) and the summary's
+// words. The page is checked for errors and for requests off its origin.
+async function replayAt(context, url, unchecked = []) {
+  const { page, log } = await watchedPage(context);
+  await page.goto(url);
+  await page.waitForSelector('#lab[data-state="ready"]', { timeout: 60000 });
+  for (const family of unchecked) await page.uncheck(`#replay-family-${family}`);
+  await page.click('#replay-run');
+  await page.waitForFunction(
+    () => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
+    null,
+    { timeout: RUN_MS, polling: 200 }
+  );
+  assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
+  const result = await page.evaluate(() => window.kvlabReplayResult);
+  const summary = await page.textContent('#replay-summary');
+  assert.deepEqual(log.errors, []);
+  assert.deepEqual(log.offOrigin(new URL(url).origin), []);
+  await page.close();
+  return { result, summary };
+}
+
+// The page server with the isolation headers (COOP, COEP), for `run(url of its index.html)`.
+async function withIsolatedServer(run) {
+  const isolated = await serve({ dir: dist, isolate: true });
+  try {
+    return await run(`${isolated.url}index.html`);
+  } finally {
+    await isolated.close();
+  }
+}
+
+// The CPU's answers to the replay's queue: serial-cache on the CPU (float32, as the GPU serves), in Node.
+async function cpuAnswers(options) {
+  const { backend, ...replay } = options;
+  const cpu = (await nodeModule()).replay({
+    ...replay,
+    measure: { ...replay.measure, weights: 'f32', kv: 'f32' },
+    policies: ['serial-cache'],
+  });
+  return cpu['serial-cache'].real.requests.map((request) => Array.from(request.tokens));
+}
 
 function assertCpuFallback(result, phase) {
   assert.equal(result.steps.model.backend, undefined, 'the step table is the CPU’s');
@@ -172,6 +219,44 @@ describe(
       await page.waitForFunction(() => !/backend=/.test(location.hash));
     });
 
+    // No-cache passes, prompt passes, and decode over many slots; the two policies left out run the same
+    // kinds of pass (3 minutes for all four on SwiftShader, 1.7 for these two).
+    test('a replay with backend=webgpu on an isolated page serves every pass on the GPU, with the CPU’s tokens', () =>
+      withIsolatedServer(async (index) => {
+        const { result, summary } = await replayAt(session.browser.context, `${index}#preset=tiny&backend=webgpu`, [
+          'serial-cache',
+          'static',
+        ]);
+        assert.deepEqual(result.policy_order, ['serial-nocache', 'continuous:8']);
+        assert.equal(result.options.backend, 'webgpu');
+        assert.equal(result.device.backend, 'webgpu');
+        assert.equal(result.device.gpu.architecture, 'swiftshader');
+        assert.equal(result.device.self_check.passed, true);
+        const answers = await cpuAnswers(result.options);
+        for (const name of result.policy_order) {
+          const requests = result.policies[name].real.requests;
+          assert.ok(requests.length > 0, name);
+          requests.forEach((request, i) => assert.deepEqual(request.tokens, answers[i], `${name} request ${i}`));
+        }
+        assert.match(summary, /\(on this device’s GPU through WebGPU, from one worker\)/);
+        assert.match(
+          summary,
+          /Every forward pass, the step table’s and the served ones, ran on the GPU, .* \(SwiftShader: your CPU emulating a GPU, not a GPU\), float32 weights and KV/
+        );
+      }));
+
+    test('a replay with backend=webgpu on a page that is not isolated runs on the CPU and says why', async () => {
+      const { result, summary } = await replayAt(
+        session.browser.context,
+        `${session.server.url}index.html#preset=tiny&backend=webgpu`
+      );
+      assert.equal(result.device.backend, 'cpu');
+      assert.match(result.device.reason, /only a cross-origin-isolated page has: this one is not/);
+      assert.ok(summary.includes(`(one worker, WebAssembly SIMD)`), summary);
+      assert.ok(summary.includes(` Not on the GPU: ${result.device.reason}`), summary);
+      assert.deepEqual(Object.keys(result.policies).sort(), [...result.policy_order].sort());
+    });
+
     test('no errors on any page', () => session.checkPages(2));
   }
 );
@@ -187,6 +272,17 @@ describe(`without WebGPU (${ENGINE === 'chromium' ? 'Chromium without the flag' 
     assert.match(page.url(), /[#&]backend=webgpu(&|$)/, 'the link still asks for the GPU');
     assert.match(await page.textContent('#env-list'), /GPU \(WebGPU\)\s*not available: \S/);
   });
+
+  test('a replay with backend=webgpu on an isolated page runs on the CPU and gives the GPU’s reason', () =>
+    withIsolatedServer(async (index) => {
+      const { result, summary } = await replayAt(session.browser.context, `${index}#preset=tiny&backend=webgpu`);
+      assert.equal(result.device.backend, 'cpu');
+      assert.match(
+        result.device.reason,
+        ENGINE === 'chromium' ? /offers no adapter/ : /does not offer WebGPU|offers no adapter/
+      );
+      assert.ok(summary.includes(` Not on the GPU: ${result.device.reason}`), summary);
+    }));
 
   test('no errors on any page', () => session.checkPages(1));
 });

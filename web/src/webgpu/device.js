@@ -40,8 +40,10 @@ export function describeAdapter(adapter) {
 // -> {available: true, reason: '', adapter, device, gpu (describeAdapter), timestamps} or
 //    {available: false, reason}. The device asks for the adapter's largest buffers (the KV budget), its
 //    timestamps and its 16-bit shaders where it offers them.
+export const NO_WEBGPU = 'This browser does not offer WebGPU (navigator.gpu is missing).';
+
 export async function acquireGpu(gpu = globalThis.navigator && globalThis.navigator.gpu) {
-  if (!gpu) return { available: false, reason: 'This browser does not offer WebGPU (navigator.gpu is missing).' };
+  if (!gpu) return { available: false, reason: NO_WEBGPU };
   let adapter = null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });

@@ -1,7 +1,7 @@
 // The Web Worker that owns the wasm module: every measurement and simulation runs here, so the page
 // stays responsive. The page cancels a run by terminating this worker and starting a new one.
 //
-// The same code runs in three roles (lab.js, compare.js, job.js here), told apart by the worker's name:
+// The same code runs in four roles (lab.js, compare.js, job.js, webgpu/device-worker.js), told apart by the worker's name:
 //
 // The lab (any other name): loads the module at start: the threaded one (kvlab-threads.js) where the
 // page is cross-origin isolated, else the SIMD one (lab.js).
@@ -36,16 +36,21 @@
 //                 {type: 'result', id, result, elapsed_ms}
 //                 {type: 'error', id, stage: 'load' | 'run', name, message, fatal, path?, given?, allowed?}
 //
+// A replay's GPU (name 'kvlab-gpu-device'): started by a replay's job worker on a cross-origin-isolated
+// page, runs its passes on the GPU while the job worker waits on shared memory (webgpu/device-worker.js).
+//
 // Served: the glue kvlab.js sits next to this file and is loaded with importScripts; it finds
 // kvlab.wasm next to itself. Standalone: the single-file glue (wasm inlined), the scalar glue and its
 // wasm as base64 (kvlabScalarWasmBase64) are prepended to this code in one Blob, so `createKvlab` and
 // `createKvlabScalar` already exist.
 
-import { COMPARE_WORKER_NAME, JOB_WORKER_NAME } from '../runs/roles.js';
+import { COMPARE_WORKER_NAME, GPU_DEVICE_WORKER_NAME, JOB_WORKER_NAME } from '../runs/roles.js';
+import { startGpuDevice } from '../webgpu/device-worker.js';
 import { startCompare } from './compare.js';
 import { startJob } from './job.js';
 import { startLab } from './lab.js';
 
 if (self.name === COMPARE_WORKER_NAME) startCompare();
 else if (self.name === JOB_WORKER_NAME) startJob();
+else if (self.name === GPU_DEVICE_WORKER_NAME) startGpuDevice();
 else startLab();

@@ -4,10 +4,40 @@
 import { describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
 import { runMemoryPlan } from '../panels/memory/plan.js';
 import { runHardwarePlan } from '../hardware/plan.js';
+import { openReplayDevice, replayOnGpuRefusal } from '../webgpu/replay-device.js';
+
+// options: replay()'s, and backend: 'cpu' (the default) or 'webgpu', where its passes run.
+// -> {policies: replay()'s result, device: {backend, gpu?, self_check?, traffic?, reason?}}: where it was
+// served (on the GPU: its passes, their rows and the time the replay waited for them), or why on the CPU
+// when the GPU was asked for.
+async function runReplay(m, { backend = 'cpu', ...options }, progress) {
+  const measure = measureOnClock(options.measure);
+  const onCpu = (device) => ({ policies: m.replay({ ...options, measure }, progress), device });
+  if (backend !== 'webgpu') return onCpu({ backend: 'cpu' });
+  const refusal = replayOnGpuRefusal(options.policies);
+  if (refusal) return onCpu({ backend: 'cpu', reason: refusal });
+
+  progress(0, 'opening this device’s GPU (WebGPU) and checking its logits against the CPU’s');
+  const opened = await openReplayDevice(m.exportWeights({ preset: measure && measure.preset }));
+  try {
+    const { reason, gpu, self_check: selfCheck } = opened;
+    if (!opened.device)
+      return onCpu({ backend: 'cpu', reason, ...(gpu && { gpu }), ...(selfCheck && { self_check: selfCheck }) });
+    // The GPU holds float32 weights and KV: the CPU's model is the same one.
+    const policies = m.replay(
+      { ...options, measure: { ...measure, weights: 'f32', kv: 'f32' } },
+      progress,
+      opened.device
+    );
+    return { policies, device: { backend: 'webgpu', gpu, self_check: selfCheck, traffic: opened.traffic } };
+  } finally {
+    opened.close();
+  }
+}
 
 const JOBS = {
   memory: runMemoryPlan,
-  replay: (m, options, progress) => m.replay({ ...options, measure: measureOnClock(options.measure) }, progress),
+  replay: runReplay,
   hardware: runHardwarePlan,
 };
 
@@ -19,11 +49,11 @@ export function startJob() {
     if (!Object.hasOwn(JOBS, type)) return;
     if (!modulePromise) modulePromise = loadSimd();
     modulePromise.then(
-      (m) => {
+      async (m) => {
         const start = performance.now();
         const progress = throttledProgress(id);
         try {
-          const result = JOBS[type](m, options, progress);
+          const result = await JOBS[type](m, options, progress);
           post({ type: 'result', id, result, elapsed_ms: performance.now() - start });
         } catch (error) {
           postRunError(id, error);

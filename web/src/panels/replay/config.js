@@ -78,9 +78,10 @@ export function validateReplay(raw) {
 }
 
 // The replay() options of valid settings; the KV fields go only with a memory policy, which alone
-// reads them.
-export function replayOptions(settings, preset) {
+// reads them. backend: the lab's ('cpu' or 'webgpu'), which the job worker reads (worker/job.js).
+export function replayOptions(settings, preset, backend) {
   const options = {
+    backend,
     measure: { preset },
     timeline_requests: 60,
     policies: settings.families.map((f) => policyName(f, settings)),

@@ -27,6 +27,7 @@ export function mount(root, { runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
   const replay = setupReplay({
     preset: panels.settings.formPreset,
+    backend: () => panels.settings.labSettings().backend,
     environment: () => env,
     busy: () => runs.busyFor('replay'),
     onRunningChange: runs.sync,
@@ -35,7 +36,8 @@ export function mount(root, { runs, env, panels }) {
   return replay;
 }
 
-// hooks: preset() -> the model preset of the settings form; busy() -> another run holds the processor;
+// hooks: preset() -> the model preset of the settings form; backend() -> where the lab's settings run
+//        the model ('cpu' or 'webgpu'), where the replay's passes run too; busy() -> another run holds the processor;
 //        environment() -> the environment facts; onRunningChange().
 function setupReplay(hooks) {
   const policySelect = $('#replay-policy');
@@ -45,10 +47,11 @@ function setupReplay(hooks) {
   const panel = jobPanel('replay', {
     root: $('#replay'),
     createJob: (handlers) => new JobRunner('replay', handlers),
-    onResult(raw, elapsedMs) {
-      const order = orderPolicies(Object.keys(raw));
+    onResult({ policies, device }, elapsedMs) {
+      const order = orderPolicies(Object.keys(policies));
       const result = {
-        policies: raw,
+        policies,
+        device,
         policy_order: order,
         options: lastOptions,
         elapsed_ms: elapsedMs,
@@ -94,7 +97,7 @@ function setupReplay(hooks) {
       panel.setPhase('Not run: fix the highlighted settings.');
       return;
     }
-    lastOptions = replayOptions(settings, hooks.preset());
+    lastOptions = replayOptions(settings, hooks.preset(), hooks.backend());
     panel.run(lastOptions);
   }
 

@@ -6,7 +6,7 @@ import { numCell as num } from '../../shared/cells.js';
 import { POLICY_ROLES, findPolicy, policyLabel, policyOrder } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
 import { duration, int, ms, pct, sig, signedPct } from '../../shared/format.js';
-import { afterPromptFinding } from './words.js';
+import { afterPromptFinding, deviceSentence, servedWhere } from './words.js';
 
 // B of "static:B", "paged:B" or "chunked:B,T"; 1 for the serial policies.
 const slotsOf = (name) => {
@@ -60,11 +60,12 @@ export function renderReplay(r, policySelect) {
   const hasDrift = order.some((n) => r.policies[n].drift);
   replace(
     $('#replay-summary'),
-    `The ${r.options.measure.preset} model served the queue for real in this browser (one worker, WebAssembly SIMD), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
+    `The ${r.options.measure.preset} model served the queue for real in this browser (${servedWhere(r.device)}), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
     Math.min(...counts) < Math.max(...counts)
       ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
       : '',
-    prefixSentence(r.options.workload)
+    prefixSentence(r.options.workload),
+    deviceSentence(r.device)
   );
 
   const realMemory = memoryColumns(order, r, 'real');

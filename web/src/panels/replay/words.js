@@ -4,6 +4,21 @@
 // before it, and what pricing the runs on the step grid alone would have given.
 
 import { sig } from '../../shared/format.js';
+import { adapterName, gapWords, softwareWords } from '../../webgpu/words.js';
+
+// Where the passes ran (the job's device: webgpu/replay-device.js), in the summary's brackets.
+export const servedWhere = (device) =>
+  device.backend === 'webgpu' ? 'on this device’s GPU through WebGPU, from one worker' : 'one worker, WebAssembly SIMD';
+
+// The sentence on the device: the GPU's adapter and check, or why the replay ran on the CPU when the GPU
+// was asked for; '' when it was not.
+export function deviceSentence(device) {
+  if (device.backend === 'webgpu') {
+    const software = device.gpu.software ? ` (${softwareWords(device.gpu)})` : '';
+    return ` Every forward pass, the step table’s and the served ones, ran on the GPU, ${adapterName(device.gpu)}${software}, float32 weights and KV, each pass’s tokens read back while the worker waited; checked first: ${gapWords(device.self_check)}.`;
+  }
+  return device.reason ? ` Not on the GPU: ${device.reason}` : '';
+}
 
 // The part's figures for the largest measured prompt of at most `rows` rows: its size and the first
 // decode pass's ratio.
