@@ -15,16 +15,20 @@ int calibrate_repeats(const std::function<void()>& step, const TimingPolicy& pol
   return repeat_until(kCalibrationSamples * policy.min_sample_ms, [&](int) { step(); }).runs;
 }
 
-// Per-step time of one sample of `repeats` steps, after one untimed step: in a round the step before
-// was another cell's (a prefill of 128 tokens leaves other data in the caches than a decode step).
-double sample_ms(const std::function<void()>& step, int repeats) {
-  step();
-  double start = now_ms();
-  for (int i = 0; i < repeats; ++i) step();
-  return (now_ms() - start) / repeats;
-}
-
 }  // namespace
+
+RepeatedRuns time_sample(const std::function<void()>& step, int repeats, double min_sample_ms) {
+  step();
+  const double start_ms = now_ms();
+  for (int i = 0; i < repeats; ++i) step();
+  RepeatedRuns sample{repeats, now_ms() - start_ms};
+  while (sample.elapsed_ms < min_sample_ms && sample.runs < kMaxRepeats) {
+    step();
+    ++sample.runs;
+    sample.elapsed_ms = now_ms() - start_ms;
+  }
+  return sample;
+}
 
 StepTiming summarise(std::vector<double> times_ms) {
   std::sort(times_ms.begin(), times_ms.end());
@@ -55,7 +59,10 @@ std::vector<StepTiming> time_steps_interleaved(const std::vector<std::function<v
   std::vector<std::vector<double>> per_step_ms(steps.size());
   for (int s = 0; s < policy.samples; ++s) {
     if (on_round) on_round((s + 1) / rounds);
-    for (size_t i = 0; i < steps.size(); ++i) per_step_ms[i].push_back(sample_ms(steps[i], repeats[i]));
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const RepeatedRuns sample = time_sample(steps[i], repeats[i], policy.min_sample_ms);
+      per_step_ms[i].push_back(sample.elapsed_ms / sample.runs);
+    }
   }
   std::vector<StepTiming> timings;
   timings.reserve(steps.size());

@@ -10,11 +10,11 @@
 namespace kvlab {
 
 struct StepTiming {
-  double mean_ms = 0;  // total time over total steps
+  double mean_ms = 0;  // mean of the samples' per-step times
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
-  int repeats = 0;  // steps per sample
+  int repeats = 0;  // steps per sample, as calibrated (the fewest a sample runs)
   int samples = 0;
 };
 
@@ -52,6 +52,13 @@ RepeatedRuns repeat_until(double target_ms, Run run) {
   } while (repeated.elapsed_ms < target_ms && repeated.runs < kMaxRepeats);
   return repeated;
 }
+
+// One sample of `step`: one untimed run (in a round the step before was another cell's: a prefill of 128
+// tokens leaves other data in the caches than a decode step), then `repeats` timed runs, the clock read
+// once at their end; and when they read shorter than min_sample_ms (the host stalled the calibration,
+// which then counted too few), more runs until they do not. So no sample is ever shorter than the clock
+// can see: a step of 4 us on a 0.1 ms clock once read 0 ms.
+RepeatedRuns time_sample(const std::function<void()>& step, int repeats, double min_sample_ms);
 
 // Per-step time of `step`, which must be repeatable (leave its state as it found it).
 StepTiming time_step(const std::function<void()>& step, const TimingPolicy& policy);
