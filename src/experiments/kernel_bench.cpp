@@ -342,7 +342,7 @@ json measure_thread_scaling(const Model& model, const TimingPolicy& policy, int 
                  {"context", context},
                  {"rows", kManyRows},
                  {"prefill_tokens", prefill_tokens},
-                 {"forks_per_step", 5 * c.n_layers + 1}};
+                 {"forks_per_step", Model::forks_per_step(c)}};
   {
     std::vector<std::unique_ptr<Model>> models;
     for (int n : counts) {

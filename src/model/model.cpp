@@ -96,12 +96,14 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
                            format);
     }
   }
-  // Every (row, head) pair is one item; each thread takes a contiguous share, with scores of its own.
-  const int n_items = n_rows * c.n_heads, n_threads = pool_->size();
+  // Every (row, head) pair is one item, costing the row's context length; each thread takes a
+  // contiguous share of equal cost, with scores of its own.
+  const int n_threads = pool_->size();
+  const auto context_length = [&](int r) { return rows[r].position + 1; };
   pool_->run([&](int index) {
     float* scores = &s.scores[static_cast<size_t>(index) * c.max_seq];
-    const int end = share_start(n_items, n_threads, index + 1);
-    for (int item = share_start(n_items, n_threads, index); item < end;) {
+    const int end = share_start_by_cost(n_rows, c.n_heads, context_length, n_threads, index + 1);
+    for (int item = share_start_by_cost(n_rows, c.n_heads, context_length, n_threads, index); item < end;) {
       const int r = item / c.n_heads, first_head = item % c.n_heads;
       const int end_head = std::min(c.n_heads, first_head + (end - item));
       kernels::attention_heads(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index),
@@ -122,7 +124,13 @@ void Model::feed_forward_block(const LayerWeights& layer, int n_rows) {
   for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.ffn_norm.data(), d);
   const Product gate_up[] = {{s.gate.data(), &layer.w_gate}, {s.up.data(), &layer.w_up}};
   matmuls(gate_up, 2, s.xb.data(), n_rows);
-  kernels::swiglu(s.gate.data(), s.up.data(), n_rows * c.d_ff);
+  // SwiGLU row by row, each row whole on one thread: a row's SIMD body and tail are the same on any
+  // thread count. On one thread in wasm it was most of the step's serial part (docs/threads.md).
+  const int n_threads = pool_->size();
+  pool_->run([&](int index) {
+    for (int r = share_start(n_rows, n_threads, index), end = share_start(n_rows, n_threads, index + 1); r < end; ++r)
+      kernels::swiglu(&s.gate[static_cast<size_t>(r) * c.d_ff], &s.up[static_cast<size_t>(r) * c.d_ff], c.d_ff);
+  });
   const Product down[] = {{s.proj.data(), &layer.w_down}};
   matmuls(down, 1, s.gate.data(), n_rows);
   kernels::add(s.x.data(), s.proj.data(), n_rows * d);

@@ -60,6 +60,9 @@ class Model {
   // thread exactly as on one, so the logits are the same bit for bit whatever the count.
   void set_threads(int n_threads);
   int threads() const { return pool_->size(); }
+  // The pool's forks (and joins) in one forward pass, whatever the rows: per layer q|k|v, attention, wo,
+  // gate|up, SwiGLU, w_down; then the output projection (docs/threads.md, "Forks per step").
+  static int forks_per_step(const ModelConfig& c) { return 6 * c.n_layers + 1; }
 
   // Sizes the scratch for n_rows rows; forward() calls it too, but callers that time steps call it
   // first so that no step allocates.

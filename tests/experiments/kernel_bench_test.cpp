@@ -42,7 +42,7 @@ TEST(BenchThreadScaling, TimesEachThreadCountAgainstOne) {
   const json scaling = run_kernel_bench(read_bench_options(options))["thread_scaling"];
   ASSERT_TRUE(scaling.is_object());
   EXPECT_EQ(scaling["counts"], json({1, 2}));
-  EXPECT_EQ(scaling["forks_per_step"], 5 * 6 + 1);
+  EXPECT_EQ(scaling["forks_per_step"], 6 * 6 + 1);
   for (const char* cell : {"rows1", "rows16", "prefill"}) {
     SCOPED_TRACE(cell);
     const json& speedup = scaling[std::string(cell) + "_speedup"];

@@ -3,6 +3,8 @@
 // random preset (float32 and bfloat16 weights, 16-bit KV) and on a model read from a file. The pool
 // runs each thread's task exactly once per fork, fork after fork.
 #include <atomic>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -40,6 +42,32 @@ TEST(ThreadPool, SharesCoverTheItemsOnceInOrder) {
         EXPECT_LE(size, n_items / n_threads + 1);
       }
     }
+}
+
+TEST(ThreadPool, SharesByCostCoverTheItemsOnceWithEqualCost) {
+  // A 128-token prefill on one head: row r costs r + 1, 8,256 in all. Rows 0..90 cost 4,186, the
+  // first sum to reach half (4,128), so the second thread starts at row 91 (not 64, as by count).
+  const auto prefill_cost = [](int r) { return r + 1; };
+  EXPECT_EQ(share_start_by_cost(128, 1, prefill_cost, 2, 1), 91);
+  for (int n_groups : {0, 1, 3, 16, 128})
+    for (int group_size : {1, 6, 8})
+      for (int n_threads : {1, 2, 3, 4, 64}) {
+        const int n_items = n_groups * group_size;
+        const auto cost = [](int g) { return 1 + (g * 37) % 11; };  // 1 .. 11, uneven
+        const auto item_cost = [&](int item) { return cost(item / group_size); };
+        int64_t total = 0;
+        for (int item = 0; item < n_items; ++item) total += item_cost(item);
+        EXPECT_EQ(share_start_by_cost(n_groups, group_size, cost, n_threads, 0), 0);
+        EXPECT_EQ(share_start_by_cost(n_groups, group_size, cost, n_threads, n_threads), n_items);
+        for (int index = 0; index < n_threads; ++index) {
+          const int first = share_start_by_cost(n_groups, group_size, cost, n_threads, index);
+          const int end = share_start_by_cost(n_groups, group_size, cost, n_threads, index + 1);
+          ASSERT_LE(first, end);
+          int64_t share_cost = 0;
+          for (int item = first; item < end; ++item) share_cost += item_cost(item);
+          EXPECT_LE(std::abs(share_cost - total / n_threads), 11 + 1) << n_groups << " " << group_size << " " << index;
+        }
+      }
 }
 
 TEST(ThreadPool, DeviceThreadsWithinTheLimit) {
