@@ -282,7 +282,7 @@ function table() {
     `6. threads: speed-up over one thread (context ${s.context}; ${s.prefill_tokens}-token prefill; ${s.forks_per_step} forks and joins a step)`
   );
   lines.push(
-    `${'build'.padEnd(24)}${'threads'.padStart(8)}${'1 row'.padStart(9)}${'16 rows'.padStart(9)}${'prefill'.padStart(9)}${'fork+join us'.padStart(14)}`
+    `${'build'.padEnd(24)}${'threads'.padStart(8)}${'1 row'.padStart(9)}${'16 rows'.padStart(9)}${'prefill'.padStart(9)}${'fork+join us'.padStart(14)}${'read GB/s'.padStart(11)}${'1 row GB/s'.padStart(12)}`
   );
   for (const [name, t] of [
     ['native', s],
@@ -290,7 +290,7 @@ function table() {
   ]) {
     t.counts.forEach((count, k) => {
       lines.push(
-        `${name.padEnd(24)}${String(count).padStart(8)}${(f(t.rows1_speedup[k]) + 'x').padStart(9)}${(f(t.rows16_speedup[k]) + 'x').padStart(9)}${(f(t.prefill_speedup[k]) + 'x').padStart(9)}${f(t.fork_join_us[k]).padStart(14)}`
+        `${name.padEnd(24)}${String(count).padStart(8)}${(f(t.rows1_speedup[k]) + 'x').padStart(9)}${(f(t.rows16_speedup[k]) + 'x').padStart(9)}${(f(t.prefill_speedup[k]) + 'x').padStart(9)}${f(t.fork_join_us[k]).padStart(14)}${f(t.read_gb_per_s[k], 1).padStart(11)}${f(t.rows1_gb_per_s[k], 1).padStart(12)}`
       );
     });
   }

@@ -70,33 +70,51 @@ Probe peak_probe(volatile float& sink) {
   return {body, 2.0 * kLanes * kChains * kIterations};
 }
 
-// Streaming read bandwidth over `buffer` (as large as the model's weights), read over and over the way
-// one-row decode steps read them: a decode step cannot take less than the bytes it reads / this.
-Probe read_probe(const FloatBuffer& buffer, volatile float& sink) {
-  // Eight segments read side by side, as the matmul reads eight weight panels: one stream alone
-  // reaches only part of the bandwidth (the hardware prefetcher tracks several streams).
-  constexpr size_t kStreams = 8;
-  const size_t segment = buffer.size() / kStreams;
+// Eight segments of `segment` floats from `data` read side by side, as the matmul reads eight weight
+// panels (one stream alone reaches only part of the bandwidth: the hardware prefetcher tracks several);
+// returns their sum so that the reads cannot be left out. data is aligned, segment a multiple of 64.
+constexpr size_t kReadStreams = 8;
+float read_streams(const float* data, size_t segment) {
 #if KVLAB_SIMD
   using Batch = kernels::FloatBatch;
-  auto body = [&buffer, &sink, segment] {
-    Batch sum[kStreams];
-    for (Batch& s : sum) s = Batch(0.0f);
-    for (size_t i = 0; i < segment; i += Batch::size)
-      for (size_t k = 0; k < kStreams; ++k) sum[k] += Batch::load_aligned(buffer.data() + k * segment + i);
-    Batch total = sum[0];
-    for (size_t k = 1; k < kStreams; ++k) total += sum[k];
-    sink = sink + xsimd::hadd(total);
-  };
+  Batch sum[kReadStreams];
+  for (Batch& s : sum) s = Batch(0.0f);
+  for (size_t i = 0; i < segment; i += Batch::size)
+    for (size_t k = 0; k < kReadStreams; ++k) sum[k] += Batch::load_aligned(data + k * segment + i);
+  Batch total = sum[0];
+  for (size_t k = 1; k < kReadStreams; ++k) total += sum[k];
+  return xsimd::hadd(total);
 #else
-  auto body = [&buffer, &sink, segment] {
-    float sum[kStreams] = {};
-    for (size_t i = 0; i < segment; ++i)
-      for (size_t k = 0; k < kStreams; ++k) sum[k] += buffer[k * segment + i];
-    sink = sink + sum[0] + sum[kStreams - 1];
-  };
+  float sum[kReadStreams] = {};
+  for (size_t i = 0; i < segment; ++i)
+    for (size_t k = 0; k < kReadStreams; ++k) sum[k] += data[k * segment + i];
+  return sum[0] + sum[kReadStreams - 1];
 #endif
-  return {body, 4.0 * segment * kStreams};
+}
+
+// Streaming read bandwidth over `buffer` (as large as the model's weights) on `pool`'s threads, read
+// over and over the way one-row decode steps read the weights: each thread a contiguous share, as the
+// matmul shares out its panels. A decode step on those threads cannot take less than the bytes it reads
+// / this; on one thread and on more, it says how much of the memory's bandwidth one core leaves unused.
+// `sums` (one per thread) outlives the probe.
+Probe read_probe(ThreadPool& pool, const FloatBuffer& buffer, std::vector<float>& sums, volatile float& sink) {
+  const size_t n_threads = static_cast<size_t>(pool.size()), unit = kReadStreams * 64;
+  const size_t share = buffer.size() / n_threads / unit * unit;
+  sums.assign(n_threads, 0.0f);
+  auto body = [&pool, &buffer, &sums, &sink, share] {
+    pool.run([&](int index) {
+      sums[index] = read_streams(buffer.data() + static_cast<size_t>(index) * share, share / kReadStreams);
+    });
+    float total = 0;
+    for (float s : sums) total += s;
+    sink = sink + total;
+  };
+  return {body, 4.0 * static_cast<double>(share * n_threads)};
+}
+
+// A buffer of ones as large as the model's weights.
+FloatBuffer weights_sized_buffer(const ModelConfig& c) {
+  return FloatBuffer(static_cast<size_t>(model_size(c).weight_bytes / 4 / 64 * 64), 1.0f);
 }
 
 // Bytes a one-row decode step at `context` reads: every weight matrix and norm, one row of the token
@@ -125,8 +143,9 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
     probes.push_back(std::move(probe));
   };
   add("peak", peak_probe(sink));
-  const FloatBuffer read_buffer(static_cast<size_t>(model_size(c).weight_bytes / 4 / 64 * 64), 1.0f);
-  add("read", read_probe(read_buffer, sink));
+  const FloatBuffer read_buffer = weights_sized_buffer(c);
+  std::vector<float> read_sums;
+  add("read", read_probe(model.pool(), read_buffer, read_sums, sink));
 
   // One weight matrix of the model (w_gate) times 1 row (matrix-vector) and 16 rows (matrix-matrix).
   const PackedMatrix& gate = model.weights().layers[0].w_gate;
@@ -329,8 +348,9 @@ std::vector<int> thread_counts(int most) {
 }
 
 // The forward pass on 1, 2, 4, ... `most` threads: the one-row and the 16-row decode step at context 64
-// and a prefill of 128 tokens (max_seq if fewer), every cell timed interleaved with the others (a
-// loaded machine slows all alike), each count on a model of its own over the same packed weights; then
+// and a prefill of 128 tokens (max_seq if fewer), and a read of a weights-sized buffer (the one-row
+// step's limit), every cell timed interleaved with the others (a loaded machine slows all alike), each
+// count on a model of its own over the same packed weights, the read on that model's pool; then
 // an empty fork and join on a pool of each size (after the models are gone, so that the module's
 // workers suffice in wasm).
 json measure_thread_scaling(const Model& model, const TimingPolicy& policy, int most) {
@@ -358,20 +378,41 @@ json measure_thread_scaling(const Model& model, const TimingPolicy& policy, int 
     for (int t = 0; t < prefill_tokens; ++t)
       prefill_rows.push_back(Row{prompt[t], &prefill_cache, t, t == prefill_tokens - 1});
     const std::vector<const std::vector<Row>*> cells = {&one_row, &many_rows, &prefill_rows};
-    std::vector<std::function<void()>> steps;  // [count][cell]
-    for (const auto& m : models)
-      for (const std::vector<Row>* rows : cells) steps.push_back([&m, rows] { m->forward(*rows); });
+    // Each count's cells, then a read of a weights-sized buffer on the same pool: [count][cell + read].
+    const size_t per_count = cells.size() + 1;
+    const FloatBuffer read_buffer = weights_sized_buffer(c);
+    std::vector<std::vector<float>> read_sums(counts.size());
+    volatile float sink = 0;
+    std::vector<std::function<void()>> steps;
+    std::vector<double> read_bytes;
+    for (size_t k = 0; k < models.size(); ++k) {
+      Model& m = *models[k];
+      for (const std::vector<Row>* rows : cells) steps.push_back([&m, rows] { m.forward(*rows); });
+      Probe read = read_probe(m.pool(), read_buffer, read_sums[k], sink);
+      steps.push_back(std::move(read.run));
+      read_bytes.push_back(read.work);
+    }
     const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
     const char* names[] = {"rows1", "rows16", "prefill"};
     for (size_t cell = 0; cell < cells.size(); ++cell) {
       json ms = json::array(), speedup = json::array();
       for (size_t k = 0; k < counts.size(); ++k) {
-        ms.push_back(t[k * cells.size() + cell].median_ms);
-        speedup.push_back(t[cell].median_ms / t[k * cells.size() + cell].median_ms);
+        ms.push_back(t[k * per_count + cell].median_ms);
+        speedup.push_back(t[cell].median_ms / t[k * per_count + cell].median_ms);
       }
       result[std::string(names[cell]) + "_ms"] = ms;
       result[std::string(names[cell]) + "_speedup"] = speedup;
     }
+    // The memory's bandwidth on each count, and the share of it the one-row step reaches there.
+    const double rows1_bytes = one_row_step_bytes(*models.front(), context);
+    json read_gb_per_s = json::array(), rows1_gb_per_s = json::array();
+    for (size_t k = 0; k < counts.size(); ++k) {
+      read_gb_per_s.push_back(read_bytes[k] / (t[k * per_count + cells.size()].median_ms * 1e6));
+      rows1_gb_per_s.push_back(rows1_bytes / (t[k * per_count].median_ms * 1e6));
+    }
+    result["rows1_bytes_read"] = rows1_bytes;
+    result["read_gb_per_s"] = read_gb_per_s;
+    result["rows1_gb_per_s"] = rows1_gb_per_s;
   }
   json fork_join_us = json::array();
   for (int n : counts) {
@@ -559,14 +600,21 @@ std::string format_kernel_bench(const json& r) {
     const json& s = r["thread_scaling"];
     text += format(
         "threads, interleaved (context %d; %d forks a step)   1 row ms   %d rows ms   prefill %d ms   "
-        "speed-ups   fork+join us\n",
+        "speed-ups   fork+join us   read GB/s   1 row GB/s\n",
         s["context"].get<int>(), s["forks_per_step"].get<int>(), s["rows"].get<int>(), s["prefill_tokens"].get<int>());
-    for (size_t k = 0; k < s["counts"].size(); ++k)
-      text += format("%2d thread%s %40.3f %11.3f %15.3f   %.2fx %.2fx %.2fx %8.2f\n", s["counts"][k].get<int>(),
-                     s["counts"][k].get<int>() == 1 ? " " : "s", s["rows1_ms"][k].get<double>(),
-                     s["rows16_ms"][k].get<double>(), s["prefill_ms"][k].get<double>(),
+    const size_t n_counts = s["counts"].size();
+    for (size_t k = 0; k < n_counts; ++k)
+      text += format("%2d thread%s %40.3f %11.3f %15.3f   %.2fx %.2fx %.2fx %8.2f %14.1f %12.1f\n",
+                     s["counts"][k].get<int>(), s["counts"][k].get<int>() == 1 ? " " : "s",
+                     s["rows1_ms"][k].get<double>(), s["rows16_ms"][k].get<double>(), s["prefill_ms"][k].get<double>(),
                      s["rows1_speedup"][k].get<double>(), s["rows16_speedup"][k].get<double>(),
-                     s["prefill_speedup"][k].get<double>(), s["fork_join_us"][k].get<double>());
+                     s["prefill_speedup"][k].get<double>(), s["fork_join_us"][k].get<double>(),
+                     s["read_gb_per_s"][k].get<double>(), s["rows1_gb_per_s"][k].get<double>());
+    const double most_read = s["read_gb_per_s"][n_counts - 1].get<double>();
+    text +=
+        format("one thread reads %.0f%% of what %d read; the one-row step on %d reaches %.0f%% of their read\n",
+               100 * s["read_gb_per_s"][0].get<double>() / most_read, s["counts"][n_counts - 1].get<int>(),
+               s["counts"][n_counts - 1].get<int>(), 100 * s["rows1_gb_per_s"][n_counts - 1].get<double>() / most_read);
   }
   if (r.contains("answer")) {
     const json& a = r["answer"];

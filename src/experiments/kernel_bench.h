@@ -16,8 +16,9 @@ struct BenchOptions {
   bool simulator = true;        // also time the simulator
   bool weight_formats = false;  // also time the 1- and 16-row steps in f32 and bf16, interleaved
   bool kv_formats = false;      // also time 1- and 16-row steps at two contexts with f32, bf16 and f16 KV, interleaved
-  bool thread_scaling = false;  // also time the 1- and 16-row steps and a prefill on 1, 2, 4 .. measure.threads
-                                // threads, and a fork and join (every other section runs on one thread)
+  bool thread_scaling = false;  // also time the 1- and 16-row steps, a prefill and a weights-sized read on
+                                // 1, 2, 4 .. measure.threads threads, and a fork and join (every other
+                                // section runs on one thread)
 };
 
 // { "measure": {measure options}, "answer_runs": 0..100, "simulator": bool, "weight_formats": bool,

@@ -60,6 +60,8 @@ class Model {
   // thread exactly as on one, so the logits are the same bit for bit whatever the count.
   void set_threads(int n_threads);
   int threads() const { return pool_->size(); }
+  // The pool the forward pass forks on; benchmarks time a memory read on the same threads.
+  ThreadPool& pool() { return *pool_; }
   // The pool's forks (and joins) in one forward pass, whatever the rows: per layer q|k|v, attention, wo,
   // gate|up, SwiGLU, w_down; then the output projection (docs/threads.md, "Forks per step").
   static int forks_per_step(const ModelConfig& c) { return 6 * c.n_layers + 1; }

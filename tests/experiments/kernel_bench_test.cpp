@@ -51,6 +51,16 @@ TEST(BenchThreadScaling, TimesEachThreadCountAgainstOne) {
     EXPECT_TRUE(std::isfinite(speedup[1].get<double>()) && speedup[1].get<double>() > 0);
   }
   EXPECT_EQ(scaling["fork_join_us"].size(), 2u);
+  // The memory read on each count's pool, and the one-row step's bytes over its time there.
+  EXPECT_GT(scaling["rows1_bytes_read"].get<double>(), 0);
+  for (const char* rate : {"read_gb_per_s", "rows1_gb_per_s"}) {
+    SCOPED_TRACE(rate);
+    ASSERT_EQ(scaling[rate].size(), 2u);
+    for (const json& gb_per_s : scaling[rate]) EXPECT_TRUE(std::isfinite(gb_per_s.get<double>()) && gb_per_s > 0);
+  }
+  for (size_t k = 0; k < 2; ++k)
+    EXPECT_DOUBLE_EQ(scaling["rows1_gb_per_s"][k].get<double>(),
+                     scaling["rows1_bytes_read"].get<double>() / (scaling["rows1_ms"][k].get<double>() * 1e6));
 }
 
 }  // namespace
