@@ -25,7 +25,9 @@ export function drawTimeAxis(g, { x0, x1, y, left, right, middle }) {
   const fits = firstThatFits(g, middle, room);
   g.textAlign = 'center';
   if (fits) g.fillText(fits, (x0 + x1) / 2, y + 3);
-  g.canvas.dataset.axisMiddle = fits || ''; // what the axis says, for the page's tests
+  // What the axis says and the room it had, for the page's tests.
+  g.canvas.dataset.axisMiddle = fits || '';
+  g.canvas.dataset.axisRoomPx = room.toFixed(1);
   g.textAlign = 'left';
 }
 
