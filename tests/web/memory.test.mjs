@@ -450,92 +450,96 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     assert.equal(page.workers().length, 1, 'the replay’s worker ended with its run');
   });
 
-  test('serves the memory policies for real, with their KV columns, timelines and mixed passes', async () => {
-    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
-    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-    for (const family of ['serial-nocache', 'serial-cache', 'static']) await page.uncheck(`#replay-family-${family}`);
-    for (const family of ['paged', 'chunked']) await page.check(`#replay-family-${family}`);
-    // 256 tokens: room for 3 of the queue's longest requests (79 positions) in 16-token blocks, for 8 slots.
-    await page.fill('#replay-kv', '256');
-    await page.fill('#replay-chunk', '48');
-    assert.equal(await page.textContent('#replay-family-chunked-label'), 'Chunked prefill, 8 slots, 48 tokens/step');
-    await page.click('#replay-run');
-    await page.waitForFunction(
-      () => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
-      null,
-      { timeout: 90000, polling: 100 }
-    );
-    assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
-    const result = await page.evaluate(() => window.kvlabReplayResult);
-    const order = ['continuous:8', 'paged:8', 'chunked:8,48'];
-    assert.deepEqual(result.policy_order, order);
-    assert.deepEqual(result.options.policies, ['continuous:8', 'paged:8', 'chunked:8,48']);
-    assert.equal(result.options.kv_tokens, 256);
-    assert.equal(result.options.block_tokens, 16);
+  test(
+    'serves the memory policies for real, with their KV columns, timelines and mixed passes',
+    chromiumOnly('the same wasm engine as the queue replay, which Firefox runs'),
+    async () => {
+      const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      for (const family of ['serial-nocache', 'serial-cache', 'static']) await page.uncheck(`#replay-family-${family}`);
+      for (const family of ['paged', 'chunked']) await page.check(`#replay-family-${family}`);
+      // 256 tokens: room for 3 of the queue's longest requests (79 positions) in 16-token blocks, for 8 slots.
+      await page.fill('#replay-kv', '256');
+      await page.fill('#replay-chunk', '48');
+      assert.equal(await page.textContent('#replay-family-chunked-label'), 'Chunked prefill, 8 slots, 48 tokens/step');
+      await page.click('#replay-run');
+      await page.waitForFunction(
+        () => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
+        null,
+        { timeout: 90000, polling: 100 }
+      );
+      assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
+      const result = await page.evaluate(() => window.kvlabReplayResult);
+      const order = ['continuous:8', 'paged:8', 'chunked:8,48'];
+      assert.deepEqual(result.policy_order, order);
+      assert.deepEqual(result.options.policies, ['continuous:8', 'paged:8', 'chunked:8,48']);
+      assert.equal(result.options.kv_tokens, 256);
+      assert.equal(result.options.block_tokens, 16);
 
-    const real = await readTable(page, '#replay-real-table');
-    const sim = await readTable(page, '#replay-sim-table');
-    assert.deepEqual(
-      real.map((r) => r.policy),
-      order
-    );
-    assert.deepEqual(
-      sim.map((r) => r.policy),
-      order
-    );
-    for (const [side, rows] of [
-      ['real', real],
-      ['sim', sim],
-    ]) {
-      for (const row of rows) {
-        for (const key of ['median_ttft_ms', 'makespan_ms'])
-          assert.ok(row.values[key] > 0, `${side} ${row.policy} ${key} = ${row.values[key]}`);
-        const memory = row.policy !== 'continuous:8';
-        // The memory columns: counts for the memory policies, "–" for continuous batching (no KV memory).
-        for (const key of ['preemptions', 'recomputed_tokens']) {
-          assert.equal(Number.isFinite(row.values[key]), memory, `${side} ${row.policy} ${key} = ${row.values[key]}`);
-          if (memory)
-            assert.equal(row.values[key], result.policies[row.policy][side][key], `${side} ${row.policy} ${key}`);
+      const real = await readTable(page, '#replay-real-table');
+      const sim = await readTable(page, '#replay-sim-table');
+      assert.deepEqual(
+        real.map((r) => r.policy),
+        order
+      );
+      assert.deepEqual(
+        sim.map((r) => r.policy),
+        order
+      );
+      for (const [side, rows] of [
+        ['real', real],
+        ['sim', sim],
+      ]) {
+        for (const row of rows) {
+          for (const key of ['median_ttft_ms', 'makespan_ms'])
+            assert.ok(row.values[key] > 0, `${side} ${row.policy} ${key} = ${row.values[key]}`);
+          const memory = row.policy !== 'continuous:8';
+          // The memory columns: counts for the memory policies, "–" for continuous batching (no KV memory).
+          for (const key of ['preemptions', 'recomputed_tokens']) {
+            assert.equal(Number.isFinite(row.values[key]), memory, `${side} ${row.policy} ${key} = ${row.values[key]}`);
+            if (memory)
+              assert.equal(row.values[key], result.policies[row.policy][side][key], `${side} ${row.policy} ${key}`);
+          }
         }
       }
-    }
-    assert.ok(real.find((r) => r.policy === 'paged:8').values.preemptions > 0, 'the budget binds: paged:8 preempts');
+      assert.ok(real.find((r) => r.policy === 'paged:8').values.preemptions > 0, 'the budget binds: paged:8 preempts');
 
-    await page.selectOption('#replay-policy', 'paged:8');
-    assert.match(
-      await page.textContent('#replay-gantt-real-caption'),
-      /^Real run: the first \d+ requests done at .*; [\d,]+ preemptions, [\d,]+ tokens recomputed$/
-    );
-    assert.match(
-      await page.textContent('#replay-gantt-sim-caption'),
-      /; [\d,]+ preemptions, [\d,]+ tokens recomputed$/
-    );
-    for (const id of ['chart-replay-real', 'chart-replay-sim'])
-      assert.equal(await page.$$eval(`#${id} canvas`, (c) => c.length), 1, id);
-    await page.selectOption('#replay-policy', 'chunked:8,48');
-    const kinds = await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.map((tr) => tr.dataset.kind));
-    assert.ok(kinds.includes('mixed'), `chunked ran mixed passes: ${kinds}`);
-    const mixedCell = (key) =>
-      page.$eval(`#replay-steps-table tbody tr[data-kind="mixed"] td[data-key="${key}"]`, (td) => td.dataset.value);
-    const realMixedMs = Number(await mixedCell('real_ms'));
-    const formulaRatio = await mixedCell('formula_ratio');
-    // Firefox's clock ticks every millisecond, so the tiny model's few mixed passes can read 0 ms in all:
-    // then no ratio exists and the cell stays empty.
-    if (realMixedMs > 0)
-      assert.ok(Number(formulaRatio) > 0, `the formula priced the mixed passes too: ${formulaRatio}`);
-    else assert.equal(formulaRatio, '', `no ratio over 0 ms of real mixed passes: ${formulaRatio}`);
-    assert.match(
-      await page.textContent('#replay-steps-table tfoot'),
-      /misses the measured grid’s 4 cells by [\d.]+% on average/
-    );
+      await page.selectOption('#replay-policy', 'paged:8');
+      assert.match(
+        await page.textContent('#replay-gantt-real-caption'),
+        /^Real run: the first \d+ requests done at .*; [\d,]+ preemptions, [\d,]+ tokens recomputed$/
+      );
+      assert.match(
+        await page.textContent('#replay-gantt-sim-caption'),
+        /; [\d,]+ preemptions, [\d,]+ tokens recomputed$/
+      );
+      for (const id of ['chart-replay-real', 'chart-replay-sim'])
+        assert.equal(await page.$$eval(`#${id} canvas`, (c) => c.length), 1, id);
+      await page.selectOption('#replay-policy', 'chunked:8,48');
+      const kinds = await page.$$eval('#replay-steps-table tbody tr', (trs) => trs.map((tr) => tr.dataset.kind));
+      assert.ok(kinds.includes('mixed'), `chunked ran mixed passes: ${kinds}`);
+      const mixedCell = (key) =>
+        page.$eval(`#replay-steps-table tbody tr[data-kind="mixed"] td[data-key="${key}"]`, (td) => td.dataset.value);
+      const realMixedMs = Number(await mixedCell('real_ms'));
+      const formulaRatio = await mixedCell('formula_ratio');
+      // Firefox's clock ticks every millisecond, so the tiny model's few mixed passes can read 0 ms in all:
+      // then no ratio exists and the cell stays empty.
+      if (realMixedMs > 0)
+        assert.ok(Number(formulaRatio) > 0, `the formula priced the mixed passes too: ${formulaRatio}`);
+      else assert.equal(formulaRatio, '', `no ratio over 0 ms of real mixed passes: ${formulaRatio}`);
+      assert.match(
+        await page.textContent('#replay-steps-table tfoot'),
+        /misses the measured grid’s 4 cells by [\d.]+% on average/
+      );
 
-    await page.click('#replay-steps-summary'); // open the step check
-    assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with memory policies');
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.locator('#replay').screenshot({ path: path.join(screenshots, `replay-memory-${width}.png`) });
+      await page.click('#replay-steps-summary'); // open the step check
+      assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with memory policies');
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.locator('#replay').screenshot({ path: path.join(screenshots, `replay-memory-${width}.png`) });
+      }
     }
-  });
+  );
 
   test('a bad setting marks its field, by the page or by the module, and nothing else runs', async () => {
     const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
@@ -595,72 +599,76 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
 
 // A suite of its own, with its own time: Firefox on a loaded machine takes most of the panel's suite's 120 s.
 describe('the Simulated vs real panel with a shared prefix', { timeout: 120000 }, () => {
-  test('serves a chat for real: paged and chunked report their prefix hits beside the simulator’s, and the prefix field is checked', async () => {
-    const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
-    await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-    assert.equal(await page.isEnabled('#replay-prefix'), false, 'no shared prefix: no size');
-    await page.selectOption('#replay-prefix-kind', 'system');
-    assert.equal(await page.textContent('#replay-prefix-label'), 'System prompt (tokens)');
-    assert.equal(await page.inputValue('#replay-prefix'), '64');
-    await page.fill('#replay-prefix', '0');
-    await page.click('#replay-run');
-    assert.equal(await page.getAttribute('#replay-prefix', 'aria-invalid'), 'true');
-    assert.equal(
-      await page.textContent('#replay-prefix-error'),
-      'System prompt (tokens) must be from 1 to 1,000,000 (got "0").'
-    );
-    assert.equal(await page.evaluate(() => document.activeElement.id), 'replay-prefix');
-    // In range for the page, too long for the tiny model (160 positions): the module's error marks the field.
-    await page.fill('#replay-prefix', '200');
-    await page.click('#replay-run');
-    await page.waitForSelector('#replay-prefix[aria-invalid="true"]', { timeout: 30000 });
-    assert.match(await page.textContent('#replay-prefix-error'), /max_seq = 160/);
-    assert.equal(await page.evaluate(() => window.kvlabReplayResult), undefined);
+  test(
+    'serves a chat for real: paged and chunked report their prefix hits beside the simulator’s, and the prefix field is checked',
+    chromiumOnly('the same wasm engine as the queue replay, which Firefox runs'),
+    async () => {
+      const { page } = await openPage(`${session.server.url}index.html#preset=tiny`);
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      assert.equal(await page.isEnabled('#replay-prefix'), false, 'no shared prefix: no size');
+      await page.selectOption('#replay-prefix-kind', 'system');
+      assert.equal(await page.textContent('#replay-prefix-label'), 'System prompt (tokens)');
+      assert.equal(await page.inputValue('#replay-prefix'), '64');
+      await page.fill('#replay-prefix', '0');
+      await page.click('#replay-run');
+      assert.equal(await page.getAttribute('#replay-prefix', 'aria-invalid'), 'true');
+      assert.equal(
+        await page.textContent('#replay-prefix-error'),
+        'System prompt (tokens) must be from 1 to 1,000,000 (got "0").'
+      );
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'replay-prefix');
+      // In range for the page, too long for the tiny model (160 positions): the module's error marks the field.
+      await page.fill('#replay-prefix', '200');
+      await page.click('#replay-run');
+      await page.waitForSelector('#replay-prefix[aria-invalid="true"]', { timeout: 30000 });
+      assert.match(await page.textContent('#replay-prefix-error'), /max_seq = 160/);
+      assert.equal(await page.evaluate(() => window.kvlabReplayResult), undefined);
 
-    await page.selectOption('#replay-prefix-kind', 'chat');
-    assert.equal(await page.textContent('#replay-prefix-label'), 'Conversations');
-    assert.equal(await page.inputValue('#replay-prefix'), '32');
-    assert.equal(await page.isVisible('#replay-prefix-error'), false, 'the message follows the value');
-    for (const family of ['serial-nocache', 'serial-cache', 'static']) await page.uncheck(`#replay-family-${family}`);
-    for (const family of ['paged', 'chunked']) await page.check(`#replay-family-${family}`);
-    await page.click('#replay-run');
-    await page.waitForFunction(
-      () => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
-      null,
-      { timeout: 90000, polling: 100 }
-    );
-    assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
-    const result = await page.evaluate(() => window.kvlabReplayResult);
-    assert.deepEqual(result.options.workload.chat, { conversations: 32 });
-    const real = await readTable(page, '#replay-real-table');
-    const sim = await readTable(page, '#replay-sim-table');
-    for (const [side, rows] of [
-      ['real', real],
-      ['sim', sim],
-    ]) {
-      for (const row of rows) {
-        const reuses = row.policy !== 'continuous:8';
-        const rate = row.values.prefix_hit_rate;
-        assert.equal(Number.isFinite(rate), reuses, `${side} ${row.policy} prefix_hit_rate = ${rate}`);
-        if (reuses) {
-          assert.equal(rate, result.policies[row.policy][side].prefix_hit_rate, `${side} ${row.policy}`);
-          assert.ok(
-            rate > 0 && rate < 1,
-            `${side} ${row.policy}: a later turn finds the turn before it cached (${rate})`
-          );
+      await page.selectOption('#replay-prefix-kind', 'chat');
+      assert.equal(await page.textContent('#replay-prefix-label'), 'Conversations');
+      assert.equal(await page.inputValue('#replay-prefix'), '32');
+      assert.equal(await page.isVisible('#replay-prefix-error'), false, 'the message follows the value');
+      for (const family of ['serial-nocache', 'serial-cache', 'static']) await page.uncheck(`#replay-family-${family}`);
+      for (const family of ['paged', 'chunked']) await page.check(`#replay-family-${family}`);
+      await page.click('#replay-run');
+      await page.waitForFunction(
+        () => window.kvlabReplayResult !== undefined || !document.getElementById('replay-error').hidden,
+        null,
+        { timeout: 90000, polling: 100 }
+      );
+      assert.equal(await page.isVisible('#replay-error'), false, await page.textContent('#replay-error'));
+      const result = await page.evaluate(() => window.kvlabReplayResult);
+      assert.deepEqual(result.options.workload.chat, { conversations: 32 });
+      const real = await readTable(page, '#replay-real-table');
+      const sim = await readTable(page, '#replay-sim-table');
+      for (const [side, rows] of [
+        ['real', real],
+        ['sim', sim],
+      ]) {
+        for (const row of rows) {
+          const reuses = row.policy !== 'continuous:8';
+          const rate = row.values.prefix_hit_rate;
+          assert.equal(Number.isFinite(rate), reuses, `${side} ${row.policy} prefix_hit_rate = ${rate}`);
+          if (reuses) {
+            assert.equal(rate, result.policies[row.policy][side].prefix_hit_rate, `${side} ${row.policy}`);
+            assert.ok(
+              rate > 0 && rate < 1,
+              `${side} ${row.policy}: a later turn finds the turn before it cached (${rate})`
+            );
+          }
         }
       }
+      for (const policy of ['paged:8', 'chunked:8,64']) {
+        assert.equal(
+          real.find((r) => r.policy === policy).values.prefix_hit_rate,
+          sim.find((r) => r.policy === policy).values.prefix_hit_rate,
+          policy
+        );
+      }
+      assert.match(await page.textContent('#replay-real-table thead'), /Prefix hits/);
+      assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with a chat replayed');
     }
-    for (const policy of ['paged:8', 'chunked:8,64']) {
-      assert.equal(
-        real.find((r) => r.policy === policy).values.prefix_hit_rate,
-        sim.find((r) => r.policy === policy).values.prefix_hit_rate,
-        policy
-      );
-    }
-    assert.match(await page.textContent('#replay-real-table thead'), /Prefix hits/);
-    assert.deepEqual(await axeViolations(page, '#replay'), [], 'axe on the panel with a chat replayed');
-  });
+  );
 });
 
 describe('every page', () => {
