@@ -20,10 +20,9 @@ namespace {
 using Batch = FloatBatch;
 using PairBatch = xsimd::batch<uint32_t, SimdArch>;  // two bfloat16 weights a lane
 static_assert(PairBatch::size == Batch::size, "a pair vector widens to one float vector of each input");
-constexpr int kLanes = static_cast<int>(Batch::size);
 
-constexpr int kVectorsPerPanel = kPanelWidth / kLanes;
-static_assert(kPanelWidth % kLanes == 0, "a panel must be whole vectors");
+constexpr int kVectorsPerPanel = kPanelWidth / kFloatLanes;
+static_assert(kPanelWidth % kFloatLanes == 0, "a panel must be whole vectors");
 
 // R rows x NP panels: R * NP * kVectorsPerPanel independent running sums, enough to hide the FMA
 // latency; each panel vector loaded serves R rows, each broadcast input serves NP panels.
@@ -64,7 +63,7 @@ void sum_f32(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, int
   for (int i = 0; i < n_in; ++i) {
     Batch wv[NP * V];
     for (int p = 0; p < NP; ++p) {
-      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel[p] + v * kLanes);
+      for (int v = 0; v < V; ++v) wv[p * V + v] = Batch::load_aligned(panel[p] + v * kFloatLanes);
       panel[p] += kPanelWidth;
     }
     sums.add(wv, xs);
@@ -86,7 +85,7 @@ void sum_bf16(BlockSums<R, NP>& sums, const float* xs, const PackedMatrix& w, in
   Batch wv[NP * V];
   const auto load_next_pair = [&] {
     for (int p = 0; p < NP; ++p) {
-      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel[p] + v * kLanes);
+      for (int v = 0; v < V; ++v) pair[p * V + v] = PairBatch::load_aligned(panel[p] + v * kFloatLanes);
       panel[p] += kPanelWidth;
     }
     for (int v = 0; v < NP * V; ++v) wv[v] = xsimd::bitwise_cast<Batch>(pair[v] << 16);
@@ -120,10 +119,10 @@ void matmul_block(float* out, const float* xs, const PackedMatrix& w, int first_
       const int o = (first_panel + p) * kPanelWidth;
       float* dst = out + static_cast<size_t>(r) * w.n_out + o;
       if (o + kPanelWidth <= w.n_out) {
-        for (int v = 0; v < V; ++v) acc[r][p * V + v].store_unaligned(dst + v * kLanes);
+        for (int v = 0; v < V; ++v) acc[r][p * V + v].store_unaligned(dst + v * kFloatLanes);
       } else {
         alignas(64) float tail[kPanelWidth];
-        for (int v = 0; v < V; ++v) acc[r][p * V + v].store_aligned(tail + v * kLanes);
+        for (int v = 0; v < V; ++v) acc[r][p * V + v].store_aligned(tail + v * kFloatLanes);
         for (int t = 0; t < w.n_out - o; ++t) dst[t] = tail[t];
       }
     }
@@ -215,7 +214,7 @@ void matmul_panels(float* out, const float* inputs, const PackedMatrix& w, int n
 float dot(const float* a, const float* b, int n) {
   Batch acc(0.0f);
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
+  for (; i + kFloatLanes <= n; i += kFloatLanes)
     acc = xsimd::fma(Batch::load_unaligned(a + i), Batch::load_unaligned(b + i), acc);
   float sum = xsimd::hadd(acc);
   for (; i < n; ++i) sum += a[i] * b[i];
@@ -225,14 +224,14 @@ float dot(const float* a, const float* b, int n) {
 void axpy(float* y, float a, const float* x, int n) {
   const Batch av(a);
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
+  for (; i + kFloatLanes <= n; i += kFloatLanes)
     xsimd::fma(av, Batch::load_unaligned(x + i), Batch::load_unaligned(y + i)).store_unaligned(y + i);
   for (; i < n; ++i) y[i] += a * x[i];
 }
 
 void add(float* y, const float* x, int n) {
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
+  for (; i + kFloatLanes <= n; i += kFloatLanes)
     (Batch::load_unaligned(y + i) + Batch::load_unaligned(x + i)).store_unaligned(y + i);
   for (; i < n; ++i) y[i] += x[i];
 }
@@ -241,7 +240,7 @@ void rmsnorm(float* out, const float* x, const float* weight, int n) {
   const float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + 1e-5f);
   const Batch scale_v(scale);
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
+  for (; i + kFloatLanes <= n; i += kFloatLanes)
     (Batch::load_unaligned(x + i) * scale_v * Batch::load_unaligned(weight + i)).store_unaligned(out + i);
   for (; i < n; ++i) out[i] = x[i] * scale * weight[i];
 }
@@ -249,8 +248,8 @@ void rmsnorm(float* out, const float* x, const float* weight, int n) {
 void softmax(float* x, int n) {
   int i = 0;
   Batch max_v(x[0]);
-  for (; i + kLanes <= n; i += kLanes) max_v = xsimd::max(max_v, Batch::load_unaligned(x + i));
-  alignas(64) float lanes[kLanes];  // xsimd 8 has no horizontal max
+  for (; i + kFloatLanes <= n; i += kFloatLanes) max_v = xsimd::max(max_v, Batch::load_unaligned(x + i));
+  alignas(64) float lanes[kFloatLanes];  // xsimd 8 has no horizontal max
   max_v.store_aligned(lanes);
   float max_value = lanes[0];
   for (float lane : lanes) max_value = lane > max_value ? lane : max_value;
@@ -258,7 +257,7 @@ void softmax(float* x, int n) {
 
   const Batch max_b(max_value);
   Batch sum_v(0.0f);
-  for (i = 0; i + kLanes <= n; i += kLanes) {
+  for (i = 0; i + kFloatLanes <= n; i += kFloatLanes) {
     Batch e = xsimd::exp(Batch::load_unaligned(x + i) - max_b);
     e.store_unaligned(x + i);
     sum_v += e;
@@ -270,14 +269,14 @@ void softmax(float* x, int n) {
   }
   const float inv_sum = 1.0f / sum;
   const Batch inv_v(inv_sum);
-  for (i = 0; i + kLanes <= n; i += kLanes) (Batch::load_unaligned(x + i) * inv_v).store_unaligned(x + i);
+  for (i = 0; i + kFloatLanes <= n; i += kFloatLanes) (Batch::load_unaligned(x + i) * inv_v).store_unaligned(x + i);
   for (; i < n; ++i) x[i] *= inv_sum;
 }
 
 void swiglu(float* gate, const float* up, int n) {
   const Batch one(1.0f);
   int i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
+  for (; i + kFloatLanes <= n; i += kFloatLanes) {
     Batch g = Batch::load_unaligned(gate + i);
     (g / (one + xsimd::exp(-g)) * Batch::load_unaligned(up + i)).store_unaligned(gate + i);
   }
@@ -290,7 +289,7 @@ void rope(float* vec, int n_heads, int head_dim, const float* cos, const float* 
     float* lo = vec + static_cast<size_t>(h) * head_dim;
     float* hi = lo + half;
     int i = 0;
-    for (; i + kLanes <= half; i += kLanes) {
+    for (; i + kFloatLanes <= half; i += kFloatLanes) {
       Batch a = Batch::load_unaligned(lo + i), b = Batch::load_unaligned(hi + i);
       Batch c = Batch::load_unaligned(cos + i), s = Batch::load_unaligned(sin + i);
       (a * c - b * s).store_unaligned(lo + i);

@@ -19,7 +19,6 @@ namespace {
 using Batch = FloatBatch;
 using PairBatch = xsimd::batch<uint32_t, SimdArch>;
 using SignedBatch = xsimd::batch<int32_t, SimdArch>;
-constexpr int kLanes = static_cast<int>(Batch::size);
 
 // The conversions' view of a batch: bits, signed compares (every operand is below 2^31, where signed
 // and unsigned agree, and SSE and wasm SIMD128 compare 32-bit lanes signed only), selects.
@@ -43,7 +42,7 @@ float dot_pairs(const float* q, const uint32_t* k_pairs, int head_dim) {
   const int half = head_dim / 2;
   Batch low_sum(0.0f), high_sum(0.0f);
   int j = 0;
-  for (; j + kLanes <= half; j += kLanes) {
+  for (; j + kFloatLanes <= half; j += kFloatLanes) {
     const PairBatch pair = PairBatch::load_unaligned(k_pairs + j);
     low_sum = xsimd::fma(Batch::load_unaligned(q + j), low_number<F, BatchLanes>(pair), low_sum);
     high_sum = xsimd::fma(Batch::load_unaligned(q + half + j), high_number<F, BatchLanes>(pair), high_sum);
@@ -59,7 +58,7 @@ void axpy_pairs(float* y, float a, const uint32_t* v_pairs, int head_dim) {
   const int half = head_dim / 2;
   const Batch av(a);
   int j = 0;
-  for (; j + kLanes <= half; j += kLanes) {
+  for (; j + kFloatLanes <= half; j += kFloatLanes) {
     const PairBatch pair = PairBatch::load_unaligned(v_pairs + j);
     xsimd::fma(av, low_number<F, BatchLanes>(pair), Batch::load_unaligned(y + j)).store_unaligned(y + j);
     xsimd::fma(av, high_number<F, BatchLanes>(pair), Batch::load_unaligned(y + half + j)).store_unaligned(y + half + j);
@@ -81,7 +80,7 @@ void store_heads(uint32_t* pairs, const float* x, int n_heads, int head_dim) {
     const float* head = x + static_cast<size_t>(h) * head_dim;
     uint32_t* out = pairs + static_cast<size_t>(h) * half;
     int j = 0;
-    for (; j + kLanes <= half; j += kLanes)
+    for (; j + kFloatLanes <= half; j += kFloatLanes)
       pair_of<F, BatchLanes>(Batch::load_unaligned(head + j), Batch::load_unaligned(head + half + j))
           .store_unaligned(out + j);
     for (; j < half; ++j) out[j] = pair_of<F, ScalarLanes>(head[j], head[half + j]);

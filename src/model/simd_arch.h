@@ -14,6 +14,7 @@ using SimdArch = xsimd::fma3<xsimd::avx2>;
 using SimdArch = xsimd::default_arch;
 #endif
 using FloatBatch = xsimd::batch<float, SimdArch>;
+constexpr int kFloatLanes = static_cast<int>(FloatBatch::size);
 
 }  // namespace kvlab::kernels
 #endif

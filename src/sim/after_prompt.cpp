@@ -10,9 +10,8 @@ namespace kvlab::sim {
 
 namespace {
 
-// Bounds of a table's part: the sizes are a grid's.
+// A prompt pass's rows, at most (its points: kMaxPartPoints).
 constexpr long long kMaxPromptRows = 10'000'000;
-constexpr size_t kMaxPoints = 64;
 
 }  // namespace
 
@@ -22,7 +21,7 @@ AfterPromptTable::AfterPromptTable(std::vector<double> prompt_rows, std::vector<
 AfterPromptTable AfterPromptTable::from_json(const nlohmann::json& part, const std::string& path) {
   fields::require_object(part, path);
   fields::reject_unknown(part, path, {"prompt_rows", "ratio", "rounds"});  // "rounds": how it was measured, not read
-  std::vector<int> rows = require_int_list(part, path, "prompt_rows", 1, kMaxPromptRows, kMaxPoints, true);
+  std::vector<int> rows = require_int_list(part, path, "prompt_rows", 1, kMaxPromptRows, kMaxPartPoints, true);
   const std::string ratio_path = fields::join(path, "ratio");
   const auto& ratio = require_field(part, path, "ratio");
   require_list_of(ratio, ratio_path, rows.size(), "one per " + fields::join(path, "prompt_rows") + " entry");
@@ -30,10 +29,11 @@ AfterPromptTable AfterPromptTable::from_json(const nlohmann::json& part, const s
   for (size_t i = 0; i < ratio.size(); ++i) {
     const std::string entry = ratio_path + "[" + std::to_string(i) + "]";
     const size_t passes = ratio[i].is_array() ? ratio[i].size() : 0;
-    const size_t expected = i == 0 ? std::clamp<size_t>(passes, 1, kMaxPoints) : ratios[0].size();
-    ratios.push_back(require_number_list(ratio[i], entry, expected, kMinRatio, kMaxRatio,
-                                         i == 0 ? "one per pass after a prompt pass, 1 to " + std::to_string(kMaxPoints)
-                                                : "as many as " + ratio_path + "[0]"));
+    const size_t expected = i == 0 ? std::clamp<size_t>(passes, 1, kMaxPartPoints) : ratios[0].size();
+    ratios.push_back(
+        require_number_list(ratio[i], entry, expected, kMinRatio, kMaxRatio,
+                            i == 0 ? "one per pass after a prompt pass, 1 to " + std::to_string(kMaxPartPoints)
+                                   : "as many as " + ratio_path + "[0]"));
   }
   return AfterPromptTable({rows.begin(), rows.end()}, std::move(ratios));
 }

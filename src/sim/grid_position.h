@@ -8,6 +8,11 @@
 
 namespace kvlab::sim {
 
+// Bounds of a step table's grids: sizes (tokens) up to kMaxGridTokens; a part of the table (the prompt
+// pass, the passes after a prompt) has at most kMaxPartPoints points a grid.
+constexpr long long kMaxGridTokens = 10'000'000;
+constexpr size_t kMaxPartPoints = 64;
+
 class GridPosition {
  public:
   // Where x falls on `grid` (strictly increasing, at least one point).

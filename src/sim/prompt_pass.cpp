@@ -8,10 +8,6 @@ namespace kvlab::sim {
 
 namespace {
 
-// Bounds of a table's part: the sizes are a grid's.
-constexpr long long kMaxTokens = 10'000'000;
-constexpr size_t kMaxPoints = 64;
-
 // ratio[i][j] at (x, y) on the grids xs and ys: linear in each, held at the ends.
 double held_bilinear(const std::vector<double>& xs, double x, const std::vector<double>& ys, double y,
                      const std::vector<std::vector<double>>& ratio) {
@@ -49,8 +45,8 @@ PromptPassTable PromptPassTable::from_json(const nlohmann::json& part, const std
   fields::require_object(part, path);
   fields::reject_unknown(part, path,
                          {"tokens", "decode_rows", "after_decode", "after_prompt", "rounds"});  // "rounds": not read
-  const std::vector<int> tokens = require_int_list(part, path, "tokens", 1, kMaxTokens, kMaxPoints, true);
-  const std::vector<int> rows = require_int_list(part, path, "decode_rows", 1, kMaxTokens, kMaxPoints, true);
+  const std::vector<int> tokens = require_int_list(part, path, "tokens", 1, kMaxGridTokens, kMaxPartPoints, true);
+  const std::vector<int> rows = require_int_list(part, path, "decode_rows", 1, kMaxGridTokens, kMaxPartPoints, true);
   const std::string tokens_path = fields::join(path, "tokens");
   return PromptPassTable(
       {tokens.begin(), tokens.end()}, {rows.begin(), rows.end()},

@@ -12,7 +12,6 @@ namespace {
 // Grids measure batches and sequences of at most these sizes, with at most this many points each;
 // step times are finite, non-negative milliseconds below a sanity bound.
 constexpr long long kMaxGridRows = 65536;
-constexpr long long kMaxGridTokens = 10'000'000;
 constexpr size_t kMaxGridPoints = 1000;
 constexpr double kMaxStepMs = 1e12;
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -537,6 +538,23 @@ TEST(KvKernels, SixteenBitAttentionMatchesTwinAndF32OverTheRoundedNumbers) {
     expect_close(simd, twin, 1e-5f);
     expect_close(twin, want, 1e-5f);
   }
+}
+
+// The build's instruction set is the one its flags name (cmake/flags.cmake): the portable build of an
+// x86-64 machine runs SSE2 kernels, the native one at least that, and a KVLAB_SIMD=OFF build the twins.
+TEST(Kernels, InstructionSetIsTheBuilds) {
+  const std::string instruction_set = kernels::instruction_set();
+  if (!KVLAB_SIMD) {
+    EXPECT_EQ(instruction_set, "scalar");
+    return;
+  }
+  EXPECT_NE(instruction_set, "scalar");
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+  if (std::string(KVLAB_ARCH_NAME) == "portable") {
+    EXPECT_EQ(instruction_set, "sse2");
+  }
+#endif
+  std::printf("instruction set: %s (KVLAB_ARCH=%s)\n", instruction_set.c_str(), KVLAB_ARCH_NAME);
 }
 
 TEST(Kernels, ArgmaxTakesFirstOfTies) {
