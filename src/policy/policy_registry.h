@@ -65,6 +65,8 @@ struct PolicyName {
   int step_tokens = 0;  // T for chunked:B,T, 0 for the others
 
   const PolicyTraits& traits() const;
+  // The name in its one spelling: family[:B[,T]] in plain decimals ("static:4" for "static:04").
+  std::string canonical() const;
 };
 
 // The scheduler of a policy; the KV-memory policies use `kv`, the others ignore it.
@@ -105,11 +107,11 @@ std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSett
 // The default registry's families, in row order.
 const std::deque<PolicyFamily>& families();
 
-// A JSON list of 1 to kMaxPolicies policy names, none given twice (each is parsed when it is simulated); `path`
+// A JSON list of 1 to kMaxPolicies policy names, none given twice in any spelling (each is parsed when it is simulated); `path`
 // names the list in errors ("options.policies").
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path);
 
-// Throws InputError naming `item` when names[i] repeats one of names[0..i).
+// Throws InputError naming `item` when names[i] is the policy of one of names[0..i), in any spelling.
 void reject_repeated_name(const std::vector<std::string>& names, size_t i, const std::string& item);
 
 // policy_registry().name_forms().

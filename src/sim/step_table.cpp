@@ -10,14 +10,32 @@ namespace kvlab::sim {
 namespace {
 
 // Grids measure batches and sequences of at most these sizes, with at most this many points each;
-// step times are finite, non-negative milliseconds below a sanity bound.
+// step times are finite milliseconds below a sanity bound, and 0 (too short to time) or at least a
+// nanosecond: a positive time shorter than any clock measures (5e-324 ms) would price the queue in
+// denormal seconds, its throughput infinite.
 constexpr long long kMaxGridRows = 65536;
 constexpr size_t kMaxGridPoints = 1000;
+constexpr double kMinStepMs = 1e-6;
 constexpr double kMaxStepMs = 1e12;
 
 std::vector<double> as_doubles(const std::vector<int>& values) { return {values.begin(), values.end()}; }
 
 std::string entry_path(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// A list of `count` step times (ms) at `path`.
+std::vector<double> require_step_ms(const nlohmann::json& value, const std::string& path, size_t count,
+                                    const std::string& count_reason) {
+  std::vector<double> ms = require_number_list(value, path, count, 0, kMaxStepMs, count_reason);
+  for (size_t i = 0; i < ms.size(); ++i) {
+    if (ms[i] > 0 && ms[i] < kMinStepMs) {
+      const std::string given = echo_value(value[i]);
+      throw_range({entry_path(path, i), given, numbers_from(kMinStepMs, kMaxStepMs)},
+                  "must be 0 or a number from 1e-06 to 1e+12 (got " + given +
+                      "): a step time shorter than a nanosecond is shorter than any clock measures");
+    }
+  }
+  return ms;
+}
 
 }  // namespace
 
@@ -39,8 +57,8 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   const auto& decode_ms = require_field(decode, decode_path, "ms");
   require_list_of(decode_ms, ms_path, table.decode_rows_.size(), "one per " + decode_path + ".rows entry");
   for (size_t i = 0; i < decode_ms.size(); ++i) {
-    auto row = require_number_list(decode_ms[i], entry_path(ms_path, i), table.decode_contexts_.size(), 0, kMaxStepMs,
-                                   "one per " + decode_path + ".contexts entry");
+    auto row = require_step_ms(decode_ms[i], entry_path(ms_path, i), table.decode_contexts_.size(),
+                               "one per " + decode_path + ".contexts entry");
     table.decode_ms_.insert(table.decode_ms_.end(), row.begin(), row.end());
   }
 
@@ -49,9 +67,8 @@ StepTable StepTable::from_json(const nlohmann::json& steps, const std::string& p
   fields::reject_unknown(prefill, prefill_path, {"tokens", "ms"});
   table.prefill_tokens_ =
       as_doubles(require_int_list(prefill, prefill_path, "tokens", 1, kMaxGridTokens, kMaxGridPoints, true));
-  table.prefill_ms_ =
-      require_number_list(require_field(prefill, prefill_path, "ms"), fields::join(prefill_path, "ms"),
-                          table.prefill_tokens_.size(), 0, kMaxStepMs, "one per " + prefill_path + ".tokens entry");
+  table.prefill_ms_ = require_step_ms(require_field(prefill, prefill_path, "ms"), fields::join(prefill_path, "ms"),
+                                      table.prefill_tokens_.size(), "one per " + prefill_path + ".tokens entry");
 
   if (steps.contains("mixed")) table.read_mixed(steps["mixed"], fields::join(path, "mixed"));
   if (steps.contains("after_prompt"))
@@ -111,8 +128,8 @@ void StepTable::read_mixed(const nlohmann::json& mixed, const std::string& path)
     const std::string chunk_path = entry_path(ms_path, k);
     require_list_of(ms[k], chunk_path, mixed_rows_.size(), "one per " + path + ".rows entry");
     for (size_t i = 0; i < ms[k].size(); ++i) {
-      auto row = require_number_list(ms[k][i], entry_path(chunk_path, i), mixed_contexts_.size(), 0, kMaxStepMs,
-                                     "one per " + path + ".contexts entry");
+      auto row = require_step_ms(ms[k][i], entry_path(chunk_path, i), mixed_contexts_.size(),
+                                 "one per " + path + ".contexts entry");
       mixed_ms_.insert(mixed_ms_.end(), row.begin(), row.end());
     }
   }

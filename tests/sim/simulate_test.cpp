@@ -184,6 +184,14 @@ TEST(SimulateErrors, PolicyNames) {
   EXPECT_NE(message({"static"}).find("policies[0] \"static\": needs a batch size"), std::string::npos);
   EXPECT_NE(message({"serial-cache:4"}).find("takes no batch size"), std::string::npos);
   EXPECT_NE(message({"static:16", "static:16"}).find("policies[1] \"static:16\" is given twice"), std::string::npos);
+  // The same policy in two spellings is one policy given twice, not two rows under two names.
+  EXPECT_NE(
+      message({"static:4", "serial-cache", "static:04"})
+          .find("policies[2] \"static:04\" is \"static:4\" spelled otherwise: the policy static:4 is given twice"),
+      std::string::npos);
+  EXPECT_NE(message({"chunked:8,064", "chunked:08,64"}).find("the policy chunked:8,64 is given twice"),
+            std::string::npos);
+  EXPECT_EQ(message({"chunked:8,64", "chunked:8,65"}), "(no error)");
   EXPECT_EQ(message({}), "policies must name at least one policy");
   EXPECT_EQ(message({"chunked:4"}),
             "policies[0] \"chunked:4\": needs a batch size and a step token budget, chunked:B,T with T at least B");
@@ -219,6 +227,12 @@ TEST(SimulateErrors, StepTables) {
                        "steps.prefill.tokens must be strictly increasing"));
   EXPECT_TRUE(contains(message([](json& s) { s["decode"]["ms"][2][1] = -1; }),
                        "steps.decode.ms[2][1] must be a number from 0 to 1e+12 (got -1)"));
+  // A time shorter than any clock measures would make the queue's throughput infinite.
+  const std::string denormal = message([](json& s) { s["decode"]["ms"][1][0] = 5e-324; });
+  EXPECT_TRUE(contains(denormal, "steps.decode.ms[1][0] must be 0 or a number from 1e-06 to 1e+12 (got "));
+  EXPECT_TRUE(contains(denormal, "e-324): a step time shorter than a nanosecond is shorter than any clock measures"));
+  EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][1] = 1e-7; }),
+                       "steps.prefill.ms[1] must be 0 or a number from 1e-06"));
   EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][0] = "NaN"; }),
                        "steps.prefill.ms[0] must be a number from 0 to 1e+12 (got NaN)"));
   EXPECT_TRUE(contains(message([](json& s) { s["prefill"]["ms"][1] = nullptr; }), "steps.prefill.ms[1]"));

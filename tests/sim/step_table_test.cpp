@@ -182,6 +182,8 @@ TEST(StepTableMixed, BadGridsNameTheField) {
   EXPECT_NE(mixed_error(with("rows", {0, 1})).find("steps.mixed.rows"), std::string::npos);
   EXPECT_NE(mixed_error(with("ms", {{{1}}})).find("steps.mixed.ms[0]"), std::string::npos);
   EXPECT_NE(mixed_error(with("ms", {{{1}, {-2}}})).find("steps.mixed.ms[0][1][0]"), std::string::npos);
+  EXPECT_NE(mixed_error(with("ms", {{{1}, {1e-9}}})).find("steps.mixed.ms[0][1][0] must be 0 or"), std::string::npos);
+  EXPECT_EQ(mixed_error(with("ms", {{{0}, {1e-6}}})), "no error");
   EXPECT_NE(mixed_error(with("ms", {{{1}, {2, 3}}})).find("steps.mixed.ms[0][1]"), std::string::npos);
   EXPECT_NE(mixed_error(with("ms", {{{1}, "x"}})).find("steps.mixed.ms[0][1]"), std::string::npos);
   EXPECT_NE(mixed_error(with("chunk", {1})).find("steps.mixed.chunk"), std::string::npos);
