@@ -1,4 +1,4 @@
-// The simulator's agreement with the real engine (issue 7, docs/replay.md), measured the same way on
+// The simulator's agreement with the real engine (docs/replay.md), measured the same way on
 // every target: `kvlab replay --json` natively and in Node (wasm), and the page's "Simulated vs real"
 // panel in headless Chromium. Runs each target N times, one replay at a time, and prints per replay
 // the error of median TTFT and of makespan for each policy, the run's drift, and the CPU time the

@@ -66,7 +66,7 @@ const inCache = {
     .js_decode_ctx64,
 };
 
-// The real model (issue 29's speed targets): stories15M natively and in wasm SIMD, its weights in f32 and
+// The real model (its speed targets, docs/results.md): stories15M natively and in wasm SIMD, its weights in f32 and
 // bf16 timed interleaved, beside llama2.c's own build of it (the package's llama2.wasm, scalar code).
 const storiesArgs = [
   'bench',
@@ -99,7 +99,7 @@ const ratios = {
   rows16_vs_rows1_ctx64_native: gain(native, 64),
   gemm_fraction_of_peak: native.gemm_fraction_of_peak,
   gemm_fraction_of_peak_wasm: wasmSimd.gemm_fraction_of_peak,
-  // Each build against the limits it measured itself (issue 16's targets): the one-row step's weight
+  // Each build against the limits it measured itself (the kernels' targets, docs/benchmarks.md): the one-row step's weight
   // streaming over the read bandwidth, the 16-row step's GFLOP/s over the multiply-add peak.
   native_decode_fraction_of_bandwidth: native.decode_fraction_of_bandwidth,
   wasm_decode_fraction_of_bandwidth: wasmSimd.decode_fraction_of_bandwidth,

@@ -1,4 +1,4 @@
-// Measures the queue chapter's playback (issue 14): frames per second and the longest long task on
+// Measures the queue chapter's playback: frames per second and the longest long task on
 // the main thread while 16 slots x 1,000 requests play, at 1280 px and at 390 px, in headless
 // Debian chromium. A measurement, not a test (nothing is asserted); the figures go in docs/page.md.
 //

@@ -1,4 +1,4 @@
-// Hardening of the page (issue 8): a worker that dies, hostile URL hashes, bad form values, what the
+// Hardening of the page: a worker that dies, hostile URL hashes, bad form values, what the
 // shipped files may contain, the shipped dependencies, and the wasm heap over repeated runs. Headless
 // Chromium, and Firefox for the checks that depend on the engine; tiny model and small workloads only. docs/RELIABILITY.md ("Page") lists what
 // each check tries and what it found.

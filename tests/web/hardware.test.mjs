@@ -1,4 +1,4 @@
-// Browser tests of the hardware switch (issue 17) in the queue and memory chapters: "this device
+// Browser tests of the hardware switch in the queue and memory chapters: "this device
 // (measured)" is the default; a GPU preset (the module's rooflinePresets()) is modeled in a job worker, and
 // the chapters show the lab's queue under four policies, the rows gain at 1, 16, 64 and 256 rows, the
 // memory policies at the GPU's real KV budget in tokens, plots and the published checks, each labelled as

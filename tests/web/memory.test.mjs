@@ -1,4 +1,4 @@
-// Browser tests of the Memory section (issue 6) and the "Simulated vs real" panel (issue 7), on the
+// Browser tests of the Memory section and the "Simulated vs real" panel, on the
 // page in dist/ (built by scripts/build), in the engine helpers.mjs picks. Tiny model and
 // small queues only; no timing is asserted, only that the figures are finite and point the right way.
 

@@ -1,4 +1,4 @@
-// Browser tests of the played-back chapters (issue 14): the queue (chapter 4) and the memory
+// Browser tests of the played-back chapters: the queue (chapter 4) and the memory
 // (chapter 5), mounted on the page and fed by the lab's and the Memory section's results. What is
 // drawn is read from the panels' data attributes (never from pixels) and checked against what the
 // result's timelines say, computed here from the result itself.

@@ -1,4 +1,4 @@
-// The modeled server's fixed choices (the hardware switch, issue 17; docs/page.md "Hardware"). The GPUs,
+// The modeled server's fixed choices (the hardware switch; docs/page.md "Hardware"). The GPUs,
 // models and formats are the module's (rooflinePresets()), never listed here.
 
 import { CATALOG } from '../generated/catalog.js';

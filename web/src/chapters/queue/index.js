@@ -1,7 +1,8 @@
 // Chapter 4, "The queue": the lab's four policies play the whole queue back on one clock, from the
 // queue_timeline each policy's result carries (the lab asks the simulator for it). Contract with
 // the walkthrough: mount(root, ctx) -> {show(result), clear(), destroy()}; ctx = {reducedMotion,
-// announce(text), figureLanded()}; the data is the lab's result object.
+// announce(text), announceFigure(text), figureLanded(), hardware} (walkthrough/index.js); the data is the
+// lab's result object.
 //
 // For tests and embedders the drawn state is readable: each panel's element carries data-occupied
 // (the seats held, comma-separated slot numbers from 0), data-idle (of which padding), data-waiting,

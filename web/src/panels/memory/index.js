@@ -1,5 +1,5 @@
-// The Memory section (issue 6): the lab's queue under a KV memory budget, on the step table the lab
-// already measured (window.kvlabResult.steps; nothing is measured again). A job worker simulates
+// The Memory section: the lab's queue under a KV memory budget, on the step table the lab
+// already measured (the store's labResult.steps; nothing is measured again). A job worker simulates
 // reserve:B, paged:B, chunked:B,T and continuous:B (the reference, no memory model); the section plots
 // KV blocks held over time, p95 TTFT against the arrival rate (a load curve with the target) and the
 // waste, and tabulates the memory figures. Its parts: form.js (the settings), run.js (the job),

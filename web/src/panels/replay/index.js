@@ -1,4 +1,4 @@
-// The "Simulated vs real" panel (issue 7): replay() in a job worker of its own measures the step table,
+// The "Simulated vs real" panel: replay() in a job worker of its own measures the step table,
 // serves a queue for real with the engine (src/serve: real forward passes, real clock) under each
 // policy the form chooses (the lab's four, and reserve, paged and chunked prefill within a KV budget),
 // simulates the same queue on the measured table, and reports the simulator's relative error.

@@ -30,7 +30,7 @@ function memoryColumns(order, r, side) {
       ),
   };
 }
-// The target: median TTFT and makespan within 5% of the real run.
+// The agreement target (docs/replay.md): median TTFT and makespan within 5% of the real run.
 export const ERROR_TARGET = 0.05;
 
 export function orderPolicies(names) {
