@@ -5,7 +5,7 @@
 #include "cli/flags.h"
 #include "cli/input_sources.h"
 #include "cli/model_source.h"
-#include "model/text_generation.h"
+#include "model_files/text_generation.h"
 
 namespace kvlab::cli {
 

@@ -11,9 +11,9 @@
 #include "cli/flags.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
-#include "model/gguf_llama.h"
-#include "model/model_file.h"
-#include "model/shipped_models.h"
+#include "model_files/gguf_llama.h"
+#include "model_files/model_file.h"
+#include "model_files/shipped_models.h"
 
 namespace kvlab::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The flags that choose a model read from files, for any command that runs one:
-//   --model NAME                          a model the build provides (model/shipped_models.h)
+//   --model NAME                          a model the build provides (model_files/shipped_models.h)
 //   --checkpoint FILE --tokenizer FILE    a llama2.c checkpoint and its tokenizer file
 //   --gguf FILE                           a GGUF file of the Llama architecture
 // and loading it. An error inside a file names the flag, the file and the field.
@@ -12,7 +12,7 @@
 #include "cli/input_sources.h"
 #include "measure/measure_options.h"
 #include "model/model.h"
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab::cli {
 

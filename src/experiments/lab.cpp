@@ -3,7 +3,7 @@
 #include "common/input_error.h"
 #include "common/json_fields.h"
 #include "measure/measure_report.h"
-#include "model/story_prompts.h"
+#include "model_files/story_prompts.h"
 #include "policy/policy_registry.h"
 #include "sim/context_fit.h"
 #include "sim/simulate.h"

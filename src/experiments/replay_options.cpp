@@ -7,7 +7,7 @@
 #include "common/json_fields.h"
 #include "common/text_format.h"
 #include "model/config.h"
-#include "model/story_prompts.h"
+#include "model_files/story_prompts.h"
 #include "policy/policy_registry.h"
 #include "serve/engine.h"
 #include "serve/prompts.h"

@@ -20,7 +20,7 @@ struct ReplayOptions {
                                           // but, unless given, decode rows 1..B for the largest B of the policies;
                                           // measure.file: the model read from files that is served, if any
   std::vector<policy::Request> requests;  // the workload's requests (generated or explicit), in workload order
-  // On a model with a tokenizer, the story openings it encodes (model/story_prompts.h), which a story
+  // On a model with a tokenizer, the story openings it encodes (model_files/story_prompts.h), which a story
   // workload's requests are served with; empty otherwise.
   std::vector<std::vector<int>> story_prompts;
   std::vector<std::string> policies;

@@ -10,7 +10,7 @@
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
-#include "model/token_pieces.h"
+#include "model_files/token_pieces.h"
 
 namespace kvlab {
 

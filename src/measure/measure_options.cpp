@@ -7,9 +7,9 @@
 #include "common/json_fields.h"
 #include "common/text_format.h"
 #include "common/utf8.h"
-#include "model/story_openings.h"
 #include "model/thread_pool.h"
 #include "model/weights.h"
+#include "model_files/story_openings.h"
 
 namespace kvlab {
 

@@ -11,7 +11,7 @@
 #include "measure/step_timer.h"
 #include "model/config.h"
 #include "model/model.h"
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 

@@ -1,4 +1,4 @@
-#include "model/byte_reader.h"
+#include "model_files/byte_reader.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "model/ggml_tensor_types.h"
+#include "model_files/ggml_tensor_types.h"
 
 #include <cstring>
 

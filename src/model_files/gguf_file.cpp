@@ -1,7 +1,7 @@
-#include "model/gguf_file.h"
+#include "model_files/gguf_file.h"
 
 #include "common/input_error.h"
-#include "model/byte_reader.h"
+#include "model_files/byte_reader.h"
 
 namespace kvlab {
 

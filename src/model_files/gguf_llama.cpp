@@ -1,4 +1,4 @@
-#include "model/gguf_llama.h"
+#include "model_files/gguf_llama.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <string>
 
 #include "common/input_error.h"
-#include "model/ggml_tensor_types.h"
-#include "model/gguf_file.h"
-#include "model/rotary_order.h"
+#include "model_files/ggml_tensor_types.h"
+#include "model_files/gguf_file.h"
+#include "model_files/rotary_order.h"
 
 namespace kvlab {
 

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/model_file.h"
+#include "model_files/model_file.h"
 
 namespace kvlab {
 

@@ -1,11 +1,11 @@
-#include "model/llama2c_checkpoint.h"
+#include "model_files/llama2c_checkpoint.h"
 
 #include <cstdlib>
 #include <string>
 
 #include "common/input_error.h"
-#include "model/byte_reader.h"
-#include "model/rotary_order.h"
+#include "model_files/byte_reader.h"
+#include "model_files/rotary_order.h"
 
 namespace kvlab {
 

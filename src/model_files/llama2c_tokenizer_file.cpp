@@ -1,10 +1,10 @@
-#include "model/llama2c_tokenizer_file.h"
+#include "model_files/llama2c_tokenizer_file.h"
 
 #include <cmath>
 #include <string>
 
 #include "common/input_error.h"
-#include "model/byte_reader.h"
+#include "model_files/byte_reader.h"
 
 namespace kvlab {
 

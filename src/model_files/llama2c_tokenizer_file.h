@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 

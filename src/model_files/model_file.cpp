@@ -1,7 +1,7 @@
-#include "model/model_file.h"
+#include "model_files/model_file.h"
 
-#include "model/llama2c_checkpoint.h"
-#include "model/llama2c_tokenizer_file.h"
+#include "model_files/llama2c_checkpoint.h"
+#include "model_files/llama2c_tokenizer_file.h"
 
 namespace kvlab {
 

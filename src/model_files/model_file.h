@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/tokenizer.h"
 #include "model/weight_tensors.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 

@@ -1,4 +1,4 @@
-#include "model/rotary_order.h"
+#include "model_files/rotary_order.h"
 
 #include <algorithm>
 #include <cstddef>

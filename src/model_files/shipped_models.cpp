@@ -1,4 +1,4 @@
-#include "model/shipped_models.h"
+#include "model_files/shipped_models.h"
 
 #include "common/find_by_name.h"
 

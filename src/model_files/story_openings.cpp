@@ -1,4 +1,4 @@
-#include "model/story_openings.h"
+#include "model_files/story_openings.h"
 
 #include "common/rng.h"
 

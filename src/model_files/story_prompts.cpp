@@ -1,6 +1,6 @@
-#include "model/story_prompts.h"
+#include "model_files/story_prompts.h"
 
-#include "model/story_openings.h"
+#include "model_files/story_openings.h"
 
 namespace kvlab {
 

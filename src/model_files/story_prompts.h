@@ -4,7 +4,7 @@
 // lengths.
 #include <vector>
 
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 

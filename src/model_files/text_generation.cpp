@@ -1,4 +1,4 @@
-#include "model/text_generation.h"
+#include "model_files/text_generation.h"
 
 #include <algorithm>
 

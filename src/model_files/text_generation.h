@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/model.h"
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 

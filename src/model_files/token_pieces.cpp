@@ -1,4 +1,4 @@
-#include "model/token_pieces.h"
+#include "model_files/token_pieces.h"
 
 #include "common/utf8.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 

@@ -1,4 +1,4 @@
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 #include <cstdio>
 

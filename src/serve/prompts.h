@@ -25,7 +25,7 @@ std::vector<int> request_prompt(const policy::Request& request, size_t index, in
 void check_chat_turns(const std::vector<policy::Request>& workload, const std::string& path);
 
 // Every request's prompt, workload order. A request that is a story (policy::Request::story) is that
-// story's tokens from `stories` (the story openings encoded, model/story_prompts.h), which must hold its
+// story's tokens from `stories` (the story openings encoded, model_files/story_prompts.h), which must hold its
 // p tokens (else std::logic_error). A later turn of a conversation is the previous turn's prompt, that
 // turn's greedy answer (generated alone, untimed, continuing one KV cache per conversation) and
 // make_prompt(p - (previous p + previous n), vocab, prompt_seed + index). Checks check_chat_turns(workload,

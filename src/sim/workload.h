@@ -23,7 +23,7 @@ constexpr long long kMaxSeed = (1ll << 53) - 1;  // exact in a JS number
 enum class ArrivalKind { all_at_zero, poisson, gamma };
 
 // The token count of each text a workload's prompts may be drawn from ("prompts": "stories": the story
-// openings, model/story_openings.h, under the model's tokenizer). Only a layer that has the model knows
+// openings, model_files/story_openings.h, under the model's tokenizer). Only a layer that has the model knows
 // them; empty where there is none, and a workload that asks for them is refused.
 using StoryPromptTokens = std::vector<int>;
 

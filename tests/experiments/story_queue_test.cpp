@@ -11,10 +11,10 @@
 #include "experiments/lab.h"
 #include "experiments/replay.h"
 #include "experiments/replay_report.h"
-#include "model/story_openings.h"
-#include "model/text_generation.h"
-#include "model/token_pieces.h"
 #include "model_file_writers.h"
+#include "model_files/story_openings.h"
+#include "model_files/text_generation.h"
+#include "model_files/token_pieces.h"
 #include "serve_test_support.h"
 
 namespace kvlab::experiments {

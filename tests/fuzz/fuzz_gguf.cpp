@@ -5,7 +5,7 @@
 
 #include "common/input_error.h"
 #include "fuzz_model_run.h"
-#include "model/gguf_llama.h"
+#include "model_files/gguf_llama.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -1,8 +1,8 @@
 #pragma once
 // What both model-file fuzz targets do with a file that reads: pack it, in both weight formats, and
 // generate a couple of tokens, so that whatever a reader lets through must also run.
-#include "model/model_file.h"
-#include "model/text_generation.h"
+#include "model_files/model_file.h"
+#include "model_files/text_generation.h"
 
 namespace kvlab::fuzz {
 

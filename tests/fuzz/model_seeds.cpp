@@ -1,5 +1,5 @@
 // Writes the seed inputs of the model-file fuzz targets into a folder: small models the tests' own
-// writers make (tests/model/model_file_writers.h), well under scripts/fuzz's 4,096-byte small runs.
+// writers make (tests/model_files/model_file_writers.h), well under scripts/fuzz's 4,096-byte small runs.
 //   model_seeds FOLDER checkpoint|gguf
 #include <cstdio>
 #include <filesystem>

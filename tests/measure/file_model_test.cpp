@@ -7,10 +7,10 @@
 #include "experiments/kernel_bench.h"
 #include "experiments/lab.h"
 #include "measure/measure.h"
-#include "model/model_file.h"
-#include "model/story_openings.h"
-#include "model/text_generation.h"
 #include "model_file_writers.h"
+#include "model_files/model_file.h"
+#include "model_files/story_openings.h"
+#include "model_files/text_generation.h"
 #include "policy/policy_registry.h"
 
 namespace kvlab {

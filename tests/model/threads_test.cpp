@@ -13,9 +13,9 @@
 #include "model/config.h"
 #include "model/generate.h"
 #include "model/model.h"
-#include "model/model_file.h"
 #include "model/thread_pool.h"
 #include "model_file_writers.h"
+#include "model_files/model_file.h"
 
 namespace kvlab {
 namespace {

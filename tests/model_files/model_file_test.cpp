@@ -8,10 +8,10 @@
 
 #include "common/input_error.h"
 #include "model/generate.h"
-#include "model/gguf_llama.h"
-#include "model/model_file.h"
-#include "model/text_generation.h"
 #include "model_file_writers.h"
+#include "model_files/gguf_llama.h"
+#include "model_files/model_file.h"
+#include "model_files/text_generation.h"
 
 namespace kvlab {
 namespace {

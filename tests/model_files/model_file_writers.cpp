@@ -5,7 +5,7 @@
 
 #include "common/rng.h"
 #include "model/float16.h"
-#include "model/model_file.h"
+#include "model_files/model_file.h"
 
 namespace kvlab::test {
 

@@ -10,7 +10,7 @@
 
 #include "model/config.h"
 #include "model/model.h"
-#include "model/tokenizer.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab::test {
 

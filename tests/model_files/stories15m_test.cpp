@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model/model_file.h"
-#include "model/text_generation.h"
+#include "model_files/model_file.h"
+#include "model_files/text_generation.h"
 
 namespace kvlab {
 namespace {

@@ -1,8 +1,8 @@
 // Generated tokens as text pieces: one per token, each well-formed UTF-8, joining to the decoded text.
 #include <gtest/gtest.h>
 
-#include "model/token_pieces.h"
 #include "model_file_writers.h"
+#include "model_files/token_pieces.h"
 
 namespace kvlab {
 namespace {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
-#include "model/tokenizer.h"
 #include "model_file_writers.h"
+#include "model_files/tokenizer.h"
 
 namespace kvlab {
 namespace {

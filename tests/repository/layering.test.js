@@ -1,4 +1,5 @@
-// The libraries keep their layers, bottom up: common; model; policy (the serving policies and the backend
+// The libraries keep their layers, bottom up: common; model (the transformer); model_files (its files and
+// text: GGUF, llama2.c, the tokenizer, stories); policy (the serving policies and the backend
 // interface they run against); sim (the priced backend, its tables, workloads and reports); measure
 // (timing the model, filling the simulator's table types); serve (the real engine); experiments (lab,
 // replay, kernel bench: what compares); cli and wasm on top. A folder includes only from the folders
@@ -22,11 +23,12 @@ const includes = (file) => [...read(file).matchAll(/^#include "([^"]+)"/gm)].map
 const allowed = {
   common: [],
   model: ['common'],
+  model_files: ['common', 'model'],
   policy: ['common'],
   sim: ['common', 'policy'],
-  measure: ['common', 'model', 'sim'],
+  measure: ['common', 'model', 'model_files', 'sim'],
   serve: ['common', 'model', 'policy', 'sim'],
-  experiments: ['common', 'model', 'policy', 'sim', 'measure', 'serve'],
+  experiments: ['common', 'model', 'model_files', 'policy', 'sim', 'measure', 'serve'],
 };
 
 for (const [folder, below] of Object.entries(allowed)) {

