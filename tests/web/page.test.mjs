@@ -332,24 +332,28 @@ describe('the served page', { timeout: 120000 }, () => {
     assert.equal((await readPolicyTable(page)).length, 4);
   });
 
-  test('the compact view for an iframe shows the table without the settings', async () => {
-    for (const url of [
-      `${session.server.url}embed.html#${SMALL_LAB}&autorun`,
-      `${session.server.url}index.html?embed#${SMALL_LAB}&autorun`,
-    ]) {
-      const { page } = await openPage(url);
-      await page.setViewportSize({ width: 600, height: 800 });
-      await waitForResult(page);
-      assert.equal((await readPolicyTable(page)).length, 4);
-      assert.equal(await page.isVisible('#policy-table'), true);
-      assert.equal(await page.isVisible('#requests'), false);
-      assert.equal(await page.isVisible('#kv-memory'), false);
-      assert.equal(await page.isVisible('#run'), true);
-      assert.match(await page.getAttribute('#full-link', 'href'), /^index\.html#.*preset=tiny/);
-      if (url.includes('embed.html')) await shot(page, 'embed.png');
-      await page.close();
+  test(
+    'the compact view for an iframe shows the table without the settings',
+    chromiumOnly('Firefox loads the compact view in the cross-origin iframe test below, which runs it there'),
+    async () => {
+      for (const url of [
+        `${session.server.url}embed.html#${SMALL_LAB}&autorun`,
+        `${session.server.url}index.html?embed#${SMALL_LAB}&autorun`,
+      ]) {
+        const { page } = await openPage(url);
+        await page.setViewportSize({ width: 600, height: 800 });
+        await waitForResult(page);
+        assert.equal((await readPolicyTable(page)).length, 4);
+        assert.equal(await page.isVisible('#policy-table'), true);
+        assert.equal(await page.isVisible('#requests'), false);
+        assert.equal(await page.isVisible('#kv-memory'), false);
+        assert.equal(await page.isVisible('#run'), true);
+        assert.match(await page.getAttribute('#full-link', 'href'), /^index\.html#.*preset=tiny/);
+        if (url.includes('embed.html')) await shot(page, 'embed.png');
+        await page.close();
+      }
     }
-  });
+  );
 
   test('the compact view runs in an iframe of a page from another origin and hands it the result', async () => {
     // A blog post on another origin (its own server), embedding the compact view as the README says.
@@ -510,6 +514,6 @@ describe('the Content-Security-Policy', () => {
 
 describe('every page', () => {
   test('logged no console errors and made no request off its origin', () => {
-    session.checkPages(6);
+    session.checkPages({ chromium: 6, firefox: 4 });
   });
 });
