@@ -224,6 +224,22 @@ export async function waitForResult(page, timeout = 60000) {
   return page.evaluate(() => window.kvlabResult);
 }
 
+// Waits until check() (sync or async) returns true, polling; fails after timeoutMs with `what` (a string,
+// or a function giving one, asked then). For what
+// the page does a little after an event (a worker ending, a frame resized): a fixed sleep before an
+// assertion fails on a busy host, and the bound here only detects a page that never gets there.
+export async function eventually(check, what, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) {
+      const said = typeof what === 'function' ? await what() : what;
+      assert.fail(`${said} (not within ${timeoutMs} ms)`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 // Presses a panel's Run button (#<prefix>-run) and waits for the worker that starts for it. Returns
 // endedWithin(ms) -> whether that worker has ended within ms (its close is watched from its start, so
 // an early end is not missed).

@@ -10,6 +10,7 @@ import {
   axeViolations,
   chromiumOnly,
   dist,
+  eventually,
   pageSession,
   runPanel,
   screenshots,
@@ -142,8 +143,7 @@ describe('the Memory section', { timeout: 120000 }, () => {
 
     // The job's worker ended with its run: only the lab's is left.
     await page.waitForFunction(() => document.getElementById('memory').getAttribute('aria-busy') === 'false');
-    await page.waitForTimeout(300);
-    assert.equal(page.workers().length, 1);
+    await eventually(() => page.workers().length === 1, 'the job’s worker ended with its run');
 
     // A system prompt that, before the queue's longest request, would pass the tiny model's 160
     // positions is refused at its field before anything runs.
@@ -446,8 +446,7 @@ describe('the Simulated vs real panel', { timeout: 120000 }, () => {
     }
     assert.equal(await page.isEnabled('#run'), true);
 
-    await page.waitForTimeout(300);
-    assert.equal(page.workers().length, 1, 'the replay’s worker ended with its run');
+    await eventually(() => page.workers().length === 1, 'the replay’s worker ended with its run');
   });
 
   test(

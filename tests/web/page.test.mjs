@@ -14,6 +14,7 @@ import {
   SMALL_LAB,
   chromiumOnly,
   dist,
+  eventually,
   pageSession,
   readPolicyTable,
   screenshots,
@@ -142,11 +143,16 @@ describe('the served page', { timeout: 120000 }, () => {
 
     // Phone width: no sideways scrolling of the page itself; charts follow the width.
     await page.setViewportSize({ width: 375, height: 800 });
-    await page.waitForTimeout(400);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `the page is ${overflow}px wider than a 375px screen`);
-    const chartWidth = await page.$eval('#chart-cdf canvas', (c) => c.getBoundingClientRect().width);
-    assert.ok(chartWidth <= 375, `CDF chart is ${chartWidth}px wide at 375px`);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await eventually(
+      async () => (await overflow()) <= 0,
+      async () => `the page is ${await overflow()}px wider than a 375px screen`
+    );
+    const chartWidth = () => page.$eval('#chart-cdf canvas', (c) => c.getBoundingClientRect().width);
+    await eventually(
+      async () => (await chartWidth()) <= 375,
+      async () => `CDF chart is ${await chartWidth()}px wide at 375px`
+    );
     await shot(page, 'phone.png');
   });
 
@@ -314,9 +320,10 @@ describe('the served page', { timeout: 120000 }, () => {
     // The worker was terminated (a fresh one replaces it) and no progress or result arrives any more.
     const terminated = await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), 15000))]);
     assert.equal(terminated, true, 'the running worker was not terminated');
-    await page.waitForTimeout(500);
-    assert.equal(page.workers().length, 1, 'a fresh worker should replace it');
-    assert.notEqual(page.workers()[0], workers[0]);
+    await eventually(
+      () => page.workers().length === 1 && page.workers()[0] !== workers[0],
+      'a fresh worker should replace it'
+    );
     assert.equal(await page.evaluate(() => document.getElementById('progress').value), 0);
     assert.equal(await page.evaluate(() => window.kvlabResult), undefined);
 

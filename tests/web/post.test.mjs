@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { SMALL_LAB, dist, pageSession, root, startServer } from './helpers.mjs';
+import { SMALL_LAB, dist, eventually, pageSession, root, startServer } from './helpers.mjs';
 
 const CHAPTERS = ['tokens', 'cache', 'rows', 'queue', 'memory'];
 
@@ -105,17 +105,25 @@ describe('the embeds’ heights', { timeout: 400000 }, () => {
         assert.ok(during[k] >= during[k - 1], `${name}: ${heights.join(' → ')}`);
     }
     // The final heights arrive without scrolling (the later embeds are far below the fold): each frame
-    // is as tall as its document, read inside it where the driver can.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // comes to be as tall as its document, read inside it where the driver can.
     if (page.frames) {
-      for (const frame of page.frames().filter((f) => f.url().includes('embed.html'))) {
-        const documentHeight = await frame.evaluate(() =>
-          Math.ceil(document.documentElement.getBoundingClientRect().height)
-        );
-        const element = await frame.frameElement();
-        const frameHeight = await element.evaluate((el) => Math.round(el.getBoundingClientRect().height));
-        assert.equal(frameHeight, documentHeight, frame.url());
-      }
+      const mismatched = async () => {
+        const found = [];
+        for (const frame of page.frames().filter((f) => f.url().includes('embed.html'))) {
+          const documentHeight = await frame.evaluate(() =>
+            Math.ceil(document.documentElement.getBoundingClientRect().height)
+          );
+          const element = await frame.frameElement();
+          const frameHeight = await element.evaluate((el) => Math.round(el.getBoundingClientRect().height));
+          if (frameHeight !== documentHeight)
+            found.push(`${frame.url()}: ${frameHeight}px, its document ${documentHeight}px`);
+        }
+        return found;
+      };
+      await eventually(
+        async () => (await mismatched()).length === 0,
+        async () => (await mismatched()).join('; ')
+      );
     }
   });
 
