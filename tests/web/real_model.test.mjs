@@ -58,7 +58,7 @@ async function generated(prompt, tokens) {
 // defined) under stories15M's tokenizer: generate()'s prompt_tokens, BOS first, as a story workload
 // counts them.
 async function openingTokenCounts() {
-  const source = fs.readFileSync(path.join(root, 'src', 'model', 'story_openings.cpp'), 'utf8');
+  const source = fs.readFileSync(path.join(root, 'src', 'model_files', 'story_openings.cpp'), 'utf8');
   const openings = Array.from(source.matchAll(/^ +"(.+)",$/gm), (match) => match[1]);
   assert.equal(openings.length, 20);
   const m = await stories15M();
