@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { SMALL_LAB, dist, eventually, pageSession, root, startServer } from './helpers.mjs';
+import { SMALL_LAB, chromiumOnly, dist, eventually, pageSession, root, startServer } from './helpers.mjs';
 
 const CHAPTERS = ['tokens', 'cache', 'rows', 'queue', 'memory'];
 
@@ -75,16 +75,20 @@ describe('a post with chapter embeds', { timeout: 400000 }, () => {
     }
   });
 
-  test('two embeds: the one that follows shows Part A before the queue is simulated', async () => {
-    const { messages } = await openPost(['cache', 'queue'], `${SMALL_LAB}&autorun`);
-    assert.equal(messages.filter((m) => m.type === 'test:lab-start').length, 1);
-    // The cache chapter's figure landed before the queue's result: it did not wait for the queue.
-    const at = (type, frame) => messages.findIndex((m) => m.type === type && m.frame === frame);
-    assert.ok(
-      at('kvlab:figure', 0) >= 0 && at('kvlab:figure', 0) < at('kvlab:result', 1),
-      messages.map((m) => `${m.type}:${m.frame}`).join()
-    );
-  });
+  test(
+    'two embeds: the one that follows shows Part A before the queue is simulated',
+    chromiumOnly('the order is the page’s own script; Firefox shares one lab across five embeds above'),
+    async () => {
+      const { messages } = await openPost(['cache', 'queue'], `${SMALL_LAB}&autorun`);
+      assert.equal(messages.filter((m) => m.type === 'test:lab-start').length, 1);
+      // The cache chapter's figure landed before the queue's result: it did not wait for the queue.
+      const at = (type, frame) => messages.findIndex((m) => m.type === type && m.frame === frame);
+      assert.ok(
+        at('kvlab:figure', 0) >= 0 && at('kvlab:figure', 0) < at('kvlab:result', 1),
+        messages.map((m) => `${m.type}:${m.frame}`).join()
+      );
+    }
+  );
 });
 
 describe('the embeds’ heights', { timeout: 400000 }, () => {
@@ -127,16 +131,20 @@ describe('the embeds’ heights', { timeout: 400000 }, () => {
     }
   });
 
-  test('an author’s height is the one posted; a bad one is refused with a message', async () => {
-    const { messages } = await openPost(['queue', 'cache'], `${SMALL_LAB}&autorun&height=480`);
-    assert.deepEqual([...new Set(messages.filter((m) => m.type === 'kvlab:height').map((m) => m.height))], [480]);
-    const { page } = await session.openPage(`${session.server.url}embed.html#chapter=cache&height=9e9&${SMALL_LAB}`);
-    await page.waitForSelector('#story-message', { state: 'visible' });
-    assert.match(
-      await page.textContent('#story-message'),
-      /height “9e9” is not a whole number of pixels from 160 to 4000/
-    );
-  });
+  test(
+    'an author’s height is the one posted; a bad one is refused with a message',
+    chromiumOnly('the hash’s height read by the page’s own script; Firefox posts and applies heights above'),
+    async () => {
+      const { messages } = await openPost(['queue', 'cache'], `${SMALL_LAB}&autorun&height=480`);
+      assert.deepEqual([...new Set(messages.filter((m) => m.type === 'kvlab:height').map((m) => m.height))], [480]);
+      const { page } = await session.openPage(`${session.server.url}embed.html#chapter=cache&height=9e9&${SMALL_LAB}`);
+      await page.waitForSelector('#story-message', { state: 'visible' });
+      assert.match(
+        await page.textContent('#story-message'),
+        /height “9e9” is not a whole number of pixels from 160 to 4000/
+      );
+    }
+  );
 
   test('the standalone file’s chapter links to the whole walkthrough in that same file', async () => {
     const file = pathToFileURL(path.join(dist, 'kvlab-standalone.html')).href;
@@ -147,8 +155,12 @@ describe('the embeds’ heights', { timeout: 400000 }, () => {
 });
 
 describe('every post page', () => {
-  test('logged no console errors and made no request off its origins', async () => {
-    session.checkPages(6);
-    if (fixtures) await fixtures.close();
+  test('logged no console errors and made no request off its origins', () => {
+    session.checkPages({ chromium: 6, firefox: 3 });
   });
+});
+
+// The post's own server, closed even when a test above failed (an open server keeps the file running).
+after(async () => {
+  if (fixtures) await fixtures.close();
 });
