@@ -240,6 +240,16 @@ export async function eventually(check, what, timeoutMs = 15000) {
   }
 }
 
+// At a phone's width the page comes to fit: it does not scroll sideways.
+export async function expectNoSidewaysScroll(page, width = 375) {
+  await page.setViewportSize({ width, height: 800 });
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await eventually(
+    async () => (await overflow()) <= 0,
+    async () => `the page is ${await overflow()}px wider than a ${width}px screen`
+  );
+}
+
 // Presses a panel's Run button (#<prefix>-run) and waits for the worker that starts for it. Returns
 // endedWithin(ms) -> whether that worker has ended within ms (its close is watched from its start, so
 // an early end is not missed).

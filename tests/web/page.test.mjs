@@ -15,6 +15,7 @@ import {
   chromiumOnly,
   dist,
   eventually,
+  expectNoSidewaysScroll,
   pageSession,
   readPolicyTable,
   screenshots,
@@ -142,12 +143,7 @@ describe('the served page', { timeout: 120000 }, () => {
     await shot(page, 'desktop.png');
 
     // Phone width: no sideways scrolling of the page itself; charts follow the width.
-    await page.setViewportSize({ width: 375, height: 800 });
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await eventually(
-      async () => (await overflow()) <= 0,
-      async () => `the page is ${await overflow()}px wider than a 375px screen`
-    );
+    await expectNoSidewaysScroll(page);
     const chartWidth = () => page.$eval('#chart-cdf canvas', (c) => c.getBoundingClientRect().width);
     await eventually(
       async () => (await chartWidth()) <= 375,

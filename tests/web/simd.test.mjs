@@ -8,7 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromiumOnly, dist, eventually, pageSession, runPanel, screenshots, startServer } from './helpers.mjs';
+import {
+  chromiumOnly,
+  dist,
+  expectNoSidewaysScroll,
+  pageSession,
+  runPanel,
+  screenshots,
+  startServer,
+} from './helpers.mjs';
 
 const IMPLEMENTATIONS = ['simd', 'scalar', 'js'];
 const NUMBER_KEYS = ['median_ms', 'min_ms', 'max_ms', 'gflops', 'gb_per_s', 'simd_speedup'];
@@ -172,12 +180,7 @@ describe('the SIMD vs scalar vs JavaScript panel', { timeout: 120000 }, () => {
     await page.locator('#simd').screenshot({ path: path.join(screenshots, 'simd.png') });
 
     // Phone width: the page does not scroll sideways (the table scrolls in its own box).
-    await page.setViewportSize({ width: 375, height: 800 });
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await eventually(
-      async () => (await overflow()) <= 0,
-      async () => `the page is ${await overflow()}px wider than a 375px screen`
-    );
+    await expectNoSidewaysScroll(page);
   });
 
   test(
