@@ -26,7 +26,7 @@ Action add_measure_command(CLI::App& app) {
       const nlohmann::json given = flags->to_json();
       const LoadedModel loaded = load_measured_model(*model_flags, given, "options", sources);
       MeasureOptions options = read_measure_options(given, "options", loaded.ref());
-      nlohmann::json result = measure(options, terminal_progress());
+      const nlohmann::json result = measure(options, terminal_progress()).to_json();
       if (*as_json)
         print_json(result);
       else

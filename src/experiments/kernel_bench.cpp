@@ -328,15 +328,15 @@ json measure_kv_formats(Model& model, const TimingPolicy& policy) {
 }
 
 // A step table shaped like a measured one, for timing the simulator alone.
-json synthetic_steps() {
-  json ms = json::array();
-  for (double rows : {1, 2, 4, 8, 16}) {
-    json row = json::array();
-    for (double context : {8, 16, 32, 64, 128}) row.push_back(1.5 + 0.3 * rows + 0.002 * rows * context);
-    ms.push_back(row);
-  }
-  return {{"decode", {{"rows", {1, 2, 4, 8, 16}}, {"contexts", {8, 16, 32, 64, 128}}, {"ms", ms}}},
-          {"prefill", {{"tokens", {1, 2, 4, 8, 16, 32, 64, 128}}, {"ms", {1.5, 1.6, 1.8, 2.2, 3.0, 4.6, 7.8, 14.2}}}}};
+sim::StepTable synthetic_steps() {
+  sim::StepGrids grids;
+  grids.decode_rows = {1, 2, 4, 8, 16};
+  grids.decode_contexts = {8, 16, 32, 64, 128};
+  for (double rows : grids.decode_rows)
+    for (double context : grids.decode_contexts) grids.decode_ms.push_back(1.5 + 0.3 * rows + 0.002 * rows * context);
+  grids.prefill_tokens = {1, 2, 4, 8, 16, 32, 64, 128};
+  grids.prefill_ms = {1.5, 1.6, 1.8, 2.2, 3.0, 4.6, 7.8, 14.2};
+  return sim::StepTable(std::move(grids));
 }
 
 // Thread counts the scaling section times: 1, 2, 4, ... below `most`, then `most` itself.
@@ -425,7 +425,7 @@ json measure_thread_scaling(const Model& model, const TimingPolicy& policy, int 
 }
 
 json measure_simulator() {
-  const sim::StepTable steps = sim::StepTable::from_json(synthetic_steps());
+  const sim::StepTable steps = synthetic_steps();
   const json lab_queue = {{"count", 1000}, {"prompt", {8, 32}}, {"answer", {16, 96}}, {"seed", 1}};
   const std::vector<policy::Request> lab_requests = sim::read_workload(lab_queue);
   const std::vector<sim::NamedPolicy> four = sim::parse_policies(policy::default_policies());
@@ -538,7 +538,7 @@ json run_kernel_bench(const BenchOptions& o, const ProgressFn& progress) {
     answer_only.decode_contexts = {8};
     answer_only.prefill_tokens = {1};
     answer_only.timing = {0.1, 1};
-    result["answer"] = measure(answer_only)["answer"];
+    result["answer"] = measure(answer_only).answer;
     result["answer"].erase("prompt");
   }
   if (o.simulator) {

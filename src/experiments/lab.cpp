@@ -20,14 +20,16 @@ json default_workload() {
 
 namespace {
 
-// A step table shaped like the contract, with the grids of `o` and unit costs: enough for the
-// simulator to validate a workload and policies before the real table exists.
-json placeholder_steps(const MeasureOptions& o) {
-  json ms = json::array();
-  for (size_t i = 0; i < o.decode_rows.size(); ++i) ms.push_back(std::vector<double>(o.decode_contexts.size(), 1.0));
-  return {{"model", model_info(o)},
-          {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", ms}}},
-          {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::vector<double>(o.prefill_tokens.size(), 1.0)}}}};
+// A step table with the grids of `o` and unit costs: enough for the simulator to validate a workload
+// and policies before the real table exists.
+sim::StepTable placeholder_steps(const MeasureOptions& o) {
+  sim::StepGrids grids;
+  grids.decode_rows = o.decode_rows;
+  grids.decode_contexts = o.decode_contexts;
+  grids.decode_ms.assign(o.decode_rows.size() * o.decode_contexts.size(), 1.0);
+  grids.prefill_tokens = o.prefill_tokens;
+  grids.prefill_ms.assign(o.prefill_tokens.size(), 1.0);
+  return sim::StepTable(std::move(grids), model_info(o));
 }
 
 }  // namespace
@@ -63,7 +65,7 @@ LabOptions read_lab_options(const json& object, const std::string& path, const F
   sim::SimulateOptions check = o.simulate;
   check.timeline_requests = 0;
   check.queue_timeline = false;
-  const sim::StepTable placeholder = sim::StepTable::from_json(placeholder_steps(o.measure));
+  const sim::StepTable placeholder = placeholder_steps(o.measure);
   sim::check_requests_fit(placeholder.max_seq(), o.requests, o.workload, fields::join(path, "workload"));
   sim::simulate(placeholder, o.requests, o.policies, check);
   return o;
@@ -73,10 +75,11 @@ json run_lab(const LabOptions& o, const ProgressFn& progress, const PartFn& on_p
   // Measurement is nearly all the time; simulation gets the last 2%.
   ProgressFn measure_progress;
   if (progress) measure_progress = [&](double fraction, const std::string& phase) { progress(0.98 * fraction, phase); };
-  json result = measure(o.measure, measure_progress, on_part);
+  const Measurement measured = measure(o.measure, measure_progress, on_part);
   if (progress) progress(0.98, "simulating");
+  json result = measured.to_json();
   result["workload"] = o.workload;
-  result["policies"] = sim::simulate(sim::StepTable::from_json(result["steps"]), o.requests, o.policies, o.simulate);
+  result["policies"] = sim::simulate(measured.steps, o.requests, o.policies, o.simulate);
   if (progress) progress(1.0, "done");
   return result;
 }

@@ -39,43 +39,25 @@ ProgressFn part_of(const ProgressFn& progress, double start, double share, const
   };
 }
 
-// The mean of two number trees of one shape (a number, or arrays of them nested to any depth).
-json mean_of_numbers(const json& a, const json& b) {
-  if (a.is_number()) return 0.5 * (a.get<double>() + b.get<double>());
-  json mean = json::array();
-  for (size_t i = 0; i < a.size(); ++i) mean.push_back(mean_of_numbers(a[i], b.at(i)));
-  return mean;
-}
-
-// The step table of the moment on the replay's model: the grid, with the history parts (an object of
-// those measured, empty for none).
-json measure_table(Model& model, const ReplayOptions& o, const json& history_parts, const ProgressFn& progress) {
-  json table = measure_steps(model, o.measure, progress);
-  table.update(history_parts);
-  return table;
+// The step table of the moment on the replay's model: the grid, with the history parts.
+sim::StepTable measure_table(Model& model, const ReplayOptions& o, const PassHistoryParts& history,
+                             const ProgressFn& progress) {
+  return measure_steps(model, o.measure, progress).with_history(history.after_prompt, history.prompt_pass);
 }
 
 // The history parts, measured once: ratios, which the machine's drift moves far less than it moves a
 // step's time. None where the step is too short to time alone, or with after_prompt_rounds 0.
-json measure_history_parts(Model& model, const ReplayOptions& o, const ProgressFn& progress) {
-  json parts = json::object();
-  if (o.after_prompt_rounds == 0) return parts;
-  const PassHistoryParts measured =
-      measure_pass_history(model, o.measure, o.after_prompt_rounds, kMinRestedMs, progress);
-  if (!measured.after_prompt.empty()) parts["after_prompt"] = measured.after_prompt.to_json();
-  if (!measured.prompt_pass.empty()) parts["prompt_pass"] = measured.prompt_pass.to_json();
-  for (auto& [name, part] : parts.items()) part["rounds"] = o.after_prompt_rounds;
-  return parts;
+PassHistoryParts measure_history_parts(Model& model, const ReplayOptions& o, const ProgressFn& progress) {
+  if (o.after_prompt_rounds == 0) return {};
+  return measure_pass_history(model, o.measure, o.after_prompt_rounds, kMinRestedMs, progress);
 }
 
-// The cell-wise mean of two tables of the same grid: the machine's speed between the two measurements.
-json mean_table(const json& before, const json& after) {
-  json table = before;
-  for (const char* grid :
-       {"decode", "prefill",
-        "mixed"})  // decode [rows][contexts], prefill [lengths], mixed [chunk_tokens][rows][contexts]
-    if (table.contains(grid)) table[grid]["ms"] = mean_of_numbers(before[grid]["ms"], after[grid]["ms"]);
-  return table;
+// The table as the report gives it: with each history part's rounds (how it was measured).
+json table_report(const sim::StepTable& table, const ReplayOptions& o) {
+  json report = table.to_json();
+  for (const char* part : {"after_prompt", "prompt_pass"})
+    if (report.contains(part)) report[part]["rounds"] = o.after_prompt_rounds;
+  return report;
 }
 
 // The greedy answer of each request generated alone (one sequence, its own KV cache): what the engine
@@ -131,7 +113,7 @@ json real_metrics(const serve::EngineRun& run, int timeline_requests) {
 }
 
 json simulate_policy(const sim::StepTable& steps, const ReplayOptions& o, const sim::NamedPolicy& policy) {
-  return sim::simulate(steps, requests_for(o, policy.name), {policy}, simulate_options(o))[policy.name];
+  return sim::simulate(steps, requests_for(o, policy.policy), {policy}, simulate_options(o))[policy.name];
 }
 
 // (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
@@ -272,8 +254,8 @@ void add_errors_without_parts(json& entry, const sim::StepTable& table, const Re
 void check_device_policies(const ReplayOptions& o) {
   for (size_t i = 0; i < o.policies.size(); ++i) {
     const std::string path = "options.policies[" + std::to_string(i) + "]";
-    if (policy::parse_policy_name(o.policies[i], path).traits().keeps_kv_in_blocks)
-      throw_range({path, o.policies[i], {}},
+    if (o.policies[i].policy.traits().keeps_kv_in_blocks)
+      throw_range({path, o.policies[i].name, {}},
                   "keeps its KV cache in blocks that requests share, which the GPU does not replay: its KV cache "
                   "holds one whole sequence per slot (replay it on the CPU)");
   }
@@ -322,17 +304,17 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
       tokenizer ? answers_alone(model, o.requests, prompts) : std::vector<std::vector<int>>();
   const RunOnDevice on_device(model, device);
   if (progress && o.after_prompt_rounds > 0) progress(0, "measuring: passes by what ran before them");
-  const json history_parts = measure_history_parts(model, o, part_of(progress, 0, measure_share, "measuring: "));
-  json before = measure_table(model, o, history_parts, part_of(progress, measure_share, measure_share, "measuring: "));
-  sim::StepTable before_table = sim::StepTable::from_json(before);
-  const std::vector<sim::NamedPolicy> policies = sim::parse_policies(o.policies);
-  const policy::KvSettings kv = sim::kv_settings(simulate_options(o), &before_table);
+  const PassHistoryParts history = measure_history_parts(model, o, part_of(progress, 0, measure_share, "measuring: "));
+  sim::StepTable before =
+      measure_table(model, o, history, part_of(progress, measure_share, measure_share, "measuring: "));
+  const std::vector<sim::NamedPolicy>& policies = o.policies;
+  const policy::KvSettings kv = sim::kv_settings(simulate_options(o), &before);
 
   // Simulated makespans tell how long each real run will take: for the bound on serving, and the progress bar.
   std::vector<double> simulated_ms;
   double simulated_total_ms = 0;
   for (const sim::NamedPolicy& policy : policies) {
-    simulated_ms.push_back(simulate_policy(before_table, o, policy)["makespan_ms"].get<double>());
+    simulated_ms.push_back(simulate_policy(before, o, policy)["makespan_ms"].get<double>());
     simulated_total_ms += simulated_ms.back();
   }
   check_serving_time(o, simulated_ms);
@@ -341,7 +323,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
   double progress_done = 2 * measure_share;
   for (size_t i = 0; i < policies.size(); ++i) {
     const sim::NamedPolicy& policy = policies[i];
-    const std::vector<policy::Request> requests = requests_for(o, policy.name);
+    const std::vector<policy::Request> requests = requests_for(o, policy.policy);
     const double share =
         (1 - kMeasuringShare) *
         (simulated_total_ms > 0 ? simulated_ms[i] / simulated_total_ms : 1.0 / static_cast<double>(o.policies.size()));
@@ -355,7 +337,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
         progress(progress_done + share * static_cast<double>(finished) / static_cast<double>(requests.size()), phase);
       };
     }
-    const serve::EngineRun run = serve::run_engine(model, requests, policy.name, engine_options);
+    const serve::EngineRun run = serve::run_engine(model, requests, policy.policy, engine_options);
     progress_done += share;
 
     // The machine's speed moves under the measurement (other processes; on a shared host, other
@@ -363,27 +345,24 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
     // after each run, and the run is priced on the mean of the tables just before and just after it,
     // the best estimate of the machine's speed while it ran. How far the two tables disagree is the
     // run's drift: the error cannot be read more finely than that.
-    json after =
-        measure_table(model, o, history_parts, part_of(progress, progress_done, measure_share, "measuring again: "));
-    sim::StepTable after_table = sim::StepTable::from_json(after);
+    sim::StepTable after =
+        measure_table(model, o, history, part_of(progress, progress_done, measure_share, "measuring again: "));
     progress_done += measure_share;
-    const json table = mean_table(before, after);
-    const sim::StepTable mean = sim::StepTable::from_json(table);
+    const sim::StepTable mean = sim::StepTable::mean(before, after);
     json real = real_metrics(run, o.timeline_requests);
     json simulated = simulate_policy(mean, o, policy);
     json& entry = result[policy.name];
     if (tokenizer) add_texts(real, entry, run, *tokenizer, alone);
-    entry.update({{"request_count", requests.size()},
-                  {"error", relative_differences(real, simulated)},
-                  {"drift", relative_differences(simulate_policy(before_table, o, policy),
-                                                 simulate_policy(after_table, o, policy))},
-                  {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
-                  {"step_table", table},
-                  {"real", std::move(real)},
-                  {"sim", std::move(simulated)}});
+    entry.update(
+        {{"request_count", requests.size()},
+         {"error", relative_differences(real, simulated)},
+         {"drift", relative_differences(simulate_policy(before, o, policy), simulate_policy(after, o, policy))},
+         {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
+         {"step_table", table_report(mean, o)},
+         {"real", std::move(real)},
+         {"sim", std::move(simulated)}});
     add_errors_without_parts(entry, mean, o, policy);
     before = std::move(after);
-    before_table = std::move(after_table);
   }
   if (progress) progress(1.0, "done");
   return result;

@@ -36,16 +36,17 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
   const policy::KvSettings kv = sim::kv_settings(simulate_options(o));
   for (size_t i = 0; i < o.policies.size(); ++i) {
     const std::string policy_path = fields::join(path, "policies") + "[" + std::to_string(i) + "]";
-    const std::unique_ptr<policy::Scheduler> scheduler = serve::make_scheduler(o.policies[i], policy_path, kv);
-    scheduler->check(requests_for(o, o.policies[i]));
+    const policy::PolicyName& policy = o.policies[i].policy;
+    const std::unique_ptr<policy::Scheduler> scheduler = policy::make_scheduler(policy, kv);
+    scheduler->check(requests_for(o, policy));
     const int slots = serve::engine_slots(scheduler->slots(), o.requests.size());
-    const int64_t kv_positions = serve::keeps_kv_in_blocks(o.policies[i])
+    const int64_t kv_positions = policy.traits().keeps_kv_in_blocks
                                      ? policy::kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
                                      : slots * positions;
     const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
-      throw_range({policy_path, "\"" + o.policies[i] + "\"", {}},
-                  "\"" + o.policies[i] + "\" needs " + std::to_string(bytes >> 20) +
+      throw_range({policy_path, "\"" + o.policies[i].name + "\"", {}},
+                  "\"" + o.policies[i].name + "\" needs " + std::to_string(bytes >> 20) +
                       " MiB for weights and KV caches (at most " + std::to_string(kMaxMeasureBytes >> 20) +
                       " MiB): use a smaller B, model or workload");
   }
@@ -102,16 +103,16 @@ ReplayOptions read_replay_options(const json& object, const std::string& path, c
   if (!file.tokenizer) measure["prompt_tokens"] = 1;
   if (object.contains("measure"))
     measure.update(fields::require_object(object["measure"], fields::join(path, "measure")));
-  o.policies = object.contains("policies")
-                   ? policy::read_policy_names(object["policies"], fields::join(path, "policies"))
-                   : default_replay_policies();
+  const std::string policies_path = fields::join(path, "policies");
+  o.policies =
+      sim::parse_policies(object.contains("policies") ? policy::read_policy_names(object["policies"], policies_path)
+                                                      : default_replay_policies(),
+                          policies_path);
   int largest_batch = 2;
   bool mixed_steps = false;
-  for (size_t i = 0; i < o.policies.size(); ++i) {
-    const policy::PolicyName name =
-        policy::parse_policy_name(o.policies[i], fields::join(path, "policies") + "[" + std::to_string(i) + "]");
-    largest_batch = std::max(largest_batch, policy::make_scheduler(name)->slots());
-    mixed_steps = mixed_steps || name.traits().runs_mixed_steps;
+  for (const sim::NamedPolicy& named : o.policies) {
+    largest_batch = std::max(largest_batch, policy::make_scheduler(named.policy)->slots());
+    mixed_steps = mixed_steps || named.policy.traits().runs_mixed_steps;
   }
   // Every decode row count the engine will run, when the caller gives none and there are at most 16 (a
   // grid's limit): a step's cost is not linear between grid points, since the kernels block rows in
@@ -177,13 +178,13 @@ void check_serving_time(const ReplayOptions& o, const std::vector<double>& simul
   for (size_t i = 0; i < simulated_ms.size(); ++i) {
     total_ms += simulated_ms[i];
     if (simulated_ms[i] > simulated_ms[longest]) longest = i;
-    runs.push_back(o.policies[i] + " " + format("%.1f", simulated_ms[i] / 60'000) + " min");
+    runs.push_back(o.policies[i].name + " " + format("%.1f", simulated_ms[i] / 60'000) + " min");
   }
   if (total_ms <= limit_ms) return;
   // The longest run's requests drive the time: about as many of them fit as its share of what the other
   // runs leave (a run's time grows at least in proportion to its requests).
-  const bool uncached = !policy::parse_policy_name(o.policies[longest], "policy").traits().caches_kv;
-  const size_t requests = requests_for(o, o.policies[longest]).size();
+  const bool uncached = !o.policies[longest].policy.traits().caches_kv;
+  const size_t requests = requests_for(o, o.policies[longest].policy).size();
   const double left_ms = limit_ms - (total_ms - simulated_ms[longest]);
   const double fitting = std::floor(static_cast<double>(requests) * left_ms / simulated_ms[longest]);
   const std::string field = uncached ? "options.nocache_requests" : o.requests_field;
@@ -191,14 +192,14 @@ void check_serving_time(const ReplayOptions& o, const std::vector<double>& simul
                                          : "not even one fits: use a smaller model or fewer, shorter requests";
   throw_range({field, std::to_string(requests), {}},
               "= " + std::to_string(requests) + (requests == 1 ? " request" : " requests") + " for " +
-                  o.policies[longest] + ": serving every run would take " + format("%.1f", total_ms / 60'000) +
+                  o.policies[longest].name + ": serving every run would take " + format("%.1f", total_ms / 60'000) +
                   " min on this machine (" + comma_list(runs) +
                   ", priced on the step table just measured), and a replay serves at most " +
                   format("%.0f", limit_ms / 60'000) + " min in all (" + fewer + ")");
 }
 
-std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy) {
-  if (policy::parse_policy_name(policy, "policy").traits().caches_kv) return options.requests;
+std::vector<policy::Request> requests_for(const ReplayOptions& options, const policy::PolicyName& policy) {
+  if (policy.traits().caches_kv) return options.requests;
   const size_t count = std::min(options.requests.size(), static_cast<size_t>(options.nocache_requests));
   return {options.requests.begin(), options.requests.begin() + static_cast<std::ptrdiff_t>(count)};
 }

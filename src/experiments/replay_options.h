@@ -23,7 +23,7 @@ struct ReplayOptions {
   // On a model with a tokenizer, the story openings it encodes (model_files/story_prompts.h), which a story
   // workload's requests are served with; empty otherwise.
   std::vector<std::vector<int>> story_prompts;
-  std::vector<std::string> policies;
+  std::vector<sim::NamedPolicy> policies;  // parsed where read: distinct, in the order given
   // serial-nocache reruns the whole sequence for every token (about 10x the work of serial-cache on the
   // default workload), so it replays only the first this many requests, real and simulated alike.
   int nocache_requests = 16;
@@ -72,7 +72,7 @@ void check_serving_time(const ReplayOptions& options, const std::vector<double>&
                         double limit_ms = kMaxReplayServingMs);
 
 // The requests `policy` replays: the first nocache_requests for serial-nocache, else all.
-std::vector<policy::Request> requests_for(const ReplayOptions& options, const std::string& policy);
+std::vector<policy::Request> requests_for(const ReplayOptions& options, const policy::PolicyName& policy);
 
 // Fields understood by read_replay_options, for help texts.
 extern const char* const kReplayOptionFields;

@@ -219,21 +219,21 @@ std::vector<Row> RepeatableDecodeRows::rows(int n_rows, int context) {
 
 namespace {
 
-// One grid's figures in the table's layout: ms[i0][i1]... over `shape` (outermost first), the cells'
-// means taken in order from `timings` starting at `cell`; the repeat counts alike.
-std::pair<json, json> grid_json(const std::vector<StepTiming>& timings, size_t& cell, const std::vector<size_t>& shape,
-                                size_t level = 0) {
-  if (level == shape.size()) {
-    const StepTiming& timing = timings[cell++];
-    return {timing.mean_ms, timing.repeats};
-  }
-  json ms = json::array(), repeats = json::array();
-  for (size_t i = 0; i < shape[level]; ++i) {
-    auto [ms_entry, repeats_entry] = grid_json(timings, cell, shape, level + 1);
-    ms.push_back(std::move(ms_entry));
-    repeats.push_back(std::move(repeats_entry));
-  }
-  return {std::move(ms), std::move(repeats)};
+// One grid's repeat counts in the table's layout: repeats[i0][i1]... over `shape` (outermost first),
+// taken in order from `timings` starting at `cell`.
+json grid_repeats(const std::vector<StepTiming>& timings, size_t& cell, const std::vector<size_t>& shape,
+                  size_t level = 0) {
+  if (level == shape.size()) return timings[cell++].repeats;
+  json repeats = json::array();
+  for (size_t i = 0; i < shape[level]; ++i) repeats.push_back(grid_repeats(timings, cell, shape, level + 1));
+  return repeats;
+}
+
+// The cells' means, in order from `timings` starting at `cell`: `count` of them.
+std::vector<double> cell_means(const std::vector<StepTiming>& timings, size_t& cell, size_t count) {
+  std::vector<double> ms;
+  for (size_t i = 0; i < count; ++i) ms.push_back(timings[cell++].mean_ms);
+  return ms;
 }
 
 }  // namespace
@@ -246,7 +246,7 @@ std::pair<json, json> grid_json(const std::vector<StepTiming>& timings, size_t& 
 // rewrites position c-1 (and the chunk positions [0, k) of its own cache), so it can be repeated, in any
 // order. Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the
 // slow steps as well as the fast ones.
-json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
+sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
   const LargestMixedStep mixed = largest_mixed_step(o);
   const int max_rows = std::max(o.decode_rows.back(), mixed.rows);
   const int max_context = std::max(o.decode_contexts.back(), mixed.context);
@@ -287,42 +287,45 @@ json measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& prog
     if (progress) progress(fraction, "step grid");
   });
 
+  // The cells in the order timed: decode, prefill, mixed; each grid row-major.
+  sim::StepGrids grids;
   size_t cell = 0;
-  auto [decode_ms, decode_repeats] = grid_json(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()});
-  auto [prefill_ms, prefill_repeats] = grid_json(timings, cell, {o.prefill_tokens.size()});
+  grids.decode_rows = o.decode_rows;
+  grids.decode_contexts = o.decode_contexts;
+  grids.decode_ms = cell_means(timings, cell, decode_cells);
+  grids.prefill_tokens = o.prefill_tokens;
+  grids.prefill_ms = cell_means(timings, cell, o.prefill_tokens.size());
+  if (o.mixed_grid) {
+    grids.mixed_chunk_tokens = o.mixed_chunk_tokens;
+    grids.mixed_rows = o.mixed_rows;
+    grids.mixed_contexts = o.mixed_contexts;
+    grids.mixed_ms = cell_means(timings, cell, timings.size() - cell);
+  }
+  cell = 0;
   json model_description = model_json(o);
-  model_description["timing"] = {
+  json& timing = model_description["timing"] = {
       {"min_sample_ms", o.timing.min_sample_ms},
       {"samples", o.timing.samples},
       {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
-      {"decode_repeats", std::move(decode_repeats)},
-      {"prefill_repeats", std::move(prefill_repeats)}};
-  json table = {{"model", std::move(model_description)},
-                {"decode", {{"rows", o.decode_rows}, {"contexts", o.decode_contexts}, {"ms", std::move(decode_ms)}}},
-                {"prefill", {{"tokens", o.prefill_tokens}, {"ms", std::move(prefill_ms)}}}};
-  if (o.mixed_grid) {
-    auto [mixed_ms, mixed_repeats] =
-        grid_json(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
-    table["model"]["timing"]["mixed_repeats"] = std::move(mixed_repeats);
-    table["mixed"] = {{"chunk_tokens", o.mixed_chunk_tokens},
-                      {"rows", o.mixed_rows},
-                      {"contexts", o.mixed_contexts},
-                      {"ms", std::move(mixed_ms)}};
-  }
-  return table;
+      {"decode_repeats", grid_repeats(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()})},
+      {"prefill_repeats", grid_repeats(timings, cell, {o.prefill_tokens.size()})}};
+  if (o.mixed_grid)
+    timing["mixed_repeats"] =
+        grid_repeats(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
+  return sim::StepTable(std::move(grids), std::move(model_description));
 }
 
-json measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
+Measurement measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
   ProgressTracker progress(callback, o);
   MeasuredModel measured(o);
   Model& model = measured.model();
   json answer = measure_answer(model, o, progress, on_part);
   if (on_part) on_part("answer", answer);
-  json steps =
+  sim::StepTable steps =
       measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); });
-  if (on_part) on_part("steps", steps);
+  if (on_part) on_part("steps", steps.to_json());
   if (callback) callback(1.0, "done");
-  return {{"answer", std::move(answer)}, {"steps", std::move(steps)}};
+  return {std::move(answer), std::move(steps)};
 }
 
 }  // namespace kvlab

@@ -13,6 +13,7 @@
 #include "common/progress.h"
 #include "measure/measure_options.h"
 #include "model/model.h"
+#include "sim/step_table.h"
 
 namespace kvlab {
 
@@ -33,15 +34,23 @@ class MeasuredModel {
   Model* model_;
 };
 
-// Returns { "answer": {...}, "steps": {...} }, on the model of `options` (MeasuredModel). On a model
-// with a tokenizer the answer also holds "prompt_text" and "pieces" (one string per token of
-// tokens_nocache, as the tokenizer writes it), and steps.model its "name" and "source": "file".
-nlohmann::json measure(const MeasureOptions& options, const ProgressFn& progress = nullptr,
-                       const PartFn& on_part = nullptr);
+// What measure() measures: Part A (a report, JSON as the contract writes it) and the step table.
+struct Measurement {
+  nlohmann::json answer;
+  sim::StepTable steps;
+  // { "answer": {...}, "steps": {...} }, as `measure --json` and Embind's measure() give it.
+  nlohmann::json to_json() const { return {{"answer", answer}, {"steps", steps.to_json()}}; }
+};
 
-// The "steps" part alone, timed on the caller's model (whose config must be options.model): the
-// replay prices a run on the weights that served it.
-nlohmann::json measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress = nullptr);
+// Part A and the step table on the model of `options` (MeasuredModel). On a model with a tokenizer the
+// answer also holds "prompt_text" and "pieces" (one string per token of tokens_nocache, as the tokenizer
+// writes it), and steps.model its "name" and "source": "file".
+Measurement measure(const MeasureOptions& options, const ProgressFn& progress = nullptr,
+                    const PartFn& on_part = nullptr);
+
+// The step table alone, timed on the caller's model (whose config must be options.model): the replay
+// prices a run on the weights that served it.
+sim::StepTable measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress = nullptr);
 
 // Decode rows whose step can be timed over and over: up to max_rows rows, each with its own KV cache
 // holding the first max_context - 1 positions of one prompt drawn from `seed` (one real prefill, copied);

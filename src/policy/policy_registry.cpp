@@ -262,24 +262,9 @@ std::vector<std::string> read_policy_names(const nlohmann::json& list, const std
     if (!list[i].is_string())
       throw_type({item, echo_value(list[i]), one_of(policy_name_forms())}, "must be a policy name string");
     names.push_back(list[i].get<std::string>());
-    reject_repeated_name(names, i, item);
   }
   return names;
 }
-
-namespace {
-
-// A name's canonical spelling ("static:4" for "static:04"), or the name as given where it does not parse:
-// its own error comes when it is parsed.
-std::string canonical_or_given(const std::string& name) {
-  try {
-    return parse_policy_name(name, "").canonical();
-  } catch (const InputError&) {
-    return name;
-  }
-}
-
-}  // namespace
 
 std::string PolicyName::canonical() const {
   std::string name = traits().family;
@@ -287,17 +272,6 @@ std::string PolicyName::canonical() const {
   name += ":" + std::to_string(batch_rows);
   if (traits().parameters == PolicyParameters::batch_rows_and_step_tokens) name += "," + std::to_string(step_tokens);
   return name;
-}
-
-void reject_repeated_name(const std::vector<std::string>& names, size_t i, const std::string& item) {
-  const std::string form = canonical_or_given(names[i]);
-  for (size_t j = 0; j < i; ++j) {
-    if (canonical_or_given(names[j]) != form) continue;
-    const std::string given = echo_value(names[i]);
-    if (names[j] == names[i]) throw_range({item, given, {}}, given + " is given twice");
-    throw_range({item, given, {}},
-                given + " is " + echo_value(names[j]) + " spelled otherwise: the policy " + form + " is given twice");
-  }
 }
 
 }  // namespace kvlab::policy

@@ -107,12 +107,9 @@ std::unique_ptr<Scheduler> make_scheduler(const PolicyName& policy, const KvSett
 // The default registry's families, in row order.
 const std::deque<PolicyFamily>& families();
 
-// A JSON list of 1 to kMaxPolicies policy names, none given twice in any spelling (each is parsed when it is simulated); `path`
-// names the list in errors ("options.policies").
+// A JSON list of 1 to kMaxPolicies policy name strings (sim::parse_policies parses them and refuses a
+// policy given twice in any spelling); `path` names the list in errors ("options.policies").
 std::vector<std::string> read_policy_names(const nlohmann::json& list, const std::string& path);
-
-// Throws InputError naming `item` when names[i] is the policy of one of names[0..i), in any spelling.
-void reject_repeated_name(const std::vector<std::string>& names, size_t i, const std::string& item);
 
 // policy_registry().name_forms().
 std::vector<std::string> policy_name_forms();

@@ -6,27 +6,24 @@
 
 namespace kvlab::serve {
 
-std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
-                                                  const policy::KvSettings& kv) {
-  return policy::make_scheduler(policy::parse_policy_name(policy, path), kv);
-}
-
-bool keeps_kv_in_blocks(const std::string& policy) {
-  return policy::parse_policy_name(policy, "policy").traits().keeps_kv_in_blocks;
-}
-
 EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,
                      const EngineOptions& options) {
-  std::unique_ptr<policy::Scheduler> scheduler = make_scheduler(policy, "policy", options.kv);
+  return run_engine(model, workload, policy::parse_policy_name(policy, "policy"), options);
+}
+
+EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const policy::PolicyName& policy,
+                     const EngineOptions& options) {
+  std::unique_ptr<policy::Scheduler> scheduler = policy::make_scheduler(policy, options.kv);
   scheduler->check(workload);
   EngineOptions engine_options = options;
-  engine_options.paged_kv = keeps_kv_in_blocks(policy);
+  engine_options.paged_kv = policy.traits().keeps_kv_in_blocks;
   Engine engine(model, workload, scheduler->slots(), engine_options);
   scheduler->serve(engine);
   // A policy that leaves a request unserved is a bug in it, not bad input.
   if (engine.finished_count() != workload.size())
-    throw std::logic_error("engine policy " + policy + " finished " + std::to_string(engine.finished_count()) + " of " +
-                           std::to_string(workload.size()) + " requests");
+    throw std::logic_error("engine policy " + policy.canonical() + " finished " +
+                           std::to_string(engine.finished_count()) + " of " + std::to_string(workload.size()) +
+                           " requests");
   std::vector<ServedRequest> served = engine.served_requests();
   check_chat_answers(served);
   nlohmann::json policy_report = nlohmann::json::object();

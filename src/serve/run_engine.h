@@ -10,6 +10,7 @@
 
 #include "model/model.h"
 #include "policy/kv_blocks.h"
+#include "policy/policy_registry.h"
 #include "policy/request.h"
 #include "policy/scheduler.h"
 #include "serve/engine.h"
@@ -17,14 +18,6 @@
 #include "serve/step_log.h"
 
 namespace kvlab::serve {
-
-// The scheduler for `policy`, with the KV memory `kv` (reserve, paged, chunked); `path` names where the
-// name came from ("options.policies[2]"). Throws InputError for a bad name.
-std::unique_ptr<policy::Scheduler> make_scheduler(const std::string& policy, const std::string& path,
-                                                  const policy::KvSettings& kv = {});
-
-// Whether `policy` (a valid name) keeps its KV in blocks of one pool: paged and chunked.
-bool keeps_kv_in_blocks(const std::string& policy);
 
 struct EngineRun {
   std::vector<ServedRequest> requests;  // workload order: answers, slots and times (ms since the run started)
@@ -35,6 +28,9 @@ struct EngineRun {
 // Throws InputError for a bad policy name, a workload that does not fit the model, a chat whose turns do
 // not carry the turns before them (serve/prompts.h), or one the policy cannot serve in options.kv. A
 // chat's answers are checked to be the ones its later turns were written with.
+EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const policy::PolicyName& policy,
+                     const EngineOptions& options = {});
+// The same on a policy name, which it parses (a bad one: InputError naming "policy").
 EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,
                      const EngineOptions& options = {});
 

@@ -15,8 +15,9 @@ constexpr size_t kMaxPartPoints = 64;
 
 class GridPosition {
  public:
-  // Where x falls on `grid` (strictly increasing, at least one point).
-  static GridPosition locate(const std::vector<double>& grid, double x) {
+  // Where x falls on `grid` (strictly increasing, at least one point; grid points in tokens or rows are ints).
+  template <class Point>
+  static GridPosition locate(const std::vector<Point>& grid, double x) {
     GridPosition position;
     if (grid.size() == 1) return position;
     // The segment starts at the last grid point <= x, clamped so that [lo, lo + 1] exists; outside the
@@ -24,14 +25,16 @@ class GridPosition {
     auto after = std::upper_bound(grid.begin(), grid.end(), x);
     size_t lo = after == grid.begin() ? 0 : static_cast<size_t>(after - grid.begin()) - 1;
     position.lo_ = std::min(lo, grid.size() - 2);
-    position.fraction_ = (x - grid[position.lo_]) / (grid[position.lo_ + 1] - grid[position.lo_]);
+    const double lo_point = grid[position.lo_], hi_point = grid[position.lo_ + 1];
+    position.fraction_ = (x - lo_point) / (hi_point - lo_point);
     position.single_point_ = false;
     return position;
   }
 
   // Where x falls on `grid`, held at the ends: outside the grid, at its nearest end point (no extrapolation).
-  static GridPosition locate_held(const std::vector<double>& grid, double x) {
-    return locate(grid, std::clamp(x, grid.front(), grid.back()));
+  template <class Point>
+  static GridPosition locate_held(const std::vector<Point>& grid, double x) {
+    return locate(grid, std::clamp(x, static_cast<double>(grid.front()), static_cast<double>(grid.back())));
   }
 
   // The interpolated value; value_at(i) gives the value at grid point i (only lo and lo + 1 are asked).

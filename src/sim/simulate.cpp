@@ -89,18 +89,23 @@ void check_request_results(size_t request_count, size_t policy_count, const std:
 }
 
 policy::KvSettings kv_settings(const SimulateOptions& options, const StepTable* steps) {
+  // The values were checked where they were read (read_simulate_options); a program that sets them out
+  // of range has a bug.
+  if (options.block_tokens < 1 || options.block_tokens > kMaxBlockTokens ||
+      (options.kv_tokens && (*options.kv_tokens < 1 || *options.kv_tokens > kMaxKvTokens)) ||
+      (options.kv_bytes && !(*options.kv_bytes >= 1 && *options.kv_bytes <= kMaxKvBytes)))
+    throw std::logic_error("simulate options set out of the ranges read_simulate_options checks");
   policy::KvSettings settings;
-  settings.block_tokens =
-      static_cast<int>(fields::as_int(options.block_tokens, "options.block_tokens", 1, kMaxBlockTokens));
+  settings.block_tokens = options.block_tokens;
   if (options.kv_tokens && options.kv_bytes)
     throw_range({"options.kv_tokens", "", {}}, "and options.kv_bytes both give the KV budget: give one");
   long long budget_tokens = 0;
   if (options.kv_tokens) {
-    budget_tokens = fields::as_int(*options.kv_tokens, "options.kv_tokens", 1, kMaxKvTokens);
+    budget_tokens = *options.kv_tokens;
     settings.budget_path = "options.kv_tokens";
     settings.budget_given = std::to_string(budget_tokens);
   } else if (options.kv_bytes) {
-    double bytes = fields::as_number(*options.kv_bytes, "options.kv_bytes", 1, kMaxKvBytes);
+    const double bytes = *options.kv_bytes;
     const std::optional<double> table_bytes_per_token = steps ? steps->kv_bytes_per_token() : std::nullopt;
     if (!table_bytes_per_token)
       throw_range({"options.kv_bytes", number_text(bytes), {}},
@@ -147,8 +152,17 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
   std::vector<NamedPolicy> policies;
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string item = path + "[" + std::to_string(i) + "]";
-    policies.push_back({names[i], policy::parse_policy_name(names[i], item)});
-    policy::reject_repeated_name(names, i, item);
+    const NamedPolicy named{names[i], policy::parse_policy_name(names[i], item)};
+    // One policy under two spellings ("static:4", "static:04") would run twice under two names.
+    const std::string form = named.policy.canonical();
+    for (const NamedPolicy& earlier : policies) {
+      if (earlier.policy.canonical() != form) continue;
+      const std::string given = echo_value(names[i]);
+      if (earlier.name == names[i]) throw_range({item, given, {}}, given + " is given twice");
+      throw_range({item, given, {}}, given + " is " + echo_value(earlier.name) + " spelled otherwise: the policy " +
+                                         form + " is given twice");
+    }
+    policies.push_back(named);
   }
   return policies;
 }

@@ -25,10 +25,37 @@ constexpr double kMaxKvBytes = 1e15;
 // and answer, minus 1) fits in it, so a larger one would bound nothing.
 constexpr long long kMaxTableMaxSeq = 2 * kMaxTokens;
 
+// A table's step-time grids: the points of each (strictly increasing) and its times in ms, row-major.
+struct StepGrids {
+  std::vector<int> decode_rows;
+  std::vector<int> decode_contexts;
+  std::vector<double> decode_ms;  // [decode_rows][decode_contexts]
+  std::vector<int> prefill_tokens;
+  std::vector<double> prefill_ms;       // [prefill_tokens]
+  std::vector<int> mixed_chunk_tokens;  // empty: no measured mixed grid
+  std::vector<int> mixed_rows;
+  std::vector<int> mixed_contexts;
+  std::vector<double> mixed_ms;  // [mixed_chunk_tokens][mixed_rows][mixed_contexts]
+};
+
 class StepTable {
  public:
-  // Reads and checks the table; every error names its field under `path`.
+  // A table made in this program (measured, or built for a bench): the grids, whose shapes and times the
+  // maker guarantees (a bad one is a bug: std::logic_error), and the free-form description of the model
+  // they were timed on (steps.model: its kv_bytes_per_token and max_seq are read), null for none.
+  explicit StepTable(StepGrids grids, nlohmann::json model = nullptr);
+
+  // Reads and checks a table given as JSON (a file, an Embind argument); every error names its field
+  // under `path`.
   static StepTable from_json(const nlohmann::json& steps, const std::string& path = "steps");
+  // The contract's JSON: the model description, the grids and the parts a table has.
+  nlohmann::json to_json() const;
+
+  // The cell-wise mean of two tables of one grid (what replay prices a run on: the machine's speed
+  // between the measurements before and after it), with `before`'s description and parts.
+  static StepTable mean(const StepTable& before, const StepTable& after);
+  // The same table with the parts that price a pass by the passes before it (measured apart).
+  StepTable with_history(AfterPromptTable after_prompt, PromptPassTable prompt_pass) const;
 
   // Prefill of one sequence of `tokens` tokens, which is also one no-cache forward over that many tokens.
   double prefill_ms(double tokens) const;
@@ -55,7 +82,7 @@ class StepTable {
 
   // Whether the table carries the measured mixed-step grid; a table without it (measured before the grid
   // existed, or built by hand) prices mixed steps by the derived formula of mixed_step.h.
-  bool has_mixed() const { return !mixed_chunk_tokens_.empty(); }
+  bool has_mixed() const { return !grids_.mixed_chunk_tokens.empty(); }
 
   // One measured mixed step: a prompt chunk of `chunk_tokens` tokens from position 0 and `rows` decode rows
   // whose contexts are context_of(0 .. rows - 1), priced as decode_step_ms prices a decode step: the sum
@@ -64,8 +91,8 @@ class StepTable {
   // Only for a table that has_mixed().
   template <class ContextOf>
   double mixed_grid_step_ms(int chunk_tokens, int rows, ContextOf context_of) const {
-    GridPosition chunk_position = GridPosition::locate(mixed_chunk_tokens_, chunk_tokens);
-    GridPosition row_position = GridPosition::locate(mixed_rows_, rows);
+    GridPosition chunk_position = GridPosition::locate(grids_.mixed_chunk_tokens, chunk_tokens);
+    GridPosition row_position = GridPosition::locate(grids_.mixed_rows, rows);
     double sum_ms = 0;
     for (int row = 0; row < rows; ++row) sum_ms += mixed_at(chunk_position, row_position, context_of(row));
     return sum_ms / rows;
@@ -93,28 +120,21 @@ class StepTable {
   template <class Visit>
   void for_each_mixed_cell(Visit visit) const {
     size_t cell = 0;
-    for (double chunk_tokens : mixed_chunk_tokens_)
-      for (double rows : mixed_rows_)
-        for (double context : mixed_contexts_) visit(chunk_tokens, rows, context, mixed_ms_[cell++]);
+    for (double chunk_tokens : grids_.mixed_chunk_tokens)
+      for (double rows : grids_.mixed_rows)
+        for (double context : grids_.mixed_contexts) visit(chunk_tokens, rows, context, grids_.mixed_ms[cell++]);
   }
 
  private:
-  GridPosition locate_rows(double rows) const { return GridPosition::locate(decode_rows_, rows); }
+  GridPosition locate_rows(double rows) const { return GridPosition::locate(grids_.decode_rows, rows); }
   double decode_at(const GridPosition& row_position, double context) const;
   double mixed_at(const GridPosition& chunk_position, const GridPosition& row_position, double context) const;
-  void read_mixed(const nlohmann::json& mixed, const std::string& path);
-  void read_kv_bytes_per_token(const nlohmann::json& steps, const std::string& path);
-  void read_max_seq(const nlohmann::json& steps, const std::string& path);
+  StepTable() = default;
+  static StepGrids read_grids(const nlohmann::json& steps, const std::string& path);
+  void read_model(const nlohmann::json& steps, const std::string& path);
 
-  std::vector<double> decode_rows_;
-  std::vector<double> decode_contexts_;
-  std::vector<double> decode_ms_;  // row-major: decode_ms_[i * contexts + j] for rows[i], contexts[j]
-  std::vector<double> prefill_tokens_;
-  std::vector<double> prefill_ms_;
-  std::vector<double> mixed_chunk_tokens_;  // empty: no measured mixed grid
-  std::vector<double> mixed_rows_;
-  std::vector<double> mixed_contexts_;
-  std::vector<double> mixed_ms_;  // [chunk_tokens][rows][contexts], row-major
+  StepGrids grids_;
+  nlohmann::json model_;  // steps.model as given or measured; null: none
   AfterPromptTable after_prompt_;
   PromptPassTable prompt_pass_;
   std::optional<double> kv_bytes_per_token_;

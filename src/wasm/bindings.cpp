@@ -129,7 +129,7 @@ std::string measure_json(const std::string& options, val progress) {
   return reply([&] {
     json object = json_input::parse(options, "options");
     const FileModelRef file = measured_source(object, "options");
-    return measure(read_measure_options(object, "options", file), progress_to(progress));
+    return measure(read_measure_options(object, "options", file), progress_to(progress)).to_json();
   });
 }
 

@@ -42,10 +42,12 @@ TEST(ReplayOptions, DefaultsAreTheIssuesWorkload) {
   EXPECT_EQ(o.measure.answer_tokens, 1);
   EXPECT_EQ(read_replay_options({{"measure", {{"runs", 3}}}}).measure.runs, 3);
   EXPECT_EQ(o.requests.size(), 64u);
-  EXPECT_EQ(o.policies, (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
+  std::vector<std::string> names;
+  for (const sim::NamedPolicy& named : o.policies) names.push_back(named.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"serial-nocache", "serial-cache", "static:8", "continuous:8"}));
   EXPECT_EQ(o.nocache_requests, 16);
-  EXPECT_EQ(requests_for(o, "serial-nocache").size(), 16u);
-  EXPECT_EQ(requests_for(o, "continuous:8").size(), 64u);
+  EXPECT_EQ(requests_for(o, o.policies[0].policy).size(), 16u);
+  EXPECT_EQ(requests_for(o, o.policies[3].policy).size(), 64u);
   for (const policy::Request& request : o.requests) {
     EXPECT_EQ(request.arrival_ms, 0);
     EXPECT_GE(request.prompt_tokens, 8);

@@ -67,12 +67,12 @@ TEST_F(FileModelTest, MeasuresTheFileModelOnAStoryOpening) {
 
   std::vector<std::string> parts;
   const json result = measure(options, nullptr, [&](const std::string& name, const json& value) {
-    parts.push_back(name);
-    if (name == "first_answer") {
-      EXPECT_EQ(value["prompt_text"], opening);
-      EXPECT_EQ(value["pieces"].size(), 12u);
-    }
-  });
+                        parts.push_back(name);
+                        if (name == "first_answer") {
+                          EXPECT_EQ(value["prompt_text"], opening);
+                          EXPECT_EQ(value["pieces"].size(), 12u);
+                        }
+                      }).to_json();
   EXPECT_EQ(parts, (std::vector<std::string>{"first_answer", "answer", "steps"}));
 
   const json& answer = result["answer"];

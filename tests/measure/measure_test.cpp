@@ -7,6 +7,7 @@
 #include "measure/measure.h"
 #include "measure/measure_report.h"
 #include "model/model.h"
+#include "sim/simulate.h"
 
 namespace kvlab {
 namespace {
@@ -29,8 +30,8 @@ void expect_positive_finite(const json& value, const std::string& what) {
 TEST(Measure, ResultHasTheContractShape) {
   std::vector<std::pair<double, std::string>> progress;
   json result = measure(read_measure_options(small_measure_options()), [&](double fraction, const std::string& phase) {
-    progress.push_back({fraction, phase});
-  });
+                  progress.push_back({fraction, phase});
+                }).to_json();
 
   const json& answer = result["answer"];
   EXPECT_EQ(answer["prompt_tokens"], 16);
@@ -89,7 +90,7 @@ TEST(Measure, StepsWithoutTheMixedGridHaveNoMixedCells) {
   MeasureOptions o = read_measure_options(small_measure_options());
   o.mixed_grid = false;
   Model model(o.model);
-  const json steps = measure_steps(model, o);
+  const json steps = measure_steps(model, o).to_json();
   EXPECT_FALSE(steps.contains("mixed"));
   EXPECT_FALSE(steps["model"]["timing"].contains("mixed_repeats"));
   EXPECT_EQ(steps["decode"]["ms"].size(), 2u);
@@ -99,9 +100,9 @@ TEST(Measure, StepsWithoutTheMixedGridHaveNoMixedCells) {
 // More threads change the times only: the same tokens, and the result says the count unless it is 1.
 TEST(Measure, ThreadsGiveTheSameTokensAndAreSaid) {
   json options = small_measure_options();
-  const json one = measure(read_measure_options(options));
+  const json one = measure(read_measure_options(options)).to_json();
   options["threads"] = 2;
-  const json two = measure(read_measure_options(options));
+  const json two = measure(read_measure_options(options)).to_json();
   EXPECT_FALSE(one["steps"]["model"].contains("threads"));
   EXPECT_EQ(two["steps"]["model"]["threads"], 2);
   EXPECT_EQ(two["answer"]["tokens_cache"], one["answer"]["tokens_cache"]);
@@ -110,7 +111,7 @@ TEST(Measure, ThreadsGiveTheSameTokensAndAreSaid) {
 }
 
 TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
-  json answer = measure(read_measure_options(small_measure_options()))["answer"];
+  json answer = measure(read_measure_options(small_measure_options())).answer;
   for (const char* path : {"token_ms_nocache", "token_ms_cache"}) {
     const json& times = answer[path];
     ASSERT_EQ(times.size(), 12u) << path;
@@ -131,7 +132,7 @@ TEST(Measure, TokenTimesRiseWithinTheMedianRun) {
 TEST(Measure, EachRunLastsTheShortestSampleSoTheRatioIsFinite) {
   json options = small_measure_options();
   options["min_sample_ms"] = 20;
-  json answer = measure(read_measure_options(options))["answer"];
+  json answer = measure(read_measure_options(options)).answer;
   for (const char* path : {"nocache", "cache"}) {
     const json& repeats = answer[std::string("repeats_") + path];
     ASSERT_EQ(repeats.size(), 2u) << path;
@@ -164,6 +165,21 @@ TEST(Lab, PartsArriveAsMeasuredAndMatchTheResult) {
   EXPECT_EQ(parts[1].second, result["answer"]);
   EXPECT_EQ(parts[2].first, "steps");
   EXPECT_EQ(parts[2].second, result["steps"]);
+}
+
+// The lab simulates on the table it measured, typed: what the simulator gives on the table it prints,
+// byte for byte.
+TEST(Lab, PoliciesAreTheSimulatorsOnThePrintedTable) {
+  json options = {{"measure", small_measure_options()},
+                  {"workload", {{"count", 30}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}},
+                  {"policies", {"serial-cache", "static:4", "continuous:4", "paged:4", "chunked:4,8"}},
+                  {"simulate", {{"kv_tokens", 64}, {"queue_timeline", true}}}};
+  const experiments::LabOptions lab = experiments::read_lab_options(options);
+  const json result = experiments::run_lab(lab);
+  const json printed = json::parse(result.dump());
+  const json simulated = sim::simulate_json(printed["steps"], printed["workload"],
+                                            options["policies"].get<std::vector<std::string>>(), lab.simulate);
+  EXPECT_EQ(simulated.dump(), result["policies"].dump());
 }
 
 TEST(Lab, RunsMeasureThenEveryPolicy) {

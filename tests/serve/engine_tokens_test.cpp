@@ -154,10 +154,11 @@ struct KeptRun {
 KeptRun serve_kept(Model& model, const std::vector<policy::Request>& workload, const std::string& policy,
                    const policy::KvSettings& kv) {
   KeptRun kept;
-  kept.scheduler = make_scheduler(policy, "policy", kv);
+  const policy::PolicyName name = policy::parse_policy_name(policy, "policy");
+  kept.scheduler = policy::make_scheduler(name, kv);
   kept.scheduler->check(workload);
   EngineOptions options = checked_options(kv);
-  options.paged_kv = keeps_kv_in_blocks(policy);
+  options.paged_kv = name.traits().keeps_kv_in_blocks;
   kept.engine = std::make_unique<Engine>(model, workload, kept.scheduler->slots(), options);
   kept.scheduler->serve(*kept.engine);
   kept.run = {kept.engine->served_requests(), kept.engine->step_log(), nlohmann::json::object()};

@@ -78,7 +78,7 @@ Events simulated_events(const json& result) {
 }
 
 void expect_same_decisions(const std::vector<policy::Request>& workload) {
-  static const json steps = measure(read_measure_options(tiny_measure_options()))["steps"];
+  static const json steps = measure(read_measure_options(tiny_measure_options())).steps.to_json();
   Model model(tiny_model());
   sim::SimulateOptions options;
   options.timeline_requests = static_cast<int>(workload.size());

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "common/input_error.h"
@@ -190,6 +192,72 @@ TEST(StepTableMixed, BadGridsNameTheField) {
   json missing = good;
   missing.erase("contexts");
   EXPECT_NE(mixed_error(missing).find("steps.mixed.contexts"), std::string::npos);
+}
+
+// A table read from JSON prints as it was given (times as floating-point numbers): the model
+// description, the grids, the parts.
+TEST(StepTableJson, PrintsWhatItRead) {
+  const json steps = {{"model", {{"preset", "tiny"}, {"max_seq", 160}, {"kv_bytes_per_token", 512}}},
+                      {"decode", {{"rows", {1, 3}}, {"contexts", {10, 20}}, {"ms", {{1.0, 2.5}, {4.0, 8.0}}}}},
+                      {"prefill", {{"tokens", {2, 4}}, {"ms", {3.0, 5.0}}}},
+                      {"mixed", {{"chunk_tokens", {4}}, {"rows", {1, 2}}, {"contexts", {8}}, {"ms", {{{1.0}, {2.0}}}}}},
+                      {"after_prompt", AfterPromptTable({8}, {{1.5, 1.25}}).to_json()}};
+  EXPECT_EQ(StepTable::from_json(steps).to_json().dump(), steps.dump());
+  EXPECT_FALSE(small_table().to_json().contains("mixed"));
+  EXPECT_FALSE(small_table().to_json().contains("after_prompt"));
+}
+
+// A table made in the program prices as the same table read from JSON, and reads the model's facts.
+TEST(StepTableMade, PricesAsTheSameTableReadFromJson) {
+  StepGrids grids;
+  grids.decode_rows = {1, 3};
+  grids.decode_contexts = {10, 20};
+  grids.decode_ms = {1, 2, 4, 8};
+  grids.prefill_tokens = {2, 4};
+  grids.prefill_ms = {3, 5};
+  const StepTable made(grids, {{"max_seq", 160}, {"kv_bytes_per_token", 512}});
+  EXPECT_EQ(made.decode_ms(2, 15), small_table().decode_ms(2, 15));  // 1.5 and 6 -> 3.75
+  EXPECT_EQ(made.decode_ms(2, 15), 3.75);
+  EXPECT_EQ(made.prefill_ms(3), 4.0);
+  EXPECT_EQ(made.max_seq(), 160);
+  EXPECT_EQ(made.kv_bytes_per_token(), 512.0);
+  EXPECT_EQ(StepTable(grids).max_seq(), std::nullopt);
+}
+
+TEST(StepTableMade, AGridOutOfShapeIsABug) {
+  StepGrids grids;
+  grids.decode_rows = {1, 3};
+  grids.decode_contexts = {10, 20};
+  grids.decode_ms = {1, 2, 4};  // one short
+  grids.prefill_tokens = {2, 4};
+  grids.prefill_ms = {3, 5};
+  EXPECT_THROW(StepTable{grids}, std::logic_error);
+  grids.decode_ms = {1, 2, 4, 5e-324};  // shorter than any clock measures
+  EXPECT_THROW(StepTable{grids}, std::logic_error);
+  grids.decode_ms = {1, 2, 4, 8};
+  grids.prefill_tokens = {4, 2};  // not increasing
+  EXPECT_THROW(StepTable{grids}, std::logic_error);
+}
+
+// replay prices a run on the mean of the tables before and after it: cell by cell, with the first's
+// description and parts.
+TEST(StepTableMean, CellByCellWithTheFirstTablesDescription) {
+  const json before = {{"model", {{"name", "before"}}},
+                       {"decode", {{"rows", {1, 3}}, {"contexts", {10, 20}}, {"ms", {{1, 2}, {4, 8}}}}},
+                       {"prefill", {{"tokens", {2, 4}}, {"ms", {3, 5}}}},
+                       {"mixed", {{"chunk_tokens", {4}}, {"rows", {1}}, {"contexts", {8}}, {"ms", {{{2}}}}}}};
+  json after = before;
+  after["model"]["name"] = "after";
+  after["decode"]["ms"] = {{3, 4}, {6, 12}};
+  after["prefill"]["ms"] = {5, 5};
+  after["mixed"]["ms"] = {{{4}}};
+  const json mean = StepTable::mean(StepTable::from_json(before), StepTable::from_json(after)).to_json();
+  EXPECT_EQ(mean["model"]["name"], "before");
+  EXPECT_EQ(mean["decode"]["ms"], json({{2, 3}, {5, 10}}));
+  EXPECT_EQ(mean["prefill"]["ms"], json({4, 5}));
+  EXPECT_EQ(mean["mixed"]["ms"], json({{{3}}}));
+  after["prefill"]["tokens"] = {2, 8};
+  EXPECT_THROW(StepTable::mean(StepTable::from_json(before), StepTable::from_json(after)), std::logic_error);
 }
 
 }  // namespace
