@@ -6,7 +6,7 @@
 
 import { fieldOfErrorPath, parseSpec, show } from './shared/fields.js';
 import { MEM_HASH_KEYS } from './panels/memory/config.js';
-import { HW_HASH_KEYS } from './hardware/hash.js';
+import { HW_HASH_KEYS } from './panels/hardware/hash.js';
 import { CATALOG } from './generated/catalog.js';
 import { ALL_MODELS, MODEL_LABELS, RANDOM_MODEL, isRealModel } from './models/choices.js';
 import { AUTO_THREADS, THREAD_CHOICES } from './threads.js';
@@ -153,7 +153,7 @@ export function validate(raw, presets = PRESETS, models = ALL_MODELS) {
 
 const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
 // Every key a link may hold: the lab's, the Memory section's (which shares the hash), then the
-// hardware switch's (hardware/hash.js: the GPU the queue and memory chapters model).
+// hardware switch's (panels/hardware/hash.js: the GPU the queue and memory chapters model).
 export const HASH_KEYS = [
   'model',
   'preset',

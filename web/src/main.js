@@ -1,17 +1,17 @@
 // kvlab's page: the walkthrough first (walkthrough/), then the lab bench with every setting and panel
-// (lab-bench/). One lab run feeds both through the run store (runs/store.js): its parts fill the
+// (panels/bench.js). One lab run feeds both through the run store (runs/store.js): its parts fill the
 // chapters as they are measured. Which view shows comes from the URL (walkthrough/page-view.js): the
 // full page, the compact view (embed.html), or one chapter alone (#chapter=NAME).
 
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 
-import { $ } from './shared/dom.js';
-import { setupBench } from './lab-bench/index.js';
+import { $, replace } from './shared/dom.js';
+import { setupBench } from './panels/bench.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
 import { isCompactView, splitHash, viewHash } from './walkthrough/page-view.js';
 import { postHeightToParent } from './walkthrough/embed-height.js';
-import { hardwareModel } from './hardware/run.js';
+import { hardwareModel } from './panels/hardware/run.js';
 import { runStore } from './runs/store.js';
 import { DEFAULTS } from './config.js';
 import { decodeShare } from './runs/share.js';
@@ -45,11 +45,18 @@ const walkthrough = setupWalkthrough({
   hardware,
 });
 bench = setupBench({
+  page: $('#lab'),
   embed: compact || Boolean(chapter),
   viewKeys: () => viewHash(view),
   store,
   memoryAfterLab: !chapter || chapter === 'memory',
   hardware,
+});
+
+// The footer names the module the measurements run on, once it is loaded.
+store.subscribe((state, changes) => {
+  if (changes.module)
+    replace($('#version'), `${state.module.version}, ${state.module.instruction_set || 'WebAssembly'}`);
 });
 
 $('#to-bench').addEventListener('click', () => {
@@ -95,7 +102,7 @@ function begin() {
   if (initial.autorun && !initial.bad) bench.start(); // a link with bad settings: the message first
 }
 
-postHeightToParent({ chapter, compact: view.compact, heightPx: view.heightPx, store });
+postHeightToParent({ chapter, compact: view.compact, heightPx: view.heightPx, store, walkthrough: $('#walkthrough') });
 reloading.then((reload) => {
   if (reload) return;
   bench.startLoading();

@@ -61,7 +61,7 @@ export function jobPanel(
     cancelledPhase,
   }
 ) {
-  const element = (part) => $(`#${prefix}-${part}`);
+  const element = (part) => $(`#${prefix}-${part}`, root);
   const runButton = element('run');
   const cancelButton = element('cancel'); // null where the panel has none (Memory: the lab stops it)
   let result = null;

@@ -6,15 +6,16 @@
 
 import { $, replace } from './dom.js';
 
-// keys: the fields in form order; idOf(key) -> the id of the field's control, whose message box is
-// #<id>-error; summary: the summary's box; what: what its count counts ("settings").
-export function formErrors({ keys, idOf = (key) => key, summary, what }) {
-  const messageBox = (key) => $(`#${idOf(key)}-error`);
+// root: the form's panel, which holds its controls; keys: the fields in form order; idOf(key) -> the id
+// of the field's control, whose message box is #<id>-error; summary: the summary's box; what: what its
+// count counts ("settings").
+export function formErrors({ root, keys, idOf = (key) => key, summary, what }) {
+  const messageBox = (key) => $(`#${idOf(key)}-error`, root);
   const summaryText = (messages) =>
     messages.length === 1 ? messages[0] : `${messages.length} ${what} need fixing: ${messages.join(' ')}`;
 
   function showField(key, message) {
-    const input = $(`#${idOf(key)}`);
+    const input = $(`#${idOf(key)}`, root);
     const box = messageBox(key);
     if (message) {
       input.setAttribute('aria-invalid', 'true');

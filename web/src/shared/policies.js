@@ -8,9 +8,27 @@ import { count } from './format.js';
 // the registry's row order.
 const FAMILIES = new Map(CATALOG.policies.map((traits) => [traits.family, traits]));
 
+// A policy name's parts, the one place the page reads the name:B,T syntax: "chunked:8,64" -> {family:
+// 'chunked', slots: 8, stepTokens: 64}; a serial policy ("serial-cache") runs 1 slot and no step tokens.
+// The module checks names; this only reads them.
+export function parsePolicyName(name) {
+  const [family, parameters = ''] = String(name).split(':');
+  const [b, t] = parameters.split(',').map(Number);
+  return {
+    family,
+    slots: Number.isInteger(b) && b > 0 ? b : 1,
+    stepTokens: Number.isInteger(t) && t > 0 ? t : null,
+  };
+}
+
 // A policy name's family traits ("paged:8" -> paged's), or undefined for a name no family has.
 export function policyTraits(name) {
-  return FAMILIES.get(name.split(':')[0]);
+  return FAMILIES.get(parsePolicyName(name).family);
+}
+
+// B of "static:B", "paged:B" or "chunked:B,T"; 1 for the serial policies.
+export function policySlots(name) {
+  return parsePolicyName(name).slots;
 }
 
 // The registry's row order of a policy name's family (unknown names last).
@@ -53,12 +71,12 @@ export function policyNameOf(family, b, t) {
 export function policyLabel(name) {
   const traits = policyTraits(name);
   if (!traits) return name;
-  const [b, t] = String(name.split(':')[1]).split(',');
+  const { slots, stepTokens } = parsePolicyName(name);
   // "1 slot", not "1 slots".
   return traits.label
-    .replace('{B} slots', count(Number(b), 'slot'))
-    .replace('{B}', b)
-    .replace('{T}', t);
+    .replace('{B} slots', count(slots, 'slot'))
+    .replace('{B}', String(slots))
+    .replace('{T}', String(stepTokens));
 }
 
 // A policy in a word or two, under a bar.

@@ -24,8 +24,9 @@ export const HEIGHT_ESTIMATES_PX = {
 };
 
 // chapter: the chapter shown alone, or null; compact; heightPx: the author's height, or null;
-// store: the run store (its lab state says whether a run goes). Nothing happens outside a frame.
-export function postHeightToParent({ chapter, compact, heightPx, store }) {
+// store: the run store (its lab state says whether a run goes); walkthrough: the walkthrough's element
+// (its chapters say whether one still waits for its figures). Nothing happens outside a frame.
+export function postHeightToParent({ chapter, compact, heightPx, store, walkthrough }) {
   if (window.parent === window) return;
   const html = document.documentElement;
   let last = -1;
@@ -44,7 +45,7 @@ export function postHeightToParent({ chapter, compact, heightPx, store }) {
   const measure = () => Math.ceil(html.getBoundingClientRect().height);
   const post = () => {
     const { state } = store.get().lab;
-    const chapterWaits = state === 'done' && document.querySelector('.story-chapter[data-state="waiting"]');
+    const chapterWaits = state === 'done' && walkthrough.querySelector('.story-chapter[data-state="waiting"]');
     if (state !== 'running' && !chapterWaits) {
       reserved = 0;
       html.style.minHeight = '';

@@ -6,14 +6,14 @@
 // { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text), announceFigure(text),
 // figureLanded(), hardware }: announceFigure says what a landed figure shows after the chapter's
 // number, which its place in the list decides; hardware is the queue and memory chapters' shared
-// modeled GPU server (hardware/run.js).
+// modeled GPU server (panels/hardware/run.js).
 //
 // When a chapter's figure lands, document gets a `kvlab:figure` event with detail {chapter, elapsed_ms}
 // (since Run was pressed); an embedded page posts {type: 'kvlab:figure', chapter, elapsed_ms} to its parent.
 
 import { $, h, replace } from '../shared/dom.js';
 import { CHAPTERS, dataFor } from './chapters.js';
-import { showComparisons } from './compare.js';
+import { showComparisons } from './shared-result.js';
 import { shareRecord } from '../runs/share.js';
 import { glossaryElement, termsLine } from './glossary.js';
 
@@ -23,7 +23,7 @@ const reducedMotionQuery = () => window.matchMedia('(prefers-reduced-motion: red
 
 // root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab;
 // store: the run store (runs/store.js), whose lab run and Memory result the chapters draw;
-// hardware: hardware/run.js's hardwareModel().
+// hardware: panels/hardware/run.js's hardwareModel().
 export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware }) {
   const status = $('#story-status', root);
   const announcer = $('#story-announce', root);

@@ -1,7 +1,7 @@
 // The Web Worker that owns the wasm module: every measurement and simulation runs here, so the page
 // stays responsive. The page cancels a run by terminating this worker and starting a new one.
 //
-// The same code runs in four roles (lab.js, compare.js, job.js, webgpu/device-worker.js), told apart by the worker's name:
+// The same code runs in four roles (lab.js, simd.js, job.js, webgpu/device-worker.js), told apart by the worker's name:
 //
 // The lab (any other name): loads the module at start: the threaded one (kvlab-threads.js) where the
 // page is cross-origin isolated, else the SIMD one (lab.js).
@@ -28,8 +28,8 @@
 //                 {type: 'error', id, stage, name, message, fatal}
 //
 // A job (name 'kvlab-job'): one Memory-section run (m.simulate() calls on the lab's step table, see
-// panels/memory/plan.js), one replay (m.replay(): measure, serve for real, simulate, compare) or one
-// modeled GPU server (hardware/plan.js: m.roofline(), then simulations on its table); started for the
+// plans/memory.js), one replay (m.replay(): measure, serve for real, simulate, compare) or one
+// modeled GPU server (plans/hardware.js: m.roofline(), then simulations on its table); started for the
 // job and ended after it (jobs.js).
 //   Messages in:  {type: 'memory' | 'replay' | 'hardware', id, options}
 //   Messages out: {type: 'progress', id, fraction, phase}
@@ -46,7 +46,7 @@
 
 import { COMPARE_WORKER_NAME, GPU_DEVICE_WORKER_NAME, JOB_WORKER_NAME } from '../runs/roles.js';
 import { startGpuDevice } from '../webgpu/device-worker.js';
-import { startCompare } from './compare.js';
+import { startCompare } from './simd.js';
 import { startJob } from './job.js';
 import { startLab } from './lab.js';
 

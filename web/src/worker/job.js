@@ -2,8 +2,8 @@
 // worker started for it and ended after it.
 
 import { describe, loadSimd, measureOnClock, post, postRunError, throttledProgress } from './modules.js';
-import { runMemoryPlan } from '../panels/memory/plan.js';
-import { runHardwarePlan } from '../hardware/plan.js';
+import { runMemoryPlan } from '../plans/memory.js';
+import { runHardwarePlan } from '../plans/hardware.js';
 import { openReplayDevice, replayOnGpuRefusal } from '../webgpu/replay-device.js';
 
 // options: replay()'s, and backend: 'cpu' (the default) or 'webgpu', where its passes run.

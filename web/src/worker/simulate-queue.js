@@ -1,6 +1,6 @@
 // The lab's queue priced on a step table (the CPU's, re-timed, or the GPU's), as the module's run() prices it.
 
-import { explicitStoryWorkload, queueRequests } from '../panels/memory/lab-queue.js';
+import { explicitStoryWorkload, queueRequests } from '../plans/lab-queue.js';
 
 // A story workload ("prompts": "stories") has prompts whose lengths only the loaded model's tokenizer
 // counts, and simulate() takes no model: the queue is priced again on the very requests the lab's run

@@ -16,8 +16,8 @@ import { prepareQueue, stateAt } from '../../playback/seats.js';
 import { legendElement, mountPlayed, panelElement, setData, sizeCanvas } from '../played.js';
 import { drawMemoryPanel, layoutMemory } from './render.js';
 import { TITLE, countsText, describeStep, introParagraphs } from './words.js';
-import { modeledContext, mountWithHardware } from '../../hardware/chapter.js';
-import { memoryView, modeledView } from '../../hardware/render.js';
+import { modeledContext, mountWithHardware } from '../../panels/hardware/chapter.js';
+import { memoryView, modeledView } from '../../panels/hardware/render.js';
 
 export const name = 'memory';
 export const title = TITLE;

@@ -10,7 +10,7 @@ export function introParagraphs(plan, shown, prepared) {
   const budget = first.budget_blocks;
   const count = prepared[shown[0]].queue.count;
   const lab = plan.lab_settings || {};
-  // On a real model the queue is the lab's story requests (panels/memory/lab-queue.js).
+  // On a real model the queue is the lab's story requests (plans/lab-queue.js).
   const stories = lab.stories
     ? `, each prompt one of our own story openings (${lab.prompt_lo}–${lab.prompt_hi} tokens in ${lab.model_name}’s tokenizer, the lab’s queue) answered on ${lab.model_name}’s measured step times,`
     : '';

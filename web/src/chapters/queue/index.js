@@ -18,8 +18,8 @@ import { prepareQueue, stateAt } from '../../playback/seats.js';
 import { legendElement, mountPlayed, panelElement, setData, sizeCanvas } from '../played.js';
 import { drawPanel, finalHistogramPeak, layoutPanel, sharedTtftSpanMs } from './render.js';
 import { TITLE, changesAt, countsText, describeStep, introParagraphs, panelLabel } from './words.js';
-import { mountWithHardware } from '../../hardware/chapter.js';
-import { modeledView, queueView } from '../../hardware/render.js';
+import { mountWithHardware } from '../../panels/hardware/chapter.js';
+import { modeledView, queueView } from '../../panels/hardware/render.js';
 
 export const name = 'queue';
 export const title = TITLE;

@@ -53,18 +53,13 @@ export const DEVICE_IDS = DEVICES.map((d) => d.id);
 export const MEM_DEFAULTS = Object.freeze({
   kv: '80gb-llama31-70b-fp8', // a device id, or a number of tokens
   block: 16,
-  mem_rate: 'auto', // requests/s, or 'auto': AUTO_LOAD of what the server gets through
+  mem_rate: 'auto', // requests/s, or 'auto': AUTO_LOAD (plans/memory.js) of what the server gets through
   system_prompt: 0,
   chunk: 256,
   ttft_target: 1000,
 });
 
 export const MEM_HASH_KEYS = Object.keys(MEM_DEFAULTS);
-
-// The 'auto' arrival rate: this share of the requests per second continuous:B gets through with the
-// whole queue at once on this device's step table (device speeds differ tenfold, so no fixed rate
-// would load every device alike).
-export const AUTO_LOAD = 0.8;
 
 const LIMITS = CATALOG.limits;
 
@@ -115,7 +110,7 @@ export function minimumTokens(mem, lab) {
 }
 
 // raw: strings by key (form or hash; a missing key keeps its default). lab: the lab's valid settings,
-// with max_seq, longest_positions and model_name where its last run says them (lab-queue.js).
+// with max_seq, longest_positions and model_name where its last run says them (plans/lab-queue.js).
 // Returns {settings, errors: {key: message}}.
 export function validateMemory(raw, lab) {
   const settings = { ...MEM_DEFAULTS };

@@ -31,11 +31,11 @@ const SLIDER_STEPS = 1000;
 
 // queue() -> the lab settings the budget is checked against; kvBytesPerToken() -> {preset, kv, bytes} or
 // null; onValidChange(): the settings changed and are valid (rewrite the hash).
-export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
-  const element = $('#mem-form');
-  const deviceSelect = $('#mem-device');
-  const slider = $('#mem-kv-slider');
-  const kvInput = $('#mem-kv');
+export function memoryForm(section, { queue, kvBytesPerToken, onValidChange }) {
+  const element = $('#mem-form', section);
+  const deviceSelect = $('#mem-device', section);
+  const slider = $('#mem-kv-slider', section);
+  const kvInput = $('#mem-kv', section);
   let device = MEM_DEFAULTS.kv; // the device example chosen, or 'custom'
   let lastGood = { ...MEM_DEFAULTS };
 
@@ -47,15 +47,16 @@ export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
 
   function readRaw() {
     const raw = {};
-    for (const key of MEM_ORDER) raw[key] = $(`#${IDS[key]}`).value;
+    for (const key of MEM_ORDER) raw[key] = $(`#${IDS[key]}`, section).value;
     if (device !== 'custom') raw.kv = device;
     return raw;
   }
 
   const errors = formErrors({
+    root: section,
     keys: MEM_ORDER,
     idOf: (key) => IDS[key],
-    summary: $('#mem-form-error'),
+    summary: $('#mem-form-error', section),
     what: 'memory settings',
   });
 
@@ -89,7 +90,7 @@ export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
     if (!found.kv && !found.block && !found.system_prompt) syncSlider(settings, tokens);
     const example = DEVICES.find((x) => x.id === device);
     replace(
-      $('#mem-kv-help'),
+      $('#mem-kv-help', section),
       budgetExplanation({ device: example, settings, errors: found, lab: queue(), tokens, toy: kvBytesPerToken() })
     );
   }
@@ -98,7 +99,7 @@ export function memoryForm({ queue, kvBytesPerToken, onValidChange }) {
     const raw = memoryToRaw(settings);
     device = typeof settings.kv === 'number' ? 'custom' : settings.kv;
     deviceSelect.value = device;
-    for (const key of MEM_ORDER) if (key !== 'kv') $(`#${IDS[key]}`).value = raw[key];
+    for (const key of MEM_ORDER) if (key !== 'kv') $(`#${IDS[key]}`, section).value = raw[key];
     kvInput.value = device === 'custom' ? raw.kv : '';
     describeBudget();
   }

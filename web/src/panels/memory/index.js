@@ -6,11 +6,11 @@
 // render.js (the charts and table), words.js (what it says), config.js (settings and devices),
 // plan.js (the simulations the job runs, in the worker).
 
-import { fromTemplate } from '../../shared/dom.js';
+import { $, fromTemplate } from '../../shared/dom.js';
 import { kvBytesPerToken, kvFormatBytes } from '../kv-calculator/index.js';
 import { MEM_DEFAULTS } from './config.js';
 import { memoryForm } from './form.js';
-import { labQueue } from './lab-queue.js';
+import { labQueue } from '../../plans/lab-queue.js';
 import { MARKUP } from './markup.js';
 import { memoryRun } from './run.js';
 
@@ -38,7 +38,7 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
       }),
     };
   };
-  const memory = setupMemory({
+  const memory = setupMemory($('#memory', root), {
     lab: () => {
       const { labResult } = store.get();
       return labResult ? { result: labResult, settings: labResult.settings } : null;
@@ -65,23 +65,23 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
   return memory;
 }
 
-// hooks: lab() -> {result, settings} of the lab's last completed run, or null; labSettings() -> the lab
+// section: the section's element; hooks: lab() -> {result, settings} of the lab's last completed run, or null; labSettings() -> the lab
 //        form's valid settings (for checking before any run); kvBytesPerToken() -> {preset, kv, bytes} or
 //        null; busy() -> another run holds the processor; onRunningChange(); onSettingsChange()
 //        (rewrite the hash); store: the run store, where its result goes.
-function setupMemory(hooks) {
+function setupMemory(section, hooks) {
   // The queue the settings are checked against: the lab's last run's (on a real model its story
   // prompts' lengths, and the model's context), else the lab form's.
   const queue = () => {
     const lab = hooks.lab();
     return lab ? labQueue(lab) : hooks.labSettings();
   };
-  const form = memoryForm({
+  const form = memoryForm(section, {
     queue,
     kvBytesPerToken: hooks.kvBytesPerToken,
     onValidChange: () => hooks.onSettingsChange?.(),
   });
-  const { panel, start } = memoryRun(form, hooks);
+  const { panel, start } = memoryRun(section, form, hooks);
   form.element.addEventListener('submit', (event) => {
     event.preventDefault();
     start();

@@ -42,7 +42,7 @@ const COLUMNS = [
   ['prefix_hit_rate', 'Prefix hits', (v) => pct(v * 100)],
 ];
 
-function renderBlocks(r, memoryNames, budget) {
+function renderBlocks(r, memoryNames, budget, section) {
   const series = [
     { label: 'unlimited memory (paged, no budget)', color: '#6e7781', dash: [2, 3], ...r.unlimited.kv_blocks_in_use },
     ...memoryNames.map((name) => ({
@@ -52,11 +52,11 @@ function renderBlocks(r, memoryNames, budget) {
       ...r.results[name].kv_blocks_in_use,
     })),
   ].filter((s) => Array.isArray(s.t_ms) && s.t_ms.length);
-  blocksChart($('#chart-mem-blocks'), { series, budget });
+  blocksChart($('#chart-mem-blocks', section), { series, budget });
 }
 
 // Returns the load curve's lines, with where each crosses the target.
-function renderLoadCurve(r) {
+function renderLoadCurve(r, section) {
   const target = r.ttft_target_ms;
   const lines = r.policies.map((name) => {
     const values = r.load.policies[name].p95_ttft_ms;
@@ -71,10 +71,10 @@ function renderLoadCurve(r) {
       crossingInfo: crossing,
     };
   });
-  loadCurveChart($('#chart-mem-load'), { rates: r.load.rates, lines, targetMs: target });
+  loadCurveChart($('#chart-mem-load', section), { rates: r.load.rates, lines, targetMs: target });
   const top = r.load.rates[r.load.rates.length - 1];
   replace(
-    $('#mem-crossings'),
+    $('#mem-crossings', section),
     lines.map((line) =>
       h(
         'li',
@@ -87,9 +87,9 @@ function renderLoadCurve(r) {
   return lines;
 }
 
-function renderTable(r, budget) {
+function renderTable(r, budget, section) {
   replace(
-    $('#mem-table-box'),
+    $('#mem-table-box', section),
     h(
       'table',
       { id: 'memory-table', class: 'policy' },
@@ -127,14 +127,15 @@ function renderTable(r, budget) {
   );
 }
 
-export function renderMemory(r) {
+// r: the section's result; section: its element, whose parts it fills.
+export function renderMemory(r, section) {
   const memoryNames = r.policies.filter((n) => policyIs(n, POLICY_ROLES.memoryBudget));
   const anyMemory = r.results[memoryNames[0]];
   const budget = anyMemory ? anyMemory.kv_blocks_budget : null;
-  replace($('#mem-summary'), ...summary(r, budget));
-  renderBlocks(r, memoryNames, budget);
-  const lines = renderLoadCurve(r);
-  barChart($('#chart-mem-waste'), {
+  replace($('#mem-summary', section), ...summary(r, budget));
+  renderBlocks(r, memoryNames, budget, section);
+  const lines = renderLoadCurve(r, section);
+  barChart($('#chart-mem-waste', section), {
     bars: memoryNames.map((name) => ({
       label: shortPolicyLabel(name),
       value: r.results[name].waste_pct,
@@ -144,10 +145,10 @@ export function renderMemory(r) {
     format: (v) => `${sig(v, 3)}%`,
     yMax: 100,
   });
-  renderTable(r, budget);
+  renderTable(r, budget, section);
   replace(
-    $('#mem-findings'),
+    $('#mem-findings', section),
     findings(r, lines).map((text) => h('li', null, text))
   );
-  $('#mem-results').hidden = false;
+  $('#mem-results', section).hidden = false;
 }

@@ -1,5 +1,5 @@
 // The Memory section's run: a job worker (runs/jobs.js, plan.js) simulates the lab's queue (on a real
-// model its story requests, lab-queue.js) under the memory policies on the lab's step table; the result
+// model its story requests, plans/lab-queue.js) under the memory policies on the lab's step table; the result
 // goes into the run store (its chapter draws it from there), out as a `kvlab:memory-result` event on
 // document, and stays in window.kvlabMemoryResult.
 
@@ -9,17 +9,17 @@ import { jobPanel } from '../../runs/job-panel.js';
 import { int, sig } from '../../shared/format.js';
 import { kvTokens, memFieldOfModuleError } from './config.js';
 import { IDS } from './form.js';
-import { labQueue, storyRequests } from './lab-queue.js';
+import { labQueue, storyRequests } from '../../plans/lab-queue.js';
 import { renderMemory } from './render.js';
 
-// form: form.js's memoryForm; hooks: see index.js.
-export function memoryRun(form, hooks) {
+// section: the section's element; form: form.js's memoryForm; hooks: see index.js.
+export function memoryRun(section, form, hooks) {
   let pending = null; // what the job in progress was started with
 
   // Its Run button is enabled before the lab has run too: pressing it checks the settings and says
   // what is missing.
   const panel = jobPanel('mem', {
-    root: $('#memory'),
+    root: section,
     createJob: (handlers) => new JobRunner('memory', handlers),
     onResult(raw, elapsedMs) {
       const { settings, lab, kv_tokens: kvTokensUsed } = pending;
@@ -35,7 +35,7 @@ export function memoryRun(form, hooks) {
       panel.finish(
         result,
         `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`,
-        renderMemory
+        (finished) => renderMemory(finished, section)
       );
       hooks.store.set({ memory: result });
     },
@@ -45,7 +45,7 @@ export function memoryRun(form, hooks) {
         panel.setProgress(0);
         form.errors.showField(field, error.raw);
         panel.setPhase('Not run: fix the highlighted setting.');
-        $(`#${IDS[field]}`).focus();
+        $(`#${IDS[field]}`, section).focus();
         return;
       }
       panel.showError(error, 'Press “Run the memory policies” to try again.');

@@ -29,7 +29,7 @@ export function budgetExplanation({ device, settings, errors, lab, tokens, toy }
   return parts.join('');
 }
 
-// The queue's prompts: story openings on a real model (lab-queue.js), else the lab's range.
+// The queue's prompts: story openings on a real model (plans/lab-queue.js), else the lab's range.
 function promptsText(lab) {
   return lab.stories
     ? `each prompt one of our own story openings, ${lab.prompt_lo}–${lab.prompt_hi} tokens in ${lab.model_name}’s tokenizer`

@@ -6,10 +6,10 @@
 
 import { fieldOfErrorPath, parseSpec } from '../../shared/fields.js';
 import { CATALOG } from '../../generated/catalog.js';
-import { policyNameOf } from '../../shared/policies.js';
+import { parsePolicyName, policyNameOf } from '../../shared/policies.js';
 
 const LIMITS = CATALOG.limits;
-const defaultFamilies = CATALOG.replay.policies.map((name) => name.split(':')[0]);
+const defaultFamilies = CATALOG.replay.policies.map((name) => parsePolicyName(name).family);
 
 // The replay queue's slots: those of the module's default replay policies (static:8, continuous:8).
 export const REPLAY_SLOTS = CATALOG.replay.slots;

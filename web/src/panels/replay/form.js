@@ -24,37 +24,37 @@ export const IDS = {
   prefix: 'replay-prefix',
 };
 
-export function replayForm() {
-  const element = $('#replay-form');
+export function replayForm(section) {
+  const element = $('#replay-form', section);
   const boxes = REPLAY_FAMILIES.map(({ family, checked }) =>
     h('input', { type: 'checkbox', value: family, checked, id: `replay-family-${family}` })
   );
   replace(
-    $('#replay-policy-choices'),
+    $('#replay-policy-choices', section),
     boxes.map((box) => h('label', { for: box.id }, box, h('span', { id: `${box.id}-label` })))
   );
-  for (const key of Object.keys(REPLAY_FIELDS)) $(`#${IDS[key]}`).value = String(REPLAY_DEFAULTS[key]);
+  for (const key of Object.keys(REPLAY_FIELDS)) $(`#${IDS[key]}`, section).value = String(REPLAY_DEFAULTS[key]);
 
-  const prefixKind = $('#replay-prefix-kind');
+  const prefixKind = $('#replay-prefix-kind', section);
   const readRaw = () => {
     const raw = {
       families: boxes.filter((b) => b.checked).map((b) => b.value),
       prefix_kind: prefixKind.value,
-      prefix: $(`#${IDS.prefix}`).value,
+      prefix: $(`#${IDS.prefix}`, section).value,
     };
-    for (const key of Object.keys(REPLAY_FIELDS)) raw[key] = $(`#${IDS[key]}`).value;
+    for (const key of Object.keys(REPLAY_FIELDS)) raw[key] = $(`#${IDS[key]}`, section).value;
     return raw;
   };
 
   // The size field follows the prefix's kind: its label, help and first value; none disables it.
   function followPrefixKind() {
     const kind = PREFIX_KINDS[prefixKind.value];
-    const input = $(`#${IDS.prefix}`);
+    const input = $(`#${IDS.prefix}`, section);
     input.disabled = !kind.size;
     input.value = kind.size ? String(kind.initial) : '';
-    replace($('#replay-prefix-label'), kind.size ? kind.size.label : 'Shared prefix size');
+    replace($('#replay-prefix-label', section), kind.size ? kind.size.label : 'Shared prefix size');
     replace(
-      $('#replay-prefix-help'),
+      $('#replay-prefix-help', section),
       kind.size ? `${kind.help} From ${kind.size.min} to ${kind.size.max.toLocaleString('en-US')}.` : 'Nothing shared.'
     );
   }
@@ -63,13 +63,14 @@ export function replayForm() {
   function label() {
     const { settings } = validateReplay(readRaw());
     const named = { ...REPLAY_DEFAULTS, ...settings };
-    for (const box of boxes) replace($(`#${box.id}-label`), policyLabel(policyName(box.value, named)));
+    for (const box of boxes) replace($(`#${box.id}-label`, section), policyLabel(policyName(box.value, named)));
   }
 
   const errors = formErrors({
+    root: section,
     keys: REPLAY_ORDER,
     idOf: (key) => IDS[key],
-    summary: $('#replay-form-error'),
+    summary: $('#replay-form-error', section),
     what: 'replay settings',
   });
 

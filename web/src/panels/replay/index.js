@@ -25,7 +25,7 @@ export const name = 'replay';
 // ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
 export function mount(root, { runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
-  const replay = setupReplay({
+  const replay = setupReplay($('#replay', root), {
     preset: panels.settings.formPreset,
     backend: () => panels.settings.labSettings().backend,
     environment: () => env,
@@ -36,16 +36,16 @@ export function mount(root, { runs, env, panels }) {
   return replay;
 }
 
-// hooks: preset() -> the model preset of the settings form; backend() -> where the lab's settings run
+// section: the panel's element; hooks: preset() -> the model preset of the settings form; backend() -> where the lab's settings run
 //        the model ('cpu' or 'webgpu'), where the replay's passes run too; busy() -> another run holds the processor;
 //        environment() -> the environment facts; onRunningChange().
-function setupReplay(hooks) {
-  const policySelect = $('#replay-policy');
-  const form = replayForm();
+function setupReplay(section, hooks) {
+  const policySelect = $('#replay-policy', section);
+  const form = replayForm(section);
   let lastOptions = null;
 
   const panel = jobPanel('replay', {
-    root: $('#replay'),
+    root: section,
     createJob: (handlers) => new JobRunner('replay', handlers),
     onResult({ policies, device }, elapsedMs) {
       const order = orderPolicies(Object.keys(policies));
@@ -58,7 +58,7 @@ function setupReplay(hooks) {
         environment: hooks.environment(),
         page: { standalone },
       };
-      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (r) => renderReplay(r, policySelect));
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (r) => renderReplay(r, policySelect, section));
     },
     onError(error) {
       const field = error.kind === 'input' ? replayFieldOfModuleError(error.path) : null;
@@ -69,7 +69,7 @@ function setupReplay(hooks) {
       panel.setProgress(0);
       form.errors.showField(field, error.raw || error.message);
       panel.setPhase('Not run: fix the highlighted setting.');
-      $(`#${IDS[field]}`).focus();
+      $(`#${IDS[field]}`, section).focus();
     },
     busy: hooks.busy,
     onRunningChange: hooks.onRunningChange,
@@ -105,7 +105,10 @@ function setupReplay(hooks) {
     event.preventDefault();
     start();
   });
-  policySelect.addEventListener('change', () => panel.result && renderTimelines(panel.result, policySelect.value));
+  policySelect.addEventListener(
+    'change',
+    () => panel.result && renderTimelines(panel.result, policySelect.value, section)
+  );
 
   panel.setState('ready');
   return {

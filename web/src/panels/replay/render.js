@@ -3,16 +3,11 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
-import { POLICY_ROLES, findPolicy, policyLabel, policyOrder } from '../../shared/policies.js';
+import { POLICY_ROLES, findPolicy, policyLabel, policyOrder, policySlots } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
 import { duration, int, ms, pct, sig, signedPct } from '../../shared/format.js';
 import { afterPromptFinding, deviceSentence, servedWhere } from './words.js';
 
-// B of "static:B", "paged:B" or "chunked:B,T"; 1 for the serial policies.
-const slotsOf = (name) => {
-  const size = Number(String(name.split(':')[1]).split(',')[0]);
-  return Number.isInteger(size) && size > 0 ? size : 1;
-};
 // The KV-memory columns a memory policy's results carry (null for the lab's four), each shown when some
 // policy reports it: the prefix hit rate only where a policy reuses a shared prefix.
 const MEMORY_KEYS = [
@@ -53,13 +48,13 @@ function prefixSentence(workload) {
 }
 
 // Draws the result; policySelect: the control choosing whose slot timelines are shown.
-export function renderReplay(r, policySelect) {
+export function renderReplay(r, policySelect, section) {
   const order = r.policy_order;
   const counts = order.map((n) => r.policies[n].request_count);
   const fewest = order[counts.indexOf(Math.min(...counts))];
   const hasDrift = order.some((n) => r.policies[n].drift);
   replace(
-    $('#replay-summary'),
+    $('#replay-summary', section),
     `The ${r.options.measure.preset} model served the queue for real in this browser (${servedWhere(r.device)}), once per policy, and the simulator replayed the same requests on step times measured on the same model just before and just after each run (their mean).`,
     Math.min(...counts) < Math.max(...counts)
       ? ` ${policyLabel(fewest)} reruns the whole sequence for every token, so it serves only the first ${int(r.policies[fewest].request_count)} requests, real and simulated alike.`
@@ -71,7 +66,7 @@ export function renderReplay(r, policySelect) {
   const realMemory = memoryColumns(order, r, 'real');
   const simMemory = memoryColumns(order, r, 'sim');
   replace(
-    $('#replay-real-box'),
+    $('#replay-real-box', section),
     h(
       'table',
       { id: 'replay-real-table', class: 'policy' },
@@ -109,7 +104,7 @@ export function renderReplay(r, policySelect) {
   );
 
   replace(
-    $('#replay-sim-box'),
+    $('#replay-sim-box', section),
     h(
       'table',
       { id: 'replay-sim-table', class: 'policy' },
@@ -191,7 +186,7 @@ export function renderReplay(r, policySelect) {
       Math.abs(r.policies[n].error.makespan) <= ERROR_TARGET
   );
   replace(
-    $('#replay-finding'),
+    $('#replay-finding', section),
     `Median TTFT and “all done” within ±${ERROR_TARGET * 100}% of the real run for ${within.length} of ${order.length} policies. `,
     `Largest error of median TTFT: ${signedPct(r.policies[wm].error.median_ttft)} (${policyLabel(wm)}); of “all done”: ${signedPct(r.policies[wk].error.makespan)} (${policyLabel(wk)}). `,
     'Where the two differ, the step check below says which kind of forward pass the table misjudged, or how much time went outside forward passes.',
@@ -209,11 +204,11 @@ export function renderReplay(r, policySelect) {
     order.map((name) => h('option', { value: name, text: policyLabel(name) }))
   );
   policySelect.value = current;
-  $('#replay-results').hidden = false;
-  renderTimelines(r, current);
+  $('#replay-results', section).hidden = false;
+  renderTimelines(r, current, section);
 }
 
-export function renderTimelines(r, name) {
+export function renderTimelines(r, name, section) {
   const p = r.policies[name];
   const real = p.real.timeline || [];
   const simulated = p.sim.timeline || [];
@@ -221,7 +216,7 @@ export function renderTimelines(r, name) {
   const unit = timelineUnit(xMax);
   const shown = new Set(real.map((t) => t.request)).size;
   replace(
-    $('#replay-legend'),
+    $('#replay-legend', section),
     legendSwatches([
       { label: 'prefill (or a no-cache pass)', color: PHASE_COLORS.prefill },
       { label: 'decode', color: PHASE_COLORS.decode },
@@ -233,14 +228,14 @@ export function renderTimelines(r, name) {
       ? `; ${int(p[side].preemptions)} preemptions, ${int(p[side].recomputed_tokens)} tokens recomputed`
       : '';
   replace(
-    $('#replay-gantt-real-caption'),
+    $('#replay-gantt-real-caption', section),
     `Real run: the first ${shown} requests done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}${preempted('real')}`
   );
   replace(
-    $('#replay-gantt-sim-caption'),
+    $('#replay-gantt-sim-caption', section),
     `Simulated: done at ${sig(lastEnd(simulated) / unit.scale, 3)} ${unit.name}${preempted('sim')}`
   );
-  const hover = $('#replay-hover');
+  const hover = $('#replay-hover', section);
   const onHover = (bar) =>
     replace(
       hover,
@@ -248,11 +243,12 @@ export function renderTimelines(r, name) {
         ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
         : 'Point at a bar to see its request.'
     );
-  const slots = slotsOf(name);
-  gantt($('#chart-replay-real'), real, { slots, xMaxMs: xMax, onHover });
-  gantt($('#chart-replay-sim'), simulated, { slots, xMaxMs: xMax, onHover });
+  const slots = policySlots(name);
+  gantt($('#chart-replay-real', section), real, { slots, xMaxMs: xMax, onHover });
+  gantt($('#chart-replay-sim', section), simulated, { slots, xMaxMs: xMax, onHover });
 
-  if (p.step_check) replace($('#replay-steps-box'), kindsTable(name, p.step_check), historyTable(name, p.step_check));
+  if (p.step_check)
+    replace($('#replay-steps-box', section), kindsTable(name, p.step_check), historyTable(name, p.step_check));
 }
 
 // Every forward pass of the real run priced on the table, by kind and rows.

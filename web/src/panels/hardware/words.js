@@ -1,8 +1,8 @@
 // The hardware view's words: every sentence says "modeled" where it gives a modeled figure, and every
 // number comes from the result.
 
-import { bytes, count, duration, int, ratio, sig } from '../shared/format.js';
-import { POLICY_ROLES, findPolicy, policyLabel } from '../shared/policies.js';
+import { bytes, count, duration, int, ratio, sig } from '../../shared/format.js';
+import { POLICY_ROLES, findPolicy, policyLabel, policySlots } from '../../shared/policies.js';
 
 const PHASES = {
   'modeling the step table': 'Modeling the step table',
@@ -73,7 +73,7 @@ export function memoryWords(r, load) {
   const w = m.workload;
   const reserve = m.results[findPolicy(m.policies, POLICY_ROLES.reserve)];
   const paged = m.results[findPolicy(m.policies, POLICY_ROLES.paged)];
-  const slots = Number(m.policies[0].split(':')[1]);
+  const slots = policySlots(m.policies[0]);
   const more = paged.requests_at_once.peak > reserve.requests_at_once.peak;
   return [
     `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${sig(load, 3)}× what continuous batching with unlimited memory gets through, so that a queue forms), on ${count(slots, 'slot')}.`,
@@ -86,39 +86,4 @@ export function memoryWords(r, load) {
           `Here paged fits no more than reserve: even reserve’s largest hold, ${int(reserve.peak_kv_blocks)} of ${int(reserve.kv_blocks_budget)} blocks, stayed within this server’s memory, so ${reserve.requests_at_once.peak >= slots ? `the ${int(slots)} slots, not the memory, set how many ran at once` : 'memory never held either back'}. Fewer GPUs or a larger model make the memory bind.`,
         ]),
   ];
-}
-
-const withoutDetail = (description) => description.replace(/ \(.*\)$/, '');
-const gpusText = (count, gpu) => (count === 1 ? `1 × ${gpu}` : `${int(count)} × ${gpu}`);
-
-// A modeled server the module refused, as advice: what the model needs, what the chosen GPUs hold, and
-// the fewest GPUs that hold it in each weight format. roofline: the choice ({gpu, model, weights, tp});
-// presets: rooflinePresets(); fits: hardware/fits.js's fewestGpus().
-export function doesNotFitWords(roofline, presets, fits) {
-  const gpu = presets.gpus.find((g) => g.name === roofline.gpu);
-  const model = presets.models.find((x) => x.name === roofline.model);
-  const name = withoutDetail(model.description);
-  const weights = roofline.weights || presets.weights[0];
-  const same = fits.find((f) => f.weights === weights);
-  // The chosen weight format first: more GPUs of it, or else fewer with smaller weights.
-  const held = fits.filter((f) => f.tp !== null).sort((a, b) => (b.weights === weights) - (a.weights === weights));
-  const options = held.map(
-    (f, i) =>
-      `${i ? 'or ' : ''}${f.weights === weights ? '' : `with ${f.weights} weights `}on ${i ? int(f.tp) : gpusText(f.tp, gpu.description)}`
-  );
-  const where = held.length
-    ? `It fits ${options.join(', ')}.`
-    : `It fits on no count up to ${int(presets.max_tp)} in any weight format: choose a larger GPU or a smaller model.`;
-  if (same && same.tp !== null && same.tp < roofline.tp)
-    return `${name} has ${int(model.n_kv_heads)} KV heads, which ${gpusText(roofline.tp, gpu.description)} cannot share evenly. ${where}`;
-  const reserve = held.length ? held[0].model.memory_reserve_fraction : null;
-  const need =
-    same && same.tp !== null
-      ? `needs ${sig(same.model.weight_bytes / 1e9, 3)} GB for its weights and room beside them for a KV cache, but`
-      : 'does not fit:';
-  const holds =
-    reserve === null
-      ? ''
-      : ` holds ${sig((gpu.memory_bytes * roofline.tp * (1 - reserve)) / 1e9, 3)} GB (${sig(gpu.memory_bytes / 1e9, 3)} GB each, less ${int(reserve * 100)}% kept for the runtime)`;
-  return `${name} with ${weights} weights ${need} ${gpusText(roofline.tp, gpu.description)}${holds}. ${where}`;
 }

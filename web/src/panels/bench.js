@@ -9,23 +9,25 @@ import { watchResizes } from '../shared/charts.js';
 import { environment } from '../env.js';
 import { oneRunAtATime } from '../runs/one-at-a-time.js';
 import { labWorkload } from '../config.js';
-import * as settings from './settings.js';
-import * as results from './results.js';
-import * as memory from '../panels/memory/index.js';
-import * as replay from '../panels/replay/index.js';
-import * as simd from '../panels/compare/index.js';
-import * as kvCalculator from '../panels/kv-calculator/index.js';
-import * as thisBrowser from './environment.js';
+import * as settings from './settings/index.js';
+import * as results from './results/index.js';
+import * as memory from './memory/index.js';
+import * as replay from './replay/index.js';
+import * as simd from './simd/index.js';
+import * as kvCalculator from './kv-calculator/index.js';
+import * as thisBrowser from './environment/index.js';
 
 // In the page's order.
 const PANELS = [settings, results, memory, replay, simd, kvCalculator, thisBrowser];
 
+// page: the page's main element, which holds the bench and whose data-state is the lab's run state;
 // embed: the compact view; viewKeys() -> the page's own hash keys; store: the run store;
 // memoryAfterLab: the Memory section runs by itself when the lab has run (its chapter is shown);
-// hardware: the chapters' modeled GPU server (hardware/run.js), which takes its presets from the module
+// hardware: the chapters' modeled GPU server (panels/hardware/run.js), which takes its presets from the module
 // and the lab's queue from the settings. Returns the settings panel: the lab's run and the hash.
-export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware }) {
+export function setupBench({ page, embed, viewKeys, store, memoryAfterLab, hardware }) {
   const ctx = {
+    page,
     embed,
     viewKeys,
     store,
@@ -35,7 +37,7 @@ export function setupBench({ embed, viewKeys, store, memoryAfterLab, hardware })
     env: environment(),
     panels: {},
   };
-  for (const panel of PANELS) ctx.panels[panel.name] = panel.mount($(`[data-panel="${panel.name}"]`), ctx);
+  for (const panel of PANELS) ctx.panels[panel.name] = panel.mount($(`[data-panel="${panel.name}"]`, page), ctx);
 
   // The chapters' modeled GPU server waits for the bench's runs like any of them.
   hardware.connect({

@@ -3,11 +3,11 @@
 // server's slots; its status line and its error box. The option lists come from the module
 // (rooflinePresets()), so they are filled in once it has loaded. Ids start with `prefix`.
 
-import { h, replace } from '../shared/dom.js';
-import { docLinked } from '../docs/links.js';
-import { parseSpec } from '../shared/fields.js';
-import { count } from '../shared/format.js';
-import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from './settings.js';
+import { h, replace } from '../../shared/dom.js';
+import { docLinked } from '../../docs/links.js';
+import { parseSpec } from '../../shared/fields.js';
+import { count } from '../../shared/format.js';
+import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from '../../plans/hardware-settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
 

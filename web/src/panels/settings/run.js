@@ -4,24 +4,26 @@
 // it lands: its progress in words, its parts as they are measured (Part A, then the step table), then
 // the whole result.
 
-import { $, $$, replace } from '../shared/dom.js';
-import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../config.js';
-import { Lab, standalone, threadsSituation } from '../runs/worker-client.js';
-import { postPeers } from '../runs/post-peers.js';
-import { SHARE_KEY, encodeShare, shareRecord } from '../runs/share.js';
-import { showProgress } from '../runs/job-panel.js';
-import { sig } from '../shared/format.js';
-import { BLOCKED_BY, PHASES, hint } from './words.js';
-import { FILE_MODEL } from '../models/choices.js';
-import { gpuEnvironment } from '../webgpu/environment.js';
-import { runWords } from '../webgpu/words.js';
-import { threadsEnvironment } from '../threads.js';
+import { $, $$, replace } from '../../shared/dom.js';
+import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../../config.js';
+import { Lab, standalone, threadsSituation } from '../../runs/worker-client.js';
+import { postPeers } from '../../runs/post-peers.js';
+import { SHARE_KEY, encodeShare, shareRecord } from '../../runs/share.js';
+import { showProgress } from '../../runs/job-panel.js';
+import { sig } from '../../shared/format.js';
+import { BLOCKED_BY, PHASES, hint } from '../results/words.js';
+import { FILE_MODEL } from '../../models/choices.js';
+import { gpuEnvironment } from '../../webgpu/environment.js';
+import { runWords } from '../../webgpu/words.js';
+import { threadsEnvironment } from '../../threads.js';
 
-// form, hash: the bench's form and hash state; runs: the page's one-at-a-time rule; store: the run
+// root: the settings panel's element (its phase, progress and error box); page: the page's main element,
+// whose data-state is the run's state; form, hash: the bench's form
+// and hash state; runs: the page's one-at-a-time rule; store: the run
 // store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
 // stopYielding(): stops the runs that give way to the lab.
-export function labRun({ form, hash, runs, store, env, embed, onReady, stopYielding }) {
-  const main = $('#lab');
+export function labRun({ root, page, form, hash, runs, store, env, embed, onReady, stopYielding }) {
+  const main = page;
   let pending = null; // { settings, options } of the run in progress
   const peers = embed ? postPeers() : null; // the other embeds of the post this page is in
   let following = null; // the id of the sibling embed whose run this page shows, while it runs
@@ -30,10 +32,10 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
   const setStatus = (status) => updateLab(() => ({ status }));
   const stopped = () => updateLab(() => ({ state: 'stopped' }));
   const setPhase = (text) => {
-    replace($('#phase'), text);
+    replace($('#phase', root), text);
     setStatus(text);
   };
-  const setProgress = (fraction) => showProgress($('#progress'), $('#percent'), fraction);
+  const setProgress = (fraction) => showProgress($('#progress', root), $('#percent', root), fraction);
 
   // The lab's Run and Cancel buttons (the bench's and the walkthrough's).
   const syncButtons = () => {
@@ -53,13 +55,13 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     stopped();
     if (field) {
       form.errors.showField(field, error.detail);
-      const box = $('#form-error');
+      const box = $('#form-error', root);
       replace(box, `${error.message} ${error.detail}`);
       box.hidden = false;
       setState('ready');
       setPhase('Not run: fix the highlighted setting.');
       setProgress(0);
-      $(`#${field}`).focus();
+      $(`#${field}`, root).focus();
       return;
     }
     setState('error');
@@ -69,12 +71,12 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
       store.get().labResult && (error.kind === 'crash' || error.kind === 'memory')
         ? 'The results below are from the last run that finished.'
         : '';
-    replace($('#error-message'), [error.message, hint(error, env()), kept].filter(Boolean).join(' '));
-    replace($('#error-detail'), error.detail || '');
-    $('#error').hidden = false;
-    $('#error').dataset.kind = error.kind;
-    $('#error').scrollIntoView({ block: 'nearest' });
-    $('#retry').dataset.rerun = error.wasRunning ? 'true' : 'false';
+    replace($('#error-message', root), [error.message, hint(error, env()), kept].filter(Boolean).join(' '));
+    replace($('#error-detail', root), error.detail || '');
+    $('#error', root).hidden = false;
+    $('#error', root).dataset.kind = error.kind;
+    $('#error', root).scrollIntoView({ block: 'nearest' });
+    $('#retry', root).dataset.rerun = error.wasRunning ? 'true' : 'false';
   }
 
   // The chapters and panels get the result at once (the Memory section starts on it in the same
@@ -136,7 +138,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
   const report = {
     progress(fraction, phase) {
       setProgress(fraction);
-      replace($('#phase'), `${PHASES[phase] || phase}…`);
+      replace($('#phase', root), `${PHASES[phase] || phase}…`);
       setStatus(`${PHASES[phase] || phase}… (${Math.floor(fraction * 100)}%)`);
     },
     part(name, value) {
@@ -224,7 +226,7 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
     }
     stopYielding();
     hash.write(settings);
-    $('#error').hidden = true;
+    $('#error', root).hidden = true;
     pending = {
       settings: { ...settings, published_queue: isPublishedQueue(settings) },
       options: toRunOptions(settings),
@@ -263,8 +265,8 @@ export function labRun({ form, hash, runs, store, env, embed, onReady, stopYield
   }
 
   function retry() {
-    $('#error').hidden = true;
-    const rerun = $('#retry').dataset.rerun === 'true';
+    $('#error', root).hidden = true;
+    const rerun = $('#retry', root).dataset.rerun === 'true';
     lab.start();
     if (rerun) start();
     else setPhase('Loading the WebAssembly module…');

@@ -33,13 +33,14 @@ function share(id, label, fraction, note) {
   );
 }
 
-export function render(s) {
+// s: the panel's result; section: the panel's element, whose parts it fills.
+export function render(s, section) {
   const { rows, ratios, model } = s;
   const simdMissing = !rows.simd;
   const simdWhy = s.simd_error ? 'could not be loaded in this browser' : 'not supported by this browser';
 
   replace(
-    $('#simd-cards'),
+    $('#simd-cards', section),
     card(
       'simd-ratio-scalar',
       'SIMD over scalar',
@@ -100,7 +101,7 @@ export function render(s) {
 
   const samples = (rows.simd || rows.scalar || rows.js).samples;
   replace(
-    $('#simd-model'),
+    $('#simd-model', section),
     model
       ? `The ${model.preset} model: ${model.parameters >= 1e6 ? `${sig(model.parameters / 1e6, 3)} M` : int(model.parameters)} parameters, ${mb(model.weight_bytes)} of weights (${model.weights === 'bf16' ? 'bfloat16 matrices' : 'float32'}). Median, min and max of ${samples} samples; the 16-row step below.`
       : ''
@@ -137,7 +138,7 @@ export function render(s) {
     );
   });
   replace(
-    $('#simd-table-box'),
+    $('#simd-table-box', section),
     h(
       'table',
       { id: 'simd-table' },
@@ -161,7 +162,7 @@ export function render(s) {
     )
   );
 
-  replace($('#simd-finding'), finding(s));
+  replace($('#simd-finding', section), finding(s));
 
   const rows16 = ['simd', 'scalar']
     .filter((key) => s.rows16[key])
@@ -180,7 +181,7 @@ export function render(s) {
       );
     });
   replace(
-    $('#simd-rows-box'),
+    $('#simd-rows-box', section),
     rows16.length
       ? h(
           'table',
@@ -203,7 +204,7 @@ export function render(s) {
         )
       : ''
   );
-  $('#simd-results').hidden = false;
+  $('#simd-results', section).hidden = false;
 }
 
 // ---- the panel ----------------------------------------------------------------------------------

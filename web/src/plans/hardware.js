@@ -4,9 +4,9 @@
 // requests each ran at once, and the published figures the model was checked against (m.rooflineChecks).
 
 import { median } from '../shared/median.js';
-import { runMemoryPlan } from '../panels/memory/plan.js';
+import { runMemoryPlan } from './memory.js';
 import { rooflineOrAdvice } from './fits.js';
-import { GAIN_CONTEXT, GAIN_ROWS, MEMORY_SETTINGS, SERVER_QUEUE } from './settings.js';
+import { GAIN_CONTEXT, GAIN_ROWS, MEMORY_SETTINGS, SERVER_QUEUE } from './hardware-settings.js';
 
 // The most requests in a seat at once, and the time-weighted mean, from a queue_timeline's stints.
 export function requestsAtOnce(timeline) {

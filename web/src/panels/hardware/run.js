@@ -1,13 +1,13 @@
 // The hardware switch's one modeled server, shared by every chapter that shows a switch (queue, memory):
-// which hardware is chosen, the job that models it (a job worker: runs/jobs.js, hardware/plan.js) and
+// which hardware is chosen, the job that models it (a job worker: runs/jobs.js, plans/hardware.js) and
 // its result. Choosing in one chapter's switch sets the others. "This device (measured)" is the default
 // and stops any modeling. The result goes out as a `kvlab:hardware-result` event on document and stays
 // in window.kvlabHardwareResult.
 
-import { JobRunner } from '../runs/jobs.js';
-import { CATALOG } from '../generated/catalog.js';
-import { policyNames } from '../config.js';
-import { sig } from '../shared/format.js';
+import { JobRunner } from '../../runs/jobs.js';
+import { CATALOG } from '../../generated/catalog.js';
+import { policyNames } from '../../config.js';
+import { sig } from '../../shared/format.js';
 import { choiceText, gpuText } from './form.js';
 import { describeProgress } from './words.js';
 
@@ -48,7 +48,7 @@ export function hardwareModel() {
     },
     onError(error) {
       tell('status', 'Not modeled.');
-      // A server the model does not fit: the worker's advice in words (hardware/fits.js) is the message.
+      // A server the model does not fit: the worker's advice in words (plans/fits.js) is the message.
       tell('error', /\.tp$/.test(error.path || '') ? { message: error.raw, detail: '' } : error);
     },
   });

@@ -1,10 +1,10 @@
 // The lab's results panel: Part A, Part B with the published table, the plots (render.js) and the
 // downloads, drawn from the run store's last finished lab run.
 
-import { $, $$, fromTemplate } from '../shared/dom.js';
-import { download, policiesCsv, requestsCsv, stepsCsv } from '../shared/downloads.js';
+import { $, $$, fromTemplate } from '../../shared/dom.js';
+import { download, policiesCsv, requestsCsv, stepsCsv } from '../../shared/downloads.js';
 import { renderResult } from './render.js';
-import { MARKUP } from './results-markup.js';
+import { MARKUP } from './markup.js';
 
 export const name = 'results';
 
@@ -30,7 +30,7 @@ export function mount(root, { store, embed }) {
   store.subscribe((state, changes) => {
     if (changes.lab) results.setAttribute('aria-busy', state.lab.state === 'running' ? 'true' : 'false');
     if (changes.labResult) {
-      renderResult(state.labResult, state.labResult.settings, { full: !embed });
+      renderResult(state.labResult, state.labResult.settings, { full: !embed, root });
       for (const button of downloadButtons) button.disabled = false;
     }
   });

@@ -27,7 +27,7 @@ export const name = 'simd';
 // ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
 export function mount(root, { runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
-  const comparison = setupComparison({
+  const comparison = setupComparison($('#simd', root), {
     preset: panels.settings.formPreset,
     environment: () => env,
     busy: () => runs.busyFor('simd'),
@@ -37,14 +37,14 @@ export function mount(root, { runs, env, panels }) {
   return comparison;
 }
 
-// hooks: preset() -> the settings form's model preset; environment() -> the environment facts;
+// section: the panel's element; hooks: preset() -> the settings form's model preset; environment() -> the environment facts;
 //        busy() -> true while the lab runs (the two would compete for the processor);
 //        onRunningChange() -> called when the panel starts or stops.
-function setupComparison(hooks) {
+function setupComparison(section, hooks) {
   let lastOptions = null;
 
   const panel = jobPanel('simd', {
-    root: $('#simd'),
+    root: section,
     createJob: (handlers) => new JobRunner('compare', handlers, { workerName: COMPARE_WORKER_NAME }),
     onResult(raw, elapsedMs) {
       const result = {
@@ -54,7 +54,7 @@ function setupComparison(hooks) {
         environment: hooks.environment(),
         page: { standalone },
       };
-      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, render);
+      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (finished) => render(finished, section));
     },
     busy: hooks.busy,
     onRunningChange: hooks.onRunningChange,
@@ -69,7 +69,7 @@ function setupComparison(hooks) {
     if (panel.running || hooks.busy()) return;
     const env = hooks.environment();
     const simd = Boolean(env && env.wasm_simd);
-    $('#simd-no-simd').hidden = simd;
+    $('#simd-no-simd', section).hidden = simd;
     lastOptions = {
       preset: hooks.preset(),
       simd,
@@ -80,10 +80,10 @@ function setupComparison(hooks) {
     panel.run(lastOptions, simd ? 'Starting…' : 'Starting (scalar and JavaScript only)…');
   }
 
-  $('#simd-run').addEventListener('click', start);
+  $('#simd-run', section).addEventListener('click', start);
 
   const env = hooks.environment();
-  $('#simd-no-simd').hidden = !env || env.wasm_simd;
+  $('#simd-no-simd', section).hidden = !env || env.wasm_simd;
   panel.setState('ready');
   return {
     get running() {

@@ -2,18 +2,18 @@
 // progress, cancel and errors. It puts the module's ready message, the accepted settings and the run
 // into the run store, which the other panels and the chapters read.
 
-import { $, fromTemplate, h, replace } from '../shared/dom.js';
-import { DEFAULTS, PRESETS } from '../config.js';
-import { CATALOG } from '../generated/catalog.js';
+import { $, fromTemplate, h, replace } from '../../shared/dom.js';
+import { DEFAULTS, PRESETS } from '../../config.js';
+import { CATALOG } from '../../generated/catalog.js';
 import { labForm } from './form.js';
 import { hashState } from './hash.js';
 import { hardwareFromRaw, hardwareToHash } from '../hardware/hash.js';
 import { labRun } from './run.js';
-import { MARKUP } from './settings-markup.js';
-import { modelControls } from '../models/control.js';
-import { modelChoices } from '../models/choices.js';
-import { standalone } from '../runs/worker-client.js';
-import { AUTO_THREADS, THREAD_CHOICES } from '../threads.js';
+import { MARKUP } from './markup.js';
+import { modelControls } from '../../models/control.js';
+import { modelChoices } from '../../models/choices.js';
+import { standalone } from '../../runs/worker-client.js';
+import { AUTO_THREADS, THREAD_CHOICES } from '../../threads.js';
 
 export const name = 'settings';
 
@@ -56,7 +56,7 @@ export function mount(root, ctx) {
   // The single file carries no model file: it offers the random models and the file picker.
   const models = modelChoices(!standalone);
   modelControls({ choices: models, store, benchSelect: $('#model', root) });
-  const form = labForm(presets, models);
+  const form = labForm(root, presets, models);
 
   // The lab's settings as the form has them (the last valid ones while the form has errors).
   const labSettings = () => {
@@ -65,6 +65,7 @@ export function mount(root, ctx) {
   };
 
   const hash = hashState({
+    root,
     form,
     presets,
     models,
@@ -84,6 +85,8 @@ export function mount(root, ctx) {
   });
 
   const run = labRun({
+    root,
+    page: ctx.page,
     form,
     hash,
     runs,
@@ -97,7 +100,6 @@ export function mount(root, ctx) {
       for (const [preset, modelInfo] of Object.entries(info.presets || {})) {
         presets[preset] = { ...(presets[preset] || { label: preset }), max_seq: modelInfo.max_seq, info: modelInfo };
       }
-      replace($('#version'), `${info.version}, ${info.instruction_set || 'WebAssembly'}`);
       // The clock the measurements use is the worker's: kept with every result.
       Object.assign(ctx.env, {
         worker_timer_resolution_ms: info.timer_resolution_ms,

@@ -3,13 +3,13 @@
 // over time, and the chapter's own playback). Every caption says "Modeled" and names the server, so that
 // nothing here is read as a measurement of this device.
 
-import { h, replace } from '../shared/dom.js';
-import { numCell as num } from '../shared/cells.js';
-import { barChart, blocksChart } from '../shared/charts.js';
-import { duration, int, ms, ratio, sig } from '../shared/format.js';
-import { POLICY_ROLES, policyIs, policyLabel, policyStyle, shortPolicyLabel } from '../shared/policies.js';
-import { MEMORY_SETTINGS } from './settings.js';
-import { docLinked } from '../docs/links.js';
+import { h, replace } from '../../shared/dom.js';
+import { numCell as num } from '../../shared/cells.js';
+import { barChart, blocksChart } from '../../shared/charts.js';
+import { duration, int, ms, ratio, sig } from '../../shared/format.js';
+import { POLICY_ROLES, policyIs, policyLabel, policyStyle, shortPolicyLabel } from '../../shared/policies.js';
+import { MEMORY_SETTINGS } from '../../plans/hardware-settings.js';
+import { docLinked } from '../../docs/links.js';
 import { budgetWords, checksSummary, gainWords, memoryWords, modeledLabel, queueWords } from './words.js';
 
 const pct = (v) => (Number.isFinite(v) ? `${sig(v, 3)}%` : '–');

@@ -5,9 +5,9 @@
 // name, or "measured").
 
 import './hardware.css';
-import { h } from '../shared/dom.js';
+import { h } from '../../shared/dom.js';
 import { hardwareSwitch } from './form.js';
-import { MEASURED } from './settings.js';
+import { MEASURED } from '../../plans/hardware-settings.js';
 
 // measured(element) -> the chapter's view ({show, clear, destroy}); modeled(element) -> {show(r), clear(),
 // destroy()}; part: the chapter's name (its switch's ids start with `${part}-hw`).

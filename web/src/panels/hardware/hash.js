@@ -4,9 +4,9 @@
 // #hw=h100-sxm&hw_model=llama-3.1-70b&hw_weights=fp8&hw_tp=4&hw_slots=64
 // The choices are the module's (rooflinePresets(), in the catalog the build writes). No DOM here.
 
-import { parseSpec } from '../shared/fields.js';
-import { CATALOG } from '../generated/catalog.js';
-import { DEFAULT, MAX_SLOTS, tpSizes } from './settings.js';
+import { parseSpec } from '../../shared/fields.js';
+import { CATALOG } from '../../generated/catalog.js';
+import { DEFAULT, MAX_SLOTS, tpSizes } from '../../plans/hardware-settings.js';
 
 const PRESETS = CATALOG.roofline_presets;
 
@@ -31,7 +31,7 @@ const KEYS = {
 
 export const HW_HASH_KEYS = Object.keys(KEYS);
 
-// A choice (hardware/run.js) as hash text: '' for this device.
+// A choice (run.js) as hash text: '' for this device.
 export function hardwareToHash(choice) {
   if (choice.measured) return '';
   const p = new URLSearchParams();

@@ -1,8 +1,8 @@
 // Renders a result into the page: Part A, Part B (with the published table beside it) and the plots.
 // Every table is a real <table> with a caption and header cells; numbers carry data-value.
 
-import { $, h, replace } from '../shared/dom.js';
-import { count, duration, int, ms, ratio, sig } from '../shared/format.js';
+import { $, h, replace } from '../../shared/dom.js';
+import { count, duration, int, ms, ratio, sig } from '../../shared/format.js';
 import {
   POLICY_ROLES,
   PUBLISHED_LABEL,
@@ -10,8 +10,8 @@ import {
   PUBLISHED_POLICIES,
   findPolicy,
   policyLabel,
-} from '../shared/policies.js';
-import { referenceContext } from '../shared/steps.js';
+} from '../../shared/policies.js';
+import { referenceContext } from '../../shared/steps.js';
 import {
   PHASE_COLORS,
   destroyCharts,
@@ -20,7 +20,7 @@ import {
   stepChart,
   ttftCdf,
   timelineUnit,
-} from '../shared/charts.js';
+} from '../../shared/charts.js';
 
 function num(value, text, extra = {}) {
   return h('td', { class: 'num', dataset: { value: String(value), ...extra } }, text);
@@ -55,12 +55,12 @@ export function decodeSpeedup(steps) {
 
 // ---- Part A -----------------------------------------------------------------------------------
 
-function renderPartA(result) {
+function renderPartA(result, root) {
   const { answer, steps } = result;
   const identical = answer.identical_tokens;
   const speed = decodeSpeedup(steps);
   replace(
-    $('#part-a-summary'),
+    $('#part-a-summary', root),
     card(
       'Without a cache',
       ms(answer.nocache_ms.median, 4),
@@ -96,7 +96,7 @@ function renderPartA(result) {
 
   const pub = PUBLISHED_PART_A;
   replace(
-    $('#part-a-published'),
+    $('#part-a-published', root),
     h('span', { class: 'tag' }, PUBLISHED_LABEL),
     ' ',
     `${sig(pub.nocache_ms, 5)} ms without cache, ${sig(pub.cache_ms, 4)} ms with it (${pub.ratio}×); decode step at context ${pub.context}: 1 row ${pub.decode_1_ms} ms, 16 rows ${pub.decode_16_ms} ms (${pub.speedup_16}× tokens/s).`
@@ -112,7 +112,7 @@ function renderPartA(result) {
       num(stats.max, ms(stats.max, 4))
     );
   replace(
-    $('#answer-table-box'),
+    $('#answer-table-box', root),
     h(
       'table',
       { id: 'answer-table' },
@@ -168,7 +168,7 @@ function renderPartA(result) {
     );
   }
   replace(
-    $('#tokens-box'),
+    $('#tokens-box', root),
     h('p', { class: 'help prompt-ids' }, `Prompt token ids: ${(answer.prompt || []).join(' ')}.`),
     h(
       'table',
@@ -199,7 +199,7 @@ function renderPartA(result) {
   const { rows: rr, contexts, ms: grid } = steps.decode;
   const j = referenceContext(contexts);
   replace(
-    $('#decode-box'),
+    $('#decode-box', root),
     h(
       'table',
       { id: 'decode-table' },
@@ -231,7 +231,7 @@ function renderPartA(result) {
     )
   );
   replace(
-    $('#decode-speedup'),
+    $('#decode-speedup', root),
     `At context ${speed.context}, one step of ${speed.rowsLo} row takes ${ms(speed.msLo)} and one of ${speed.rowsHi} rows takes ${ms(speed.msHi)}: `,
     h('strong', null, `${ratio(speed.speedup)} the tokens per second`),
     ` from batching (published: ${pub.speedup_16}×).`
@@ -239,7 +239,7 @@ function renderPartA(result) {
 
   const { tokens, ms: pre } = steps.prefill;
   replace(
-    $('#prefill-box'),
+    $('#prefill-box', root),
     h(
       'table',
       { id: 'prefill-table' },
@@ -269,7 +269,7 @@ function renderPartA(result) {
   const timing = steps.model && steps.model.timing;
   if (timing) {
     replace(
-      $('#timing-note'),
+      $('#timing-note', root),
       `Each figure is the ${timing.statistic || 'median of samples'}: ${timing.samples} samples of at least ${timing.min_sample_ms} ms, each repeating the step (decode repeats from ${Math.min(...timing.decode_repeats.flat())} to ${Math.max(...timing.decode_repeats.flat())}), so that a coarse browser clock still times it well.`
     );
   }
@@ -290,7 +290,7 @@ function policyHeader(name) {
   return h('th', { scope: 'row', title: name }, policyLabel(name));
 }
 
-function renderPartB(result, settings) {
+function renderPartB(result, settings, root) {
   const order = result.policy_order;
   const w = result.workload;
   const arrival =
@@ -298,20 +298,20 @@ function renderPartB(result, settings) {
       ? `arriving at random, ${sig(w.arrival.rate_per_s, 3)} per second on average`
       : 'all arriving at t = 0';
   replace(
-    $('#workload-line'),
+    $('#workload-line', root),
     `${int(w.count)} requests ${arrival}; ${w.prompts === 'stories' ? 'each prompt one of our own story openings' : `prompts of ${w.prompt[0]}–${w.prompt[1]} tokens`}, answers of ${w.answer[0]}–${w.answer[1]} (seed ${w.seed}); ${count(settings.slots, 'slot')}. Replayed on the step times measured in Part A (WebAssembly SIMD, one worker).`
   );
   const contexts = result.steps.decode.contexts;
   // (A story workload's prompt lengths are not in the result: no note about extrapolated contexts then.)
   const longest = w.prompt ? w.prompt[1] + w.answer[1] - 1 : 0;
   if (longest > contexts[contexts.length - 1]) {
-    $('#workload-line').append(
+    $('#workload-line', root).append(
       ` Contexts beyond ${contexts[contexts.length - 1]} (up to ${longest} here) were not measured: their step times are extrapolated linearly.`
     );
   }
 
   replace(
-    $('#policy-box'),
+    $('#policy-box', root),
     h(
       'table',
       { id: 'policy-table', class: 'policy' },
@@ -344,7 +344,7 @@ function renderPartB(result, settings) {
 
   const matching = settings.published_queue;
   replace(
-    $('#published-box'),
+    $('#published-box', root),
     h(
       'table',
       { id: 'published-table', class: 'policy published' },
@@ -421,33 +421,33 @@ function renderPartB(result, settings) {
     );
   }
   replace(
-    $('#findings'),
+    $('#findings', root),
     findings.map((text) => h('li', null, text))
   );
 }
 
 // ---- plots ------------------------------------------------------------------------------------
 
-function renderPlots(result, settings, { full }) {
+function renderPlots(result, settings, { full, root }) {
   destroyCharts();
   const order = result.policy_order;
-  ttftCdf($('#chart-cdf'), result.policies, order);
+  ttftCdf($('#chart-cdf', root), result.policies, order);
   if (!full) return;
 
   const staticName = findPolicy(order, POLICY_ROLES.staticBatches);
   const contName = findPolicy(order, POLICY_ROLES.continuous);
   const tl = (name) => (name && result.policies[name].timeline) || [];
   const requestsShown = new Set([...tl(staticName), ...tl(contName)].map((t) => t.request)).size;
-  replace($('#timeline-count'), String(requestsShown));
+  replace($('#timeline-count', root), String(requestsShown));
   replace(
-    $('#timeline-legend'),
+    $('#timeline-legend', root),
     legendSwatches([
       { label: 'prefill (reading the prompt, first token)', color: PHASE_COLORS.prefill },
       { label: 'decode (one token per step)', color: PHASE_COLORS.decode },
     ])
   );
   const xMax = Math.max(1e-9, ...tl(staticName).map((t) => t.end_ms), ...tl(contName).map((t) => t.end_ms));
-  const hover = $('#gantt-hover');
+  const hover = $('#gantt-hover', root);
   const onHover = (bar) => {
     replace(
       hover,
@@ -460,35 +460,36 @@ function renderPlots(result, settings, { full }) {
   const lastFinish = (name) => Math.max(0, ...tl(name).map((t) => t.end_ms));
   if (staticName) {
     replace(
-      $('#gantt-static-caption'),
+      $('#gantt-static-caption', root),
       `${policyLabel(staticName)}: the first ${requestsShown} requests are done at ${sig(lastFinish(staticName) / unit.scale, 3)} ${unit.name}`
     );
-    gantt($('#chart-gantt-static'), tl(staticName), { slots: settings.slots, xMaxMs: xMax, onHover });
+    gantt($('#chart-gantt-static', root), tl(staticName), { slots: settings.slots, xMaxMs: xMax, onHover });
   }
   if (contName) {
     replace(
-      $('#gantt-continuous-caption'),
+      $('#gantt-continuous-caption', root),
       `${policyLabel(contName)}: done at ${sig(lastFinish(contName) / unit.scale, 3)} ${unit.name}`
     );
-    gantt($('#chart-gantt-continuous'), tl(contName), { slots: settings.slots, xMaxMs: xMax, onHover });
+    gantt($('#chart-gantt-continuous', root), tl(contName), { slots: settings.slots, xMaxMs: xMax, onHover });
   }
 
   const { rows, contexts, ms: grid } = result.steps.decode;
-  stepChart($('#chart-rows'), {
+  stepChart($('#chart-rows', root), {
     xs: rows,
     xLabel: 'rows',
     lines: contexts.map((c, j) => ({ label: `context ${c}`, values: rows.map((_, i) => grid[i][j]) })),
   });
-  stepChart($('#chart-context'), {
+  stepChart($('#chart-context', root), {
     xs: contexts,
     xLabel: 'context',
     lines: rows.map((r, i) => ({ label: `${r} row${r > 1 ? 's' : ''}`, values: grid[i] })),
   });
 }
 
-export function renderResult(result, settings, { full }) {
-  $('#results').hidden = false;
-  renderPartA(result);
-  renderPartB(result, settings);
-  renderPlots(result, settings, { full });
+// root: the results panel's element, whose parts it fills.
+export function renderResult(result, settings, { full, root }) {
+  $('#results', root).hidden = false;
+  renderPartA(result, root);
+  renderPartB(result, settings, root);
+  renderPlots(result, settings, { full, root });
 }

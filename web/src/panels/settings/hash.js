@@ -1,15 +1,16 @@
 // The lab bench's side of the URL hash: the settings written back as they change, and a link's settings
 // read into the forms (a bad value shows a message and falls back to its default).
 
-import { $, $$, h, replace } from '../shared/dom.js';
-import { standalone } from '../runs/worker-client.js';
-import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../config.js';
+import { $, $$, h, replace } from '../../shared/dom.js';
+import { standalone } from '../../runs/worker-client.js';
+import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../../config.js';
 
-// form: lab-bench/form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
+// form: form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
 // -> its messages; hardwareHash() -> the hardware switch's part; hardwareApply(raw) -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,
 // whose settings are the ones last written.
 // models: the model choices this page offers.
 export function hashState({
+  root,
   form,
   presets,
   models,
@@ -29,7 +30,7 @@ export function hashState({
     const text = [viewKeys(), settingsText].filter(Boolean).join('&');
     const url = `${location.pathname}${location.search}${text ? `#${text}` : ''}`;
     if (`${location.pathname}${location.search}${location.hash}` !== url) history.replaceState(null, '', url);
-    $('#share-link').href = settingsText ? `#${settingsText}` : '#';
+    $('#share-link', root).href = settingsText ? `#${settingsText}` : '#';
     for (const full of $$('[data-whole-page]')) full.href = `${wholePage}${settingsText ? `#${settingsText}` : ''}`;
   }
 
@@ -47,7 +48,7 @@ export function hashState({
     form.errors.showAll({});
     messages.push(...memoryApply(raw)); // after the lab's form is filled
     messages.push(...hardwareApply(raw));
-    const box = $('#hash-message');
+    const box = $('#hash-message', root);
     if (messages.length) {
       replace(
         box,

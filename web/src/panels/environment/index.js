@@ -1,8 +1,8 @@
 // The "This browser" panel: what the page found out about the browser and, once it is ready, the module.
 
-import { $, fromTemplate, h, replace } from '../shared/dom.js';
-import { environmentItems } from '../env.js';
-import { threadsSituation } from '../runs/worker-client.js';
+import { $, fromTemplate, h, replace } from '../../shared/dom.js';
+import { environmentItems } from '../../env.js';
+import { threadsSituation } from '../../runs/worker-client.js';
 
 export const name = 'environment';
 
