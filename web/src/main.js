@@ -13,6 +13,7 @@ import { isCompactView, splitHash, viewHash } from './walkthrough/page-view.js';
 import { postHeightToParent } from './walkthrough/embed-height.js';
 import { hardwareModel } from './panels/hardware/run.js';
 import { runStore } from './runs/store.js';
+import { publishResults } from './runs/publish.js';
 import { DEFAULTS } from './config.js';
 import { decodeShare } from './runs/share.js';
 import { framed, standalone } from './runs/worker-client.js';
@@ -35,7 +36,7 @@ if (chapter) {
 let bench = null;
 // What the runs produce, for the chapters and the panels; shared: the result a link carried (runs/share.js).
 const store = runStore({ settings: DEFAULTS, shared: null });
-const hardware = hardwareModel(); // the queue and memory chapters' hardware switch
+const hardware = hardwareModel(store); // the queue and memory chapters' hardware switch
 const walkthrough = setupWalkthrough({
   root: $('#walkthrough'),
   only: chapter,
@@ -52,6 +53,8 @@ bench = setupBench({
   memoryAfterLab: !chapter || chapter === 'memory',
   hardware,
 });
+
+publishResults(store, { embed: compact || Boolean(chapter) });
 
 // The footer names the module the measurements run on, once it is loaded.
 store.subscribe((state, changes) => {
@@ -70,7 +73,6 @@ let sharedProblem = null;
 async function readShared(token) {
   try {
     const record = await decodeShare(token);
-    window.kvlabShared = record;
     store.set({ shared: record });
   } catch (error) {
     view.sharedToken = null;

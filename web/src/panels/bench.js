@@ -1,8 +1,9 @@
 // The lab bench: the panels below the walkthrough, each mounted like a chapter: it owns its markup,
 // mounts it into its place in index.html (<div data-panel="NAME">) and returns a handle. They share
 // the run store (runs/store.js), the page's one rule for runs that compete for the processor, and the
-// environment facts; a panel that needs another's reaches it through ctx.panels, which holds the
-// panels mounted before it.
+// environment facts; a panel that needs another's reaches it through ctx.panels: while it mounts, that
+// holds the panels mounted before it, and every panel once the bench is mounted (the settings panel's
+// hash reads the Memory section's when it is written, never while it mounts).
 
 import { $ } from '../shared/dom.js';
 import { watchResizes } from '../shared/charts.js';

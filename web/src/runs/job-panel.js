@@ -41,7 +41,8 @@ const capitalized = (text) => text.replace(/^(.)/, (c) => c.toUpperCase());
 //   own (onError defaults to showing the error with retryHint).
 // busy() -> another run holds the processor; onRunningChange() -> the panel started or stopped.
 // describePhase(phase) -> the worker's phase in the panel's words (it is capitalized and gets "…").
-// resultEvent, resultGlobal: the document event and the window property the result goes out as.
+// store, storeKey: the run store and the key the finished result is written under (runs/publish.js
+// hands it on from there).
 // downloadName: the file the Download button saves the result as (JSON).
 // cancelledPhase: the phase after its Cancel button stopped the job (panels with a Cancel button).
 export function jobPanel(
@@ -55,8 +56,8 @@ export function jobPanel(
     onRunningChange,
     describePhase = (phase) => phase,
     retryHint,
-    resultEvent,
-    resultGlobal,
+    store,
+    storeKey,
     downloadName,
     cancelledPhase,
   }
@@ -145,16 +146,14 @@ export function jobPanel(
       job.run(options);
     },
 
-    // A finished job's result: drawn by render, then published (window[resultGlobal] and the event
-    // come last, so whoever waits for them finds the panel drawn).
+    // A finished job's result: drawn by render, then written to the run store.
     finish(finished, donePhase, render) {
       result = finished;
       setProgress(1);
       setPhase(donePhase);
       render(finished);
       sync();
-      window[resultGlobal] = finished;
-      document.dispatchEvent(new CustomEvent(resultEvent, { detail: finished }));
+      store.set({ [storeKey]: finished });
     },
   };
 }

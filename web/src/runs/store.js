@@ -1,5 +1,6 @@
 // The page's run store: what the runs have produced, in one place that the chapters and the lab
 // bench's panels both subscribe to, instead of telling each other through callbacks or document events.
+// It is the page's one channel for results.
 //
 //   settings   the lab's settings as last accepted (the form's valid settings, as the URL hash has them)
 //   lab        the lab's run in progress, or the last one: { run (counts the runs started), state
@@ -12,6 +13,11 @@
 //   modelFiles the reader's model files as last picked ({files, name}, models/picked.js), or null
 //   memory     the Memory section's last result on the current lab run's step table (null from the
 //              moment a new lab run starts)
+//   replay     the "Simulated vs real" panel's last result
+//   simd       the "SIMD vs scalar vs JavaScript" panel's last result
+//   hardware   the hardware switch's last modeled server
+//   figure     the last chapter figure that landed: {chapter, elapsed_ms (since Run was pressed)}
+// runs/publish.js hands each result on to whoever reads the page from outside.
 //   shareUrl   the last lab result's link (runs/share.js), once made (also result.share_url)
 //   shared     the result a link carried (runs/share.js's record), or null
 
@@ -26,6 +32,10 @@ export function runStore(initial) {
     lab: LAB_WAITING,
     labResult: null,
     memory: null,
+    replay: null,
+    simd: null,
+    hardware: null,
+    figure: null,
     ...initial,
   };
   const listeners = new Set();

@@ -8,8 +8,8 @@
 // number, which its place in the list decides; hardware is the queue and memory chapters' shared
 // modeled GPU server (panels/hardware/run.js).
 //
-// When a chapter's figure lands, document gets a `kvlab:figure` event with detail {chapter, elapsed_ms}
-// (since Run was pressed); an embedded page posts {type: 'kvlab:figure', chapter, elapsed_ms} to its parent.
+// When a chapter's figure lands, the run store's `figure` says which, {chapter, elapsed_ms} (since Run was
+// pressed): runs/publish.js hands it on as a `kvlab:figure` event and to an embedding page.
 
 import { $, h, replace } from '../shared/dom.js';
 import { CHAPTERS, dataFor } from './chapters.js';
@@ -78,9 +78,7 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
     section.dataset.state = 'landed';
     if (landed.has(name) || startedAt === null) return;
     landed.add(name);
-    const detail = { chapter: name, elapsed_ms: performance.now() - startedAt };
-    document.dispatchEvent(new CustomEvent('kvlab:figure', { detail }));
-    if (window.parent !== window) window.parent.postMessage({ type: 'kvlab:figure', ...detail }, '*');
+    store.set({ figure: { chapter: name, elapsed_ms: performance.now() - startedAt } }); // runs/publish.js
   }
 
   // Shows every chapter whose data has arrived and that has not shown it yet.

@@ -1,8 +1,7 @@
 // The hardware switch's one modeled server, shared by every chapter that shows a switch (queue, memory):
 // which hardware is chosen, the job that models it (a job worker: runs/jobs.js, plans/hardware.js) and
 // its result. Choosing in one chapter's switch sets the others. "This device (measured)" is the default
-// and stops any modeling. The result goes out as a `kvlab:hardware-result` event on document and stays
-// in window.kvlabHardwareResult.
+// and stops any modeling. The result goes into the run store as `hardware` (runs/publish.js hands it on).
 
 import { JobRunner } from '../../runs/jobs.js';
 import { CATALOG } from '../../generated/catalog.js';
@@ -13,7 +12,8 @@ import { describeProgress } from './words.js';
 
 const sameServer = (a, b) => ['gpu', 'model', 'weights', 'kv', 'tp', 'slots'].every((key) => a[key] === b[key]);
 
-export function hardwareModel() {
+// store: the run store.
+export function hardwareModel(store) {
   // The module's presets as the build wrote them (a link's GPU shows at once); the worker's replace them.
   let presets = CATALOG.roofline_presets;
   let choice = { measured: true };
@@ -43,8 +43,7 @@ export function hardwareModel() {
       };
       tell('status', `Modeled in ${sig(elapsedMs / 1000, 3)} s: step times from the roofline, not measured.`);
       tell('result', result);
-      window.kvlabHardwareResult = result;
-      document.dispatchEvent(new CustomEvent('kvlab:hardware-result', { detail: result }));
+      store.set({ hardware: result });
     },
     onError(error) {
       tell('status', 'Not modeled.');

@@ -1,7 +1,7 @@
-// The Memory section's run: a job worker (runs/jobs.js, plan.js) simulates the lab's queue (on a real
-// model its story requests, plans/lab-queue.js) under the memory policies on the lab's step table; the result
-// goes into the run store (its chapter draws it from there), out as a `kvlab:memory-result` event on
-// document, and stays in window.kvlabMemoryResult.
+// The Memory section's run: a job worker (runs/jobs.js, plans/memory.js) simulates the lab's queue (on a
+// real model its story requests, plans/lab-queue.js) under the memory policies on the lab's step table;
+// the result goes into the run store as `memory` (its chapter draws it from there; runs/publish.js hands
+// it on).
 
 import { $ } from '../../shared/dom.js';
 import { JobRunner } from '../../runs/jobs.js';
@@ -37,7 +37,6 @@ export function memoryRun(section, form, hooks) {
         `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`,
         (finished) => renderMemory(finished, section)
       );
-      hooks.store.set({ memory: result });
     },
     onError(error) {
       const field = error.kind === 'input' ? memFieldOfModuleError(error.path) : null;
@@ -52,8 +51,8 @@ export function memoryRun(section, form, hooks) {
     },
     busy: hooks.busy,
     onRunningChange: hooks.onRunningChange,
-    resultEvent: 'kvlab:memory-result',
-    resultGlobal: 'kvlabMemoryResult',
+    store: hooks.store,
+    storeKey: 'memory',
     downloadName: 'kvlab-memory.json',
   });
 

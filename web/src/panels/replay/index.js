@@ -5,7 +5,7 @@
 // The panel shows the real and the simulated table side by side with the errors, and the slot
 // timeline (Gantt) of the real run beside the simulated one for a chosen policy.
 //
-// The result goes out as a `kvlab:replay-result` event on document and stays in window.kvlabReplayResult.
+// The result goes into the run store as `replay` (runs/publish.js hands it on).
 // Its parts: this file (the run), config.js and form.js (the settings) and render.js (the tables and
 // timelines).
 
@@ -23,7 +23,7 @@ import { MARKUP } from './markup.js';
 export const name = 'replay';
 
 // ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
-export function mount(root, { runs, env, panels }) {
+export function mount(root, { store, runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
   const replay = setupReplay($('#replay', root), {
     preset: panels.settings.formPreset,
@@ -31,6 +31,7 @@ export function mount(root, { runs, env, panels }) {
     environment: () => env,
     busy: () => runs.busyFor('replay'),
     onRunningChange: runs.sync,
+    store,
   });
   runs.add('replay', { running: () => replay.running, sync: replay.sync });
   return replay;
@@ -38,7 +39,7 @@ export function mount(root, { runs, env, panels }) {
 
 // section: the panel's element; hooks: preset() -> the model preset of the settings form; backend() -> where the lab's settings run
 //        the model ('cpu' or 'webgpu'), where the replay's passes run too; busy() -> another run holds the processor;
-//        environment() -> the environment facts; onRunningChange().
+//        environment() -> the environment facts; onRunningChange(); store: the run store.
 function setupReplay(section, hooks) {
   const policySelect = $('#replay-policy', section);
   const form = replayForm(section);
@@ -74,8 +75,8 @@ function setupReplay(section, hooks) {
     busy: hooks.busy,
     onRunningChange: hooks.onRunningChange,
     describePhase,
-    resultEvent: 'kvlab:replay-result',
-    resultGlobal: 'kvlabReplayResult',
+    store: hooks.store,
+    storeKey: 'replay',
     downloadName: 'kvlab-replay.json',
     cancelledPhase: 'Cancelled: the worker was stopped; the next run starts a fresh one.',
   });

@@ -1,8 +1,7 @@
 // The lab's run: the worker that measures and simulates (runs/worker-client.js), its progress line,
-// its errors, and the finished result, published as window.kvlabResult and a `kvlab:result` event
-// (and posted to the parent window when embedded). The run goes into the run store (runs/store.js) as
-// it lands: its progress in words, its parts as they are measured (Part A, then the step table), then
-// the whole result.
+// its errors, and the finished result. The run goes into the run store (runs/store.js) as it lands: its
+// progress in words, its parts as they are measured (Part A, then the step table), then the whole
+// result, which runs/publish.js hands on to whoever reads the page from outside.
 
 import { $, $$, replace } from '../../shared/dom.js';
 import { fieldOfModuleError, isPublishedQueue, modelToLoad, policyNames, toRunOptions } from '../../config.js';
@@ -18,10 +17,9 @@ import { runWords } from '../../webgpu/words.js';
 import { threadsEnvironment } from '../../threads.js';
 
 // root: the settings panel's element (its phase, progress and error box); page: the page's main element,
-// whose data-state is the run's state; form, hash: the bench's form
-// and hash state; runs: the page's one-at-a-time rule; store: the run
-// store; env() -> the environment; embed: the compact view; onReady(info): the module is loaded;
-// stopYielding(): stops the runs that give way to the lab.
+// whose data-state is the run's state; form, hash: the bench's form and hash state; runs: the page's
+// one-at-a-time rule; store: the run store; env() -> the environment; embed: the compact view;
+// onReady(info): the module is loaded; stopYielding(): stops the runs that give way to the lab.
 export function labRun({ root, page, form, hash, runs, store, env, embed, onReady, stopYielding }) {
   const main = page;
   let pending = null; // { settings, options } of the run in progress
@@ -80,8 +78,8 @@ export function labRun({ root, page, form, hash, runs, store, env, embed, onRead
   }
 
   // The chapters and panels get the result at once (the Memory section starts on it in the same
-  // tick, before anything else can take the processor); window.kvlabResult, the kvlab:result event and
-  // the parent's message follow with its link (share_url), which takes a compression.
+  // tick, before anything else can take the processor); it goes out of the page (runs/publish.js) with
+  // its link (share_url), which takes a compression.
   async function finish(result, elapsedMs) {
     const { settings, options } = pending;
     const order = policyNames(settings).filter((name) => result.policies[name]);
@@ -115,13 +113,7 @@ export function labRun({ root, page, form, hash, runs, store, env, embed, onRead
     });
     full.share_url = await shareUrl(full);
     if (store.get().lab.run !== run) return; // a new run started meanwhile
-    store.set({ shareUrl: full.share_url });
-    window.kvlabResult = full;
-    document.dispatchEvent(new CustomEvent('kvlab:result', { detail: full }));
-    if (embed && window.parent !== window) {
-      // Results are benchmark figures, nothing private: any embedding page may have them.
-      window.parent.postMessage({ type: 'kvlab:result', result: full }, '*');
-    }
+    store.set({ shareUrl: full.share_url }); // the result goes out from here (runs/publish.js)
   }
 
   // The result's link (runs/share.js), or null where the browser cannot compress or it is too long.

@@ -6,7 +6,7 @@
 //   - WebAssembly scalar: the same C++ built with KVLAB_SIMD=OFF, kvlab-scalar.js + .wasm, fetched
 //     only now (inlined in the standalone file);
 //   - plain JavaScript: web/reference/model.js over the same weights (exportWeights()).
-// The result goes out as a `kvlab:simd-result` event on document and stays in window.kvlabSimdResult.
+// The result goes into the run store as `simd` (runs/publish.js hands it on).
 
 import { $, fromTemplate } from '../../shared/dom.js';
 import { standalone } from '../../runs/worker-client.js';
@@ -25,13 +25,14 @@ const SAMPLES = 5;
 export const name = 'simd';
 
 // ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
-export function mount(root, { runs, env, panels }) {
+export function mount(root, { store, runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
   const comparison = setupComparison($('#simd', root), {
     preset: panels.settings.formPreset,
     environment: () => env,
     busy: () => runs.busyFor('simd'),
     onRunningChange: runs.sync,
+    store,
   });
   runs.add('simd', { running: () => comparison.running, sync: comparison.sync });
   return comparison;
@@ -39,7 +40,7 @@ export function mount(root, { runs, env, panels }) {
 
 // section: the panel's element; hooks: preset() -> the settings form's model preset; environment() -> the environment facts;
 //        busy() -> true while the lab runs (the two would compete for the processor);
-//        onRunningChange() -> called when the panel starts or stops.
+//        onRunningChange() -> called when the panel starts or stops; store: the run store.
 function setupComparison(section, hooks) {
   let lastOptions = null;
 
@@ -59,8 +60,8 @@ function setupComparison(section, hooks) {
     busy: hooks.busy,
     onRunningChange: hooks.onRunningChange,
     retryHint: 'Press the button to try again.',
-    resultEvent: 'kvlab:simd-result',
-    resultGlobal: 'kvlabSimdResult',
+    store: hooks.store,
+    storeKey: 'simd',
     downloadName: 'kvlab-simd-vs-scalar-vs-js.json',
     cancelledPhase: 'Cancelled: the work was stopped.',
   });
