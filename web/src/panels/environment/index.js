@@ -12,7 +12,7 @@ const MARKUP = `
   <dl id="env-list" class="env"></dl>
 </section>`;
 
-// ctx: the lab bench's (index.js): env (env.js's environment()), store (its module: the worker's ready message;
+// ctx: the lab bench's (panels/bench.js): env (env.js's environment()), store (its module: the worker's ready message;
 // its labResult, whose environment names the GPU).
 export function mount(root, { env, store }) {
   root.append(fromTemplate(MARKUP));

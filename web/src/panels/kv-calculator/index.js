@@ -59,7 +59,7 @@ export function kvBytesPerToken({ layers, kv_heads, head_dim, bytes_per_number }
 
 export const name = 'kv-calculator';
 
-// ctx: the lab bench's (index.js): the run store and the settings panel, whose model the toy preset follows.
+// ctx: the lab bench's (panels/bench.js): the run store and the settings panel, whose model the toy preset follows.
 export function mount(root, { store, panels }) {
   root.append(fromTemplate(MARKUP));
   const calculator = setupKvCalculator($('#kv-memory', root));

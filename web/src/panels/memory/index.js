@@ -16,7 +16,7 @@ import { memoryRun } from './run.js';
 
 export const name = 'memory';
 
-// ctx: the lab bench's (index.js): the run store (the lab's last result, the settings, the module), its
+// ctx: the lab bench's (panels/bench.js): the run store (the lab's last result, the settings, the module), its
 // runs (one at a time; this one yields to the lab's), memoryAfterLab, and the settings panel.
 export function mount(root, { store, runs, memoryAfterLab, panels }) {
   root.append(fromTemplate(MARKUP));
@@ -65,9 +65,10 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
   return memory;
 }
 
-// section: the section's element; hooks: lab() -> {result, settings} of the lab's last completed run, or null; labSettings() -> the lab
-//        form's valid settings (for checking before any run); kvBytesPerToken() -> {preset, kv, bytes} or
-//        null; busy() -> another run holds the processor; onRunningChange(); onSettingsChange()
+// section: the section's element; hooks: lab() -> {result, settings} of the lab's last completed run,
+//        or null; labSettings() -> the lab form's valid settings (for checking before any run);
+//        kvBytesPerToken() -> {preset, kv, bytes} or null; busy() -> another run holds the processor;
+//        onRunningChange(); onSettingsChange()
 //        (rewrite the hash); store: the run store, where its result goes.
 function setupMemory(section, hooks) {
   // The queue the settings are checked against: the lab's last run's (on a real model its story

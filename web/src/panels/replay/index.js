@@ -22,7 +22,7 @@ import { MARKUP } from './markup.js';
 
 export const name = 'replay';
 
-// ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
+// ctx: the lab bench's (panels/bench.js): its runs (one at a time), env, and the settings panel's model preset.
 export function mount(root, { store, runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
   const replay = setupReplay($('#replay', root), {
@@ -37,9 +37,10 @@ export function mount(root, { store, runs, env, panels }) {
   return replay;
 }
 
-// section: the panel's element; hooks: preset() -> the model preset of the settings form; backend() -> where the lab's settings run
-//        the model ('cpu' or 'webgpu'), where the replay's passes run too; busy() -> another run holds the processor;
-//        environment() -> the environment facts; onRunningChange(); store: the run store.
+// section: the panel's element; hooks: preset() -> the model preset of the settings form; backend() ->
+//        where the lab's settings run the model ('cpu' or 'webgpu'), where the replay's passes run too;
+//        busy() -> another run holds the processor; environment() -> the environment facts;
+//        onRunningChange(); store: the run store.
 function setupReplay(section, hooks) {
   const policySelect = $('#replay-policy', section);
   const form = replayForm(section);

@@ -8,7 +8,7 @@ import { MARKUP } from './markup.js';
 
 export const name = 'results';
 
-// ctx: the lab bench's (index.js): store, embed.
+// ctx: the lab bench's (panels/bench.js): store, embed.
 export function mount(root, { store, embed }) {
   root.append(fromTemplate(MARKUP));
   const results = $('#results', root);

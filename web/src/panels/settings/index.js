@@ -47,7 +47,7 @@ function fillMenus(root) {
   );
 }
 
-// ctx: the lab bench's (index.js). Returns what the page and the other panels ask of the lab.
+// ctx: the lab bench's (panels/bench.js). Returns what the page and the other panels ask of the lab.
 export function mount(root, ctx) {
   const { store, runs, panels } = ctx;
   root.append(fromTemplate(MARKUP));

@@ -24,7 +24,7 @@ const SAMPLES = 5;
 
 export const name = 'simd';
 
-// ctx: the lab bench's (index.js): its runs (one at a time), env, and the settings panel's model preset.
+// ctx: the lab bench's (panels/bench.js): its runs (one at a time), env, and the settings panel's model preset.
 export function mount(root, { store, runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
   const comparison = setupComparison($('#simd', root), {
@@ -38,8 +38,8 @@ export function mount(root, { store, runs, env, panels }) {
   return comparison;
 }
 
-// section: the panel's element; hooks: preset() -> the settings form's model preset; environment() -> the environment facts;
-//        busy() -> true while the lab runs (the two would compete for the processor);
+// section: the panel's element; hooks: preset() -> the settings form's model preset; environment() ->
+//        the environment facts; busy() -> true while the lab runs (the two would compete for the processor);
 //        onRunningChange() -> called when the panel starts or stops; store: the run store.
 function setupComparison(section, hooks) {
   let lastOptions = null;
