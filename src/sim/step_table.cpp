@@ -20,6 +20,9 @@ constexpr size_t kMaxGridPoints = 1000;
 constexpr double kMinStepMs = 1e-6;
 constexpr double kMaxStepMs = 1e12;
 
+// A time a step table may hold: 0 (too short to time) or a clock's measurable range.
+bool is_step_ms(double ms) { return ms == 0 || (ms >= kMinStepMs && ms <= kMaxStepMs); }
+
 std::string entry_path(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 // A list of `count` step times (ms) at `path`.
@@ -27,7 +30,7 @@ std::vector<double> require_step_ms(const nlohmann::json& value, const std::stri
                                     const std::string& count_reason) {
   std::vector<double> ms = require_number_list(value, path, count, 0, kMaxStepMs, count_reason);
   for (size_t i = 0; i < ms.size(); ++i) {
-    if (ms[i] > 0 && ms[i] < kMinStepMs) {
+    if (!is_step_ms(ms[i])) {
       const std::string given = echo_value(value[i]);
       throw_range({entry_path(path, i), given, numbers_from(kMinStepMs, kMaxStepMs)},
                   "must be 0 or a number from 1e-06 to 1e+12 (got " + given +
@@ -44,8 +47,7 @@ void check_made_grids(const StepGrids& g) {
     return !points.empty() && std::is_sorted(points.begin(), points.end(), std::less_equal<>()) && points.front() >= 1;
   };
   auto times = [](const std::vector<double>& ms, size_t cells) {
-    return ms.size() == cells &&
-           std::all_of(ms.begin(), ms.end(), [](double t) { return t == 0 || (t >= kMinStepMs && t <= kMaxStepMs); });
+    return ms.size() == cells && std::all_of(ms.begin(), ms.end(), is_step_ms);
   };
   const bool mixed = !g.mixed_chunk_tokens.empty();
   if (!increasing(g.decode_rows) || !increasing(g.decode_contexts) || !increasing(g.prefill_tokens) ||
@@ -70,8 +72,8 @@ nlohmann::json nested_ms(const std::vector<double>& ms, const std::vector<size_t
   return nested_ms(ms, cell, shape);
 }
 
+// a and b: the times of one grid in two tables (mean() has checked that the grids are the same).
 std::vector<double> cell_means(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) throw std::logic_error("the mean of two step tables of different grids");
   std::vector<double> mean(a.size());
   for (size_t i = 0; i < a.size(); ++i) mean[i] = 0.5 * (a[i] + b[i]);
   return mean;

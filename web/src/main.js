@@ -26,6 +26,7 @@ const reloading = isolateWithServiceWorker({ standalone, framed });
 const compact = isCompactView();
 const view = splitHash(location.hash, CHAPTER_NAMES);
 const chapter = view.chapter; // fixed for the page's life: a chapter view is its own page
+const embed = compact || Boolean(chapter); // the compact view and a chapter alone are embeds
 if (compact) document.documentElement.classList.add('embed');
 if (chapter) {
   document.documentElement.classList.add('chapter-view');
@@ -47,14 +48,14 @@ const walkthrough = setupWalkthrough({
 });
 bench = setupBench({
   page: $('#lab'),
-  embed: compact || Boolean(chapter),
+  embed,
   viewKeys: () => viewHash(view),
   store,
   memoryAfterLab: !chapter || chapter === 'memory',
   hardware,
 });
 
-publishResults(store, { embed: compact || Boolean(chapter) });
+publishResults(store, { embed });
 
 // The footer names the module the measurements run on, once it is loaded.
 store.subscribe((state, changes) => {
