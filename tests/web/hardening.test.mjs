@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { DEFAULTS, FIELDS, HASH_KEYS } from '../../web/src/config.js';
+import { DEFAULTS, FIELDS } from '../../web/src/config.js';
+import { HASH_KEYS } from '../../web/src/panels/settings/link.js';
 import {
   ENGINE,
   SMALL_LAB,

@@ -4,9 +4,7 @@
 // Nothing here touches the DOM; the form (main.js) and the tests use the same rules. The Memory
 // section's settings (memconfig.js) share the hash: its keys are known here too.
 
-import { fieldOfErrorPath, parseSpec, show } from './shared/fields.js';
-import { MEM_HASH_KEYS } from './panels/memory/config.js';
-import { HW_HASH_KEYS } from './panels/hardware/hash.js';
+import { fieldOfErrorPath, parseSpec } from './shared/fields.js';
 import { CATALOG } from './generated/catalog.js';
 import { ALL_MODELS, MODEL_LABELS, RANDOM_MODEL, isRealModel } from './models/choices.js';
 import { AUTO_THREADS, THREAD_CHOICES } from './threads.js';
@@ -151,30 +149,8 @@ export function validate(raw, presets = PRESETS, models = ALL_MODELS) {
 // #preset=tiny&weights=bf16&kv_format=f16&runs=1&requests=40&prompt=8-32&answer=16-96&slots=16&arrival=poisson&rate=20&seed=1&autorun
 // Only values that differ from the defaults are written.
 
-const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
-// Every key a link may hold: the lab's, the Memory section's (which shares the hash), then the
-// hardware switch's (panels/hardware/hash.js: the GPU the queue and memory chapters model).
-export const HASH_KEYS = [
-  'model',
-  'preset',
-  'weights',
-  'kv_format',
-  'runs',
-  'prompt_tokens',
-  'answer_tokens',
-  'requests',
-  'prompt',
-  'answer',
-  'slots',
-  'arrival',
-  'rate',
-  'seed',
-  'backend',
-  'threads',
-  ...MEM_HASH_KEYS,
-  ...HW_HASH_KEYS,
-  'autorun',
-];
+// The lab's settings written as one key each, a range as lo-hi (panels/settings/link.js reads them).
+export const RANGE_KEYS = { prompt: ['prompt_lo', 'prompt_hi'], answer: ['answer_lo', 'answer_hi'] };
 
 export function settingsToHash(settings, { autorun = false } = {}) {
   const p = new URLSearchParams();
@@ -194,80 +170,8 @@ export function settingsToHash(settings, { autorun = false } = {}) {
   return text;
 }
 
-// Reads a hash (with or without '#'). Returns {raw, autorun, problems: [message]}; `raw` holds the
-// string values to validate. Unknown keys, repeated keys and malformed ranges are problems, not
-// silent. A hash longer than any real link (MAX_HASH_CHARS) is not read at all, and at most
-// MAX_HASH_PROBLEMS problems are listed, so a hostile link cannot fill the page with text.
+// A kvlab link is no longer than this (panels/settings/link.js reads none longer; a result's link fits).
 export const MAX_HASH_CHARS = 4096;
-const MAX_HASH_PROBLEMS = 8;
-
-export function parseHash(hash) {
-  const text = String(hash || '').replace(/^#/, '');
-  const raw = {};
-  const problems = [];
-  let autorun = false;
-  if (!text) return { raw, autorun, problems };
-  if (text.length > MAX_HASH_CHARS) {
-    return {
-      raw,
-      autorun,
-      problems: [
-        `The link’s settings are ${text.length.toLocaleString('en-US')} characters long, more than the ${MAX_HASH_CHARS.toLocaleString('en-US')} a kvlab link can have, so none of them were read.`,
-      ],
-    };
-  }
-  let params;
-  try {
-    params = new URLSearchParams(text);
-  } catch (e) {
-    return { raw, autorun, problems: ['The link’s settings could not be read.'] };
-  }
-  const seen = new Set();
-  const repeated = new Set();
-  let more = 0;
-  const problem = (message) => {
-    if (problems.length < MAX_HASH_PROBLEMS) problems.push(message);
-    else more += 1;
-  };
-  for (const [key, value] of params) {
-    if (!HASH_KEYS.includes(key)) {
-      if (!seen.has(key))
-        problem(`The link has an unknown setting ${show(key)}; known settings: ${HASH_KEYS.join(', ')}.`);
-      seen.add(key);
-      continue;
-    }
-    if (seen.has(key)) {
-      if (!repeated.has(key)) problem(`The link sets ${key} more than once; its default is used.`);
-      repeated.add(key);
-      continue;
-    }
-    seen.add(key);
-    if (key === 'autorun') {
-      autorun = value === '' || value === '1' || value === 'true';
-      if (!autorun && value !== '0' && value !== 'false')
-        problem(`The link’s autorun must be empty, 1 or true (got ${show(value)}), so the lab was not started.`);
-      continue;
-    }
-    if (RANGE_KEYS[key]) {
-      const m = /^\s*(\d+)\s*(?:-|–|\.\.)\s*(\d+)\s*$/.exec(value);
-      if (!m) {
-        problem(`The link’s ${key} range must look like 8-32 (got ${show(value)}).`);
-        continue;
-      }
-      raw[RANGE_KEYS[key][0]] = m[1];
-      raw[RANGE_KEYS[key][1]] = m[2];
-      continue;
-    }
-    raw[key] = value;
-  }
-  // Which of two values was meant is anyone's guess: the default stands in.
-  for (const key of repeated) {
-    if (key === 'autorun') autorun = false;
-    for (const k of RANGE_KEYS[key] || [key]) delete raw[k];
-  }
-  if (more) problems.push(`…and ${more.toLocaleString('en-US')} more problems in the link.`);
-  return { raw, autorun, problems };
-}
 
 // Settings as strings, for filling the form.
 export function settingsToRaw(settings) {

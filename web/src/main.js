@@ -97,7 +97,7 @@ function applyHash() {
 window.addEventListener('hashchange', () => {
   const { autorun, bad } = applyHash();
   if (autorun && !bad && !bench.running) bench.start();
-  else if (bad) bench.setPhase('Some link settings were replaced by defaults; see the message above.');
+  else if (bad) bench.say('Some link settings were replaced by defaults; see the message above.');
 });
 
 function begin() {

@@ -57,6 +57,11 @@ export function setupBench({ page, embed, viewKeys, store, memoryAfterLab, hardw
       hardware.choose({ measured: true, backend: state.settings.backend });
   });
 
+  // The page's data-state is the lab's run state.
+  const showLabState = ({ lab }) => (page.dataset.state = lab.state);
+  showLabState(store.get());
+  store.subscribe((state, changes) => changes.lab && showLabState(state));
+
   watchResizes();
   return ctx.panels.settings;
 }

@@ -3,10 +3,12 @@
 // It is the page's one channel for results.
 //
 //   settings   the lab's settings as last accepted (the form's valid settings, as the URL hash has them)
-//   lab        the lab's run in progress, or the last one: { run (counts the runs started), state
-//              ('waiting', 'running', 'done' or 'stopped'), status (its progress in words), parts (what has
-//              arrived of it: first_answer (Part A from the first run of each path, marked provisional),
-//              answer, steps, result) }
+//   lab        the lab's run in progress, or the last one (runs/lab-run.js): { run (counts the runs
+//              started), state ('loading', 'ready', 'running', 'done', 'cancelled' or 'error'), phase (where
+//              it is, in words), progress (0 to 1), error (null, or the last run's: {kind, message, detail,
+//              field (the setting the module refused) or restarted, kept and rerun}), blocked (another run
+//              holds the processor), parts (what has arrived of it: first_answer (Part A from the first run
+//              of each path, marked provisional), answer, steps, result) }
 //   labResult  the last finished lab run's whole result (its settings in result.settings); kept while a
 //              new run goes, since the Memory section simulates on its step table
 //   module     the lab worker's ready message (the module's version, presets and facts), once it is ready
@@ -21,7 +23,15 @@
 //   shareUrl   the last lab result's link (runs/share.js), once made (also result.share_url)
 //   shared     the result a link carried (runs/share.js's record), or null
 
-export const LAB_WAITING = { run: 0, state: 'waiting', status: '', parts: {} };
+const LAB_LOADING = {
+  run: 0,
+  state: 'loading',
+  phase: 'Loading the WebAssembly module…',
+  progress: 0,
+  error: null,
+  blocked: false,
+  parts: {},
+};
 
 // initial: the state's first values.
 export function runStore(initial) {
@@ -29,7 +39,7 @@ export function runStore(initial) {
     settings: null,
     module: null,
     modelFiles: null,
-    lab: LAB_WAITING,
+    lab: LAB_LOADING,
     labResult: null,
     memory: null,
     replay: null,
@@ -49,8 +59,6 @@ export function runStore(initial) {
   return {
     get: () => state,
     set,
-    // One key from its value now: update('lab', (lab) => ({ ...lab, status })).
-    update: (key, change) => set({ [key]: change(state[key]) }),
     // listener(state, changes), called after every change; returns the function that unsubscribes it.
     subscribe(listener) {
       listeners.add(listener);

@@ -15,6 +15,7 @@ import { $, h, replace } from '../shared/dom.js';
 import { CHAPTERS, dataFor } from './chapters.js';
 import { showComparisons } from './shared-result.js';
 import { shareRecord } from '../runs/share.js';
+import { labCancelEnabled, labRunEnabled } from '../runs/lab-run.js';
 import { glossaryElement, termsLine } from './glossary.js';
 
 export const CHAPTER_NAMES = CHAPTERS.map((c) => c.name);
@@ -94,8 +95,10 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
     }
   }
 
-  $('#story-run', root).addEventListener('click', () => onRun());
-  $('#story-cancel', root).addEventListener('click', () => onCancel());
+  const runButton = $('#story-run', root);
+  const cancelButton = $('#story-cancel', root);
+  runButton.addEventListener('click', () => onRun());
+  cancelButton.addEventListener('click', () => onCancel());
 
   // A new run clears the chapters; each draws its part of the run as it lands.
   function started() {
@@ -115,8 +118,11 @@ export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware 
         run = lab.run;
         started();
       }
-      if (lab.state !== 'waiting') root.dataset.state = lab.state;
-      if (lab.status !== status.textContent) replace(status, lab.status);
+      root.dataset.state = lab.state;
+      const said = lab.state === 'running' ? `${lab.phase} (${Math.floor(lab.progress * 100)}%)` : lab.phase;
+      if (said !== status.textContent) replace(status, said);
+      runButton.disabled = !labRunEnabled(lab);
+      cancelButton.disabled = !labCancelEnabled(lab);
     }
     if (changes.lab || 'memory' in changes) showArrived(state);
     if ('labResult' in changes || 'shared' in changes) {

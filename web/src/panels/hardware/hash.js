@@ -41,7 +41,7 @@ export function hardwareToHash(choice) {
   return p.toString();
 }
 
-// The link's raw values (config.js's parseHash) as a choice: {choice, problems}. choice is null when the
+// The link's raw values (panels/settings/link.js's parseHash) as a choice: {choice, problems}. choice is null when the
 // link names no GPU or its GPU is refused (this device stays); a bad server field keeps its default.
 export function hardwareFromRaw(raw) {
   const problems = [];

@@ -3,7 +3,8 @@
 
 import { $, $$, h, replace } from '../../shared/dom.js';
 import { standalone } from '../../runs/worker-client.js';
-import { DEFAULTS, FIELD_ORDER, parseHash, settingsToHash, settingsToRaw, validate } from '../../config.js';
+import { DEFAULTS, FIELD_ORDER, settingsToHash, settingsToRaw, validate } from '../../config.js';
+import { parseHash } from './link.js';
 
 // form: form.js's labForm; presets; memoryHash() -> the Memory section's hash part; memoryApply(raw)
 // -> its messages; hardwareHash() -> the hardware switch's part; hardwareApply(raw) -> its messages; viewKeys() -> the page's own keys (view, chapter) that go first; store: the run store,

@@ -1,6 +1,6 @@
-// The lab's settings panel: the settings form (validated, kept in the URL hash), the lab's run with its
-// progress, cancel and errors. It puts the module's ready message, the accepted settings and the run
-// into the run store, which the other panels and the chapters read.
+// The lab's settings panel: the settings form (validated, kept in the URL hash) and the lab's run
+// (runs/lab-run.js) drawn with its progress, cancel and errors (status.js). It puts the module's ready
+// message and the accepted settings into the run store, which the other panels and the chapters read.
 
 import { $, fromTemplate, h, replace } from '../../shared/dom.js';
 import { DEFAULTS, PRESETS } from '../../config.js';
@@ -8,7 +8,8 @@ import { CATALOG } from '../../generated/catalog.js';
 import { labForm } from './form.js';
 import { hashState } from './hash.js';
 import { hardwareFromRaw, hardwareToHash } from '../hardware/hash.js';
-import { labRun } from './run.js';
+import { labRun } from '../../runs/lab-run.js';
+import { showLabStatus } from './status.js';
 import { MARKUP } from './markup.js';
 import { modelControls } from '../../models/control.js';
 import { modelChoices } from '../../models/choices.js';
@@ -85,14 +86,12 @@ export function mount(root, ctx) {
   });
 
   const run = labRun({
-    root,
-    page: ctx.page,
-    form,
-    hash,
-    runs,
     store,
+    runs,
     env: () => ctx.env,
     embed: ctx.embed,
+    accepted: (settings) => hash.write(settings),
+    linkTo: hash.wholePageUrl,
     stopYielding: () => {
       if (runs.yielding('lab').includes('memory')) panels.memory.cancel();
     },
@@ -108,14 +107,21 @@ export function mount(root, ctx) {
       store.set({ module: info });
     },
   });
-  runs.add('lab', {
-    running: () => run.running,
-    sync: () => run.syncButtons(),
-  });
+  showLabStatus(root, { store, form, env: () => ctx.env });
+
+  // Checks the form and starts a run of its settings; false when nothing started (the phase says why).
+  function start() {
+    const { settings, ok } = form.check();
+    if (ok) return run.start(settings);
+    const first = $('[aria-invalid="true"]', form.element);
+    if (first) first.focus();
+    run.say('Not run: fix the highlighted settings.');
+    return false;
+  }
 
   form.element.addEventListener('submit', (event) => {
     event.preventDefault();
-    run.start();
+    start();
   });
   // On a change, messages already shown are updated (or cleared once fixed); new ones wait for “Run”,
   // so that a message appearing on blur never moves the Run button from under a click.
@@ -136,9 +142,12 @@ export function mount(root, ctx) {
     $('#hash-message', root).hidden = true;
     hash.write(DEFAULTS);
   });
-  $('#retry', root).addEventListener('click', run.retry);
-
-  run.setState('loading');
+  // Try again: a fresh worker, and the run again if the error stopped one.
+  $('#retry', root).addEventListener('click', () => {
+    const { error } = store.get().lab;
+    run.retry();
+    if (error && error.rerun) start();
+  });
 
   return {
     labSettings,
@@ -157,10 +166,10 @@ export function mount(root, ctx) {
       select.value = backend;
       form.element.dispatchEvent(new Event('change'));
     },
-    startLoading: () => run.lab.start(),
-    start: run.start,
+    startLoading: run.load,
+    start,
     cancel: run.cancel,
-    setPhase: run.setPhase,
+    say: run.say,
     get running() {
       return run.running;
     },

@@ -1,4 +1,4 @@
-// What the lab bench says about a run: its phases, and what to try after each kind of error.
+// What the lab says about its run: its phases, what blocks it, and what to try after each kind of error.
 
 export const PHASES = {
   'no-cache answers': 'Timing one answer without the cache',
