@@ -12,6 +12,12 @@ export function rangeText(lo, hi) {
   return `${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`;
 }
 
+// A field's range for its help text, "1–65,536", from its spec (where the limits are defined once).
+export function rangeHelp({ min, max }) {
+  const number = (x) => x.toLocaleString('en-US', { maximumFractionDigits: 6 });
+  return `${number(min)}–${number(max)}`;
+}
+
 // Returns {value} or {error}. `limits` may tighten the spec for this call: {max, why}, `why` going into
 // the message after the range (e.g. " for the tiny model, whose cache holds 160 positions").
 export function parseSpec(f, raw, limits = {}) {

@@ -2,6 +2,10 @@
 // results (drawn by render.js).
 
 import { jobStatusMarkup } from '../../runs/job-panel.js';
+import { rangeHelp } from '../../shared/fields.js';
+import { MEM_FIELDS } from './config.js';
+
+const range = (key) => rangeHelp(MEM_FIELDS[key]);
 
 export const MARKUP = `
 <section id="memory" class="full-only" aria-labelledby="memory-title" data-state="waiting">
@@ -30,19 +34,19 @@ export const MARKUP = `
       <div class="field">
         <label for="mem-block">Block size (tokens)</label>
         <input id="mem-block" inputmode="numeric" autocomplete="off" aria-describedby="mem-block-help mem-block-error">
-        <p class="help" id="mem-block-help">1–1,024; vLLM’s default is 16.</p>
+        <p class="help" id="mem-block-help">${range('block')}; vLLM’s default is 16.</p>
         <p class="field-error" id="mem-block-error" hidden></p>
       </div>
       <div class="field">
         <label for="mem-rate">Arrival rate (requests/s)</label>
         <input id="mem-rate" inputmode="decimal" autocomplete="off" aria-describedby="mem-rate-help mem-rate-error">
-        <p class="help" id="mem-rate-help">Poisson arrivals, 0.001–1,000,000, or <code>auto</code>: 80% of what continuous batching gets through with the whole queue at once.</p>
+        <p class="help" id="mem-rate-help">Poisson arrivals, ${range('mem_rate')}, or <code>auto</code>: 80% of what continuous batching gets through with the whole queue at once.</p>
         <p class="field-error" id="mem-rate-error" hidden></p>
       </div>
       <div class="field">
         <label for="mem-system">Shared system prompt (tokens)</label>
         <input id="mem-system" inputmode="numeric" autocomplete="off" aria-describedby="mem-system-help mem-system-error">
-        <p class="help" id="mem-system-help">0–4,096, before every prompt; paged and chunked reuse its cached blocks.</p>
+        <p class="help" id="mem-system-help">${range('system_prompt')}, before every prompt; paged and chunked reuse its cached blocks.</p>
         <p class="field-error" id="mem-system-error" hidden></p>
       </div>
       <div class="field">

@@ -1,6 +1,11 @@
 // The lab's settings panel: Part A's and Part B's settings, the Run, Cancel and reset buttons, the link to these
 // settings, the run's progress and its error box. The model, weight and KV menus are filled from the
-// module's catalog (settings.js).
+// module's catalog (index.js), and the ranges in the help from the form's fields (config.js).
+
+import { FIELDS } from '../../config.js';
+import { rangeHelp } from '../../shared/fields.js';
+
+const range = (key) => rangeHelp(FIELDS[key]);
 
 export const MARKUP = `
 <section id="controls" aria-labelledby="controls-title">
@@ -57,7 +62,7 @@ export const MARKUP = `
         <div class="field">
           <label for="runs">Runs per path</label>
           <input id="runs" name="runs" inputmode="numeric" autocomplete="off" aria-describedby="runs-help runs-error">
-          <p class="help" id="runs-help">1–100; the median of the runs is shown.</p>
+          <p class="help" id="runs-help">${range('runs')}; the median of the runs is shown.</p>
           <p class="field-error" id="runs-error" hidden></p>
         </div>
         <div class="field">
@@ -78,13 +83,13 @@ export const MARKUP = `
         <div class="field">
           <label for="requests">Requests</label>
           <input id="requests" name="requests" inputmode="numeric" autocomplete="off" aria-describedby="requests-help requests-error">
-          <p class="help" id="requests-help">1–100,000.</p>
+          <p class="help" id="requests-help">${range('requests')}.</p>
           <p class="field-error" id="requests-error" hidden></p>
         </div>
         <div class="field">
           <label for="slots">Batch size / slots</label>
           <input id="slots" name="slots" inputmode="numeric" autocomplete="off" aria-describedby="slots-help slots-error">
-          <p class="help" id="slots-help">B for static batches and continuous batching, 1–256.</p>
+          <p class="help" id="slots-help">B for static batches and continuous batching, ${range('slots')}.</p>
           <p class="field-error" id="slots-error" hidden></p>
         </div>
         <div class="field range wide">
@@ -134,8 +139,8 @@ export const MARKUP = `
       </fieldset>
     </div>
     <div class="actions">
-      <button type="submit" id="run" class="primary" data-lab-run>Run the lab</button>
-      <button type="button" id="cancel" data-lab-cancel disabled>Cancel</button>
+      <button type="submit" id="run" class="primary">Run the lab</button>
+      <button type="button" id="cancel" disabled>Cancel</button>
       <button type="button" id="reset" class="full-only">Default settings</button>
       <a id="share-link" class="full-only" href="#">Link to these settings</a>
     </div>
