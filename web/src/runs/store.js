@@ -13,6 +13,9 @@
 //              new run goes, since the Memory section simulates on its step table
 //   module     the lab worker's ready message (the module's version, presets and facts), once it is ready
 //   modelFiles the reader's model files as last picked ({files, name}, models/picked.js), or null
+//   jobs       each job panel's run (runs/job-run.js), by name (simd, memory, replay): { state ('waiting',
+//              'ready', 'running', 'done', 'cancelled' or 'error'), phase (null: the panel's first line),
+//              progress (0 to 1), error (null, {kind, message, detail} or {field, detail}), blocked }
 //   memory     the Memory section's last result on the current lab run's step table (null from the
 //              moment a new lab run starts)
 //   replay     the "Simulated vs real" panel's last result
@@ -41,6 +44,7 @@ export function runStore(initial) {
     modelFiles: null,
     lab: LAB_LOADING,
     labResult: null,
+    jobs: {},
     memory: null,
     replay: null,
     simd: null,

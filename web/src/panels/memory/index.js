@@ -52,12 +52,10 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
         return { preset: model.preset || model.name, kv: model.kv, bytes: model.kv_bytes_per_token };
       return toyKvBytes();
     },
-    busy: () => runs.busyFor('memory'),
-    onRunningChange: runs.sync,
     onSettingsChange: rewriteHash,
     store,
+    runs,
   });
-  runs.add('memory', { running: () => memory.running, sync: memory.sync, yieldsTo: ['lab'] });
   store.subscribe((state, changes) => {
     if (changes.module || changes.settings) memory.labChanged();
     if (changes.labResult && memoryAfterLab) memory.labDone();
@@ -67,9 +65,8 @@ export function mount(root, { store, runs, memoryAfterLab, panels }) {
 
 // section: the section's element; hooks: lab() -> {result, settings} of the lab's last completed run,
 //        or null; labSettings() -> the lab form's valid settings (for checking before any run);
-//        kvBytesPerToken() -> {preset, kv, bytes} or null; busy() -> another run holds the processor;
-//        onRunningChange(); onSettingsChange()
-//        (rewrite the hash); store: the run store, where its result goes.
+//        kvBytesPerToken() -> {preset, kv, bytes} or null; onSettingsChange() (rewrite the hash);
+//        store: the run store, where its run and result go; runs: the page's one-at-a-time rule.
 function setupMemory(section, hooks) {
   // The queue the settings are checked against: the lab's last run's (on a real model its story
   // prompts' lengths, and the model's context), else the lab form's.
@@ -82,39 +79,34 @@ function setupMemory(section, hooks) {
     kvBytesPerToken: hooks.kvBytesPerToken,
     onValidChange: () => hooks.onSettingsChange?.(),
   });
-  const { panel, start } = memoryRun(section, form, hooks);
+  const { run, start } = memoryRun(section, form, hooks);
   form.element.addEventListener('submit', (event) => {
     event.preventDefault();
     start();
   });
 
-  panel.setState('waiting');
   form.fill({ ...MEM_DEFAULTS });
 
   return {
-    get running() {
-      return panel.running;
-    },
-    sync: panel.sync,
     start,
     applyRaw: form.applyRaw,
     hash: form.hash,
     // The lab finished a run: its step table and queue are ready, so the section runs on them.
     labDone() {
-      panel.setState('ready');
+      run.enter('ready');
       form.describeBudget();
       const { ok, errors } = form.check();
       if (ok) start();
       else {
         form.errors.showAll(errors);
-        panel.setPhase('Not run: fix the highlighted memory settings, then press “Run the memory policies”.');
+        run.say('Not run: fix the highlighted memory settings, then press “Run the memory policies”.');
       }
     },
     // The lab's form changed (the queue the budget is checked against).
     labChanged: form.describeBudget,
     // A new lab run replaces the step table this run was using: stop it.
     cancel() {
-      panel.cancel('Stopped: the lab is running again; this section runs on its new step times when it is done.');
+      run.cancel('Stopped: the lab is running again; this section runs on its new step times when it is done.');
     },
   };
 }

@@ -1,7 +1,7 @@
 // The Memory section's markup: its explanation, its form (filled by form.js), its progress, its error box and its
 // results (drawn by render.js).
 
-import { jobStatusMarkup } from '../../runs/job-panel.js';
+import { jobStatusMarkup } from '../job-panel.js';
 import { rangeHelp } from '../../shared/fields.js';
 import { MEM_FIELDS } from './config.js';
 

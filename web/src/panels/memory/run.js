@@ -4,8 +4,8 @@
 // it on).
 
 import { $ } from '../../shared/dom.js';
-import { JobRunner } from '../../runs/jobs.js';
-import { jobPanel } from '../../runs/job-panel.js';
+import { jobRun } from '../../runs/job-run.js';
+import { jobPanel } from '../job-panel.js';
 import { int, sig } from '../../shared/format.js';
 import { kvTokens, memFieldOfModuleError } from './config.js';
 import { IDS } from './form.js';
@@ -14,15 +14,15 @@ import { renderMemory } from './render.js';
 
 // section: the section's element; form: form.js's memoryForm; hooks: see index.js.
 export function memoryRun(section, form, hooks) {
-  let pending = null; // what the job in progress was started with
-
   // Its Run button is enabled before the lab has run too: pressing it checks the settings and says
   // what is missing.
-  const panel = jobPanel('mem', {
-    root: section,
-    createJob: (handlers) => new JobRunner('memory', handlers),
-    onResult(raw, elapsedMs) {
-      const { settings, lab, kv_tokens: kvTokensUsed } = pending;
+  const run = jobRun('memory', {
+    store: hooks.store,
+    runs: hooks.runs,
+    job: { type: 'memory' },
+    yieldsTo: ['lab'],
+    state: 'waiting',
+    finish(raw, elapsedMs, { settings, lab, kv_tokens: kvTokensUsed }) {
       const result = {
         ...raw,
         settings,
@@ -32,27 +32,22 @@ export function memoryRun(section, form, hooks) {
         ttft_target_ms: settings.ttft_target,
         elapsed_ms: elapsedMs,
       };
-      panel.finish(
-        result,
-        `Done in ${sig(elapsedMs / 1000, 3)} s (${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests).`,
-        (finished) => renderMemory(finished, section)
-      );
+      const simulations = `${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests`;
+      return { result, phase: `Done in ${sig(elapsedMs / 1000, 3)} s (${simulations}).` };
     },
-    onError(error) {
-      const field = error.kind === 'input' ? memFieldOfModuleError(error.path) : null;
-      if (field) {
-        panel.setProgress(0);
-        form.errors.showField(field, error.raw);
-        panel.setPhase('Not run: fix the highlighted setting.');
-        $(`#${IDS[field]}`, section).focus();
-        return;
-      }
-      panel.showError(error, 'Press “Run the memory policies” to try again.');
-    },
-    busy: hooks.busy,
-    onRunningChange: hooks.onRunningChange,
+    fieldOf: (error) => memFieldOfModuleError(error.path),
+    retryHint: 'Press “Run the memory policies” to try again.',
+  });
+  jobPanel('mem', {
+    root: section,
+    name: 'memory',
+    run,
     store: hooks.store,
-    storeKey: 'memory',
+    render: (result) => renderMemory(result, section),
+    showField(field, detail) {
+      form.errors.showField(field, detail);
+      $(`#${IDS[field]}`, section).focus();
+    },
     downloadName: 'kvlab-memory.json',
   });
 
@@ -64,15 +59,15 @@ export function memoryRun(section, form, hooks) {
     if (!ok) {
       const first = $('[aria-invalid="true"]', form.element);
       if (first) first.focus();
-      panel.setPhase('Not run: fix the highlighted settings.');
+      run.say('Not run: fix the highlighted settings.');
       return false;
     }
     if (!lab) {
-      panel.setPhase('Run the lab first: this section replays its queue on the step times it measured.');
+      run.say('Run the lab first: this section replays its queue on the step times it measured.');
       return false;
     }
-    if (panel.running || hooks.busy()) {
-      panel.setPhase('Not run: another run is using the processor; wait for it or cancel it.');
+    if (run.running || run.blocked) {
+      run.say('Not run: another run is using the processor; wait for it or cancel it.');
       return false;
     }
     form.remember(settings);
@@ -85,20 +80,22 @@ export function memoryRun(section, form, hooks) {
     };
     if (settings.system_prompt > 0) workload.system_prompt = settings.system_prompt;
     const kv = kvTokens(settings, s);
-    pending = { settings, lab: s, kv_tokens: kv };
-    panel.run({
-      steps: lab.result.steps,
-      workload,
-      stories: storyRequests(lab),
-      slots: s.slots,
-      chunk: settings.chunk,
-      kv_tokens: kv,
-      block_tokens: settings.block,
-      rate: settings.mem_rate,
-      ttft_target_ms: settings.ttft_target,
-    });
+    run.run(
+      {
+        steps: lab.result.steps,
+        workload,
+        stories: storyRequests(lab),
+        slots: s.slots,
+        chunk: settings.chunk,
+        kv_tokens: kv,
+        block_tokens: settings.block,
+        rate: settings.mem_rate,
+        ttft_target_ms: settings.ttft_target,
+      },
+      { settings, lab: s, kv_tokens: kv }
+    );
     return true;
   }
 
-  return { panel, start };
+  return { run, start };
 }

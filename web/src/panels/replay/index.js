@@ -6,12 +6,12 @@
 // timeline (Gantt) of the real run beside the simulated one for a chosen policy.
 //
 // The result goes into the run store as `replay` (runs/publish.js hands it on).
-// Its parts: this file (the run), config.js and form.js (the settings) and render.js (the tables and
+// Its parts: this file (the panel mounted, its run started: runs/job-run.js), config.js and form.js (the settings) and render.js (the tables and
 // timelines).
 
 import { $, fromTemplate } from '../../shared/dom.js';
-import { JobRunner } from '../../runs/jobs.js';
-import { jobPanel } from '../../runs/job-panel.js';
+import { jobRun } from '../../runs/job-run.js';
+import { jobPanel } from '../job-panel.js';
 import { policyLabel } from '../../shared/policies.js';
 import { sig } from '../../shared/format.js';
 import { standalone } from '../../runs/worker-client.js';
@@ -22,85 +22,60 @@ import { MARKUP } from './markup.js';
 
 export const name = 'replay';
 
-// ctx: the lab bench's (panels/bench.js): its runs (one at a time), env, and the settings panel's model preset.
+// ctx: the lab bench's (panels/bench.js): its runs (one at a time), env, and the settings panel's model
+// preset and backend (where the lab's settings run the model, where the replay's passes run too).
 export function mount(root, { store, runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
-  const replay = setupReplay($('#replay', root), {
-    preset: panels.settings.formPreset,
-    backend: () => panels.settings.labSettings().backend,
-    environment: () => env,
-    busy: () => runs.busyFor('replay'),
-    onRunningChange: runs.sync,
-    store,
-  });
-  runs.add('replay', { running: () => replay.running, sync: replay.sync });
-  return replay;
-}
-
-// section: the panel's element; hooks: preset() -> the model preset of the settings form; backend() ->
-//        where the lab's settings run the model ('cpu' or 'webgpu'), where the replay's passes run too;
-//        busy() -> another run holds the processor; environment() -> the environment facts;
-//        onRunningChange(); store: the run store.
-function setupReplay(section, hooks) {
+  const section = $('#replay', root);
   const policySelect = $('#replay-policy', section);
   const form = replayForm(section);
-  let lastOptions = null;
 
-  const panel = jobPanel('replay', {
-    root: section,
-    createJob: (handlers) => new JobRunner('replay', handlers),
-    onResult({ policies, device }, elapsedMs) {
+  const run = jobRun(name, {
+    store,
+    runs,
+    job: { type: 'replay' },
+    describePhase,
+    finish({ policies, device }, elapsedMs, options) {
       const order = orderPolicies(Object.keys(policies));
       const result = {
         policies,
         device,
         policy_order: order,
-        options: lastOptions,
+        options,
         elapsed_ms: elapsedMs,
-        environment: hooks.environment(),
+        environment: env,
         page: { standalone },
       };
-      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (r) => renderReplay(r, policySelect, section));
+      return { result, phase: `Done in ${sig(elapsedMs / 1000, 3)} s.` };
     },
-    onError(error) {
-      const field = error.kind === 'input' ? replayFieldOfModuleError(error.path) : null;
-      if (!field) {
-        panel.showError(error, 'Press the button to try again (a fresh worker starts).');
-        return;
-      }
-      panel.setProgress(0);
-      form.errors.showField(field, error.raw || error.message);
-      panel.setPhase('Not run: fix the highlighted setting.');
+    fieldOf: (error) => replayFieldOfModuleError(error.path),
+    retryHint: 'Press the button to try again (a fresh worker starts).',
+  });
+  const panel = jobPanel(name, {
+    root: section,
+    name,
+    run,
+    store,
+    render: (result) => renderReplay(result, policySelect, section),
+    showField(field, detail) {
+      form.errors.showField(field, detail);
       $(`#${IDS[field]}`, section).focus();
     },
-    busy: hooks.busy,
-    onRunningChange: hooks.onRunningChange,
-    describePhase,
-    store: hooks.store,
-    storeKey: 'replay',
     downloadName: 'kvlab-replay.json',
     cancelledPhase: 'Cancelled: the worker was stopped; the next run starts a fresh one.',
   });
 
-  function describePhase(phase) {
-    return phase
-      .replace(/^measuring again: /, 'Measuring the step table again (to see how far the machine drifted): ')
-      .replace(/^measuring: /, 'Measuring the step table: ')
-      .replace(/^serving (.+)$/, (_, name) => `Serving the queue for real: ${policyLabel(name)}`);
-  }
-
   function start() {
-    if (panel.running || hooks.busy()) return;
+    if (run.running || run.blocked) return;
     const { settings, errors, ok } = form.check();
     form.errors.showAll(errors);
     if (!ok) {
       const first = $('[aria-invalid="true"]', form.element);
       if (first) (first.tagName === 'FIELDSET' ? $('input', first) : first).focus();
-      panel.setPhase('Not run: fix the highlighted settings.');
+      run.say('Not run: fix the highlighted settings.');
       return;
     }
-    lastOptions = replayOptions(settings, hooks.preset(), hooks.backend());
-    panel.run(lastOptions);
+    run.run(replayOptions(settings, panels.settings.formPreset(), panels.settings.labSettings().backend));
   }
 
   form.element.addEventListener('submit', (event) => {
@@ -111,13 +86,13 @@ function setupReplay(section, hooks) {
     'change',
     () => panel.result && renderTimelines(panel.result, policySelect.value, section)
   );
+  return { start };
+}
 
-  panel.setState('ready');
-  return {
-    get running() {
-      return panel.running;
-    },
-    sync: panel.sync,
-    start,
-  };
+// The worker's phases in the panel's words.
+function describePhase(phase) {
+  return phase
+    .replace(/^measuring again: /, 'Measuring the step table again (to see how far the machine drifted): ')
+    .replace(/^measuring: /, 'Measuring the step table: ')
+    .replace(/^serving (.+)$/, (_, name) => `Serving the queue for real: ${policyLabel(name)}`);
 }

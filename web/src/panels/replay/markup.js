@@ -1,7 +1,7 @@
 // The "Simulated vs real" panel's markup: its explanation, its form (form.js), its progress, its error box and
 // its results (render.js).
 
-import { jobStatusMarkup } from '../../runs/job-panel.js';
+import { jobStatusMarkup } from '../job-panel.js';
 
 export const MARKUP = `
 <section id="replay" class="full-only" aria-labelledby="replay-title" data-state="ready">

@@ -3,7 +3,7 @@
 // the form.
 
 import { $, replace } from '../../shared/dom.js';
-import { showProgress } from '../../runs/job-panel.js';
+import { showProgress } from '../job-panel.js';
 import { hint } from '../../runs/lab-words.js';
 import { labCancelEnabled, labRunEnabled } from '../../runs/lab-run.js';
 

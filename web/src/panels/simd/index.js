@@ -10,8 +10,8 @@
 
 import { $, fromTemplate } from '../../shared/dom.js';
 import { standalone } from '../../runs/worker-client.js';
-import { JobRunner } from '../../runs/jobs.js';
-import { jobPanel } from '../../runs/job-panel.js';
+import { jobRun } from '../../runs/job-run.js';
+import { jobPanel } from '../job-panel.js';
 import { COMPARE_WORKER_NAME } from '../../runs/roles.js';
 import { sig } from '../../shared/format.js';
 import { render } from './render.js';
@@ -27,70 +27,42 @@ export const name = 'simd';
 // ctx: the lab bench's (panels/bench.js): its runs (one at a time), env, and the settings panel's model preset.
 export function mount(root, { store, runs, env, panels }) {
   root.append(fromTemplate(MARKUP));
-  const comparison = setupComparison($('#simd', root), {
-    preset: panels.settings.formPreset,
-    environment: () => env,
-    busy: () => runs.busyFor('simd'),
-    onRunningChange: runs.sync,
+  const section = $('#simd', root);
+  const run = jobRun(name, {
     store,
-  });
-  runs.add('simd', { running: () => comparison.running, sync: comparison.sync });
-  return comparison;
-}
-
-// section: the panel's element; hooks: preset() -> the settings form's model preset; environment() ->
-//        the environment facts; busy() -> true while the lab runs (the two would compete for the processor);
-//        onRunningChange() -> called when the panel starts or stops; store: the run store.
-function setupComparison(section, hooks) {
-  let lastOptions = null;
-
-  const panel = jobPanel('simd', {
-    root: section,
-    createJob: (handlers) => new JobRunner('compare', handlers, { workerName: COMPARE_WORKER_NAME }),
-    onResult(raw, elapsedMs) {
-      const result = {
-        ...summarize(raw),
-        options: lastOptions,
-        elapsed_ms: elapsedMs,
-        environment: hooks.environment(),
-        page: { standalone },
-      };
-      panel.finish(result, `Done in ${sig(elapsedMs / 1000, 3)} s.`, (finished) => render(finished, section));
+    runs,
+    job: { type: 'compare', workerName: COMPARE_WORKER_NAME },
+    finish(raw, elapsedMs, options) {
+      const result = { ...summarize(raw), options, elapsed_ms: elapsedMs, environment: env, page: { standalone } };
+      return { result, phase: `Done in ${sig(elapsedMs / 1000, 3)} s.` };
     },
-    busy: hooks.busy,
-    onRunningChange: hooks.onRunningChange,
     retryHint: 'Press the button to try again.',
-    store: hooks.store,
-    storeKey: 'simd',
+  });
+  jobPanel(name, {
+    root: section,
+    name,
+    run,
+    store,
+    render: (result) => render(result, section),
     downloadName: 'kvlab-simd-vs-scalar-vs-js.json',
     cancelledPhase: 'Cancelled: the work was stopped.',
   });
 
   function start() {
-    if (panel.running || hooks.busy()) return;
-    const env = hooks.environment();
+    if (run.running || run.blocked) return;
     const simd = Boolean(env && env.wasm_simd);
     $('#simd-no-simd', section).hidden = simd;
-    lastOptions = {
-      preset: hooks.preset(),
+    const options = {
+      preset: panels.settings.formPreset(),
       simd,
       context: COMPARE_CONTEXT,
       min_sample_ms: MIN_SAMPLE_MS,
       samples: SAMPLES,
     };
-    panel.run(lastOptions, simd ? 'Starting…' : 'Starting (scalar and JavaScript only)…');
+    run.run(options, options, simd ? 'Starting…' : 'Starting (scalar and JavaScript only)…');
   }
 
   $('#simd-run', section).addEventListener('click', start);
-
-  const env = hooks.environment();
   $('#simd-no-simd', section).hidden = !env || env.wasm_simd;
-  panel.setState('ready');
-  return {
-    get running() {
-      return panel.running;
-    },
-    sync: panel.sync,
-    start,
-  };
+  return { start };
 }

@@ -1,7 +1,7 @@
 // The "SIMD vs scalar vs JavaScript" panel's markup: its explanation, its buttons, its progress, its error box
 // and its results (render.js).
 
-import { jobStatusMarkup } from '../../runs/job-panel.js';
+import { jobStatusMarkup } from '../job-panel.js';
 
 export const MARKUP = `
 <section id="simd" class="full-only" aria-labelledby="simd-title" data-state="ready">
