@@ -11,7 +11,7 @@ import { setupBench } from './panels/bench.js';
 import { CHAPTER_NAMES, setupWalkthrough } from './walkthrough/index.js';
 import { isCompactView, splitHash, viewHash } from './walkthrough/page-view.js';
 import { postHeightToParent } from './walkthrough/embed-height.js';
-import { hardwareModel } from './panels/hardware/run.js';
+import { hardwareModel } from './runs/hardware-run.js';
 import { runStore } from './runs/store.js';
 import { publishResults } from './runs/publish.js';
 import { DEFAULTS } from './config.js';

@@ -24,7 +24,7 @@ const PANELS = [settings, results, memory, replay, simd, kvCalculator, thisBrows
 // page: the page's main element, which holds the bench and whose data-state is the lab's run state;
 // embed: the compact view; viewKeys() -> the page's own hash keys; store: the run store;
 // memoryAfterLab: the Memory section runs by itself when the lab has run (its chapter is shown);
-// hardware: the chapters' modeled GPU server (panels/hardware/run.js), which takes its presets from the module
+// hardware: the chapters' modeled GPU server (runs/hardware-run.js), which takes its presets from the module
 // and the lab's queue from the settings. Returns the settings panel: the lab's run and the hash.
 export function setupBench({ page, embed, viewKeys, store, memoryAfterLab, hardware }) {
   const ctx = {

@@ -1,7 +1,8 @@
-// The modeled server's fixed choices (the hardware switch; docs/page.md "Hardware"). The GPUs,
-// models and formats are the module's (rooflinePresets()), never listed here.
+// The modeled server's fixed choices (the hardware switch; docs/page.md "Hardware"), and a choice in
+// words. The GPUs, models and formats are the module's (rooflinePresets()), never listed here.
 
 import { CATALOG } from '../generated/catalog.js';
+import { count } from '../shared/format.js';
 
 export const MEASURED = 'measured'; // the switch's value for this device: the default, always
 export const WEBGPU = 'webgpu'; // this device's GPU, measured through WebGPU (the lab's backend)
@@ -32,3 +33,18 @@ export const MEMORY_SETTINGS = {
   fractions: [0.5, 1, 1.5],
   load: 1.25,
 };
+
+// A model preset's name without its note: "Llama 3.1 8B".
+export const modelName = (model) => model.description.replace(/ \(.*$/, '');
+
+// The GPUs of a choice in words: "1 × NVIDIA H100 80GB SXM5".
+export function gpuText(choice, presets) {
+  const gpu = presets.gpus.find((g) => g.name === choice.gpu);
+  return `${choice.tp} × ${gpu ? gpu.description : choice.gpu}`;
+}
+
+// How a choice reads in a sentence: "1 × NVIDIA H100 80GB SXM5, Llama 3.1 8B, BF16 weights, BF16 KV cache, 256 slots".
+export function choiceText(choice, presets) {
+  const model = presets.models.find((m) => m.name === choice.model);
+  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${count(choice.slots, 'slot')}`;
+}

@@ -20,6 +20,7 @@
 //              moment a new lab run starts)
 //   replay     the "Simulated vs real" panel's last result
 //   simd       the "SIMD vs scalar vs JavaScript" panel's last result
+//   hardwareRun the hardware switch's choice and the modeling of it (runs/hardware-run.js)
 //   hardware   the hardware switch's last modeled server
 //   figure     the last chapter figure that landed: {chapter, elapsed_ms (since Run was pressed)}
 // runs/publish.js hands each result on to whoever reads the page from outside.

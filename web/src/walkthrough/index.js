@@ -6,7 +6,7 @@
 // { show(data), clear(), destroy() }; ctx = { reducedMotion, announce(text), announceFigure(text),
 // figureLanded(), hardware }: announceFigure says what a landed figure shows after the chapter's
 // number, which its place in the list decides; hardware is the queue and memory chapters' shared
-// modeled GPU server (panels/hardware/run.js).
+// modeled GPU server (runs/hardware-run.js).
 //
 // When a chapter's figure lands, the run store's `figure` says which, {chapter, elapsed_ms} (since Run was
 // pressed): runs/publish.js hands it on as a `kvlab:figure` event and to an embedding page.
@@ -24,7 +24,7 @@ const reducedMotionQuery = () => window.matchMedia('(prefers-reduced-motion: red
 
 // root: the walkthrough's element; only: a chapter name to show alone, or null; onRun(): start the lab;
 // store: the run store (runs/store.js), whose lab run and Memory result the chapters draw;
-// hardware: panels/hardware/run.js's hardwareModel().
+// hardware: runs/hardware-run.js's hardwareModel().
 export function setupWalkthrough({ root, only, onRun, onCancel, store, hardware }) {
   const status = $('#story-status', root);
   const announcer = $('#story-announce', root);

@@ -6,8 +6,7 @@
 import { h, replace } from '../../shared/dom.js';
 import { docLinked } from '../../docs/links.js';
 import { parseSpec } from '../../shared/fields.js';
-import { count } from '../../shared/format.js';
-import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, tpSizes } from '../../plans/hardware-settings.js';
+import { DEFAULT, MAX_SLOTS, MEASURED, WEBGPU, modelName, tpSizes } from '../../plans/hardware-settings.js';
 
 const SLOTS = { label: 'Slots (modeled server)', kind: 'int', min: 1, max: MAX_SLOTS };
 
@@ -27,8 +26,6 @@ const MEASURED_OPTIONS = [
   [MEASURED, 'This device (measured)'],
   [WEBGPU, 'This device’s GPU (WebGPU, measured)'],
 ];
-
-const modelName = (model) => model.description.replace(/ \(.*$/, '');
 
 // The switch's elements, ids from id(part).
 function switchElements(id) {
@@ -168,16 +165,4 @@ export function hardwareSwitch(prefix) {
   }
 
   return { element, setPresets, read, show, setStatus: (text) => replace(status, text), showError, onChoose };
-}
-
-// The GPUs of a choice in words: "1 × NVIDIA H100 80GB SXM5".
-export function gpuText(choice, presets) {
-  const gpu = presets.gpus.find((g) => g.name === choice.gpu);
-  return `${choice.tp} × ${gpu ? gpu.description : choice.gpu}`;
-}
-
-// How a choice reads in a sentence: "1 × NVIDIA H100 80GB SXM5, Llama 3.1 8B, BF16 weights, BF16 KV cache, 256 slots".
-export function choiceText(choice, presets) {
-  const model = presets.models.find((m) => m.name === choice.model);
-  return `${gpuText(choice, presets)}, ${model ? modelName(model) : choice.model}, ${choice.weights.toUpperCase()} weights, ${choice.kv.toUpperCase()} KV cache, ${count(choice.slots, 'slot')}`;
 }

@@ -9,14 +9,25 @@ const PHASES = {
   'replaying the lab’s queue under four policies': 'Replaying the lab’s queue under four policies',
 };
 
-export function describeProgress(fraction, phase) {
+function describeProgress({ fraction, phase }) {
   const text = PHASES[phase] || phase.replace(/^memory: /, 'Memory policies: ');
   return `${text.replace(/^(.)/, (c) => c.toUpperCase())}… (${Math.floor(fraction * 100)}%)`;
 }
 
+const MODELED = 'step times from the roofline, not measured.';
+
+// The switch's status line (run: the store's hardwareRun, runs/hardware-run.js).
+export function statusWords(run) {
+  if (run.state === 'waiting') return 'Waiting for the run on this device to finish…';
+  if (run.state === 'modeling') return run.progress ? describeProgress(run.progress) : 'Modeling the step table…';
+  if (run.state === 'failed') return 'Not modeled.';
+  if (run.state !== 'modeled') return '';
+  return run.elapsed_ms === null ? `Modeled: ${MODELED}` : `Modeled in ${sig(run.elapsed_ms / 1000, 3)} s: ${MODELED}`;
+}
+
 const range = (pair) => `${int(pair[0])}–${int(pair[1])}`;
 
-// The line above every modeled view (r.label: the server in words, form.js's choiceText).
+// The line above every modeled view (r.label: the server in words, plans/hardware-settings.js's choiceText).
 export function modeledLabel(r) {
   const model = r.steps.model;
   return `${r.label}. Weights ${sig(model.weight_bytes / 1e9, 3)} GB; KV cache ${bytes(model.kv_bytes_per_token)} a token.`;
