@@ -104,11 +104,11 @@ json real_metrics(const serve::EngineRun& run, int timeline_requests) {
   std::vector<policy::RequestState> states;
   states.reserve(run.requests.size());
   for (const serve::ServedRequest& request : run.requests) states.push_back(request.state);
-  json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size())).to_json();
   // The answers, to compare runs (each policy's, the CPU's and a device's) token for token.
   for (size_t i = 0; i < run.requests.size(); ++i) metrics["requests"][i]["tokens"] = run.requests[i].answer;
   metrics.update(run.policy_report);
-  metrics["timeline"] = sim::timeline(states, timeline_requests);
+  metrics["timeline"] = sim::timeline_json(sim::timeline(states, timeline_requests));
   return metrics;
 }
 

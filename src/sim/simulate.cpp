@@ -218,11 +218,11 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
       throw std::logic_error("policy " + policies[i].name + " finished " + std::to_string(server.finished_count()) +
                              " of " + std::to_string(requests.size()) + " requests");
     if (progress) progress(start + serving_share, "reporting " + policies[i].name);
-    nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets);
+    nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets).to_json();
     schedulers[i]->report(metrics);
     // Its KV bookkeeping was checked against the one-call bound alone: let it go before the next runs.
     schedulers[i].reset();
-    metrics["timeline"] = timeline(server.requests(), options.timeline_requests);
+    metrics["timeline"] = timeline_json(timeline(server.requests(), options.timeline_requests));
     if (log) {
       metrics["queue_timeline"] = log->queue_json(server.requests());
       if (log->records_memory()) metrics["memory_timeline"] = log->memory_json();
