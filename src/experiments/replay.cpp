@@ -107,7 +107,7 @@ json real_metrics(const serve::EngineRun& run, int timeline_requests) {
   json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size())).to_json();
   // The answers, to compare runs (each policy's, the CPU's and a device's) token for token.
   for (size_t i = 0; i < run.requests.size(); ++i) metrics["requests"][i]["tokens"] = run.requests[i].answer;
-  metrics.update(run.policy_report);
+  if (run.memory) run.memory->add_to(metrics);
   metrics["timeline"] = sim::timeline_json(sim::timeline(states, timeline_requests));
   return metrics;
 }

@@ -219,7 +219,7 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
                              " of " + std::to_string(requests.size()) + " requests");
     if (progress) progress(start + serving_share, "reporting " + policies[i].name);
     nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets).to_json();
-    schedulers[i]->report(metrics);
+    if (const std::optional<policy::KvMemoryReport> memory = schedulers[i]->memory_report()) memory->add_to(metrics);
     // Its KV bookkeeping was checked against the one-call bound alone: let it go before the next runs.
     schedulers[i].reset();
     metrics["timeline"] = timeline_json(timeline(server.requests(), options.timeline_requests));
