@@ -17,6 +17,7 @@
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
 #include "sim/mixed_step.h"
+#include "sim/policy_result.h"
 #include "sim/simulate.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
@@ -100,31 +101,37 @@ void add_texts(json& metrics, json& entry, const serve::EngineRun& run, const To
   entry["answers_equal_alone"] = equal_alone;
 }
 
-json real_metrics(const serve::EngineRun& run, int timeline_requests) {
+// The real run's result, as the simulator gives one.
+sim::PolicyResult real_result(const serve::EngineRun& run, int timeline_requests) {
   std::vector<policy::RequestState> states;
   states.reserve(run.requests.size());
   for (const serve::ServedRequest& request : run.requests) states.push_back(request.state);
-  json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size())).to_json();
-  // The answers, to compare runs (each policy's, the CPU's and a device's) token for token.
+  sim::PolicyResult real;
+  real.metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  real.timeline = sim::timeline(states, timeline_requests);
+  real.memory = run.memory;
+  return real;
+}
+
+// The real run's result as JSON, each request with its answer's tokens, to compare runs (each policy's,
+// the CPU's and a device's) token for token.
+json real_json(const sim::PolicyResult& real, const serve::EngineRun& run) {
+  json metrics = real.to_json();
   for (size_t i = 0; i < run.requests.size(); ++i) metrics["requests"][i]["tokens"] = run.requests[i].answer;
-  if (run.memory) run.memory->add_to(metrics);
-  metrics["timeline"] = sim::timeline_json(sim::timeline(states, timeline_requests));
   return metrics;
 }
 
-json simulate_policy(const sim::StepTable& steps, const ReplayOptions& o, const sim::NamedPolicy& policy) {
-  return sim::simulate(steps, requests_for(o, policy.policy), {policy}, simulate_options(o))[policy.name];
+sim::PolicyResult simulate_policy(const sim::StepTable& steps, const ReplayOptions& o, const sim::NamedPolicy& policy) {
+  return std::move(
+      sim::simulate(steps, requests_for(o, policy.policy), {policy}, simulate_options(o)).policies[0].result);
 }
 
 // (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
-json relative_differences(const json& reference, const json& other) {
-  json differences = json::object();
-  for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) {
-    const std::string field = std::string(key) + "_ms";
-    const double base = reference[field].get<double>();
-    differences[key] = base != 0 ? json((other[field].get<double>() - base) / base) : json();
-  }
-  return differences;
+json relative_differences(const sim::PolicyMetrics& reference, const sim::PolicyMetrics& other) {
+  auto difference = [](double base, double value) { return base != 0 ? json((value - base) / base) : json(); };
+  return {{"median_ttft", difference(reference.median_ttft_ms, other.median_ttft_ms)},
+          {"p95_ttft", difference(reference.p95_ttft_ms, other.p95_ttft_ms)},
+          {"makespan", difference(reference.makespan_ms, other.makespan_ms)}};
 }
 
 // How far the derived mixed-step formula is from the table's measured mixed grid, over its cells.
@@ -236,18 +243,17 @@ json step_check(const serve::StepLog& log, const sim::StepTable& table, double r
 
 // The errors of a run priced without each part of the table that prices a pass by what ran before it
 // (measure_pass_history.h), and without any ("grid_only").
-void add_errors_without_parts(json& entry, const sim::StepTable& table, const ReplayOptions& o,
-                              const sim::NamedPolicy& policy) {
-  const json& real = entry["real"];
+void add_errors_without_parts(json& entry, const sim::PolicyMetrics& real, const sim::StepTable& table,
+                              const ReplayOptions& o, const sim::NamedPolicy& policy) {
   if (!table.after_prompt().empty())
     entry["error_without"]["after_prompt"] =
-        relative_differences(real, simulate_policy(table.without_after_prompt(), o, policy));
+        relative_differences(real, simulate_policy(table.without_after_prompt(), o, policy).metrics);
   if (!table.prompt_pass().empty())
     entry["error_without"]["prompt_pass"] =
-        relative_differences(real, simulate_policy(table.without_prompt_pass(), o, policy));
+        relative_differences(real, simulate_policy(table.without_prompt_pass(), o, policy).metrics);
   if (entry.contains("error_without"))
-    entry["error_grid_only"] =
-        relative_differences(real, simulate_policy(table.without_after_prompt().without_prompt_pass(), o, policy));
+    entry["error_grid_only"] = relative_differences(
+        real, simulate_policy(table.without_after_prompt().without_prompt_pass(), o, policy).metrics);
 }
 
 // Throws InputError for the first policy that keeps its KV in blocks of one pool, which a device does not.
@@ -314,7 +320,7 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
   std::vector<double> simulated_ms;
   double simulated_total_ms = 0;
   for (const sim::NamedPolicy& policy : policies) {
-    simulated_ms.push_back(simulate_policy(before, o, policy)["makespan_ms"].get<double>());
+    simulated_ms.push_back(simulate_policy(before, o, policy).metrics.makespan_ms);
     simulated_total_ms += simulated_ms.back();
   }
   check_serving_time(o, simulated_ms);
@@ -349,19 +355,20 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
         measure_table(model, o, history, part_of(progress, progress_done, measure_share, "measuring again: "));
     progress_done += measure_share;
     const sim::StepTable mean = sim::StepTable::mean(before, after);
-    json real = real_metrics(run, o.timeline_requests);
-    json simulated = simulate_policy(mean, o, policy);
+    const sim::PolicyResult real = real_result(run, o.timeline_requests);
+    const sim::PolicyResult simulated = simulate_policy(mean, o, policy);
     json& entry = result[policy.name];
-    if (tokenizer) add_texts(real, entry, run, *tokenizer, alone);
-    entry.update(
-        {{"request_count", requests.size()},
-         {"error", relative_differences(real, simulated)},
-         {"drift", relative_differences(simulate_policy(before, o, policy), simulate_policy(after, o, policy))},
-         {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
-         {"step_table", table_report(mean, o)},
-         {"real", std::move(real)},
-         {"sim", std::move(simulated)}});
-    add_errors_without_parts(entry, mean, o, policy);
+    json real_report = real_json(real, run);
+    if (tokenizer) add_texts(real_report, entry, run, *tokenizer, alone);
+    entry.update({{"request_count", requests.size()},
+                  {"error", relative_differences(real.metrics, simulated.metrics)},
+                  {"drift", relative_differences(simulate_policy(before, o, policy).metrics,
+                                                 simulate_policy(after, o, policy).metrics)},
+                  {"step_check", step_check(run.step_log, mean, real.metrics.makespan_ms)},
+                  {"step_table", table_report(mean, o)},
+                  {"real", std::move(real_report)},
+                  {"sim", simulated.to_json()}});
+    add_errors_without_parts(entry, real.metrics, mean, o, policy);
     before = std::move(after);
   }
   if (progress) progress(1.0, "done");
