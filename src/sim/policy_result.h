@@ -22,8 +22,10 @@ struct PolicyResult {
   // KV-memory policy only.
   std::optional<nlohmann::json> queue_timeline, memory_timeline;
 
-  // The metrics' keys, the memory's, "timeline", and the playback's when recorded.
-  nlohmann::json to_json() const;
+  // The metrics' keys, the memory's, "timeline", and the playback's when recorded. On a result used for
+  // the last time the playback is moved rather than copied: it is most of a large result's memory.
+  nlohmann::json to_json() const&;
+  nlohmann::json to_json() &&;
 };
 
 struct NamedPolicyResult {
@@ -37,8 +39,9 @@ struct SimulateResult {
 
   // The result of the policy named `name`; std::out_of_range if there is none.
   const PolicyResult& at(const std::string& name) const;
-  // One object with a key per policy name.
-  nlohmann::json to_json() const;
+  // One object with a key per policy name (moving each playback out of a result used for the last time).
+  nlohmann::json to_json() const&;
+  nlohmann::json to_json() &&;
 };
 
 }  // namespace kvlab::sim

@@ -59,6 +59,7 @@ TEST(Simulate, TypedResultsInTheOrderGivenAndTheirJson) {
   SimulateOptions options;
   options.kv_tokens = 100;
   options.block_tokens = 4;
+  options.queue_timeline = true;
   const std::vector<std::string> names = {"serial-cache", "paged:2", "continuous:4"};
   const SimulateResult result =
       simulate(StepTable::from_json(linear_steps()), requests, parse_policies(names), options);
@@ -72,14 +73,17 @@ TEST(Simulate, TypedResultsInTheOrderGivenAndTheirJson) {
   EXPECT_EQ(serial.metrics.steps, 6);
   EXPECT_EQ(serial.timeline.size(), 5u);  // requests 0 and 2 prefill and decode, request 1 (n = 1) prefills
   EXPECT_FALSE(serial.memory);
-  EXPECT_FALSE(serial.queue_timeline);
+  EXPECT_TRUE(serial.queue_timeline);
+  EXPECT_FALSE(serial.memory_timeline);
   const PolicyResult& paged = result.at("paged:2");
   ASSERT_TRUE(paged.memory);
+  EXPECT_TRUE(paged.memory_timeline);
   EXPECT_EQ(paged.memory->blocks.budget_blocks, 25);  // 100 tokens in blocks of 4
   EXPECT_EQ(paged.memory->blocks.block_tokens, 4);
   EXPECT_THROW(result.at("static:2"), std::out_of_range);
-  // The JSON is simulate_json()'s.
+  // The JSON is simulate_json()'s (which moves the playback out of its result; this copies it).
   EXPECT_EQ(result.to_json(), simulate_json(linear_steps(), kWorkload, names, options));
+  EXPECT_TRUE(result.at("serial-cache").queue_timeline);
 }
 
 TEST(Simulate, TimelineCoversTheFirstKRequests) {
