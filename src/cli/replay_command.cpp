@@ -90,10 +90,10 @@ Action add_replay_command(CLI::App& app) {
       } else if (command->count("--slots")) {
         options["policies"] = policy::default_policies(slots_flag(flags->slots));
       }
-      nlohmann::json result =
+      const experiments::ReplayResult result =
           experiments::replay(experiments::read_replay_options(options, "options", loaded.ref()), terminal_progress());
       if (flags->as_json)
-        print_json(result);
+        print_json(result.to_json());
       else
         std::cout << experiments::format_replay_report(result);
       return 0;

@@ -79,7 +79,7 @@ json run_lab(const LabOptions& o, const ProgressFn& progress, const PartFn& on_p
   if (progress) progress(0.98, "simulating");
   json result = measured.to_json();
   result["workload"] = o.workload;
-  result["policies"] = sim::simulate(measured.steps, o.requests, o.policies, o.simulate);
+  result["policies"] = sim::simulate(measured.steps, o.requests, o.policies, o.simulate).to_json();
   if (progress) progress(1.0, "done");
   return result;
 }

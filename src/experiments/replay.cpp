@@ -1,14 +1,13 @@
 #include "experiments/replay.h"
 
 #include <algorithm>
-#include <cmath>
-#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/input_error.h"
+#include "experiments/step_check.h"
 #include "measure/measure_pass_history.h"
 #include "model/generate.h"
 #include "model_files/text_generation.h"
@@ -16,14 +15,12 @@
 #include "policy/policy_registry.h"
 #include "serve/run_engine.h"
 #include "sim/metrics.h"
-#include "sim/mixed_step.h"
+#include "sim/policy_result.h"
 #include "sim/simulate.h"
 #include "sim/step_table.h"
 #include "sim/timeline.h"
 
 namespace kvlab::experiments {
-
-using nlohmann::json;
 
 namespace {
 
@@ -52,14 +49,6 @@ PassHistoryParts measure_history_parts(Model& model, const ReplayOptions& o, con
   return measure_pass_history(model, o.measure, o.after_prompt_rounds, kMinRestedMs, progress);
 }
 
-// The table as the report gives it: with each history part's rounds (how it was measured).
-json table_report(const sim::StepTable& table, const ReplayOptions& o) {
-  json report = table.to_json();
-  for (const char* part : {"after_prompt", "prompt_pass"})
-    if (report.contains(part)) report[part]["rounds"] = o.after_prompt_rounds;
-  return report;
-}
-
 // The greedy answer of each request generated alone (one sequence, its own KV cache): what the engine
 // must answer under every policy. A prompt served more than once (a story opening) is generated once,
 // for its longest answer, of which each shorter answer is the beginning.
@@ -83,171 +72,51 @@ std::vector<std::vector<int>> answers_alone(Model& model, const std::vector<poli
   return answers;
 }
 
-// On a model with a tokenizer: each request of the run (the "requests" of its metrics) with its prompt's
-// text and its answer's text (generate_text's: up to the first BOS or EOS), and the count of requests
-// whose answer is the one generated alone.
-void add_texts(json& metrics, json& entry, const serve::EngineRun& run, const Tokenizer& tokenizer,
-               const std::vector<std::vector<int>>& alone) {
-  int equal_alone = 0;
-  for (size_t i = 0; i < run.requests.size(); ++i) {
-    const serve::ServedRequest& served = run.requests[i];
-    json& request = metrics["requests"][i];
-    const std::vector<int> prompt_after_bos(served.prompt.begin() + 1, served.prompt.end());
-    request["prompt_text"] = token_text(tokenizer, served.prompt.front(), prompt_after_bos);
-    request["text"] = token_text(tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer.vocabulary()));
-    equal_alone += served.answer == alone[i];
-  }
-  entry["answers_equal_alone"] = equal_alone;
-}
-
-json real_metrics(const serve::EngineRun& run, int timeline_requests) {
+// The real run reported as the simulator reports a policy, with its answers and, on a model with a
+// tokenizer, each request's texts and whether it answered as generated `alone`.
+RealRun real_run(const serve::EngineRun& run, int timeline_requests, const Tokenizer* tokenizer,
+                 const std::vector<std::vector<int>>& alone) {
   std::vector<policy::RequestState> states;
   states.reserve(run.requests.size());
   for (const serve::ServedRequest& request : run.requests) states.push_back(request.state);
-  json metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  RealRun real;
+  real.result.metrics = sim::policy_metrics(states, static_cast<long long>(run.step_log.records().size()));
+  real.result.timeline = sim::timeline(states, timeline_requests);
+  real.result.memory = run.memory;
   // The answers, to compare runs (each policy's, the CPU's and a device's) token for token.
-  for (size_t i = 0; i < run.requests.size(); ++i) metrics["requests"][i]["tokens"] = run.requests[i].answer;
-  metrics.update(run.policy_report);
-  metrics["timeline"] = sim::timeline(states, timeline_requests);
-  return metrics;
+  for (const serve::ServedRequest& served : run.requests) real.answers.push_back(served.answer);
+  if (!tokenizer) return real;
+  int equal_alone = 0;
+  for (size_t i = 0; i < run.requests.size(); ++i) {
+    const serve::ServedRequest& served = run.requests[i];
+    const std::vector<int> prompt_after_bos(served.prompt.begin() + 1, served.prompt.end());
+    real.texts.push_back(
+        {token_text(*tokenizer, served.prompt.front(), prompt_after_bos),
+         token_text(*tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer->vocabulary()))});
+    equal_alone += served.answer == alone[i];
+  }
+  real.answers_equal_alone = equal_alone;
+  return real;
 }
 
-json simulate_policy(const sim::StepTable& steps, const ReplayOptions& o, const sim::NamedPolicy& policy) {
-  return sim::simulate(steps, requests_for(o, policy.policy), {policy}, simulate_options(o))[policy.name];
+sim::PolicyResult simulate_policy(const sim::StepTable& steps, const ReplayOptions& o, const sim::NamedPolicy& policy) {
+  return std::move(
+      sim::simulate(steps, requests_for(o, policy.policy), {policy}, simulate_options(o)).policies[0].result);
 }
 
-// (other - reference) / reference for median TTFT, p95 TTFT and makespan; null where the reference is 0.
-json relative_differences(const json& reference, const json& other) {
-  json differences = json::object();
-  for (const char* key : {"median_ttft", "p95_ttft", "makespan"}) {
-    const std::string field = std::string(key) + "_ms";
-    const double base = reference[field].get<double>();
-    differences[key] = base != 0 ? json((other[field].get<double>() - base) / base) : json();
-  }
-  return differences;
-}
-
-// How far the derived mixed-step formula is from the table's measured mixed grid, over its cells.
-json formula_check(const sim::StepTable& table) {
-  const std::vector<double> errors = sim::derived_formula_errors(table);
-  double sum_abs = 0, max_abs = 0;
-  for (double error : errors) {
-    sum_abs += std::abs(error);
-    max_abs = std::max(max_abs, std::abs(error));
-  }
-  return {{"cells", errors.size()},
-          {"mean_abs_error", errors.empty() ? json() : json(sum_abs / static_cast<double>(errors.size()))},
-          {"max_abs_error", errors.empty() ? json() : json(max_abs)}};
-}
-
-struct PassTotals {
-  long long steps = 0;
-  double real_ms = 0, table_ms = 0, derived_ms = 0;
-
-  void add(double pass_real_ms, double pass_table_ms) {
-    ++steps;
-    real_ms += pass_real_ms;
-    table_ms += pass_table_ms;
-  }
-  json to_json(const char* key, const std::string& value) const {
-    return {{key, value}, {"steps", steps}, {"real_ms", real_ms}, {"table_ms", table_ms}};
-  }
-};
-
-// Decode passes grouped by how many passes ago the last prompt pass ran (a prefill, a no-cache pass or a
-// mixed step with a prompt chunk), by the first count of each group.
-constexpr std::pair<int, const char*> kPassesSincePrompt[] = {{1, "1"},   {2, "2"},    {3, "3"},
-                                                              {4, "4-7"}, {8, "8-15"}, {16, "16+"}};
-
-// Which of kPassesSincePrompt `passes` falls in.
-size_t passes_since_prompt_group(int passes) {
-  size_t group = 0;
-  while (group + 1 < std::size(kPassesSincePrompt) && kPassesSincePrompt[group + 1].first <= passes) ++group;
-  return group;
-}
-
-// Every forward pass of the run priced on the table, summed by kind and row count. Where the table has
-// the measured mixed grid, mixed steps are also priced by the derived formula (derived_ms), and the
-// formula is compared with the grid's cells (mixed_formula). Also summed by what ran before: decode
-// passes by the passes since the last prompt pass, prompt passes by the pass just before. The table
-// times each cell in a stretch of its own, and on some hosts a pass costs more soon after dense prompt
-// work (docs/replay.md, "An Intel host"): these sums show how much.
-json step_check(const serve::StepLog& log, const sim::StepTable& table, double real_makespan_ms) {
-  std::map<std::pair<serve::StepKind, int>, PassTotals> by_kind;
-  std::vector<PassTotals> decode_by_passes_since_prompt(std::size(kPassesSincePrompt));
-  std::map<std::string, PassTotals> prompt_by_pass_before;
-  int passes_since_prompt = -1;  // none yet
-  std::string pass_before = "none";
-  double real_steps_ms = 0, table_steps_ms = 0;
-  for (const serve::StepRecord& record : log.records()) {
-    const int* contexts = log.contexts(record);
-    auto context_of = [&](int row) { return contexts[row]; };
-    auto span_of = [&](int i) {
-      return std::pair<int, int>(contexts[record.sequences + 2 * i], contexts[record.sequences + 2 * i + 1]);
-    };
-    PassTotals& totals = by_kind[{record.kind, record.sequences}];
-    const double real_ms = record.end_ms - record.start_ms;
-    double table_ms = 0;
-    if (record.kind == serve::StepKind::decode) {
-      table_ms = table.decode_step_ms(record.sequences, context_of);
-    } else if (record.kind == serve::StepKind::mixed) {
-      table_ms = sim::mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
-      totals.derived_ms += sim::derived_mixed_step_ms(table, record.sequences, context_of, record.chunks, span_of);
-    } else {
-      table_ms = table.prefill_ms(contexts[0]);
-      prompt_by_pass_before[pass_before].add(real_ms, table_ms);
-    }
-    // A mixed step without a prompt chunk is a decode pass (chunked prefill runs every pass as mixed).
-    const bool decode_only =
-        record.kind == serve::StepKind::decode || (record.kind == serve::StepKind::mixed && record.chunks == 0);
-    if (!decode_only)
-      passes_since_prompt = 0;
-    else if (passes_since_prompt >= 0)
-      decode_by_passes_since_prompt[passes_since_prompt_group(++passes_since_prompt)].add(real_ms, table_ms);
-    pass_before = decode_only ? "decode" : step_kind_name(record.kind);
-    totals.add(real_ms, table_ms);
-    real_steps_ms += real_ms;
-    table_steps_ms += table_ms;
-  }
-  json kinds = json::array();
-  for (const auto& [key, totals] : by_kind) {
-    json kind = totals.to_json("kind", step_kind_name(key.first));
-    kind["rows"] = key.second;
-    if (key.first == serve::StepKind::mixed && table.has_mixed()) kind["derived_ms"] = totals.derived_ms;
-    kinds.push_back(std::move(kind));
-  }
-  json decode_history = json::array();
-  for (size_t group = 0; group < decode_by_passes_since_prompt.size(); ++group)
-    if (decode_by_passes_since_prompt[group].steps > 0)
-      decode_history.push_back(
-          decode_by_passes_since_prompt[group].to_json("passes_since_prompt", kPassesSincePrompt[group].second));
-  json prompt_history = json::array();
-  for (const auto& [before, totals] : prompt_by_pass_before)
-    prompt_history.push_back(totals.to_json("pass_before", before));
-  json check = {{"real_steps_ms", real_steps_ms},
-                {"table_steps_ms", table_steps_ms},
-                {"outside_steps_ms", real_makespan_ms - real_steps_ms},
-                {"kinds", std::move(kinds)},
-                {"decode_by_passes_since_prompt", std::move(decode_history)},
-                {"prompt_by_pass_before", std::move(prompt_history)}};
-  if (table.has_mixed()) check["mixed_formula"] = formula_check(table);
-  return check;
-}
-
-// The errors of a run priced without each part of the table that prices a pass by what ran before it
-// (measure_pass_history.h), and without any ("grid_only").
-void add_errors_without_parts(json& entry, const sim::StepTable& table, const ReplayOptions& o,
-                              const sim::NamedPolicy& policy) {
-  const json& real = entry["real"];
-  if (!table.after_prompt().empty())
-    entry["error_without"]["after_prompt"] =
-        relative_differences(real, simulate_policy(table.without_after_prompt(), o, policy));
-  if (!table.prompt_pass().empty())
-    entry["error_without"]["prompt_pass"] =
-        relative_differences(real, simulate_policy(table.without_prompt_pass(), o, policy));
-  if (entry.contains("error_without"))
-    entry["error_grid_only"] =
-        relative_differences(real, simulate_policy(table.without_after_prompt().without_prompt_pass(), o, policy));
+// The errors of a run priced without each part of the table that prices a pass by what ran before it, and
+// without any.
+ErrorsWithoutHistory errors_without_history(const sim::PolicyMetrics& real, const sim::StepTable& table,
+                                            const ReplayOptions& o, const sim::NamedPolicy& policy) {
+  auto error_on = [&](const sim::StepTable& priced) {
+    return relative_differences(real, simulate_policy(priced, o, policy).metrics);
+  };
+  ErrorsWithoutHistory errors;
+  if (!table.after_prompt().empty()) errors.after_prompt = error_on(table.without_after_prompt());
+  if (!table.prompt_pass().empty()) errors.prompt_pass = error_on(table.without_prompt_pass());
+  if (errors.after_prompt || errors.prompt_pass)
+    errors.grid_only = error_on(table.without_after_prompt().without_prompt_pass());
+  return errors;
 }
 
 // Throws InputError for the first policy that keeps its KV in blocks of one pool, which a device does not.
@@ -275,7 +144,7 @@ class RunOnDevice {
 
 }  // namespace
 
-json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDevice* device) {
+ReplayResult replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDevice* device) {
   if (device) check_device_policies(o);
   // The bar is made of shares computed from measured times, whose sums may step back by a rounding
   // error between one part and the next: the caller sees a fraction that never goes back or past 1.
@@ -314,12 +183,12 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
   std::vector<double> simulated_ms;
   double simulated_total_ms = 0;
   for (const sim::NamedPolicy& policy : policies) {
-    simulated_ms.push_back(simulate_policy(before, o, policy)["makespan_ms"].get<double>());
+    simulated_ms.push_back(simulate_policy(before, o, policy).metrics.makespan_ms);
     simulated_total_ms += simulated_ms.back();
   }
   check_serving_time(o, simulated_ms);
 
-  json result = json::object();
+  ReplayResult result;
   double progress_done = 2 * measure_share;
   for (size_t i = 0; i < policies.size(); ++i) {
     const sim::NamedPolicy& policy = policies[i];
@@ -348,20 +217,18 @@ json replay(const ReplayOptions& o, const ProgressFn& caller_progress, ForwardDe
     sim::StepTable after =
         measure_table(model, o, history, part_of(progress, progress_done, measure_share, "measuring again: "));
     progress_done += measure_share;
-    const sim::StepTable mean = sim::StepTable::mean(before, after);
-    json real = real_metrics(run, o.timeline_requests);
-    json simulated = simulate_policy(mean, o, policy);
-    json& entry = result[policy.name];
-    if (tokenizer) add_texts(real, entry, run, *tokenizer, alone);
-    entry.update(
-        {{"request_count", requests.size()},
-         {"error", relative_differences(real, simulated)},
-         {"drift", relative_differences(simulate_policy(before, o, policy), simulate_policy(after, o, policy))},
-         {"step_check", step_check(run.step_log, mean, real["makespan_ms"].get<double>())},
-         {"step_table", table_report(mean, o)},
-         {"real", std::move(real)},
-         {"sim", std::move(simulated)}});
-    add_errors_without_parts(entry, mean, o, policy);
+    sim::StepTable mean = sim::StepTable::mean(before, after);
+    RealRun real = real_run(run, o.timeline_requests, tokenizer, alone);
+    const sim::PolicyMetrics& real_metrics = real.result.metrics;
+    sim::PolicyResult simulated = simulate_policy(mean, o, policy);
+    const RelativeDifferences error = relative_differences(real_metrics, simulated.metrics);
+    const RelativeDifferences drift =
+        relative_differences(simulate_policy(before, o, policy).metrics, simulate_policy(after, o, policy).metrics);
+    ErrorsWithoutHistory error_without = errors_without_history(real_metrics, mean, o, policy);
+    StepCheck check = step_check(run.step_log, mean, real_metrics.makespan_ms);
+    result.policies.push_back({policy.name,
+                               {requests.size(), std::move(real), std::move(simulated), error, drift,
+                                std::move(error_without), std::move(check), std::move(mean), o.after_prompt_rounds}});
     before = std::move(after);
   }
   if (progress) progress(1.0, "done");

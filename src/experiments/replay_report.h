@@ -3,10 +3,10 @@
 // makespan with the simulator's error, then where the real time went by kind of forward pass.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "experiments/replay_result.h"
 
 namespace kvlab::experiments {
 
-std::string format_replay_report(const nlohmann::json& result);
+std::string format_replay_report(const ReplayResult& result);
 
 }  // namespace kvlab::experiments

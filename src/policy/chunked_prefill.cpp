@@ -70,9 +70,10 @@ void ChunkedPrefill::serve(ServerState& server) {
   }
 }
 
-void ChunkedPrefill::report(nlohmann::json& metrics) const {
-  memory_->report(metrics);
-  metrics["split_prefills"] = split_prefills_;
+std::optional<KvMemoryReport> ChunkedPrefill::memory_report() const {
+  KvMemoryReport report = memory_->report();
+  report.split_prefills = split_prefills_;
+  return report;
 }
 
 }  // namespace kvlab::policy

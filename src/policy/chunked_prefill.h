@@ -19,8 +19,8 @@ class ChunkedPrefill : public Scheduler {
   int slots() const override { return slots_; }
   void check(const std::vector<Request>& workload) const override;
   void serve(ServerState& server) override;
-  // The memory's keys, plus split_prefills: (re)prefills that ran over more than one step.
-  void report(nlohmann::json& metrics) const override;
+  // The memory's report with split_prefills.
+  std::optional<KvMemoryReport> memory_report() const override;
 
  private:
   int slots_;

@@ -15,7 +15,7 @@ class KvBatching : public ContinuousBatching {
  public:
   KvBatching(int slots, const KvSettings& settings) : ContinuousBatching(slots), settings_(settings) {}
   void serve(ServerState& server) override;
-  void report(nlohmann::json& metrics) const override { memory_->report(metrics); }
+  std::optional<KvMemoryReport> memory_report() const override { return memory_->report(); }
 
  protected:
   // Positions whose blocks `next` takes at admission (at least its prefill's).

@@ -156,18 +156,19 @@ void KvBlockManager::record_step(double step_ms, double end_ms) {
   blocks_in_use_.add(end_ms, static_cast<double>(held_blocks_));
 }
 
-void KvBlockManager::report(nlohmann::json& metrics) const {
-  using nlohmann::json;
+KvBlockReport KvBlockManager::report() const {
+  KvBlockReport report;
   const auto& budget = settings_.budget_blocks;
-  metrics["kv_block_tokens"] = settings_.block_tokens;
-  metrics["kv_blocks_budget"] = budget ? json(*budget) : json();
-  metrics["peak_kv_blocks"] = peak_held_blocks_;
-  metrics["peak_kv_utilisation_pct"] =
-      budget ? json(100.0 * static_cast<double>(peak_held_blocks_) / static_cast<double>(*budget)) : json();
-  metrics["waste_pct"] = allocated_slot_ms_ > 0 ? json(100.0 * unused_slot_ms_ / allocated_slot_ms_) : json();
-  metrics["prefix_hit_rate"] =
-      reuse_prefixes_ ? json(static_cast<double>(hit_tokens_) / static_cast<double>(looked_up_tokens_)) : json();
-  metrics["kv_blocks_in_use"] = blocks_in_use_.to_json("blocks");
+  report.block_tokens = settings_.block_tokens;
+  report.budget_blocks = budget;
+  report.peak_blocks = peak_held_blocks_;
+  if (budget)
+    report.peak_utilisation_pct = 100.0 * static_cast<double>(peak_held_blocks_) / static_cast<double>(*budget);
+  if (allocated_slot_ms_ > 0) report.waste_pct = 100.0 * unused_slot_ms_ / allocated_slot_ms_;
+  if (reuse_prefixes_)
+    report.prefix_hit_rate = static_cast<double>(hit_tokens_) / static_cast<double>(looked_up_tokens_);
+  report.blocks_in_use = blocks_in_use_;
+  return report;
 }
 
 void KvBlockManager::take_free_blocks(Holding& h, long long count) {

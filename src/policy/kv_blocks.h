@@ -8,8 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "policy/kv_memory_report.h"
 #include "policy/request.h"
 #include "policy/step_series.h"
 
@@ -82,9 +81,7 @@ class KvBlockManager {
   // time-weighted allocated and unused slots (waste), and the sampled series of blocks in use.
   void record_step(double step_ms, double end_ms);
 
-  // kv_block_tokens, kv_blocks_budget, peak_kv_blocks, peak_kv_utilisation_pct, waste_pct,
-  // prefix_hit_rate and the series kv_blocks_in_use (docs/memory.md).
-  void report(nlohmann::json& metrics) const;
+  KvBlockReport report() const;
 
  private:
   struct Holding {

@@ -71,10 +71,12 @@ void KvMemory::preempt(RequestState& victim, SlotPool& slots) {
   if (PlaybackLog* log = server_.playback_log()) log->preemption(server_.index_of(victim), server_.now_ms());
 }
 
-void KvMemory::report(nlohmann::json& metrics) const {
-  blocks_.report(metrics);
-  metrics["preemptions"] = preemptions_;
-  metrics["recomputed_tokens"] = recomputed_tokens_;
+KvMemoryReport KvMemory::report() const {
+  KvMemoryReport report;
+  report.blocks = blocks_.report();
+  report.preemptions = preemptions_;
+  report.recomputed_tokens = recomputed_tokens_;
+  return report;
 }
 
 }  // namespace kvlab::policy

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/input_error.h"
 #include "policy/kv_blocks.h"
 #include "policy/server_state.h"
@@ -53,8 +51,7 @@ class KvMemory {
     log_use();
   }
 
-  // The block manager's keys plus preemptions and recomputed_tokens.
-  void report(nlohmann::json& metrics) const;
+  KvMemoryReport report() const;
 
  private:
   // Frees the victim's blocks and slot and puts it back at the front of the queue.

@@ -3,10 +3,10 @@
 // prompt or a chunk, decode these rows, preempt). Each policy is one class behind this interface, written
 // once against the backend of server_state.h, so the same class is priced by the simulator (PricedServer)
 // and run for real by the engine (serve::Engine). A new policy is a new class plus a registry entry.
+#include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "policy/kv_memory_report.h"
 #include "policy/server_state.h"
 
 namespace kvlab::policy {
@@ -22,8 +22,8 @@ class Scheduler {
   virtual void check(const std::vector<Request>& /*workload*/) const {}
   // Serves every request in the server's queue to its last token.
   virtual void serve(ServerState& server) = 0;
-  // Adds what the policy measured beyond the request times (KV memory use) to its result.
-  virtual void report(nlohmann::json& /*metrics*/) const {}
+  // What a KV-memory policy measured beyond the request times, once it has served; none for the others.
+  virtual std::optional<KvMemoryReport> memory_report() const { return std::nullopt; }
 };
 
 }  // namespace kvlab::policy

@@ -26,9 +26,7 @@ EngineRun run_engine(Model& model, const std::vector<policy::Request>& workload,
                            " requests");
   std::vector<ServedRequest> served = engine.served_requests();
   check_chat_answers(served);
-  nlohmann::json policy_report = nlohmann::json::object();
-  scheduler->report(policy_report);
-  return {std::move(served), engine.step_log(), std::move(policy_report)};
+  return {std::move(served), engine.step_log(), scheduler->memory_report()};
 }
 
 }  // namespace kvlab::serve

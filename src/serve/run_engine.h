@@ -3,13 +3,13 @@
 // simulator's policy classes (policy/policy_registry.h) serves it: the same names, B ranges and errors, so
 // that a name means one decision loop in the real run and in the simulation.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "model/model.h"
 #include "policy/kv_blocks.h"
+#include "policy/kv_memory_report.h"
 #include "policy/policy_registry.h"
 #include "policy/request.h"
 #include "policy/scheduler.h"
@@ -20,9 +20,9 @@
 namespace kvlab::serve {
 
 struct EngineRun {
-  std::vector<ServedRequest> requests;  // workload order: answers, slots and times (ms since the run started)
-  StepLog step_log;                     // every forward pass, in order
-  nlohmann::json policy_report;         // what the policy measured beyond the request times (KV memory use)
+  std::vector<ServedRequest> requests;           // workload order: answers, slots and times (ms since the run started)
+  StepLog step_log;                              // every forward pass, in order
+  std::optional<policy::KvMemoryReport> memory;  // what a KV-memory policy measured beyond the request times
 };
 
 // Throws InputError for a bad policy name, a workload that does not fit the model, a chat whose turns do

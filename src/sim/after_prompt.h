@@ -37,6 +37,9 @@ class AfterPromptTable {
   bool empty() const { return prompt_rows_.empty(); }
   // The k-th decode pass (k >= 1) after a prompt pass of `prompt_rows` rows.
   double ratio(double prompt_rows, int passes_since) const;
+  // The measured points, as the constructor takes them.
+  const std::vector<double>& prompt_rows() const { return prompt_rows_; }
+  const std::vector<std::vector<double>>& ratios() const { return ratio_; }
 
  private:
   std::vector<double> prompt_rows_;

@@ -40,6 +40,11 @@ class PromptPassTable {
   double after_decode(double decode_rows, double tokens) const;
   // A prompt pass of `tokens` right after a prompt pass of `tokens_before`.
   double after_prompt(double tokens_before, double tokens) const;
+  // The measured points, as the constructor takes them.
+  const std::vector<double>& tokens() const { return tokens_; }
+  const std::vector<double>& decode_rows() const { return decode_rows_; }
+  const std::vector<std::vector<double>>& after_decode_ratios() const { return after_decode_; }
+  const std::vector<std::vector<double>>& after_prompt_ratios() const { return after_prompt_; }
 
  private:
   std::vector<double> tokens_;

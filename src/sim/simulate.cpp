@@ -167,7 +167,7 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
   return policies;
 }
 
-nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
+SimulateResult simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
                         const std::vector<NamedPolicy>& policies, const SimulateOptions& options,
                         const ProgressFn& progress) {
   // Every input is checked before any policy runs, so a bad one does not wait for the others' work.
@@ -193,7 +193,7 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
   const double policy_share = 1.0 / static_cast<double>(policies.size());
   const double serving_share = options.queue_timeline ? policy_share / 3 : policy_share;
   const size_t requests_per_report = std::max<size_t>(1, requests.size() / 100);
-  nlohmann::json result = nlohmann::json::object();
+  SimulateResult result;
   for (size_t i = 0; i < policies.size(); ++i) {
     PricedServer server(steps, requests);
     std::optional<policy::PlaybackLog> log;
@@ -218,16 +218,17 @@ nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Reques
       throw std::logic_error("policy " + policies[i].name + " finished " + std::to_string(server.finished_count()) +
                              " of " + std::to_string(requests.size()) + " requests");
     if (progress) progress(start + serving_share, "reporting " + policies[i].name);
-    nlohmann::json metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets);
-    schedulers[i]->report(metrics);
+    PolicyResult served;
+    served.metrics = policy_metrics(server.requests(), server.steps_run(), settings.targets);
+    served.memory = schedulers[i]->memory_report();
     // Its KV bookkeeping was checked against the one-call bound alone: let it go before the next runs.
     schedulers[i].reset();
-    metrics["timeline"] = timeline(server.requests(), options.timeline_requests);
+    served.timeline = timeline(server.requests(), options.timeline_requests);
     if (log) {
-      metrics["queue_timeline"] = log->queue_json(server.requests());
-      if (log->records_memory()) metrics["memory_timeline"] = log->memory_json();
+      served.queue_timeline = log->queue_json(server.requests());
+      if (log->records_memory()) served.memory_timeline = log->memory_json();
     }
-    result[policies[i].name] = std::move(metrics);
+    result.policies.push_back({policies[i].name, std::move(served)});
   }
   if (progress) progress(1, "done");
   return result;
@@ -241,7 +242,7 @@ nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& 
   check_requests_fit(table.max_seq(), requests, workload, "workload");
   // The options are reported before the policy names (simulate() checks them again, on its own).
   run_settings(table, requests.size(), policy_names.size(), options);
-  return simulate(table, requests, parse_policies(policy_names), options, progress);
+  return simulate(table, requests, parse_policies(policy_names), options, progress).to_json();
 }
 
 }  // namespace kvlab::sim

@@ -9,7 +9,8 @@
 
 #include "common/progress.h"
 #include "policy/policy_registry.h"  // policy::default_policies()
-#include "sim/policy_table.h"        // format_policy_table()
+#include "sim/policy_result.h"
+#include "sim/policy_table.h"  // format_policy_table()
 #include "sim/step_table.h"
 #include "sim/workload.h"  // explicit_workload()
 
@@ -61,17 +62,17 @@ std::vector<NamedPolicy> parse_policies(const std::vector<std::string>& names, c
 
 // Replays `requests` on `steps` under each policy (names distinct, as parse_policies() gives them).
 // Throws kvlab::InputError naming the option, or the policy whose check() the requests fail.
-// Returns one object with a key per policy name as given, each holding the metrics of policy_metrics()
-// (metrics.h), the "timeline" of timeline() (timeline.h), for the KV-memory policies the memory keys of
-// docs/memory.md, and with options.queue_timeline the playback of playback_log.h. `progress`, if given,
-// hears each policy's share of requests served and of its report written.
-nlohmann::json simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
+// Returns each policy's result (policy_result.h) in the order given: its metrics, its timeline of the
+// first options.timeline_requests requests, a KV-memory policy's memory report, and with
+// options.queue_timeline the playback of playback_log.h. `progress`, if given, hears each policy's share
+// of requests served and of its report made.
+SimulateResult simulate(const StepTable& steps, const std::vector<policy::Request>& requests,
                         const std::vector<NamedPolicy>& policies, const SimulateOptions& options = {},
                         const ProgressFn& progress = nullptr);
 
 // simulate() on JSON, for the CLI and Embind. steps: the contract's section 1 object; workload: section 2.
 // Throws kvlab::InputError naming the field, the inputs checked in this order: the table, the workload,
-// the options, the policy names.
+// the options, the policy names. Returns the result's JSON: one object with a key per policy name.
 nlohmann::json simulate_json(const nlohmann::json& steps, const nlohmann::json& workload,
                              const std::vector<std::string>& policy_names, const SimulateOptions& options = {},
                              const ProgressFn& progress = nullptr);

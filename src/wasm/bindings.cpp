@@ -186,9 +186,9 @@ std::string replay_json(const std::string& options, val progress, val device) {
     json object = json_input::parse(options, "options");
     const FileModelRef file = measured_source(object, "options");
     const experiments::ReplayOptions replay_options = experiments::read_replay_options(object, "options", file);
-    if (device.isUndefined()) return experiments::replay(replay_options, progress_to(progress));
+    if (device.isUndefined()) return experiments::replay(replay_options, progress_to(progress)).to_json();
     PageDevice page_device(device, "device");
-    return experiments::replay(replay_options, progress_to(progress), &page_device);
+    return experiments::replay(replay_options, progress_to(progress), &page_device).to_json();
   });
 }
 

@@ -62,18 +62,18 @@ json device_replay_options(const std::vector<std::string>& policies) {
 
 TEST(ReplayOnDevice, EveryPassRunsOnTheDeviceWithTheCpusTokens) {
   const json options = device_replay_options({"serial-nocache", "serial-cache", "static:3", "continuous:3"});
-  const json on_cpu = replay(read_replay_options(options));
+  const ReplayResult on_cpu = replay(read_replay_options(options));
   MirrorDevice device(tiny_model(), 16);
-  const json on_device = replay(read_replay_options(options), nullptr, &device);
+  const ReplayResult on_device = replay(read_replay_options(options), nullptr, &device);
+  ASSERT_EQ(on_device.policies.size(), on_cpu.policies.size());
   long long served_steps = 0;
-  for (const auto& [policy, entry] : on_cpu.items()) {
-    SCOPED_TRACE(policy);
-    const json& device_entry = on_device.at(policy);
-    ASSERT_EQ(device_entry["real"]["requests"].size(), entry["real"]["requests"].size());
-    for (size_t i = 0; i < entry["real"]["requests"].size(); ++i)
-      EXPECT_EQ(device_entry["real"]["requests"][i]["tokens"], entry["real"]["requests"][i]["tokens"]) << i;
-    EXPECT_EQ(device_entry["real"]["steps"], entry["real"]["steps"]);
-    served_steps += device_entry["real"]["steps"].get<long long>();
+  for (size_t p = 0; p < on_cpu.policies.size(); ++p) {
+    SCOPED_TRACE(on_cpu.policies[p].name);
+    const RealRun &cpu = on_cpu.policies[p].replay.real, &device_run = on_device.policies[p].replay.real;
+    ASSERT_EQ(device_run.answers.size(), cpu.answers.size());
+    for (size_t i = 0; i < cpu.answers.size(); ++i) EXPECT_EQ(device_run.answers[i], cpu.answers[i]) << i;
+    EXPECT_EQ(device_run.result.metrics.steps, cpu.result.metrics.steps);
+    served_steps += device_run.result.metrics.steps;
   }
   // Served passes, and the tables' and the history parts' timed passes besides.
   EXPECT_GT(device.passes, served_steps);

@@ -2,6 +2,7 @@
 // on the tiny model has the documented shape with finite numbers.
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,11 +141,13 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
                   {"timeline_requests", 4},
                   {"after_prompt_rounds", 0}};
   double last_fraction = 0;
-  json result = replay(read_replay_options(options), [&](double fraction, const std::string&) {
+  const ReplayResult replayed = replay(read_replay_options(options), [&](double fraction, const std::string&) {
     EXPECT_GE(fraction, last_fraction);
     last_fraction = fraction;
   });
   EXPECT_EQ(last_fraction, 1.0);
+  // The JSON the CLI prints and Embind returns.
+  const json result = replayed.to_json();
   ASSERT_EQ(result.size(), 3u);
   for (const char* policy : {"serial-nocache", "static:3", "continuous:3"}) {
     SCOPED_TRACE(policy);
@@ -173,7 +176,7 @@ TEST(Replay, EveryPolicyHasRealSimAndErrorWithFiniteNumbers) {
     for (const char* key : {"real_steps_ms", "table_steps_ms", "outside_steps_ms"}) expect_finite(check[key], key);
     EXPECT_FALSE(check["kinds"].empty());
   }
-  const std::string text = format_replay_report(result);
+  const std::string text = format_replay_report(replayed);
   for (const char* policy : {"serial-nocache", "static:3", "continuous:3"})
     EXPECT_NE(text.find(policy), std::string::npos);
 }
@@ -187,31 +190,39 @@ TEST(Replay, MemoryPoliciesServeForRealInTheSameKvBudget) {
                   {"kv_tokens", 48},
                   {"block_tokens", 4},
                   {"timeline_requests", 4}};
-  const json result = replay(read_replay_options(options));
-  for (const char* policy : {"reserve:4", "paged:4", "chunked:4,6"}) {
-    SCOPED_TRACE(policy);
-    const json& entry = result[policy];
-    EXPECT_EQ(entry["real"]["steps"], entry["sim"]["steps"]);
-    EXPECT_EQ(entry["real"]["preemptions"], entry["sim"]["preemptions"]);
-    EXPECT_EQ(entry["real"]["recomputed_tokens"], entry["sim"]["recomputed_tokens"]);
-    for (const char* key : {"median_ttft", "makespan"}) expect_finite(entry["error"][key], std::string("error.") + key);
+  const ReplayResult result = replay(read_replay_options(options));
+  ASSERT_EQ(result.policies.size(), 3u);
+  for (const NamedPolicyReplay& named : result.policies) {
+    SCOPED_TRACE(named.name);
+    const PolicyReplay& entry = named.replay;
+    ASSERT_TRUE(entry.real.result.memory && entry.sim.memory);
+    EXPECT_EQ(entry.real.result.metrics.steps, entry.sim.metrics.steps);
+    EXPECT_EQ(entry.real.result.memory->preemptions, entry.sim.memory->preemptions);
+    EXPECT_EQ(entry.real.result.memory->recomputed_tokens, entry.sim.memory->recomputed_tokens);
+    for (const std::optional<double>& error : {entry.error.median_ttft, entry.error.makespan}) {
+      ASSERT_TRUE(error);
+      EXPECT_TRUE(std::isfinite(*error));
+    }
   }
-  EXPECT_GT(result["paged:4"]["real"]["preemptions"].get<long long>(), 0);
+  EXPECT_EQ(result.policies[1].name, "paged:4");
+  EXPECT_GT(result.policies[1].replay.real.result.memory->preemptions, 0);
   // The mixed steps are priced on the table's measured mixed grid, and by the derived formula beside it.
-  const json& check = result["chunked:4,6"]["step_check"];
+  const PolicyReplay& chunked = result.policies[2].replay;
+  const StepCheck& check = chunked.step_check;
   bool mixed_steps = false;
-  for (const json& kind : check["kinds"]) {
-    if (kind["kind"] != "mixed") continue;
+  for (const KindTotals& kind : check.kinds) {
+    if (kind.kind != serve::StepKind::mixed) continue;
     mixed_steps = true;
-    expect_finite(kind["derived_ms"], "derived_ms");
+    ASSERT_TRUE(kind.derived_ms);
+    EXPECT_TRUE(std::isfinite(*kind.derived_ms));
   }
   EXPECT_TRUE(mixed_steps);
-  const json& grid = result["chunked:4,6"]["step_table"]["mixed"];
-  EXPECT_EQ(check["mixed_formula"]["cells"].get<size_t>(),
-            grid["chunk_tokens"].size() * grid["rows"].size() * grid["contexts"].size());
-  expect_finite(check["mixed_formula"]["mean_abs_error"], "mean_abs_error");
-  EXPECT_LE(check["mixed_formula"]["mean_abs_error"].get<double>(),
-            check["mixed_formula"]["max_abs_error"].get<double>());
+  const json grid = chunked.step_table.to_json()["mixed"];
+  ASSERT_TRUE(check.mixed_formula);
+  EXPECT_EQ(check.mixed_formula->cells, grid["chunk_tokens"].size() * grid["rows"].size() * grid["contexts"].size());
+  ASSERT_TRUE(check.mixed_formula->mean_abs_error && check.mixed_formula->max_abs_error);
+  EXPECT_TRUE(std::isfinite(*check.mixed_formula->mean_abs_error));
+  EXPECT_LE(*check.mixed_formula->mean_abs_error, *check.mixed_formula->max_abs_error);
   EXPECT_NE(format_replay_report(result).find("chunked:4,6: the derived formula against the table's"),
             std::string::npos);
 }
@@ -223,24 +234,24 @@ TEST(Replay, StepCheckGroupsPassesByWhatRanBeforeThem) {
   json options = {{"measure", tiny_measure_options()},
                   {"workload", workload_json({{0, 4, 1}, {0, 3, 3}, {0, 2, 20}})},
                   {"policies", {"serial-cache"}}};
-  const json result = replay(read_replay_options(options));
-  const json& check = result["serial-cache"]["step_check"];
+  const ReplayResult result = replay(read_replay_options(options));
+  const StepCheck& check = result.policies.at(0).replay.step_check;
   std::map<std::string, long long> decode_passes;
   double decode_real_ms = 0;
-  for (const json& group : check["decode_by_passes_since_prompt"]) {
-    decode_passes[group["passes_since_prompt"]] = group["steps"];
-    decode_real_ms += group["real_ms"].get<double>();
-    expect_finite(group["table_ms"], "table_ms");
+  for (const PassGroup& group : check.decode_by_passes_since_prompt) {
+    decode_passes[group.when] = group.totals.steps;
+    decode_real_ms += group.totals.real_ms;
+    EXPECT_TRUE(std::isfinite(group.totals.table_ms));
   }
   EXPECT_EQ(decode_passes,
             (std::map<std::string, long long>{{"1", 2}, {"2", 2}, {"3", 1}, {"4-7", 4}, {"8-15", 8}, {"16+", 4}}));
   std::map<std::string, long long> prompt_passes;
-  for (const json& group : check["prompt_by_pass_before"]) prompt_passes[group["pass_before"]] = group["steps"];
+  for (const PassGroup& group : check.prompt_by_pass_before) prompt_passes[group.when] = group.totals.steps;
   EXPECT_EQ(prompt_passes, (std::map<std::string, long long>{{"none", 1}, {"prefill", 1}, {"decode", 1}}));
   // The same decode passes as the check by kind.
-  for (const json& kind : check["kinds"]) {
-    if (kind["kind"] == "decode") {
-      EXPECT_DOUBLE_EQ(kind["real_ms"].get<double>(), decode_real_ms);
+  for (const KindTotals& kind : check.kinds) {
+    if (kind.kind == serve::StepKind::decode) {
+      EXPECT_DOUBLE_EQ(kind.totals.real_ms, decode_real_ms);
     }
   }
   const std::string text = format_replay_report(result);
@@ -249,16 +260,22 @@ TEST(Replay, StepCheckGroupsPassesByWhatRanBeforeThem) {
     EXPECT_NE(text.find(when), std::string::npos) << when;
 }
 
-// Each policy's real run makes the simulator's steps, preemptions, recomputed tokens, prefix hits and
-// peak blocks, and preempts and finds prefixes cached.
-void expect_memory_as_simulated(const json& result, const std::vector<std::string>& policies) {
-  for (const std::string& policy : policies) {
-    SCOPED_TRACE(policy);
-    const json& entry = result[policy];
-    for (const char* key : {"steps", "preemptions", "recomputed_tokens", "prefix_hit_rate", "peak_kv_blocks"})
-      EXPECT_EQ(entry["real"][key], entry["sim"][key]) << key;
-    EXPECT_GT(entry["real"]["preemptions"].get<long long>(), 0);
-    EXPECT_GT(entry["real"]["prefix_hit_rate"].get<double>(), 0);
+// The first `count` policies' real runs make the simulator's steps, preemptions, recomputed tokens, prefix
+// hits and peak blocks, and preempt and find prefixes cached.
+void expect_memory_as_simulated(const ReplayResult& result, size_t count) {
+  ASSERT_GE(result.policies.size(), count);
+  for (size_t i = 0; i < count; ++i) {
+    SCOPED_TRACE(result.policies[i].name);
+    const PolicyReplay& entry = result.policies[i].replay;
+    EXPECT_EQ(entry.real.result.metrics.steps, entry.sim.metrics.steps);
+    ASSERT_TRUE(entry.real.result.memory && entry.sim.memory);
+    const policy::KvMemoryReport &real = *entry.real.result.memory, &simulated = *entry.sim.memory;
+    EXPECT_EQ(real.preemptions, simulated.preemptions);
+    EXPECT_EQ(real.recomputed_tokens, simulated.recomputed_tokens);
+    EXPECT_EQ(real.blocks.prefix_hit_rate, simulated.blocks.prefix_hit_rate);
+    EXPECT_EQ(real.blocks.peak_blocks, simulated.blocks.peak_blocks);
+    EXPECT_GT(real.preemptions, 0);
+    EXPECT_GT(real.blocks.prefix_hit_rate.value_or(0), 0);
   }
 }
 
@@ -272,7 +289,7 @@ TEST(Replay, PrefixReuseServesForRealAsSimulated) {
       {"kv_tokens", 40},
       {"block_tokens", 4},
       {"timeline_requests", 4}};
-  expect_memory_as_simulated(replay(read_replay_options(options)), {"paged:4", "chunked:4,8"});
+  expect_memory_as_simulated(replay(read_replay_options(options)), 2);  // paged:4, chunked:4,8
 }
 
 TEST(Replay, AChatServesForRealAsSimulated) {
@@ -290,9 +307,10 @@ TEST(Replay, AChatServesForRealAsSimulated) {
                   {"kv_tokens", 48},
                   {"block_tokens", 4},
                   {"timeline_requests", 4}};
-  const json result = replay(read_replay_options(options));
-  expect_memory_as_simulated(result, {"paged:4", "chunked:4,8"});
-  EXPECT_EQ(result["continuous:4"]["real"]["steps"], result["continuous:4"]["sim"]["steps"]);
+  const ReplayResult result = replay(read_replay_options(options));
+  expect_memory_as_simulated(result, 2);  // paged:4, chunked:4,8
+  const PolicyReplay& continuous = result.policies.at(2).replay;
+  EXPECT_EQ(continuous.real.result.metrics.steps, continuous.sim.metrics.steps);
 }
 
 }  // namespace

@@ -67,25 +67,31 @@ TEST(StoryReplay, EveryPolicyAnswersEachStoryAsGeneratingItAlone) {
                         {"block_tokens", 8},
                         {"after_prompt_rounds", 0}};
   const ReplayOptions o = read_replay_options(options, "options", tiny.ref());
-  const json result = replay(o);
-  for (const std::string& policy : policies) {
-    SCOPED_TRACE(policy);
-    const json& entry = result.at(policy);
-    const json& requests = entry["real"]["requests"];
-    const size_t count = entry["request_count"].get<size_t>();
-    ASSERT_EQ(requests.size(), count);
-    EXPECT_EQ(entry["answers_equal_alone"], count);
+  const ReplayResult result = replay(o);
+  ASSERT_EQ(result.policies.size(), policies.size());
+  for (const NamedPolicyReplay& named : result.policies) {
+    SCOPED_TRACE(named.name);
+    const RealRun& real = named.replay.real;
+    const size_t count = named.replay.request_count;
+    ASSERT_EQ(real.answers.size(), count);
+    ASSERT_EQ(real.texts.size(), count);
+    EXPECT_EQ(real.answers_equal_alone, static_cast<int>(count));
     for (size_t i = 0; i < count; ++i) {
       const policy::Request& request = o.requests[i];
       const std::string& opening = story_openings()[static_cast<size_t>(request.story)];
       const TextGeneration alone = generate_text(*tiny.model, *tiny.tokenizer, opening, request.answer_tokens);
-      const std::vector<int> tokens = requests[i]["tokens"].get<std::vector<int>>();
+      const std::vector<int>& tokens = real.answers[i];
       ASSERT_EQ(tokens.size(), static_cast<size_t>(request.answer_tokens));
       EXPECT_EQ(text_tokens(tokens, tiny.tokenizer->vocabulary()), alone.tokens) << i;
-      EXPECT_EQ(requests[i]["text"], token_text(*tiny.tokenizer, alone.prompt_tokens.back(), alone.tokens)) << i;
-      EXPECT_EQ(requests[i]["prompt_text"], opening) << i;
+      EXPECT_EQ(real.texts[i].answer, token_text(*tiny.tokenizer, alone.prompt_tokens.back(), alone.tokens)) << i;
+      EXPECT_EQ(real.texts[i].prompt, opening) << i;
     }
   }
+  // The JSON carries the answers and texts on each real request.
+  const json entry = result.to_json()[result.policies[0].name];
+  EXPECT_EQ(entry["answers_equal_alone"], result.policies[0].replay.request_count);
+  EXPECT_EQ(entry["real"]["requests"][0]["tokens"], result.policies[0].replay.real.answers[0]);
+  EXPECT_EQ(entry["real"]["requests"][0]["prompt_text"], result.policies[0].replay.real.texts[0].prompt);
   // The text report counts the equal answers and shows the first stories.
   const std::string report = format_replay_report(result);
   EXPECT_NE(report.find("serial-cache     10 of 10 equal"), std::string::npos) << report;

@@ -61,13 +61,12 @@ TEST(KvBlockManager, HitsAreLookedUpAfreshAndEvictedLastBlockFirst) {
   ASSERT_TRUE(blocks.admit(z, 2, 5, 5));
   EXPECT_EQ(blocks.held_blocks(), 3);
   blocks.record_step(1, 1);
-  nlohmann::json report;
-  blocks.report(report);
+  const policy::KvBlockReport report = blocks.report();
   // Tokens looked up at the three admissions: 4 + 6 + 5, of which 2 were found (Z's block 0).
-  EXPECT_DOUBLE_EQ(report["prefix_hit_rate"].get<double>(), 2.0 / 15);
-  EXPECT_EQ(report["peak_kv_blocks"], 3);
+  EXPECT_DOUBLE_EQ(report.prefix_hit_rate.value(), 2.0 / 15);
+  EXPECT_EQ(report.peak_blocks, 3);
   // During the step Z held 3 blocks (6 slots) and 2 used positions (the cached ones).
-  EXPECT_DOUBLE_EQ(report["waste_pct"].get<double>(), 100 * 4.0 / 6);
+  EXPECT_DOUBLE_EQ(report.waste_pct.value(), 100 * 4.0 / 6);
 }
 
 TEST(KvBlockManager, SharedBlocksAreCountedOnce) {
@@ -80,10 +79,8 @@ TEST(KvBlockManager, SharedBlocksAreCountedOnce) {
   blocks.note_computed(requests[1]);
   EXPECT_EQ(blocks.held_blocks(), 3);  // the shared block 0 and one second block each
   blocks.record_step(1, 1);
-  nlohmann::json report;
-  blocks.report(report);
   // 6 slots held, 2 (shared) + 1 + 1 used.
-  EXPECT_DOUBLE_EQ(report["waste_pct"].get<double>(), 100 * 2.0 / 6);
+  EXPECT_DOUBLE_EQ(blocks.report().waste_pct.value(), 100 * 2.0 / 6);
   blocks.release(requests[0]);
   EXPECT_EQ(blocks.held_blocks(), 2);  // the shared block is still held by the other
 }

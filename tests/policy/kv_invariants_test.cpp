@@ -64,15 +64,15 @@ TEST(KvPolicies, BlocksNeverExceedTheBudgetAndEveryRequestFinishesOnce) {
           SCOPED_TRACE(std::string(policy) + " seed " + std::to_string(seed) + " budget " +
                        std::to_string(budget_blocks) + (shared ? " shared" : ""));
           auto served = serve(measured_like_steps(), requests, policy, kv_blocks(budget_blocks, 16));  // finished once
-          EXPECT_LE(served.report["peak_kv_blocks"].get<long long>(), budget_blocks);
-          for (const json& blocks : served.report["kv_blocks_in_use"]["blocks"])
+          EXPECT_LE(served.memory->blocks.peak_blocks, budget_blocks);
+          for (const json& blocks : served.memory->blocks.blocks_in_use.to_json("blocks")["blocks"])
             EXPECT_LE(blocks.get<double>(), budget_blocks);
           for (const policy::RequestState& state : served.requests) {
             EXPECT_GE(state.prefill_start_ms, state.request.arrival_ms);
             EXPECT_LT(state.prefill_start_ms, state.first_token_ms);
             EXPECT_LE(state.first_token_ms, state.finish_ms);
           }
-          preemptions += served.report["preemptions"].get<long long>();
+          preemptions += served.memory->preemptions;
         }
       }
     }
@@ -89,7 +89,7 @@ TEST(KvPolicies, AmpleMemoryNeverPreempts) {
   for (const char* policy : {"reserve:16", "paged:16", "chunked:16,256"}) {
     auto limited = serve(measured_like_steps(), requests, policy, kv_blocks(all_blocks, 16));
     auto unlimited = serve(measured_like_steps(), requests, policy, kv_blocks(1'000'000, 16));
-    EXPECT_EQ(limited.report["preemptions"], 0) << policy;
+    EXPECT_EQ(limited.memory->preemptions, 0) << policy;
     expect_same_times(limited, unlimited, policy);
   }
 }
@@ -103,7 +103,7 @@ TEST(ChunkedPrefill, NeverCutsAPromptWhenTheBudgetHoldsItAndEveryRow) {
       for (int slots : {1, 4, 16}) {
         std::string policy = "chunked:" + std::to_string(slots) + "," + std::to_string(longest_prompt + slots);
         auto served = serve(measured_like_steps(), requests, policy);
-        EXPECT_EQ(served.report["split_prefills"], 0) << policy;
+        EXPECT_EQ(served.memory->split_prefills.value(), 0) << policy;
         for (const policy::RequestState& state : served.requests) EXPECT_EQ(state.admissions, 1) << policy;
       }
     }

@@ -39,16 +39,16 @@ TEST(PagedBatching, PreemptsTheLatestByRecompute) {
   EXPECT_DOUBLE_EQ(r[1].prefill_start_ms, 3);
   EXPECT_EQ(r[1].admissions, 2);
   EXPECT_EQ(served.steps_run, 6);
-  EXPECT_EQ(served.report["preemptions"], 1);
-  EXPECT_EQ(served.report["recomputed_tokens"], 3);  // the 3 positions B held, computed again
-  EXPECT_EQ(served.report["peak_kv_blocks"], 4);
-  EXPECT_EQ(served.report["kv_blocks_budget"], 4);
-  EXPECT_DOUBLE_EQ(served.report["peak_kv_utilisation_pct"].get<double>(), 100);
+  EXPECT_EQ(served.memory->preemptions, 1);
+  EXPECT_EQ(served.memory->recomputed_tokens, 3);  // the 3 positions B held, computed again
+  EXPECT_EQ(served.memory->blocks.peak_blocks, 4);
+  EXPECT_EQ(served.memory->blocks.budget_blocks.value(), 4);
+  EXPECT_DOUBLE_EQ(served.memory->blocks.peak_utilisation_pct.value(), 100);
   // Slots held x unused slots, per step: A prefill 3 ms x (4 - 3); B prefill 2 ms x (6 - 5); step 1
   // 5.5 ms x (8 - 7); step 2 6 ms x (6 - 5); step 3 7 ms x (6 - 6); B again 4 ms x (4 - 4). Allocated:
   // 12 + 12 + 44 + 36 + 42 + 16 = 162 slot-ms, unused 3 + 2 + 5.5 + 6 = 16.5.
-  EXPECT_DOUBLE_EQ(served.report["waste_pct"].get<double>(), 100 * 16.5 / 162);
-  EXPECT_TRUE(served.report["prefix_hit_rate"].is_null());  // the workload shares no prefix
+  EXPECT_DOUBLE_EQ(served.memory->blocks.waste_pct.value(), 100 * 16.5 / 162);
+  EXPECT_FALSE(served.memory->blocks.prefix_hit_rate);  // the workload shares no prefix
 }
 
 TEST(ReserveBatching, HoldsPromptPlusTheLongestAnswer) {
@@ -59,11 +59,11 @@ TEST(ReserveBatching, HoldsPromptPlusTheLongestAnswer) {
   // 4, 5 -> 32.
   expect_times(r[0], 3, 21, 0);
   expect_times(r[1], 23, 32, 0);
-  EXPECT_EQ(served.report["preemptions"], 0);
-  EXPECT_EQ(served.report["peak_kv_blocks"], 3);
+  EXPECT_EQ(served.memory->preemptions, 0);
+  EXPECT_EQ(served.memory->blocks.peak_blocks, 3);
   // 6 slots held throughout (32 ms: 192 slot-ms); unused per step: A 3 ms x 3, 5 x 2, 6 x 1, 7 x 0;
   // B 2 x 4, 4 x 3, 5 x 2: 9 + 10 + 6 + 8 + 12 + 10 = 55.
-  EXPECT_DOUBLE_EQ(served.report["waste_pct"].get<double>(), 100 * 55.0 / 192);
+  EXPECT_DOUBLE_EQ(served.memory->blocks.waste_pct.value(), 100 * 55.0 / 192);
 }
 
 TEST(ReserveAndPaged, WithoutALimitAreContinuousBatching) {
@@ -73,8 +73,8 @@ TEST(ReserveAndPaged, WithoutALimitAreContinuousBatching) {
     for (size_t i = 0; i < 2; ++i)
       expect_times(served.requests[i], continuous.requests[i].first_token_ms, continuous.requests[i].finish_ms,
                    continuous.requests[i].slot);
-    EXPECT_TRUE(served.report["kv_blocks_budget"].is_null()) << policy;
-    EXPECT_TRUE(served.report["peak_kv_utilisation_pct"].is_null()) << policy;
+    EXPECT_FALSE(served.memory->blocks.budget_blocks) << policy;
+    EXPECT_FALSE(served.memory->blocks.peak_utilisation_pct) << policy;
   }
 }
 
@@ -100,7 +100,7 @@ TEST(ChunkedPrefill, DecodesFirstThenChunks) {
   EXPECT_DOUBLE_EQ(r[0].prefill_start_ms, 0);
   EXPECT_DOUBLE_EQ(r[2].prefill_start_ms, 17.5);
   EXPECT_EQ(served.steps_run, 5);
-  EXPECT_EQ(served.report["split_prefills"], 2);  // A and C
+  EXPECT_EQ(served.memory->split_prefills.value(), 2);  // A and C
 }
 
 // affine_steps()'s decode (r + c), a convex prefill over tokens {1, 2, 4} of {3, 4, 8} (prefill(0) = 2,
@@ -157,7 +157,7 @@ TEST(ChunkedPrefill, APromptThatFitsWaitsRatherThanBeingCut) {
   auto served = serve(linear_steps(), {{0, 3, 2}, {0, 3, 1}}, "chunked:3,5");
   expect_times(served.requests[0], 3, 11, 0);
   expect_times(served.requests[1], 11, 11, 1);
-  EXPECT_EQ(served.report["split_prefills"], 0);
+  EXPECT_EQ(served.memory->split_prefills.value(), 0);
 }
 
 TEST(ChunkedPrefill, PreemptsAPrefillInProgress) {
@@ -178,10 +178,10 @@ TEST(ChunkedPrefill, PreemptsAPrefillInProgress) {
   EXPECT_DOUBLE_EQ(r[1].prefill_start_ms, 3);
   EXPECT_EQ(r[1].admissions, 2);
   EXPECT_EQ(served.steps_run, 6);
-  EXPECT_EQ(served.report["preemptions"], 1);
-  EXPECT_EQ(served.report["recomputed_tokens"], 2);
-  EXPECT_EQ(served.report["split_prefills"], 2);
-  EXPECT_EQ(served.report["peak_kv_blocks"], 4);
+  EXPECT_EQ(served.memory->preemptions, 1);
+  EXPECT_EQ(served.memory->recomputed_tokens, 2);
+  EXPECT_EQ(served.memory->split_prefills.value(), 2);
+  EXPECT_EQ(served.memory->blocks.peak_blocks, 4);
 }
 
 TEST(PrefixReuse, SystemPromptBlocksAreFoundAgain) {
@@ -200,14 +200,14 @@ TEST(PrefixReuse, SystemPromptBlocksAreFoundAgain) {
   // context 7: 1 + 7 = 8 -> 22.
   expect_times(served.requests[0], 7, 7, 0);
   expect_times(served.requests[1], 14, 22, 0);
-  EXPECT_DOUBLE_EQ(served.report["prefix_hit_rate"].get<double>(), 4.0 / 11);  // 4 of 5 + 6 tokens looked up
+  EXPECT_DOUBLE_EQ(served.memory->blocks.prefix_hit_rate.value(), 4.0 / 11);  // 4 of 5 + 6 tokens looked up
 
   // Without the system prompt in the workload, nothing is shared: B pays prefill(6) = 8 -> 18.
   json plain = workload;
   plain.erase("system_prompt");
   auto unshared = serve(affine_steps(), read_workload(plain), "paged:1", testing::kv_blocks(100, 2));
   expect_times(unshared.requests[1], 18, 26, 0);
-  EXPECT_TRUE(unshared.report["prefix_hit_rate"].is_null());
+  EXPECT_FALSE(unshared.memory->blocks.prefix_hit_rate);
 }
 
 TEST(PrefixReuse, AChatTurnFindsThePreviousTurn) {
@@ -222,7 +222,7 @@ TEST(PrefixReuse, AChatTurnFindsThePreviousTurn) {
   // Turn 2 computes [4, 8): prefill(0) + 8 - 4 = 4 -> 54. The other: prefill(8) = 8 -> 68.
   expect_times(served.requests[1], 54, 54, 0);
   expect_times(served.requests[2], 68, 68, 0);
-  EXPECT_DOUBLE_EQ(served.report["prefix_hit_rate"].get<double>(), 4.0 / 19);
+  EXPECT_DOUBLE_EQ(served.memory->blocks.prefix_hit_rate.value(), 4.0 / 19);
 }
 
 }  // namespace

@@ -106,10 +106,10 @@ TEST(EngineTokens, MemoryPoliciesInATightBudgetAnswerAsEachRequestAlone) {
     const EngineRun run = run_engine(model, workload, policy, checked_options(small_blocks(3)));
     expect_answers(run, workload, expected);
     if (policy != "reserve:4") {
-      EXPECT_GT(run.policy_report["preemptions"].get<long long>(), 0);
+      EXPECT_GT(run.memory->preemptions, 0);
     }
     if (policy.rfind("chunked", 0) == 0) {
-      EXPECT_GT(run.policy_report["split_prefills"].get<long long>(), 0);
+      EXPECT_GT(run.memory->split_prefills.value(), 0);
     }
   }
 }
@@ -161,8 +161,7 @@ KeptRun serve_kept(Model& model, const std::vector<policy::Request>& workload, c
   options.paged_kv = name.traits().keeps_kv_in_blocks;
   kept.engine = std::make_unique<Engine>(model, workload, kept.scheduler->slots(), options);
   kept.scheduler->serve(*kept.engine);
-  kept.run = {kept.engine->served_requests(), kept.engine->step_log(), nlohmann::json::object()};
-  kept.scheduler->report(kept.run.policy_report);
+  kept.run = {kept.engine->served_requests(), kept.engine->step_log(), kept.scheduler->memory_report()};
   return kept;
 }
 
@@ -176,8 +175,8 @@ bool prefills_after_prefix(const EngineRun& run, int tokens) {
 // Preemptions and prefix hits happened, every block is back (none held), and no more block ids were
 // handed out than the budget.
 void expect_blocks_shared_and_back(const KeptRun& kept, long long budget_blocks) {
-  EXPECT_GT(kept.run.policy_report["preemptions"].get<long long>(), 0);
-  EXPECT_GT(kept.run.policy_report["prefix_hit_rate"].get<double>(), 0);
+  EXPECT_GT(kept.run.memory->preemptions, 0);
+  EXPECT_GT(kept.run.memory->blocks.prefix_hit_rate.value(), 0);
   ASSERT_NE(kept.engine->kv_blocks(), nullptr);
   EXPECT_EQ(kept.engine->kv_blocks()->held_blocks(), 0);
   EXPECT_LE(kept.engine->kv_blocks()->block_ids(), budget_blocks);

@@ -74,9 +74,7 @@ Served serve(const nlohmann::json& steps, const std::vector<policy::Request>& re
   EXPECT_EQ(server.finished_count(), requests.size()) << family;
   for (const policy::RequestState& state : server.requests())
     EXPECT_EQ(state.answer_tokens_out, state.request.answer_tokens) << family;
-  nlohmann::json report = nlohmann::json::object();
-  scheduler->report(report);
-  return {server.requests(), server.steps_run(), report};
+  return {server.requests(), server.steps_run(), scheduler->memory_report()};
 }
 
 policy::KvSettings kv_blocks(long long budget_blocks, int block_tokens) {

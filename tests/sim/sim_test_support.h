@@ -1,12 +1,14 @@
 #pragma once
 // Step tables, workloads and a policy runner shared by the simulator tests.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "policy/kv_blocks.h"
+#include "policy/kv_memory_report.h"
 #include "policy/policy_registry.h"
 #include "policy/request.h"
 
@@ -36,7 +38,7 @@ nlohmann::json affine_steps();
 struct Served {
   std::vector<policy::RequestState> requests;  // workload order
   long long steps_run = 0;
-  nlohmann::json report;  // what the policy adds to its result (the KV-memory keys)
+  std::optional<policy::KvMemoryReport> memory;  // a KV-memory policy's
 };
 
 // Serves `requests` under `policy` on `steps` with the KV memory `kv` (default: no limit), after the

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,38 @@ TEST(Simulate, OneObjectPerPolicyWithTheContractKeys) {
   EXPECT_DOUBLE_EQ(serial["tokens_per_s"].get<double>(), 6 / 0.028);
   EXPECT_DOUBLE_EQ(serial["tpot_ms"].get<double>(), (5 + 3.5) / 2);  // (8 - 3) / 1 and (28 - 21) / 2
   EXPECT_EQ(serial["steps"].get<int>(), 6);
+}
+
+TEST(Simulate, TypedResultsInTheOrderGivenAndTheirJson) {
+  const std::vector<policy::Request> requests = read_workload(kWorkload);
+  SimulateOptions options;
+  options.kv_tokens = 100;
+  options.block_tokens = 4;
+  options.queue_timeline = true;
+  const std::vector<std::string> names = {"serial-cache", "paged:2", "continuous:4"};
+  const SimulateResult result =
+      simulate(StepTable::from_json(linear_steps()), requests, parse_policies(names), options);
+  ASSERT_EQ(result.policies.size(), 3u);
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(result.policies[i].name, names[i]);
+  // serial-cache by hand, as in OneObjectPerPolicyWithTheContractKeys: TTFTs 3, 10, 1; makespan 28; 6 tokens.
+  const PolicyResult& serial = result.at("serial-cache");
+  EXPECT_DOUBLE_EQ(serial.metrics.median_ttft_ms, 3);
+  EXPECT_DOUBLE_EQ(serial.metrics.makespan_ms, 28);
+  EXPECT_DOUBLE_EQ(serial.metrics.tokens_per_s.value(), 6 / 0.028);
+  EXPECT_EQ(serial.metrics.steps, 6);
+  EXPECT_EQ(serial.timeline.size(), 5u);  // requests 0 and 2 prefill and decode, request 1 (n = 1) prefills
+  EXPECT_FALSE(serial.memory);
+  EXPECT_TRUE(serial.queue_timeline);
+  EXPECT_FALSE(serial.memory_timeline);
+  const PolicyResult& paged = result.at("paged:2");
+  ASSERT_TRUE(paged.memory);
+  EXPECT_TRUE(paged.memory_timeline);
+  EXPECT_EQ(paged.memory->blocks.budget_blocks, 25);  // 100 tokens in blocks of 4
+  EXPECT_EQ(paged.memory->blocks.block_tokens, 4);
+  EXPECT_THROW(result.at("static:2"), std::out_of_range);
+  // The JSON is simulate_json()'s (which moves the playback out of its result; this copies it).
+  EXPECT_EQ(result.to_json(), simulate_json(linear_steps(), kWorkload, names, options));
+  EXPECT_TRUE(result.at("serial-cache").queue_timeline);
 }
 
 TEST(Simulate, TimelineCoversTheFirstKRequests) {
