@@ -65,8 +65,9 @@ TEST(KvPolicies, BlocksNeverExceedTheBudgetAndEveryRequestFinishesOnce) {
                        std::to_string(budget_blocks) + (shared ? " shared" : ""));
           auto served = serve(measured_like_steps(), requests, policy, kv_blocks(budget_blocks, 16));  // finished once
           EXPECT_LE(served.memory->blocks.peak_blocks, budget_blocks);
-          for (const json& blocks : served.memory->blocks.blocks_in_use.to_json("blocks")["blocks"])
-            EXPECT_LE(blocks.get<double>(), budget_blocks);
+          // Held by name: a range-for over a member of a temporary would read it after its end.
+          const json series = served.memory->blocks.blocks_in_use.to_json("blocks");
+          for (const json& blocks : series["blocks"]) EXPECT_LE(blocks.get<double>(), budget_blocks);
           for (const policy::RequestState& state : served.requests) {
             EXPECT_GE(state.prefill_start_ms, state.request.arrival_ms);
             EXPECT_LT(state.prefill_start_ms, state.first_token_ms);
