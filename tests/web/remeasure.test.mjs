@@ -23,12 +23,11 @@ function fixedTimings({ cells, table }) {
   };
 }
 
-// A queue priced on the table's 1- and 16-row decode steps at the first context: static batches of 16
-// take 100 of the 16-row steps, one at a time with the cache 1,600 one-row steps, without it much longer.
+// A queue priced on the table's first cells: one at a time with the cache takes 1,600 one-row decode
+// steps at the first context, without it 1,600 prompt passes of 8 tokens.
 const reprice = (steps) => ({
-  'static:16': { makespan_ms: 100 * steps.decode.ms[1][0] },
   'serial-cache': { makespan_ms: 1600 * steps.decode.ms[0][0] },
-  'serial-nocache': { makespan_ms: 1e9 },
+  'serial-nocache': { makespan_ms: 1600 * steps.prefill.ms[1] },
 });
 
 const labResult = (decodeMs, prefillMs = [1, 3]) => {
@@ -49,54 +48,63 @@ test('a table in the physics’ order is not timed again', async () => {
   assert.deepEqual(timings.asked, []);
 });
 
-// 16 rows at 50 ms: static batches 5,000 ms against 3,200 ms one at a time, which the arithmetic forbids;
-// the table's second timing is `decode` and `prefill`. -> {result, timings, settled}
-async function staticSlowerThanSerial(decode, prefill) {
+// One row at 5 ms: the cache 8,000 ms against 4,800 ms without it, which the arithmetic forbids; the
+// table's second timing is `decode` and `prefill`. -> {result, timings, settled}
+async function cacheSlowerThanNone(decode, prefill) {
   const result = labResult([
-    [2, 2.5],
-    [50, 60],
+    [5, 5.5],
+    [20, 24],
   ]);
   const timings = fixedTimings({ table: { decode, prefill } });
   return { result, timings, settled: await remeasureContradictions(result, timings, reprice) };
 }
 
-test('static batches slower than one at a time: the decode and prefill grids are timed again, each cell keeps its faster time, and the queue is priced on them', async () => {
-  const { timings, settled } = await staticSlowerThanSerial(
+const FIRST_ORDER = { slower: 'serial-cache', faster: 'serial-nocache', slower_ms: 8000, faster_ms: 4800 };
+
+test('the cache slower than none: the decode and prefill grids are timed again, each cell keeps its faster time, and the queue is priced on them', async () => {
+  const { timings, settled } = await cacheSlowerThanNone(
     [
-      [3, 2.4],
-      [20, 61],
+      [2.2, 5.6],
+      [21, 23],
     ],
     [0.9, 4]
   );
   assert.deepEqual(timings.asked, [{ decodeAndPrefill: { rows: [1, 16], contexts: [8, 64], tokens: [1, 8] } }]);
   assert.deepEqual(settled.steps.decode.ms, [
-    [2, 2.4],
-    [20, 60],
+    [2.2, 5.5],
+    [20, 23],
   ]);
   assert.deepEqual(settled.steps.prefill.ms, [0.9, 3]);
-  assert.equal(settled.policies['static:16'].makespan_ms, 2000);
-  assert.deepEqual(settled.steps.remeasured_queue, {
-    orders: [{ slower: 'static:16', faster: 'serial-cache', slower_ms: 5000, faster_ms: 3200 }],
-    orders_after: [],
-    replaced: true,
-  });
+  assert.equal(settled.policies['serial-cache'].makespan_ms, 1600 * 2.2);
+  assert.deepEqual(settled.steps.remeasured_queue, { orders: [FIRST_ORDER], orders_after: [], replaced: true });
 });
 
 test('the order still forbidden after the second timing: the first figures stand, with both orders recorded', async () => {
-  const { result, settled } = await staticSlowerThanSerial(
+  const { result, settled } = await cacheSlowerThanNone(
     [
-      [2.2, 2.5],
-      [45, 60],
+      [4.5, 6],
+      [25, 30],
     ],
     [1, 3]
   );
   assert.deepEqual(settled.steps.decode, result.steps.decode);
   assert.equal(settled.policies, result.policies);
   assert.deepEqual(settled.steps.remeasured_queue, {
-    orders: [{ slower: 'static:16', faster: 'serial-cache', slower_ms: 5000, faster_ms: 3200 }],
-    orders_after: [{ slower: 'static:16', faster: 'serial-cache', slower_ms: 4500, faster_ms: 3200 }],
+    orders: [FIRST_ORDER],
+    orders_after: [{ ...FIRST_ORDER, slower_ms: 7200 }],
     replaced: false,
   });
+});
+
+test('static batches slower than one at a time is no contradiction: a static batch decodes every row until its longest answer ends', async () => {
+  const result = labResult([
+    [2, 2.5],
+    [40, 48],
+  ]);
+  result.policies['static:16'] = { makespan_ms: 100 * 40 }; // 4,000 ms against 3,200 ms one at a time
+  const timings = fixedTimings({});
+  assert.equal(await remeasureContradictions(result, timings, reprice), result);
+  assert.deepEqual(timings.asked, []);
 });
 
 test('more rows faster than fewer: only those cells are timed again, and kept when they agree with the grid', async () => {
@@ -123,19 +131,19 @@ test('more rows faster than fewer: only those cells are timed again, and kept wh
 });
 
 test('the queue chapter’s words after a second timing: settled, or the first figures standing with both orders', () => {
-  const order = (slower_ms) => ({ slower: 'static:16', faster: 'serial-cache', slower_ms, faster_ms: 3200 });
+  const order = (slower_ms) => ({ slower: 'serial-cache', faster: 'serial-nocache', slower_ms, faster_ms: 3200 });
   assert.match(
     queueRemeasuredText({ orders: [order(5000)], orders_after: [], replaced: true }),
-    /^At first, Static batches.* served the queue in 5\.0 s against 3\.2 s for .*, which the arithmetic forbids, so the decode and prefill steps were timed a second time: each step keeps the faster of its two times/
+    /^At first, One at a time, with cache served the queue in 5\.0 s against 3\.2 s for One at a time, no cache, which the arithmetic forbids, so the decode and prefill steps were timed a second time: each step keeps the faster of its two times/
   );
   const stands = busyQueueText([order(5000)], { orders: [order(5000)], orders_after: [order(4500)], replaced: false });
   assert.match(
     stands,
-    /^This device was busy while measuring: Static batches.* served the queue in 5\.0 s against 3\.2 s/
+    /^This device was busy while measuring: One at a time, with cache served the queue in 5\.0 s against 3\.2 s/
   );
   assert.match(
     stands,
-    /still came out in this order \(Static batches.* served the queue in 4\.5 s against 3\.2 s .*\), so the first figures stand/
+    /still came out in this order \(One at a time, with cache served the queue in 4\.5 s against 3\.2 s .*\), so the first figures stand/
   );
   assert.doesNotMatch(busyQueueText([order(5000)]), /second time/);
 });

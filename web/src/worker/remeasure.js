@@ -3,8 +3,7 @@
 // (a timings object: cpuTimings below, webgpu/steps.js gpuTimings):
 // - decode cells faster with more rows than with fewer: those cells are timed again, and the second
 //   figures kept when they agree with the rest of the grid (steps.remeasured);
-// - a policy order the physics forbids (static batches slower than one at a time with the cache, the
-//   cache slower than none): the decode and prefill grids the policies are priced on are timed again,
+// - a policy order the physics forbids (the cache slower than none): the decode and prefill grids the policies are priced on are timed again,
 //   each cell keeps the faster of its two times, and that table is kept when the order it prices is
 //   allowed (steps.remeasured_queue).
 // A table that is kept has its queue priced again; one that is not leaves the first figures standing, and
