@@ -5,11 +5,10 @@
 // run its words: how it names the worker's phases, its last line, the hint after an error.
 
 import { JobRunner } from './jobs.js';
+import { capitalized } from '../shared/format.js';
 
 // A job's state before any run: the panel's own first phase line stands (phase null).
 const JOB_IDLE = { state: 'ready', phase: null, progress: 0, error: null, blocked: false };
-
-const capitalized = (text) => text.replace(/^(.)/, (c) => c.toUpperCase());
 
 // name: the job's name (its store keys, its runner in runs); store: the run store; runs: the page's
 // one-at-a-time rule; job: {type, workerName} of its JobRunner (jobs.js); yieldsTo: the runners that stop

@@ -30,6 +30,9 @@ export function count(value, noun) {
   return `${int(value)} ${noun}${value === 1 ? '' : 's'}`;
 }
 
+// A phase or sentence with its first letter upper-case ("measuring" -> "Measuring").
+export const capitalized = (text) => text.replace(/^(.)/, (c) => c.toUpperCase());
+
 export function int(value) {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
 }

@@ -1,7 +1,7 @@
 // The hardware view's words: every sentence says "modeled" where it gives a modeled figure, and every
 // number comes from the result.
 
-import { bytes, count, duration, int, ratio, sig } from '../../shared/format.js';
+import { bytes, capitalized, count, duration, int, ratio, sig } from '../../shared/format.js';
 import { POLICY_ROLES, findPolicy, policyLabel, policySlots } from '../../shared/policies.js';
 
 const PHASES = {
@@ -11,7 +11,7 @@ const PHASES = {
 
 function describeProgress({ fraction, phase }) {
   const text = PHASES[phase] || phase.replace(/^memory: /, 'Memory policies: ');
-  return `${text.replace(/^(.)/, (c) => c.toUpperCase())}… (${Math.floor(fraction * 100)}%)`;
+  return `${capitalized(text)}… (${Math.floor(fraction * 100)}%)`;
 }
 
 const MODELED = 'step times from the roofline, not measured.';
