@@ -1,24 +1,33 @@
 #include "model_files/ggml_tensor_types.h"
 
 #include <cstring>
+#include <vector>
 
+#include "model/block_format.h"
 #include "model/float16.h"
 
 namespace kvlab {
 
 namespace {
 
-enum : uint32_t { kF32 = 0, kF16 = 1, kQ8_0 = 8, kBF16 = 30 };
+enum : uint32_t { kF32 = 0, kF16 = 1, kBF16 = 30 };
 
-const GgmlType kSupported[] = {
-    {kF32, "F32", 1, 4}, {kF16, "F16", 1, 2}, {kBF16, "BF16", 1, 2}, {kQ8_0, "Q8_0", 32, 34}};
+// The float types, then every block format (model/block_format.h).
+const std::vector<GgmlType>& supported_types() {
+  static const std::vector<GgmlType> types = [] {
+    std::vector<GgmlType> list = {{kF32, "F32", 1, 4}, {kF16, "F16", 1, 2}, {kBF16, "BF16", 1, 2}};
+    for (const BlockFormatTraits& t : block_formats()) list.push_back({t.ggml_type, t.name, t.elements, t.bytes});
+    return list;
+  }();
+  return types;
+}
 
 uint16_t u16_at(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
 }  // namespace
 
 const GgmlType* supported_ggml_type(uint32_t id) {
-  for (const GgmlType& type : kSupported)
+  for (const GgmlType& type : supported_types())
     if (type.id == id) return &type;
   return nullptr;
 }
@@ -35,7 +44,7 @@ std::string ggml_type_name(uint32_t id) {
 
 std::string supported_ggml_type_names() {
   std::string names;
-  for (const GgmlType& type : kSupported) names += (names.empty() ? "" : ", ") + std::string(type.name);
+  for (const GgmlType& type : supported_types()) names += (names.empty() ? "" : ", ") + std::string(type.name);
   return names;
 }
 
@@ -50,14 +59,10 @@ void dequantize(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements,
     case kBF16:
       for (uint64_t i = 0; i < n_elements; ++i) out[i] = from_bf16(u16_at(bytes + 2 * i));
       return;
-    case kQ8_0:
-      for (uint64_t block = 0; block < n_elements / 32; ++block) {
-        const uint8_t* b = bytes + block * 34;
-        const float scale = from_f16(u16_at(b));
-        for (int i = 0; i < 32; ++i) out[block * 32 + i] = scale * static_cast<float>(static_cast<int8_t>(b[2 + i]));
-      }
-      return;
   }
+  for (const BlockFormatTraits& t : block_formats())
+    if (t.ggml_type == type.id)
+      dequantize_blocks(t.format, bytes, static_cast<int64_t>(n_elements / static_cast<uint64_t>(t.elements)), out);
 }
 
 }  // namespace kvlab

@@ -267,8 +267,8 @@ TEST_F(HostileFiles, GgufTensorOffsetPastTheEndIsRefused) {
 }
 
 TEST_F(HostileFiles, GgufUnknownTensorTypeIsRefusedNamingIt) {
-  put_u32(gguf, after_name("blk.0.attn_q.weight") + 4 + 16, 12);  // Q4_K
-  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_q.weight].type", "Q4_K");
+  put_u32(gguf, after_name("blk.0.attn_q.weight") + 4 + 16, 13);  // Q5_K
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_q.weight].type", "Q5_K");
 }
 
 TEST_F(HostileFiles, GgufTensorDimsThatDisagreeWithTheMetadataAreRefused) {

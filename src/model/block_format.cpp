@@ -1,0 +1,96 @@
+#include "model/block_format.h"
+
+#include "model/float16.h"
+
+namespace kvlab {
+
+namespace {
+
+float f16_at(const uint8_t* p) { return from_f16(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
+
+// Q4_K's 6-bit scale and min of sub-block j (0..7) from its 12 packed bytes (ggml's get_scale_min_k4):
+// sub-blocks 0-3 keep theirs in the low 6 bits of bytes j and j + 4; 4-7 put their low 4 bits in byte
+// j + 4 and their top 2 bits in the spare top bits of bytes j - 4 and j.
+void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min) {
+  if (j < 4) {
+    scale = packed[j] & 63;
+    min = packed[j + 4] & 63;
+  } else {
+    scale = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
+    min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+  }
+}
+
+void dequantize_q8_0(const uint8_t* b, float* out) {
+  const float d = f16_at(b);
+  for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(static_cast<int8_t>(b[2 + i]));
+}
+
+void dequantize_q4_0(const uint8_t* b, float* out) {
+  const float d = f16_at(b);
+  for (int i = 0; i < 16; ++i) {
+    out[i] = d * static_cast<float>((b[2 + i] & 0xF) - 8);
+    out[i + 16] = d * static_cast<float>((b[2 + i] >> 4) - 8);
+  }
+}
+
+void dequantize_q4_k(const uint8_t* b, float* out) {
+  const float d = f16_at(b), dmin = f16_at(b + 2);
+  const uint8_t* packed = b + 4;
+  const uint8_t* q = b + 16;
+  for (int pair = 0; pair < 4; ++pair, q += 32) {  // 64 weights: sub-blocks 2 * pair and 2 * pair + 1
+    int scale, min;
+    q4_k_scale_min(2 * pair, packed, scale, min);
+    const float d_low = d * static_cast<float>(scale), m_low = dmin * static_cast<float>(min);
+    q4_k_scale_min(2 * pair + 1, packed, scale, min);
+    const float d_high = d * static_cast<float>(scale), m_high = dmin * static_cast<float>(min);
+    for (int l = 0; l < 32; ++l) out[pair * 64 + l] = d_low * static_cast<float>(q[l] & 0xF) - m_low;
+    for (int l = 0; l < 32; ++l) out[pair * 64 + 32 + l] = d_high * static_cast<float>(q[l] >> 4) - m_high;
+  }
+}
+
+void dequantize_q6_k(const uint8_t* b, float* out) {
+  const uint8_t* ql = b;
+  const uint8_t* qh = b + 128;
+  const int8_t* scales = reinterpret_cast<const int8_t*>(b + 192);
+  const float d = f16_at(b + 208);
+  for (int half = 0; half < 2; ++half, ql += 64, qh += 32, scales += 8, out += 128) {
+    for (int l = 0; l < 32; ++l) {
+      const int is = l / 16;
+      const int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+      const int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+      const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+      const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+      out[l] = d * static_cast<float>(scales[is]) * static_cast<float>(q1);
+      out[l + 32] = d * static_cast<float>(scales[is + 2]) * static_cast<float>(q2);
+      out[l + 64] = d * static_cast<float>(scales[is + 4]) * static_cast<float>(q3);
+      out[l + 96] = d * static_cast<float>(scales[is + 6]) * static_cast<float>(q4);
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<BlockFormatTraits>& block_formats() {
+  static const std::vector<BlockFormatTraits> formats = {{BlockFormat::q8_0, "Q8_0", 8, 32, 34},
+                                                         {BlockFormat::q4_0, "Q4_0", 2, 32, 18},
+                                                         {BlockFormat::q4_k, "Q4_K", 12, 256, 144},
+                                                         {BlockFormat::q6_k, "Q6_K", 14, 256, 210}};
+  return formats;
+}
+
+const BlockFormatTraits& traits(BlockFormat format) { return block_formats()[static_cast<size_t>(format)]; }
+
+void dequantize_blocks(BlockFormat format, const uint8_t* blocks, int64_t n_blocks, float* out) {
+  const BlockFormatTraits& t = traits(format);
+  void (*one_block)(const uint8_t*, float*) = nullptr;
+  switch (format) {
+    case BlockFormat::q8_0: one_block = dequantize_q8_0; break;
+    case BlockFormat::q4_0: one_block = dequantize_q4_0; break;
+    case BlockFormat::q4_k: one_block = dequantize_q4_k; break;
+    case BlockFormat::q6_k: one_block = dequantize_q6_k; break;
+  }
+  for (int64_t i = 0; i < n_blocks; ++i) one_block(blocks + i * t.bytes, out + i * t.elements);
+}
+
+}  // namespace kvlab
