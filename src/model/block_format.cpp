@@ -6,20 +6,7 @@ namespace kvlab {
 
 namespace {
 
-float f16_at(const uint8_t* p) { return from_f16(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
-
-// Q4_K's 6-bit scale and min of sub-block j (0..7) from its 12 packed bytes (ggml's get_scale_min_k4):
-// sub-blocks 0-3 keep theirs in the low 6 bits of bytes j and j + 4; 4-7 put their low 4 bits in byte
-// j + 4 and their top 2 bits in the spare top bits of bytes j - 4 and j.
-void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min) {
-  if (j < 4) {
-    scale = packed[j] & 63;
-    min = packed[j + 4] & 63;
-  } else {
-    scale = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
-    min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
-  }
-}
+float f16_at(const uint8_t* p) { return block_f16(p); }
 
 void dequantize_q8_0(const uint8_t* b, float* out) {
   const float d = f16_at(b);
@@ -70,6 +57,20 @@ void dequantize_q6_k(const uint8_t* b, float* out) {
 }
 
 }  // namespace
+
+float block_f16(const uint8_t* p) { return from_f16(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
+
+// As ggml's get_scale_min_k4: sub-blocks 0-3 keep theirs in the low 6 bits of bytes j and j + 4; 4-7
+// put their low 4 bits in byte j + 4 and their top 2 bits in the spare top bits of bytes j - 4 and j.
+void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min) {
+  if (j < 4) {
+    scale = packed[j] & 63;
+    min = packed[j + 4] & 63;
+  } else {
+    scale = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
+    min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+  }
+}
 
 const std::vector<BlockFormatTraits>& block_formats() {
   static const std::vector<BlockFormatTraits> formats = {{BlockFormat::q8_0, "Q8_0", 8, 32, 34},

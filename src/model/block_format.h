@@ -30,6 +30,12 @@ struct BlockFormatTraits {
 const std::vector<BlockFormatTraits>& block_formats();
 const BlockFormatTraits& traits(BlockFormat format);
 
+// Q4_K's 6-bit scale and min of sub-block j (0..7) from the block's 12 packed bytes (after d and dmin).
+void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min);
+
+// The float16 number at p (little-endian), widened: every block's scales are stored so.
+float block_f16(const uint8_t* p);
+
 // The float32 weights of `n_blocks` consecutive blocks at `blocks`, exactly as ggml dequantizes them.
 // out: [n_blocks * traits(format).elements]
 void dequantize_blocks(BlockFormat format, const uint8_t* blocks, int64_t n_blocks, float* out);

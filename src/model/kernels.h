@@ -4,6 +4,7 @@
 // holds the plain-loop twins that the tests compare against. The signatures and their shapes are in
 // kernel_declarations.inc.
 
+#include "model/input_blocks.h"
 #include "model/kv_cache.h"
 #include "model/packed_matrix.h"
 

@@ -17,6 +17,12 @@ float dot(const float* a, const float* b, int n) {
 
 // No interleave_scratch: the reference reads each row of x as it is, one weight at a time.
 void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* /*interleave_scratch*/) {
+  if (w.blocks) {
+    InputBlockBuffer blocks(static_cast<size_t>(n_rows) * (w.n_in / kInputBlockWidth));
+    quantize_inputs(blocks.data(), x, n_rows, w.n_in);
+    matmul_blocks(out, blocks.data(), w, n_rows, 0, w.n_panels());
+    return;
+  }
   matmul_panels(out, x, w, n_rows, 0, w.n_panels());
 }
 

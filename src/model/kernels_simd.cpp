@@ -183,6 +183,12 @@ void interleave_rows(float* xs, const float* x, int n_in, int rows) {
 }  // namespace
 
 void matmul(float* out, const float* x, const PackedMatrix& w, int n_rows, float* interleave_scratch) {
+  if (w.blocks) {
+    InputBlockBuffer blocks(static_cast<size_t>(n_rows) * (w.n_in / kInputBlockWidth));
+    quantize_inputs(blocks.data(), x, n_rows, w.n_in);
+    matmul_blocks(out, blocks.data(), w, n_rows, 0, w.n_panels());
+    return;
+  }
   matmul_panels(out, matmul_inputs(x, w.n_in, n_rows, interleave_scratch), w, n_rows, 0, w.n_panels());
 }
 

@@ -44,10 +44,23 @@ void Model::reserve_rows(int n_rows) {
   resize(s.up, n_rows, c.d_ff);
   resize(s.logits, n_rows, c.vocab);
   resize(s.interleaved, n_rows, widest_matrix_input(c));
+  s.input_blocks.resize(static_cast<size_t>(n_rows) * (widest_matrix_input(c) / kInputBlockWidth));
 }
 
 void Model::matmuls(const Product* products, int n_products, const float* x, int n_rows) {
-  const float* inputs = kernels::matmul_inputs(x, products[0].w->n_in, n_rows, scratch_.interleaved.data());
+  // The products share x: once interleaved for the panel matrices among them, once in int8 blocks for
+  // the quantized ones.
+  const int n_in = products[0].w->n_in;
+  const float* inputs = nullptr;
+  const InputBlock* blocks = nullptr;
+  for (int m = 0; m < n_products; ++m) {
+    if (products[m].w->blocks && !blocks) {
+      quantize_inputs(scratch_.input_blocks.data(), x, n_rows, n_in);
+      blocks = scratch_.input_blocks.data();
+    } else if (!products[m].w->blocks && !inputs) {
+      inputs = kernels::matmul_inputs(x, n_in, n_rows, scratch_.interleaved.data());
+    }
+  }
   // Shares start at multiples of the one-row kernel's panels, so that every thread's blocks are whole.
   const int unit = kernels::one_row_panels();
   int n_units = 0;
@@ -61,7 +74,8 @@ void Model::matmuls(const Product* products, int n_products, const float* x, int
       const PackedMatrix& w = *products[m].w;
       const int span = (w.n_panels() + unit - 1) / unit * unit;
       const int from = std::max(first - offset, 0), to = std::min({end - offset, span, w.n_panels()});
-      if (from < to) kernels::matmul_panels(products[m].out, inputs, w, n_rows, from, to);
+      if (from < to && w.blocks) kernels::matmul_blocks(products[m].out, blocks, w, n_rows, from, to);
+      if (from < to && !w.blocks) kernels::matmul_panels(products[m].out, inputs, w, n_rows, from, to);
       offset += span;
     }
   });
@@ -143,8 +157,7 @@ const float* Model::forward(const std::vector<Row>& rows) {
   reserve_rows(n_rows);
   Scratch& s = scratch_;
 
-  for (int r = 0; r < n_rows; ++r)
-    std::memcpy(&s.x[r * d], &weights_.token_embedding[static_cast<size_t>(rows[r].token) * d], sizeof(float) * d);
+  for (int r = 0; r < n_rows; ++r) embed(weights_, rows[r].token, &s.x[static_cast<size_t>(r) * d]);
   for (int l = 0; l < c.n_layers; ++l) {
     attention_block(weights_.layers[l], l, rows);
     feed_forward_block(weights_.layers[l], n_rows);

@@ -14,6 +14,7 @@
 #include "model/buffer.h"
 #include "model/config.h"
 #include "model/forward_device.h"
+#include "model/input_blocks.h"
 #include "model/kv_cache.h"
 #include "model/thread_pool.h"
 #include "model/weights.h"
@@ -30,19 +31,20 @@ struct Row {
 // Activations of one forward pass, sized for up to `capacity_rows` rows.
 struct Scratch {
   int capacity_rows = 0;
-  FloatBuffer x;            // [rows, d_model] residual stream
-  FloatBuffer xb;           // [rows, d_model] normalised input of a sub-layer
-  FloatBuffer q;            // [rows, d_model] queries
-  FloatBuffer k;            // [rows, kv_dim] keys of the new tokens
-  FloatBuffer v;            // [rows, kv_dim] values of the new tokens
-  FloatBuffer attn;         // [rows, d_model] attention output, before wo
-  FloatBuffer proj;         // [rows, d_model] output of wo or w_down, added to x
-  FloatBuffer gate;         // [rows, d_ff]
-  FloatBuffer up;           // [rows, d_ff]
-  FloatBuffer scores;       // [threads, max_seq] attention weights of one head, one row per thread
-  FloatBuffer final_rows;   // [rows, d_model] normalised rows that want logits
-  FloatBuffer logits;       // [rows, vocab]
-  FloatBuffer interleaved;  // [rows, largest n_in of the weight matrices]: kernels::matmul's interleave_scratch
+  FloatBuffer x;                  // [rows, d_model] residual stream
+  FloatBuffer xb;                 // [rows, d_model] normalised input of a sub-layer
+  FloatBuffer q;                  // [rows, d_model] queries
+  FloatBuffer k;                  // [rows, kv_dim] keys of the new tokens
+  FloatBuffer v;                  // [rows, kv_dim] values of the new tokens
+  FloatBuffer attn;               // [rows, d_model] attention output, before wo
+  FloatBuffer proj;               // [rows, d_model] output of wo or w_down, added to x
+  FloatBuffer gate;               // [rows, d_ff]
+  FloatBuffer up;                 // [rows, d_ff]
+  FloatBuffer scores;             // [threads, max_seq] attention weights of one head, one row per thread
+  FloatBuffer final_rows;         // [rows, d_model] normalised rows that want logits
+  FloatBuffer logits;             // [rows, vocab]
+  FloatBuffer interleaved;        // [rows, largest n_in of the weight matrices]: kernels::matmul's interleave_scratch
+  InputBlockBuffer input_blocks;  // [rows, largest n_in / 32]: a quantized matmul's inputs (input_blocks.h)
 };
 
 class Model {

@@ -1,5 +1,7 @@
 #include "model/packed_matrix.h"
 
+#include <algorithm>
+
 #include "model/kernels.h"
 
 namespace kvlab {
@@ -8,10 +10,16 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberF
   ArenaLayout layout;
   layout.arena = std::make_shared<WeightArena>();
   const int stripes = kernels::one_row_panels();
+  size_t block_bytes = 0;
   for (const MatrixShape& shape : shapes) {
     PackedMatrix m;
     m.n_out = shape.n_out;
     m.n_in = shape.n_in;
+    m.blocks = shape.blocks;
+    if (m.blocks) {
+      m.block_start = block_bytes;
+      block_bytes += m.bytes();
+    }
     m.format = format;
     m.stripes = stripes;
     m.arena = layout.arena;
@@ -22,6 +30,7 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberF
   size_t words = 0;
   for (int s = 0; s <= stripes; ++s) {
     for (PackedMatrix& m : layout.matrices) {
+      if (m.blocks) continue;
       m.stripe_starts[s] = words;
       const int panels = s < stripes ? m.panels_per_stripe() : m.n_panels() - m.panels_per_stripe() * stripes;
       words += static_cast<size_t>(panels) * m.words_per_panel();
@@ -31,7 +40,12 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberF
     layout.arena->panels.assign(words, 0.0f);
   else
     layout.arena->pairs.assign(words, 0u);
+  layout.arena->blocks.assign(block_bytes, 0);
   return layout;
+}
+
+void copy_blocks_into(WeightArena& arena, const PackedMatrix& m, const uint8_t* rows) {
+  std::copy(rows, rows + m.bytes(), arena.blocks.begin() + static_cast<std::ptrdiff_t>(m.block_start));
 }
 
 void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major) {
@@ -54,8 +68,19 @@ PackedMatrix pack(const float* row_major, int n_out, int n_in, NumberFormat form
   return layout.matrices[0];
 }
 
+PackedMatrix pack_blocks(const uint8_t* rows, BlockFormat blocks, int n_out, int n_in) {
+  ArenaLayout layout = lay_out_in_one_arena({{n_out, n_in, blocks}}, NumberFormat::f32);
+  copy_blocks_into(*layout.arena, layout.matrices[0], rows);
+  return layout.matrices[0];
+}
+
 FloatBuffer unpack(const PackedMatrix& m) {
   FloatBuffer row_major(static_cast<size_t>(m.n_out) * m.n_in);
+  if (m.blocks) {
+    dequantize_blocks(*m.blocks, m.block_row(0), static_cast<int64_t>(m.n_out) * (m.n_in / traits(*m.blocks).elements),
+                      row_major.data());
+    return row_major;
+  }
   for (int o = 0; o < m.n_out; ++o)
     for (int i = 0; i < m.n_in; ++i) row_major[static_cast<size_t>(o) * m.n_in + i] = m.at(o, i);
   return row_major;

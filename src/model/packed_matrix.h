@@ -24,13 +24,21 @@
 // 32-bit words, word (j, o) = bf16(W[o, 2j]) in its low half and bf16(W[o, 2j + 1]) in its high half
 // (0 past n_in). One 32-bit vector load then gives two inputs' weights for the same outputs: a shift
 // left by 16 widens the first to float32 and a mask of the low half the second.
+//
+// A quantized matrix (a GGUF file's Q8_0, Q4_0, Q4_K or Q6_K weights) keeps its file's blocks instead:
+// row o of W is n_in / elements blocks (block_format.h), rows one after another, in the arena's byte
+// buffer. Its blocks run along the input, so panels do not suit it; kernels::matmul_blocks computes an
+// output as one row's dot product, block by block. Its "panels" are then groups of kPanelWidth rows, the
+// unit threads share a product by.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <xsimd/memory/xsimd_aligned_allocator.hpp>
 
+#include "model/block_format.h"
 #include "model/buffer.h"
 #include "model/float16.h"
 #include "model/number_format.h"
@@ -41,11 +49,13 @@ constexpr int kPanelWidth = 8;
 
 using Bf16PairBuffer = std::vector<uint32_t, xsimd::aligned_allocator<uint32_t, 64>>;
 
-// The packed weights of one or more matrices, in one format: f32 panels or bf16 pairs (the other
-// buffer empty). Outputs past n_out in a matrix's last panel, and inputs past n_in in bf16, are zero.
+// The packed weights of one or more matrices: f32 panels or bf16 pairs (the other buffer empty), and
+// the quantized matrices' blocks. Outputs past n_out in a matrix's last panel, and inputs past n_in in
+// bf16, are zero.
 struct WeightArena {
   FloatBuffer panels;
   Bf16PairBuffer pairs;
+  ByteBuffer blocks;
 };
 
 struct PackedMatrix {
@@ -56,6 +66,20 @@ struct PackedMatrix {
   std::shared_ptr<const WeightArena> arena;
   // Words from the arena's start where stripe s's first panel is (s < stripes), then where the tail is.
   std::vector<size_t> stripe_starts;
+  // Set for a quantized matrix: its blocks' format. Its rows start at arena->blocks[block_start]; the
+  // format, stripes and stripe_starts above are unused.
+  std::optional<BlockFormat> blocks;
+  size_t block_start = 0;
+
+  // Bytes a quantized matrix's row takes: n_in / elements blocks.
+  size_t row_bytes() const {
+    const BlockFormatTraits& t = traits(*blocks);
+    return static_cast<size_t>(n_in / t.elements) * static_cast<size_t>(t.bytes);
+  }
+  // Where row o of a quantized matrix starts.
+  const uint8_t* block_row(int o) const {
+    return arena->blocks.data() + block_start + static_cast<size_t>(o) * row_bytes();
+  }
 
   int n_panels() const { return (n_out + kPanelWidth - 1) / kPanelWidth; }
   int n_pairs() const { return (n_in + 1) / 2; }
@@ -71,8 +95,14 @@ struct PackedMatrix {
     if (p >= striped) return stripe_starts[stripes] + static_cast<size_t>(p - striped) * words_per_panel();
     return stripe_starts[p % stripes] + static_cast<size_t>(p / stripes) * words_per_panel();
   }
-  // W[o, i], widened to float32
+  // W[o, i], widened to float32 (dequantized, for a quantized matrix)
   float at(int o, int i) const {
+    if (blocks) {
+      const BlockFormatTraits& t = traits(*blocks);
+      float block[256];
+      dequantize_blocks(*blocks, block_row(o) + static_cast<size_t>(i / t.elements) * t.bytes, 1, block);
+      return block[i % t.elements];
+    }
     const size_t panel = panel_offset(o / kPanelWidth);
     if (format == NumberFormat::f32)
       return arena->panels[panel + static_cast<size_t>(i) * kPanelWidth + o % kPanelWidth];
@@ -80,17 +110,22 @@ struct PackedMatrix {
     return from_bf16(static_cast<uint16_t>(i % 2 == 0 ? pair : pair >> 16));
   }
   // Bytes this matrix's weights take in the arena (padding of the last panel included).
-  size_t bytes() const { return static_cast<size_t>(n_panels()) * words_per_panel() * sizeof(uint32_t); }
+  size_t bytes() const {
+    if (blocks) return static_cast<size_t>(n_out) * row_bytes();
+    return static_cast<size_t>(n_panels()) * words_per_panel() * sizeof(uint32_t);
+  }
 };
 
 struct MatrixShape {
   int n_out = 0;
   int n_in = 0;
+  std::optional<BlockFormat> blocks = std::nullopt;  // set: a quantized matrix, n_in a multiple of its block's elements
 };
 
 // Views of matrices of these shapes, listed in the order the forward pass reads them, in one new
 // arena laid out stripe by stripe across them (above), in stripes of kernels::one_row_panels() (this
-// build's one-row matmul). The arena is zero until pack_into fills each matrix.
+// build's one-row matmul); the quantized ones' rows after one another in its blocks, in the same order.
+// The arena is zero until pack_into or copy_blocks_into fills each matrix.
 struct ArenaLayout {
   std::shared_ptr<WeightArena> arena;
   std::vector<PackedMatrix> matrices;
@@ -101,9 +136,14 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberF
 // in `arena` (the one m views).
 void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major);
 
+// Copies a quantized matrix's rows of blocks [m.n_out, m.row_bytes()] into m's place in `arena`.
+void copy_blocks_into(WeightArena& arena, const PackedMatrix& m, const uint8_t* rows);
+
 // Packs one row-major [n_out, n_in] matrix of float32 values, rounding them to `format`, into an arena
 // of its own.
 PackedMatrix pack(const float* row_major, int n_out, int n_in, NumberFormat format = NumberFormat::f32);
+// A quantized matrix's rows of blocks [n_out, n_in / elements blocks], copied into an arena of its own.
+PackedMatrix pack_blocks(const uint8_t* rows, BlockFormat blocks, int n_out, int n_in);
 
 // The row-major [n_out, n_in] matrix back, in float32 (for exporting weights to other implementations).
 FloatBuffer unpack(const PackedMatrix& m);

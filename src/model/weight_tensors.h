@@ -1,34 +1,45 @@
 #pragma once
 // A model's weights as a model file holds them: plain row-major float32 arrays, one per tensor, named
-// as the forward pass uses them, before they are packed for the matmul kernel (pack_weights, weights.h).
-// The readers of llama2.c checkpoints and GGUF files fill it, with wq and wk already in the rotary
-// order the model uses (rotary_order.h).
+// as the forward pass uses them, before they are packed for the matmul kernel (pack_weights, weights.h);
+// a GGUF file's quantized matrices stay in their blocks. The readers of llama2.c checkpoints and GGUF
+// files fill it, with wq and wk already in the rotary order the model uses (rotary_order.h).
+#include <optional>
 #include <vector>
 
+#include "model/block_format.h"
 #include "model/buffer.h"
 #include "model/config.h"
 
 namespace kvlab {
 
+// A weight matrix [rows, row_length]: float32 values, or quantized blocks kept as the file has them.
+struct MatrixTensor {
+  FloatBuffer values;                 // [rows, row_length] row-major; empty when `blocks` holds the matrix
+  std::optional<BlockFormat> format;  // set: the matrix is `blocks`, rows of row_length / elements blocks
+  ByteBuffer blocks;
+
+  bool empty() const { return values.empty() && blocks.empty(); }
+};
+
 struct LayerTensors {
   FloatBuffer attn_norm;  // [d_model]
-  FloatBuffer wq;         // [d_model, d_model]
-  FloatBuffer wk;         // [kv_dim, d_model]
-  FloatBuffer wv;         // [kv_dim, d_model]
-  FloatBuffer wo;         // [d_model, d_model]
+  MatrixTensor wq;        // [d_model, d_model]
+  MatrixTensor wk;        // [kv_dim, d_model]
+  MatrixTensor wv;        // [kv_dim, d_model]
+  MatrixTensor wo;        // [d_model, d_model]
   FloatBuffer ffn_norm;   // [d_model]
-  FloatBuffer w_gate;     // [d_ff, d_model]  (llama2.c's w1)
-  FloatBuffer w_up;       // [d_ff, d_model]  (llama2.c's w3)
-  FloatBuffer w_down;     // [d_model, d_ff]  (llama2.c's w2)
+  MatrixTensor w_gate;    // [d_ff, d_model]  (llama2.c's w1)
+  MatrixTensor w_up;      // [d_ff, d_model]  (llama2.c's w3)
+  MatrixTensor w_down;    // [d_model, d_ff]  (llama2.c's w2)
 };
 
 struct WeightTensors {
-  ModelConfig config;           // passed validate()
-  FloatBuffer token_embedding;  // [vocab, d_model]
+  ModelConfig config;            // passed validate()
+  MatrixTensor token_embedding;  // [vocab, d_model]
   std::vector<LayerTensors> layers;
   FloatBuffer final_norm;  // [d_model]
   // [vocab, d_model]; empty when the classifier is shared with the token embedding
-  FloatBuffer w_out;
+  MatrixTensor w_out;
 };
 
 }  // namespace kvlab

@@ -93,23 +93,37 @@ Weights pack_weights(WeightTensors t) {
   Weights w;
   w.config = c;
   w.layers.resize(static_cast<size_t>(c.n_layers));
-  std::vector<FloatBuffer*> sources;  // row-major values of each matrix, in forward order
+  std::vector<MatrixTensor*> sources;  // each matrix's values or blocks, in forward order
   for (size_t l = 0; l < w.layers.size(); ++l) {
     LayerTensors& from = t.layers[l];
     w.layers[l].attn_norm = std::move(from.attn_norm);
     w.layers[l].ffn_norm = std::move(from.ffn_norm);
-    for (FloatBuffer* m : {&from.wq, &from.wk, &from.wv, &from.wo, &from.w_gate, &from.w_up, &from.w_down})
+    for (MatrixTensor* m : {&from.wq, &from.wk, &from.wv, &from.wo, &from.w_gate, &from.w_up, &from.w_down})
       sources.push_back(m);
   }
-  sources.push_back(t.w_out.empty() ? &t.token_embedding : &t.w_out);
-  const std::vector<PackedMatrix*> matrices = matrices_in_forward_order<Weights, PackedMatrix>(w);
-  ArenaLayout layout = lay_out_in_one_arena(shapes_in_forward_order(c), c.weights);
+  const bool shared = t.w_out.empty();
+  sources.push_back(shared ? &t.token_embedding : &t.w_out);
+  std::vector<MatrixShape> shapes = shapes_in_forward_order(c);
+  // A quantized embedding not shared with the classifier keeps its blocks after the matrices.
+  const bool separate_embedding_blocks = !shared && t.token_embedding.format;
+  if (separate_embedding_blocks) {
+    sources.push_back(&t.token_embedding);
+    shapes.push_back({c.vocab, c.d_model});
+  }
+  for (size_t k = 0; k < shapes.size(); ++k) shapes[k].blocks = sources[k]->format;
+  std::vector<PackedMatrix*> matrices = matrices_in_forward_order<Weights, PackedMatrix>(w);
+  if (separate_embedding_blocks) matrices.push_back(&w.quantized_embedding);
+  ArenaLayout layout = lay_out_in_one_arena(shapes, c.weights);
   for (size_t k = 0; k < matrices.size(); ++k) {
     *matrices[k] = layout.matrices[k];
-    pack_into(*layout.arena, *matrices[k], sources[k]->data());
-    if (sources[k] != &t.token_embedding) FloatBuffer().swap(*sources[k]);  // freed as it goes: a lower peak
+    if (sources[k]->format)
+      copy_blocks_into(*layout.arena, *matrices[k], sources[k]->blocks.data());
+    else
+      pack_into(*layout.arena, *matrices[k], sources[k]->values.data());
+    if (sources[k] != &t.token_embedding) *sources[k] = MatrixTensor();  // freed as it goes: a lower peak
   }
-  w.token_embedding = std::move(t.token_embedding);
+  if (shared && t.token_embedding.format) w.quantized_embedding = w.w_out;
+  w.token_embedding = std::move(t.token_embedding.values);
   w.final_norm = std::move(t.final_norm);
   fill_rope_tables(w);
   return w;
@@ -118,13 +132,24 @@ Weights pack_weights(WeightTensors t) {
 WeightTensors unpack_weights(const Weights& w) {
   WeightTensors t;
   t.config = w.config;
-  t.token_embedding = w.token_embedding;
+  t.token_embedding.values = w.token_embedding.empty() ? unpack(w.quantized_embedding) : w.token_embedding;
+  const auto values = [](const PackedMatrix& m) { return MatrixTensor{unpack(m), std::nullopt, {}}; };
   for (const LayerWeights& l : w.layers)
-    t.layers.push_back({l.attn_norm, unpack(l.wq), unpack(l.wk), unpack(l.wv), unpack(l.wo), l.ffn_norm,
-                        unpack(l.w_gate), unpack(l.w_up), unpack(l.w_down)});
+    t.layers.push_back({l.attn_norm, values(l.wq), values(l.wk), values(l.wv), values(l.wo), l.ffn_norm,
+                        values(l.w_gate), values(l.w_up), values(l.w_down)});
   t.final_norm = w.final_norm;
-  t.w_out = unpack(w.w_out);
+  t.w_out = values(w.w_out);
   return t;
+}
+
+void embed(const Weights& w, int token, float* out) {
+  const int d = w.config.d_model;
+  if (!w.token_embedding.empty()) {
+    std::copy_n(w.token_embedding.begin() + static_cast<std::ptrdiff_t>(token) * d, d, out);
+    return;
+  }
+  const PackedMatrix& m = w.quantized_embedding;
+  dequantize_blocks(*m.blocks, m.block_row(token), d / traits(*m.blocks).elements, out);
 }
 
 std::vector<const PackedMatrix*> weight_matrices(const Weights& w) {

@@ -26,7 +26,10 @@ struct LayerWeights {
 
 struct Weights {
   ModelConfig config;
-  FloatBuffer token_embedding;  // [vocab, d_model]
+  FloatBuffer token_embedding;  // [vocab, d_model]; empty when the model file's embedding is quantized:
+  // then its blocks, [vocab, d_model], one row dequantized a token (embed()); when the classifier is
+  // shared with it, the same matrix as w_out
+  PackedMatrix quantized_embedding;
   std::vector<LayerWeights> layers;
   FloatBuffer final_norm;  // [d_model]
   PackedMatrix w_out;      // [vocab, d_model]
@@ -37,13 +40,17 @@ struct Weights {
 // Draws the weights of `config` (which must have passed validate()).
 Weights make_weights(const ModelConfig& config);
 
-// The weights a model file holds, packed in tensors.config.weights's format. A shared classifier (empty
-// w_out) is packed from the token embedding. The tensors' shapes must follow their config.
+// The weights a model file holds, packed in tensors.config.weights's format; quantized matrices keep
+// their blocks. A shared classifier (empty w_out) is packed from the token embedding. The tensors' shapes
+// must follow their config.
 Weights pack_weights(WeightTensors tensors);
 
 // The weights as a model file's tensors again (row-major float32, the rotary order kept), for packing
-// them in another format: a bf16 model's values are its rounded ones.
+// them in another format: a bf16 model's values are its rounded ones, a quantized one's dequantized.
 WeightTensors unpack_weights(const Weights& w);
+
+// Row `token` of the token embedding, in float32. out: [d_model]
+void embed(const Weights& w, int token, float* out);
 
 // Every weight matrix, in the order a forward pass reads them (Model::forward): per layer wq, wk, wv,
 // wo, w_gate, w_up, w_down, then w_out. Their stripes run through the arena in this order.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "common/input_error.h"
@@ -111,9 +112,11 @@ Vocabulary read_vocabulary(const GgufFile& file) {
   return v;
 }
 
-// Where each tensor of the architecture goes, and its shape [rows, row length] (GGUF's dims reversed).
+// Where each tensor of the architecture goes (a vector, or a matrix that may keep quantized blocks), and
+// its shape [rows, row length] (GGUF's dims reversed).
 struct TensorSlot {
-  FloatBuffer* destination;
+  FloatBuffer* vector;
+  MatrixTensor* matrix;
   uint64_t rows, row_length;
   bool required;
 };
@@ -122,24 +125,31 @@ std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t) {
   const ModelConfig& c = t.config;
   const uint64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
   std::map<std::string, TensorSlot> slots = {
-      {"token_embd.weight", {&t.token_embedding, vocab, d, true}},
-      {"output_norm.weight", {&t.final_norm, 1, d, true}},
-      {"output.weight", {&t.w_out, vocab, d, false}},
+      {"token_embd.weight", {nullptr, &t.token_embedding, vocab, d, true}},
+      {"output_norm.weight", {&t.final_norm, nullptr, 1, d, true}},
+      {"output.weight", {nullptr, &t.w_out, vocab, d, false}},
   };
   for (int l = 0; l < c.n_layers; ++l) {
     LayerTensors& layer = t.layers[static_cast<size_t>(l)];
     const std::string block = "blk." + std::to_string(l) + ".";
-    slots.insert({{block + "attn_norm.weight", {&layer.attn_norm, 1, d, true}},
-                  {block + "attn_q.weight", {&layer.wq, d, d, true}},
-                  {block + "attn_k.weight", {&layer.wk, kv, d, true}},
-                  {block + "attn_v.weight", {&layer.wv, kv, d, true}},
-                  {block + "attn_output.weight", {&layer.wo, d, d, true}},
-                  {block + "ffn_norm.weight", {&layer.ffn_norm, 1, d, true}},
-                  {block + "ffn_gate.weight", {&layer.w_gate, ff, d, true}},
-                  {block + "ffn_up.weight", {&layer.w_up, ff, d, true}},
-                  {block + "ffn_down.weight", {&layer.w_down, d, ff, true}}});
+    slots.insert({{block + "attn_norm.weight", {&layer.attn_norm, nullptr, 1, d, true}},
+                  {block + "attn_q.weight", {nullptr, &layer.wq, d, d, true}},
+                  {block + "attn_k.weight", {nullptr, &layer.wk, kv, d, true}},
+                  {block + "attn_v.weight", {nullptr, &layer.wv, kv, d, true}},
+                  {block + "attn_output.weight", {nullptr, &layer.wo, d, d, true}},
+                  {block + "ffn_norm.weight", {&layer.ffn_norm, nullptr, 1, d, true}},
+                  {block + "ffn_gate.weight", {nullptr, &layer.w_gate, ff, d, true}},
+                  {block + "ffn_up.weight", {nullptr, &layer.w_up, ff, d, true}},
+                  {block + "ffn_down.weight", {nullptr, &layer.w_down, d, ff, true}}});
   }
   return slots;
+}
+
+// The block format a tensor of ggml type `id` keeps in memory, if it is one of them.
+std::optional<BlockFormat> block_format_of(uint32_t id) {
+  for (const BlockFormatTraits& t : block_formats())
+    if (t.ggml_type == id) return t.format;
+  return std::nullopt;
 }
 
 void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorSlot& slot) {
@@ -164,9 +174,16 @@ void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorS
         {GgufFile::path(field + ".dims"), std::to_string(info.dims[0]), {}},
         "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
   const uint64_t n_bytes = info.n_elements / static_cast<uint64_t>(type->block_elements) * type->block_bytes;
-  const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocation below is bounded
-  slot.destination->resize(static_cast<size_t>(info.n_elements));
-  dequantize(*type, bytes, info.n_elements, slot.destination->data());
+  const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocations below are bounded
+  const std::optional<BlockFormat> blocks = block_format_of(info.type);
+  if (slot.matrix && blocks) {  // kept as the file has it: the matmul reads the blocks
+    slot.matrix->format = blocks;
+    slot.matrix->blocks.assign(bytes, bytes + n_bytes);
+    return;
+  }
+  FloatBuffer& values = slot.matrix ? slot.matrix->values : *slot.vector;
+  values.resize(static_cast<size_t>(info.n_elements));
+  dequantize(*type, bytes, info.n_elements, values.data());
 }
 
 }  // namespace
@@ -194,8 +211,8 @@ ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
   for (const auto& [name, slot] : slots)
     if (slot.required && !seen[name]) throw_range({GgufFile::path("tensors[" + name + "]"), "", {}}, "is missing");
   for (LayerTensors& layer : t.layers) {
-    layer.wq = adjacent_pairs_to_halves(layer.wq, t.config.n_heads, t.config.head_dim(), t.config.d_model);
-    layer.wk = adjacent_pairs_to_halves(layer.wk, t.config.n_kv_heads, t.config.head_dim(), t.config.d_model);
+    adjacent_pairs_to_halves(layer.wq, t.config.n_heads, t.config.head_dim(), t.config.d_model);
+    adjacent_pairs_to_halves(layer.wk, t.config.n_kv_heads, t.config.head_dim(), t.config.d_model);
   }
   return model;
 }

@@ -60,27 +60,31 @@ WeightTensors read_llama2c_checkpoint(const uint8_t* data, size_t size) {
   WeightTensors t;
   t.config = c;
   t.layers.resize(layers);
-  t.token_embedding = read_floats(in, vocab * d, "token_embedding");
+  t.token_embedding.values = read_floats(in, vocab * d, "token_embedding");
   // Each kind of weight for every layer, in turn, as run.c's memory_map_weights lays them out.
-  auto per_layer = [&](FloatBuffer LayerTensors::*member, size_t count, const char* name) {
+  auto per_layer_vector = [&](FloatBuffer LayerTensors::*member, size_t count, const char* name) {
     for (size_t l = 0; l < layers; ++l)
       t.layers[l].*member = read_floats(in, count, std::string(name) + "[" + std::to_string(l) + "]");
   };
-  per_layer(&LayerTensors::attn_norm, d, "rms_att_weight");
+  auto per_layer = [&](MatrixTensor LayerTensors::*member, size_t count, const char* name) {
+    for (size_t l = 0; l < layers; ++l)
+      (t.layers[l].*member).values = read_floats(in, count, std::string(name) + "[" + std::to_string(l) + "]");
+  };
+  per_layer_vector(&LayerTensors::attn_norm, d, "rms_att_weight");
   per_layer(&LayerTensors::wq, d * d, "wq");
   per_layer(&LayerTensors::wk, kv * d, "wk");
   per_layer(&LayerTensors::wv, kv * d, "wv");
   per_layer(&LayerTensors::wo, d * d, "wo");
-  per_layer(&LayerTensors::ffn_norm, d, "rms_ffn_weight");
+  per_layer_vector(&LayerTensors::ffn_norm, d, "rms_ffn_weight");
   per_layer(&LayerTensors::w_gate, ff * d, "w1");
   per_layer(&LayerTensors::w_down, d * ff, "w2");
   per_layer(&LayerTensors::w_up, ff * d, "w3");
   t.final_norm = read_floats(in, d, "rms_final_weight");
   in.take(2 * rope_floats * 4, "freq_cis");
-  if (!shared_classifier) t.w_out = read_floats(in, vocab * d, "wcls");
+  if (!shared_classifier) t.w_out.values = read_floats(in, vocab * d, "wcls");
   for (LayerTensors& layer : t.layers) {
-    layer.wq = adjacent_pairs_to_halves(layer.wq, c.n_heads, c.head_dim(), c.d_model);
-    layer.wk = adjacent_pairs_to_halves(layer.wk, c.n_kv_heads, c.head_dim(), c.d_model);
+    adjacent_pairs_to_halves(layer.wq, c.n_heads, c.head_dim(), c.d_model);
+    adjacent_pairs_to_halves(layer.wk, c.n_kv_heads, c.head_dim(), c.d_model);
   }
   return t;
 }

@@ -1,21 +1,15 @@
 #include "model_files/rotary_order.h"
 
-#include <algorithm>
-#include <cstddef>
-
 namespace kvlab {
 
-FloatBuffer adjacent_pairs_to_halves(const FloatBuffer& rows, int n_heads, int head_dim, int n_in) {
-  FloatBuffer reordered(rows.size());
-  const int half = head_dim / 2;
-  const auto offset = [&](int head, int r) { return (static_cast<size_t>(head) * head_dim + r) * n_in; };
-  for (int h = 0; h < n_heads; ++h) {
-    for (int i = 0; i < half; ++i) {
-      std::copy_n(rows.begin() + offset(h, 2 * i), n_in, reordered.begin() + offset(h, i));
-      std::copy_n(rows.begin() + offset(h, 2 * i + 1), n_in, reordered.begin() + offset(h, i + half));
-    }
+void adjacent_pairs_to_halves(MatrixTensor& m, int n_heads, int head_dim, int n_in) {
+  if (m.format) {
+    const BlockFormatTraits& t = traits(*m.format);
+    const size_t row_bytes = static_cast<size_t>(n_in / t.elements) * static_cast<size_t>(t.bytes);
+    m.blocks = adjacent_pairs_to_halves(m.blocks, n_heads, head_dim, row_bytes);
+  } else {
+    m.values = adjacent_pairs_to_halves(m.values, n_heads, head_dim, static_cast<size_t>(n_in));
   }
-  return reordered;
 }
 
 }  // namespace kvlab

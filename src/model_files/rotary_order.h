@@ -9,11 +9,30 @@
 // 2i to row i and row 2i + 1 to row i + head_dim / 2, makes the model's queries and keys those of the
 // file, reordered the same way within each head; attention only takes dot products of a query head with
 // a key head, which the common reordering leaves as they are. So the model computes what the file means.
-#include "model/buffer.h"
+#include <algorithm>
+#include <cstddef>
+
+#include "model/weight_tensors.h"
 
 namespace kvlab {
 
-// The rows of `rows` [n_heads * head_dim, n_in], stored for adjacent pairs, reordered for halves.
-FloatBuffer adjacent_pairs_to_halves(const FloatBuffer& rows, int n_heads, int head_dim, int n_in);
+// The rows of `rows` [n_heads * head_dim, row_size], stored for adjacent pairs, reordered for halves. A
+// row is row_size numbers, or bytes of quantized blocks: rows move whole.
+template <class Buffer>
+Buffer adjacent_pairs_to_halves(const Buffer& rows, int n_heads, int head_dim, size_t row_size) {
+  Buffer reordered(rows.size());
+  const int half = head_dim / 2;
+  const auto offset = [&](int head, int r) { return (static_cast<size_t>(head) * head_dim + r) * row_size; };
+  for (int h = 0; h < n_heads; ++h) {
+    for (int i = 0; i < half; ++i) {
+      std::copy_n(rows.begin() + offset(h, 2 * i), row_size, reordered.begin() + offset(h, i));
+      std::copy_n(rows.begin() + offset(h, 2 * i + 1), row_size, reordered.begin() + offset(h, i + half));
+    }
+  }
+  return reordered;
+}
+
+// The same for a matrix [n_heads * head_dim, n_in] of either kind.
+void adjacent_pairs_to_halves(MatrixTensor& m, int n_heads, int head_dim, int n_in);
 
 }  // namespace kvlab
