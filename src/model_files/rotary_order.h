@@ -15,5 +15,7 @@ namespace kvlab {
 
 // The rows of `rows` [n_heads * head_dim, n_in], stored for adjacent pairs, reordered for halves.
 FloatBuffer adjacent_pairs_to_halves(const FloatBuffer& rows, int n_heads, int head_dim, int n_in);
+// Its inverse: the model's rows put back in a file's order, for a writer of files (the tests').
+FloatBuffer halves_to_adjacent_pairs(const FloatBuffer& rows, int n_heads, int head_dim, int n_in);
 
 }  // namespace kvlab
