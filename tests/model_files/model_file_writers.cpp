@@ -194,8 +194,10 @@ uint32_t matrix_tensor_type(uint32_t type, uint64_t row_length) {
 // The tensor's data in `type`.
 std::string tensor_data(const std::vector<float>& values, uint32_t type) {
   ByteWriter out;
-  if (type == 0)
-    for (float x : values) out.f32(x);
+  if (type == 0) {  // little-endian, as every target kvlab builds for; at once, for stories15M's 15M weights
+    out.bytes.resize(values.size() * 4);
+    std::memcpy(&out.bytes[0], values.data(), values.size() * 4);
+  }
   if (type == 1)
     for (float x : values) out.u16(to_f16(x));
   if (type == 30)

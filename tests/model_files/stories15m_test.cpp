@@ -1,10 +1,20 @@
 // stories15M (karpathy's llama2.c model trained on TinyStories), when scripts/extract-models has put
-// it in build/models: greedy decoding from "Once upon a time" writes the story llama2.c writes.
+// it in build/models: greedy decoding from "Once upon a time" writes the story llama2.c writes. Quantized
+// by the tests' own writer, in each block format its GGUF file writes a story, and the same story as a
+// model of the file's weights dequantized by the tests (dequantize_blocks over the file's tensors, written
+// back as F32), not by the reader. While the reader widens blocks at load the two agree by construction;
+// once the model computes on the blocks, this is its check against the plain reference.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <memory>
 
 #include <gtest/gtest.h>
 
+#include "gguf_dequantized.h"
+#include "model/block_format.h"
+#include "model_file_writers.h"
+#include "model_files/gguf_llama.h"
 #include "model_files/model_file.h"
 #include "model_files/text_generation.h"
 
@@ -38,6 +48,78 @@ TEST(Stories15M, OnceUponATimeWritesTheGreedyStory) {
   const std::string story = ", there was a little girl named Lily. She loved to play outside in the sunshine.";
   EXPECT_EQ(out.text.substr(0, story.size()), story);
 }
+
+const char* const kOpening = "Once upon a time";
+constexpr int kTokens = 40;
+
+TextGeneration story(ModelFile file) {
+  Tokenizer words(std::move(file.vocabulary));
+  Model model(pack_weights(std::move(file.tensors)));
+  return generate_text(model, words, kOpening, kTokens);
+}
+
+TextGeneration story_of_gguf(const std::string& gguf) {
+  return story(read_gguf_llama(reinterpret_cast<const uint8_t*>(gguf.data()), gguf.size()));
+}
+
+// stories15M's weights in file order, its vocabulary and its f32 story: read once for every format.
+struct Stories15M {
+  test::FileWeights weights;
+  Vocabulary vocabulary;
+  TextGeneration f32;
+};
+
+class Stories15MQuantized : public ::testing::TestWithParam<BlockFormat> {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string directory = std::string(KVLAB_MODELS_DIR) + "/stories15M/";
+    const std::string checkpoint = read_all(directory + "model.bin"), tokenizer = read_all(directory + "tokenizer.bin");
+    if (checkpoint.empty()) return;
+    ModelFile file = read_llama2c_files(reinterpret_cast<const uint8_t*>(checkpoint.data()), checkpoint.size(),
+                                        reinterpret_cast<const uint8_t*>(tokenizer.data()), tokenizer.size());
+    model_ = std::make_unique<Stories15M>();
+    model_->weights = test::file_weights(file.tensors);
+    model_->vocabulary = file.vocabulary;
+    model_->f32 = story(std::move(file));
+  }
+  static void TearDownTestSuite() { model_.reset(); }
+  static std::unique_ptr<Stories15M> model_;
+};
+std::unique_ptr<Stories15M> Stories15MQuantized::model_;
+
+TEST_P(Stories15MQuantized, GreedyStoryIsTheDequantizedWeightsStory) {
+  if (!model_)
+    GTEST_SKIP() << "no " << KVLAB_MODELS_DIR << "/stories15M/model.bin: scripts/extract-models puts it there";
+  const BlockFormatTraits& format = traits(GetParam());
+  const std::string quantized = test::gguf_bytes(model_->weights, model_->vocabulary, {format.ggml_type});
+  const TextGeneration got = story_of_gguf(quantized);
+  const TextGeneration reference =
+      story_of_gguf(test::gguf_bytes(test::dequantized_weights(quantized, model_->weights.config), model_->vocabulary));
+  EXPECT_EQ(got.tokens, reference.tokens);
+  EXPECT_EQ(got.text, reference.text);
+
+  // A story still: the file's vocabulary encodes the opening as the checkpoint's does, and the story goes
+  // on from it for every token asked for, in plain words and sentences.
+  const std::string text = kOpening + got.text;
+  EXPECT_EQ(got.prompt_tokens, model_->f32.prompt_tokens);
+  ASSERT_EQ(got.tokens.size(), static_cast<size_t>(kTokens)) << text;
+  EXPECT_TRUE(std::all_of(got.text.begin(), got.text.end(), [](char c) { return c == '\n' || (c >= ' ' && c <= '~'); }))
+      << text;
+  EXPECT_GT(std::count(got.text.begin(), got.text.end(), ' '), kTokens / 4) << text;
+  EXPECT_NE(got.text.find(". "), std::string::npos) << text;
+  // Q8_0 is close enough to float32 that the story starts as the f32 model's does.
+  if (GetParam() == BlockFormat::q8_0) {
+    ASSERT_GE(model_->f32.tokens.size(), 10u);
+    EXPECT_EQ(std::vector<int>(got.tokens.begin(), got.tokens.begin() + 10),
+              std::vector<int>(model_->f32.tokens.begin(), model_->f32.tokens.begin() + 10))
+        << "Q8_0: " << got.text << "\nf32: " << model_->f32.text;
+  }
+  std::printf("%s: %s\n", format.name, text.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBlockFormat, Stories15MQuantized,
+                         ::testing::Values(BlockFormat::q8_0, BlockFormat::q4_0, BlockFormat::q4_k, BlockFormat::q6_k),
+                         [](const ::testing::TestParamInfo<BlockFormat>& info) { return traits(info.param).name; });
 
 }  // namespace
 }  // namespace kvlab
