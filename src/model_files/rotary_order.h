@@ -11,28 +11,44 @@
 // a key head, which the common reordering leaves as they are. So the model computes what the file means.
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include "model/weight_tensors.h"
 
 namespace kvlab {
 
-// The rows of `rows` [n_heads * head_dim, row_size], stored for adjacent pairs, reordered for halves. A
-// row is row_size numbers, or bytes of quantized blocks: rows move whole.
+// Moves the rows of `rows` [n_heads * head_dim, row_size] within each head: row 2i to row i and row
+// 2i + 1 to row i + head_dim / 2 (to_halves), or back. A row is row_size numbers, or bytes of quantized
+// blocks: rows move whole.
 template <class Buffer>
-Buffer adjacent_pairs_to_halves(const Buffer& rows, int n_heads, int head_dim, size_t row_size) {
+Buffer reorder_rotary_rows(const Buffer& rows, int n_heads, int head_dim, size_t row_size, bool to_halves) {
   Buffer reordered(rows.size());
   const int half = head_dim / 2;
   const auto offset = [&](int head, int r) { return (static_cast<size_t>(head) * head_dim + r) * row_size; };
   for (int h = 0; h < n_heads; ++h) {
     for (int i = 0; i < half; ++i) {
-      std::copy_n(rows.begin() + offset(h, 2 * i), row_size, reordered.begin() + offset(h, i));
-      std::copy_n(rows.begin() + offset(h, 2 * i + 1), row_size, reordered.begin() + offset(h, i + half));
+      for (const auto [pair_row, half_row] : {std::pair{2 * i, i}, std::pair{2 * i + 1, i + half}}) {
+        const size_t from = offset(h, to_halves ? pair_row : half_row), to = offset(h, to_halves ? half_row : pair_row);
+        std::copy_n(rows.begin() + static_cast<std::ptrdiff_t>(from), row_size,
+                    reordered.begin() + static_cast<std::ptrdiff_t>(to));
+      }
     }
   }
   return reordered;
 }
 
-// The same for a matrix [n_heads * head_dim, n_in] of either kind.
+// The rows of `rows` [n_heads * head_dim, row_size], stored for adjacent pairs, reordered for halves.
+template <class Buffer>
+Buffer adjacent_pairs_to_halves(const Buffer& rows, int n_heads, int head_dim, size_t row_size) {
+  return reorder_rotary_rows(rows, n_heads, head_dim, row_size, true);
+}
+// Its inverse: the model's rows put back in a file's order, for a writer of files (the tests').
+template <class Buffer>
+Buffer halves_to_adjacent_pairs(const Buffer& rows, int n_heads, int head_dim, size_t row_size) {
+  return reorder_rotary_rows(rows, n_heads, head_dim, row_size, false);
+}
+
+// adjacent_pairs_to_halves for a matrix [n_heads * head_dim, n_in] of either kind.
 void adjacent_pairs_to_halves(MatrixTensor& m, int n_heads, int head_dim, int n_in);
 
 }  // namespace kvlab

@@ -1,14 +1,18 @@
 // Model files: a llama2.c checkpoint and GGUF files written by the tests from the same tiny random
 // weights load into the same model, which generates what a plain llama2.c-style forward pass (adjacent
-// rotary pairs, written here from run.c) generates; hostile files are refused naming the field.
+// rotary pairs, written here from run.c) generates; quantized GGUF files generate what their weights,
+// dequantized by the tests, generate; hostile files are refused naming the field.
 #include <cmath>
 #include <functional>
 
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
+#include "gguf_dequantized.h"
+#include "model/block_format.h"
 #include "model/generate.h"
 #include "model_file_writers.h"
+#include "model_files/gguf_file.h"
 #include "model_files/gguf_llama.h"
 #include "model_files/model_file.h"
 #include "model_files/text_generation.h"
@@ -121,7 +125,7 @@ TEST(ModelFile, CheckpointGeneratesWhatLlama2cForwardPassGenerates) {
   }
 }
 
-TEST(ModelFile, GgufOfEveryFloatTensorTypeGeneratesTheCheckpointsTokens) {
+TEST(ModelFile, GgufOfEveryFloatTypeGeneratesTheCheckpointsTokens) {
   const Vocabulary v = test::tiny_vocabulary();
   for (bool shared : {true, false}) {
     const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, shared);
@@ -137,21 +141,61 @@ TEST(ModelFile, GgufOfEveryFloatTensorTypeGeneratesTheCheckpointsTokens) {
   }
 }
 
-// Q8_0 weights stay in their blocks, and the matmul rounds its inputs to int8 blocks: the tokens are the
-// scalar reference's on the same quantized maths (not the float checkpoint's).
-TEST(ModelFile, GgufQ8_0KeepsItsBlocksAndGeneratesTheScalarReferencesTokens) {
+// A file of a block format keeps its blocks, and generates what the scalar reference (the forward pass
+// on the scalar twins, which round the inputs to int8 blocks as the matmul does) generates on them.
+// With d_ff 256, ffn_down's rows are whole K-quant blocks; the other matrices' rows of 32 fall back to
+// Q4_0 (for Q4_K) and Q8_0 (for Q6_K).
+TEST(ModelFile, GgufOfEveryBlockFormatKeepsItsBlocksAndGeneratesTheScalarReferencesTokens) {
   const Vocabulary v = test::tiny_vocabulary();
+  ModelConfig config = test::tiny_config();
+  config.d_ff = 256;
   for (bool shared : {true, false}) {
-    const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, shared);
-    ModelFile file = read_gguf(w, v, {8u});
-    EXPECT_EQ(file.tensors.layers[0].wq.format, BlockFormat::q8_0);
-    EXPECT_TRUE(file.tensors.layers[0].wq.values.empty());
-    Tokenizer tokenizer(std::move(file.vocabulary));
-    Model model(pack_weights(std::move(file.tensors)));
-    const TextGeneration got = generate_text(model, tokenizer, kPrompt, 24);
-    ASSERT_EQ(got.tokens.size(), 24u);
-    EXPECT_EQ(got.tokens, test::scalar_greedy(model.weights(), got.prompt_tokens, 24)) << "shared " << shared;
+    const test::FileWeights w = test::tiny_weights(config, 5, shared);
+    for (const BlockFormatTraits& t : block_formats()) {
+      const std::string quantized = test::gguf_bytes(w, v, {t.ggml_type});
+      const bool k_quant = t.elements == 256;
+      const uint32_t fallback = t.format == BlockFormat::q4_k   ? traits(BlockFormat::q4_0).ggml_type
+                                : t.format == BlockFormat::q6_k ? traits(BlockFormat::q8_0).ggml_type
+                                                                : t.ggml_type;
+      const GgufFile file(bytes_of(quantized), quantized.size());
+      for (const GgufTensorInfo& info : file.tensors()) {
+        const bool norm = info.dims.size() == 1, down = info.name.find("ffn_down") != std::string::npos;
+        EXPECT_EQ(info.type, norm ? 0u : down || !k_quant ? t.ggml_type : fallback) << t.name << " " << info.name;
+      }
+      ModelFile read = read_gguf_llama(bytes_of(quantized), quantized.size());
+      EXPECT_EQ(read.tensors.layers[0].w_down.format, t.format) << t.name;
+      EXPECT_TRUE(read.tensors.layers[0].w_down.values.empty()) << t.name;
+      Tokenizer tokenizer(std::move(read.vocabulary));
+      Model model(pack_weights(std::move(read.tensors)));
+      const TextGeneration got = generate_text(model, tokenizer, kPrompt, 24);
+      ASSERT_EQ(got.tokens.size(), 24u) << "stopped early at BOS or EOS: pick another seed";
+      EXPECT_EQ(got.tokens, test::scalar_greedy(model.weights(), got.prompt_tokens, 24))
+          << t.name << ", shared classifier " << shared;
+      const test::FileWeights reference = test::dequantized_weights(quantized, config);
+      // Quantized, the weights are not the checkpoint's, but near (within a fifth of the largest, 1/4):
+      // the file still holds this model.
+      const std::vector<float>& down = reference.w2[0];
+      for (size_t i = 0; i < down.size(); ++i) ASSERT_NEAR(down[i], w.w2[0][i], 0.05f) << t.name << " " << i;
+    }
   }
+}
+
+// The reader's tensors put back in the file's order (wq and wk for adjacent pairs) are the file's.
+TEST(ModelFile, FileWeightsOfAReadModelAreTheFilesWeights) {
+  const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, false);
+  const test::FileWeights back = test::file_weights(read_checkpoint(w, test::tiny_vocabulary()).tensors);
+  EXPECT_EQ(back.token_embedding, w.token_embedding);
+  EXPECT_EQ(back.wq, w.wq);
+  EXPECT_EQ(back.wk, w.wk);
+  EXPECT_EQ(back.wv, w.wv);
+  EXPECT_EQ(back.wo, w.wo);
+  EXPECT_EQ(back.w1, w.w1);
+  EXPECT_EQ(back.w2, w.w2);
+  EXPECT_EQ(back.w3, w.w3);
+  EXPECT_EQ(back.attn_norm, w.attn_norm);
+  EXPECT_EQ(back.ffn_norm, w.ffn_norm);
+  EXPECT_EQ(back.final_norm, w.final_norm);
+  EXPECT_EQ(back.w_out, w.w_out);
 }
 
 TEST(ModelFile, GgufRopeFreqBaseIsTheRotaryBase) {

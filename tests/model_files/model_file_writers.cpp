@@ -4,8 +4,11 @@
 #include <functional>
 
 #include "common/rng.h"
+#include "ggml_quantizer.h"
+#include "model/block_format.h"
 #include "model/float16.h"
 #include "model_files/model_file.h"
+#include "model_files/rotary_order.h"
 
 namespace kvlab::test {
 
@@ -93,6 +96,35 @@ FileWeights tiny_weights(const ModelConfig& c, uint64_t seed, bool shared_classi
   return w;
 }
 
+FileWeights file_weights(const WeightTensors& t) {
+  const ModelConfig& c = t.config;
+  const auto plain = [](const FloatBuffer& values) { return std::vector<float>(values.begin(), values.end()); };
+  const auto matrix = [](const MatrixTensor& m) {
+    if (!m.format) return std::vector<float>(m.values.begin(), m.values.end());
+    const BlockFormatTraits& format = traits(*m.format);
+    std::vector<float> values(m.blocks.size() / format.bytes * format.elements);
+    dequantize_blocks(*m.format, m.blocks.data(), static_cast<int64_t>(m.blocks.size() / format.bytes), values.data());
+    return values;
+  };
+  FileWeights w;
+  w.config = c;
+  w.token_embedding = matrix(t.token_embedding);
+  for (const LayerTensors& layer : t.layers) {
+    w.attn_norm.push_back(plain(layer.attn_norm));
+    w.wq.push_back(halves_to_adjacent_pairs(matrix(layer.wq), c.n_heads, c.head_dim(), c.d_model));
+    w.wk.push_back(halves_to_adjacent_pairs(matrix(layer.wk), c.n_kv_heads, c.head_dim(), c.d_model));
+    w.wv.push_back(matrix(layer.wv));
+    w.wo.push_back(matrix(layer.wo));
+    w.ffn_norm.push_back(plain(layer.ffn_norm));
+    w.w1.push_back(matrix(layer.w_gate));
+    w.w2.push_back(matrix(layer.w_down));
+    w.w3.push_back(matrix(layer.w_up));
+  }
+  w.final_norm = plain(t.final_norm);
+  w.w_out = matrix(t.w_out);
+  return w;
+}
+
 std::string llama2c_checkpoint_bytes(const FileWeights& w) {
   const ModelConfig& c = w.config;
   ByteWriter out;
@@ -155,20 +187,33 @@ std::string sentencepiece_spaces(const std::string& piece) {
   return out;
 }
 
-// The tensor's data in `type`; rows of n_in values.
+// The ggml type a matrix of rows of `row_length` weights is written in: `type`, unless it is a K-quant
+// whose 256-weight blocks do not divide the row. llama.cpp's quantizer then falls back, tensor by tensor,
+// to a format of 32-weight blocks (src/llama-quant.cpp, tensor_type_fallback: Q4_K to Q5_0, Q6_K to
+// Q8_0); kvlab has no Q5_0, so Q4_K falls back to Q4_0, the nearest it has.
+uint32_t matrix_tensor_type(uint32_t type, uint64_t row_length) {
+  if (row_length % 256 == 0) return type;
+  if (type == traits(BlockFormat::q4_k).ggml_type) return traits(BlockFormat::q4_0).ggml_type;
+  if (type == traits(BlockFormat::q6_k).ggml_type) return traits(BlockFormat::q8_0).ggml_type;
+  return type;
+}
+
+// The tensor's data in `type`.
 std::string tensor_data(const std::vector<float>& values, uint32_t type) {
   ByteWriter out;
-  if (type == 0)
-    for (float x : values) out.f32(x);
+  if (type == 0) {  // little-endian, as every target kvlab builds for; at once, for stories15M's 15M weights
+    out.bytes.resize(values.size() * 4);
+    std::memcpy(&out.bytes[0], values.data(), values.size() * 4);
+  }
   if (type == 1)
     for (float x : values) out.u16(to_f16(x));
   if (type == 30)
     for (float x : values) out.u16(to_bf16(x));
-  if (type == 8) {
-    for (size_t block = 0; block < values.size() / 32; ++block) {
-      out.u16(to_f16(1.0f / 512.0f));
-      for (int i = 0; i < 32; ++i) out.u8(static_cast<uint8_t>(static_cast<int8_t>(values[block * 32 + i] * 512.0f)));
-    }
+  for (const BlockFormatTraits& t : block_formats()) {
+    if (t.ggml_type != type) continue;
+    std::string blocks(values.size() / static_cast<size_t>(t.elements) * static_cast<size_t>(t.bytes), '\0');
+    quantize_row(t.format, values.data(), static_cast<int64_t>(values.size()), reinterpret_cast<uint8_t*>(&blocks[0]));
+    out.text(blocks);
   }
   return out.bytes;
 }
@@ -224,7 +269,8 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
   std::vector<Tensor> tensors;
   const uint64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
   auto matrix = [&](const std::string& name, const std::vector<float>& values, uint64_t n_in, uint64_t n_out) {
-    tensors.push_back({name, {n_in, n_out}, options.matrix_type, tensor_data(values, options.matrix_type)});
+    const uint32_t type = matrix_tensor_type(options.matrix_type, n_in);
+    tensors.push_back({name, {n_in, n_out}, type, tensor_data(values, type)});
   };
   auto vector = [&](const std::string& name, const std::vector<float>& values) {
     tensors.push_back({name, {values.size()}, 0, tensor_data(values, 0)});

@@ -1,8 +1,9 @@
 #pragma once
 // Model files written by the tests themselves: a tiny Llama with random weights and a tiny
 // SentencePiece-like vocabulary, as a llama2.c checkpoint and tokenizer file and as a GGUF file, from
-// the same numbers. The weights are multiples of 1/512 below 1/4 in magnitude, exact in every tensor
-// type the GGUF reader takes (F16, BF16, Q8_0 with scale 1/512), so every file holds the same model.
+// the same numbers. The weights are multiples of 1/512 below 1/4 in magnitude, exact in F16 and BF16, so
+// those files hold the same model; a file of a block format holds what ggml_quantizer.h makes of them,
+// and dequantized_weights (gguf_dequantized.h) reads back exactly what.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "model/config.h"
 #include "model/model.h"
+#include "model/weight_tensors.h"
 #include "model_files/tokenizer.h"
 
 namespace kvlab::test {
@@ -23,6 +25,9 @@ struct FileWeights {
   std::vector<float> final_norm;                              // [d_model]
   std::vector<float> w_out;                                   // [vocab, d_model]; empty: shared
 };
+
+// A model file's tensors (a reader's, wq and wk reordered for the model) put back in a file's order.
+FileWeights file_weights(const WeightTensors& tensors);
 
 // <unk>, BOS, EOS, the 256 byte tokens <0x00>..<0xFF>, then a few pieces and their merges (" a",
 // "ab", " ab", ...), scored so that longer pieces merge later.
@@ -46,7 +51,10 @@ std::string llama2c_checkpoint_bytes(const FileWeights& w);
 std::string llama2c_tokenizer_bytes(const Vocabulary& v);
 
 struct GgufOptions {
-  uint32_t matrix_type = 0;  // ggml type of the weight matrices and the embedding: 0 F32, 1 F16, 8 Q8_0, 30 BF16
+  // ggml type of the weight matrices and the embedding (norms are F32, as llama.cpp writes them): 0 F32,
+  // 1 F16, 30 BF16, or a block format's (2 Q4_0, 8 Q8_0, 12 Q4_K, 14 Q6_K; a K-quant matrix whose rows
+  // are not whole 256-weight blocks is written as Q4_0 or Q8_0 instead, as llama.cpp's quantizer does)
+  uint32_t matrix_type = 0;
   std::string architecture = "llama";
   std::string tokenizer_model = "llama";
   float rope_freq_base = 10000.0f;

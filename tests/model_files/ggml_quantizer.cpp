@@ -1,0 +1,136 @@
+#include "ggml_quantizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "model/float16.h"
+
+namespace kvlab::test {
+
+namespace {
+
+// The scale as the block stores it: rounded to f16, little-endian at `at`.
+float store_f16(float scale, uint8_t* at) {
+  const uint16_t bits = to_f16(scale);
+  at[0] = static_cast<uint8_t>(bits);
+  at[1] = static_cast<uint8_t>(bits >> 8);
+  return from_f16(bits);
+}
+
+// x / step rounded to nearest and clipped to [lo, hi]; 0 when the step is 0 (every weight of the block
+// or sub-block is then what 0 dequantizes to).
+int nearest(float x, float step, int lo, int hi) {
+  if (step == 0.0f) return 0;
+  return static_cast<int>(std::clamp<long>(std::lround(x / step), lo, hi));
+}
+
+// The value of largest magnitude among n (the first, if several), with its sign: ggml's `max` of
+// Q4_0 and of Q6_K's sub-blocks.
+float signed_max(const float* x, int n) {
+  float max = 0.0f;
+  for (int i = 0; i < n; ++i)
+    if (std::fabs(x[i]) > std::fabs(max)) max = x[i];
+  return max;
+}
+
+void quantize_q8_0(const float* x, uint8_t* b) {
+  float amax = 0.0f;
+  for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float d = store_f16(amax / 127.0f, b);
+  for (int i = 0; i < 32; ++i) b[2 + i] = static_cast<uint8_t>(static_cast<int8_t>(nearest(x[i], d, -127, 127)));
+}
+
+void quantize_q4_0(const float* x, uint8_t* b) {
+  const float d = store_f16(signed_max(x, 32) / -8.0f, b);
+  for (int i = 0; i < 16; ++i) {
+    const int low = nearest(x[i], d, -8, 7) + 8, high = nearest(x[i + 16], d, -8, 7) + 8;
+    b[2 + i] = static_cast<uint8_t>(low | (high << 4));
+  }
+}
+
+void quantize_q4_k(const float* x, uint8_t* b) {
+  float scales[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
+  for (int j = 0; j < 8; ++j) {
+    const float* sub = x + 32 * j;
+    // The lowest weight is -min (ggml keeps min at most 0: a sub-block of positive weights starts at 0).
+    const float lowest = std::min(0.0f, *std::min_element(sub, sub + 32));
+    const float highest = *std::max_element(sub, sub + 32);
+    scales[j] = (highest - lowest) / 15.0f;
+    mins[j] = -lowest;
+    max_scale = std::max(max_scale, scales[j]);
+    max_min = std::max(max_min, mins[j]);
+  }
+  const float d = store_f16(max_scale / 63.0f, b), dmin = store_f16(max_min / 63.0f, b + 2);
+  uint8_t* packed = b + 4;
+  std::memset(packed, 0, 12);
+  int weights[256];
+  for (int j = 0; j < 8; ++j) {
+    const int scale = nearest(scales[j], d, 0, 63), min = nearest(mins[j], dmin, 0, 63);
+    // The inverse of ggml's get_scale_min_k4 (block_format.cpp's q4_k_scale_min).
+    if (j < 4) {
+      packed[j] = static_cast<uint8_t>(scale);
+      packed[j + 4] = static_cast<uint8_t>(min);
+    } else {
+      packed[j + 4] = static_cast<uint8_t>((scale & 0xF) | ((min & 0xF) << 4));
+      packed[j - 4] |= static_cast<uint8_t>((scale >> 4) << 6);
+      packed[j] |= static_cast<uint8_t>((min >> 4) << 6);
+    }
+    const float step = d * static_cast<float>(scale), offset = dmin * static_cast<float>(min);
+    for (int l = 0; l < 32; ++l) weights[32 * j + l] = nearest(x[32 * j + l] + offset, step, 0, 15);
+  }
+  uint8_t* q = b + 16;
+  for (int pair = 0; pair < 4; ++pair)
+    for (int l = 0; l < 32; ++l)
+      q[32 * pair + l] = static_cast<uint8_t>(weights[64 * pair + l] | (weights[64 * pair + 32 + l] << 4));
+}
+
+void quantize_q6_k(const float* x, uint8_t* b) {
+  float scales[16], max_scale = 0.0f;
+  for (int j = 0; j < 16; ++j) {
+    scales[j] = signed_max(x + 16 * j, 16) / -32.0f;
+    if (std::fabs(scales[j]) > std::fabs(max_scale)) max_scale = scales[j];
+  }
+  const float d = store_f16(max_scale == 0.0f ? 0.0f : max_scale / -128.0f, b + 208);
+  int weights[256];  // 0..63, 32 meaning 0
+  for (int j = 0; j < 16; ++j) {
+    const int scale = nearest(scales[j], d, -128, 127);
+    b[192 + j] = static_cast<uint8_t>(static_cast<int8_t>(scale));
+    const float step = d * static_cast<float>(scale);
+    for (int l = 0; l < 16; ++l) weights[16 * j + l] = nearest(x[16 * j + l], step, -32, 31) + 32;
+  }
+  // Each half of 128 weights: 64 bytes of ql (weights l and l + 64 in byte l, l + 32 and l + 96 in byte
+  // l + 32) and 32 of qh (the top two bits of weights l, l + 32, l + 64, l + 96 in byte l, lowest first).
+  for (int half = 0; half < 2; ++half) {
+    const int* w = weights + 128 * half;
+    uint8_t* ql = b + 64 * half;
+    uint8_t* qh = b + 128 + 32 * half;
+    for (int l = 0; l < 32; ++l) {
+      ql[l] = static_cast<uint8_t>((w[l] & 0xF) | ((w[l + 64] & 0xF) << 4));
+      ql[l + 32] = static_cast<uint8_t>((w[l + 32] & 0xF) | ((w[l + 96] & 0xF) << 4));
+      qh[l] = static_cast<uint8_t>((w[l] >> 4) | ((w[l + 32] >> 4) << 2) | ((w[l + 64] >> 4) << 4) |
+                                   ((w[l + 96] >> 4) << 6));
+    }
+  }
+}
+
+}  // namespace
+
+void quantize_row(BlockFormat format, const float* x, int64_t n, uint8_t* out) {
+  const BlockFormatTraits& t = traits(format);
+  if (n % t.elements != 0)
+    throw std::invalid_argument(std::to_string(n) + " weights are not whole " + t.name + " blocks of " +
+                                std::to_string(t.elements));
+  void (*one_block)(const float*, uint8_t*) = nullptr;
+  switch (format) {
+    case BlockFormat::q8_0: one_block = quantize_q8_0; break;
+    case BlockFormat::q4_0: one_block = quantize_q4_0; break;
+    case BlockFormat::q4_k: one_block = quantize_q4_k; break;
+    case BlockFormat::q6_k: one_block = quantize_q6_k; break;
+  }
+  for (int64_t i = 0; i < n / t.elements; ++i) one_block(x + i * t.elements, out + i * t.bytes);
+}
+
+}  // namespace kvlab::test

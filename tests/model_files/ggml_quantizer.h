@@ -1,0 +1,27 @@
+#pragma once
+// The tests' own quantizer: float32 rows into ggml's blocks (model/block_format.h), so that the tests
+// write quantized GGUF files without downloading one. It picks each block's scales as ggml's reference
+// quantizers do (llama.cpp's ggml-quants.c, quantize_row_*_ref), without their searches for a better fit:
+//   Q8_0  d = amax / 127;                      q = round(x / d)
+//   Q4_0  d = max / -8 (max: the value of largest magnitude, so it becomes q = -8, which four bits
+//         hold, where +8 would not);           q = round(x / d) + 8, at most 15
+//   Q4_K  per sub-block of 32: min m = -min(0, smallest x), scale (largest x + m) / 15; then
+//         d = largest scale / 63 and dmin = largest m / 63, each sub-block's as 6-bit multiples of them;
+//         q = round((x + dmin * m6) / (d * s6)), 0..15
+//   Q6_K  per sub-block of 16: scale = max / -32 (max as Q4_0's); d = largest-magnitude scale / -128
+//         (so that sub-block's int8 scale is -128), each sub-block's an int8 multiple of d;
+//         q = round(x / (d * scale8)) + 32, 0..63
+// Rounding is to nearest. Unlike ggml, every step divides by the scale as stored (f16, or its 6- or
+// 8-bit multiple), not by the unrounded one, so a weight is within half a step of what it dequantizes
+// to wherever it is not clipped. Scales must fit in f16 (|weights| up to about 65504 * 127 for Q8_0).
+#include <cstdint>
+
+#include "model/block_format.h"
+
+namespace kvlab::test {
+
+// Writes the blocks of `n` weights (a multiple of traits(format).elements) at `x`.
+// out: [n / traits(format).elements * traits(format).bytes]
+void quantize_row(BlockFormat format, const float* x, int64_t n, uint8_t* out);
+
+}  // namespace kvlab::test
