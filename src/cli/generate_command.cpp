@@ -53,8 +53,10 @@ Action add_generate_command(CLI::App& app) {
         // Byte tokens may leave a character unfinished where generation stopped: shown as U+FFFD.
         std::cout << result.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
       } else {
-        const std::vector<int> prompt_text(out.prompt_tokens.begin() + 1, out.prompt_tokens.end());
-        std::cout << loaded.tokenizer->decode(prompt_text, out.prompt_tokens.front()) << out.text << "\n";
+        const Tokenizer& tokenizer = *loaded.tokenizer;
+        const size_t bos = tokenizer.adds_bos() ? 1 : 0;
+        const std::vector<int> prompt_text(out.prompt_tokens.begin() + bos, out.prompt_tokens.end());
+        std::cout << tokenizer.decode(prompt_text, bos ? out.prompt_tokens.front() : -1) << out.text << "\n";
       }
       return 0;
     });

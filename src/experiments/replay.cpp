@@ -89,9 +89,10 @@ RealRun real_run(const serve::EngineRun& run, int timeline_requests, const Token
   int equal_alone = 0;
   for (size_t i = 0; i < run.requests.size(); ++i) {
     const serve::ServedRequest& served = run.requests[i];
-    const std::vector<int> prompt_after_bos(served.prompt.begin() + 1, served.prompt.end());
+    const size_t bos = tokenizer->adds_bos() ? 1 : 0;
+    const std::vector<int> prompt_after_bos(served.prompt.begin() + bos, served.prompt.end());
     real.texts.push_back(
-        {token_text(*tokenizer, served.prompt.front(), prompt_after_bos),
+        {token_text(*tokenizer, bos ? served.prompt.front() : -1, prompt_after_bos),
          token_text(*tokenizer, served.prompt.back(), text_tokens(served.answer, tokenizer->vocabulary()))});
     equal_alone += served.answer == alone[i];
   }

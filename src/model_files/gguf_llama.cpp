@@ -92,20 +92,71 @@ std::string with_spaces(const std::string& piece) {
   return out;
 }
 
+// GGUF's byte-level BPE (tokenizer model "gpt2"): the merges, the token types, the pre-tokenizer, and
+// whether a text starts with BOS, which is llama.cpp's default for the family (Llama 3's does, the others
+// do not) unless tokenizer.ggml.add_bos_token says.
+void read_bpe(const GgufFile& file, Vocabulary& v) {
+  v.model = TokenizerModel::bpe;
+  const std::string pre_key = "tokenizer.ggml.pre";
+  const std::string pre = file.has(pre_key) ? file.text(pre_key) : "";
+  std::vector<std::string> names;
+  for (const auto& [name, kind] : pre_tokenizer_names()) {
+    names.push_back(name);
+    if (name == pre) v.pre = kind;
+  }
+  if (std::find(names.begin(), names.end(), pre) == names.end()) {
+    std::string list;
+    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + quoted(name);
+    throw_range(
+        {GgufFile::path(pre_key), file.has(pre_key) ? quoted(pre) : "", one_of(names)},
+        "must name a pre-tokenizer kvlab has: " + list + (file.has(pre_key) ? " (got " + quoted(pre) + ")" : ""));
+  }
+  v.merges = file.strings("tokenizer.ggml.merges");
+  const std::string types_key = "tokenizer.ggml.token_type";
+  if (file.has(types_key)) {
+    const std::vector<int32_t> types = file.int32s(types_key);
+    if (types.size() != v.pieces.size())
+      throw_range({GgufFile::path(types_key), std::to_string(types.size()), {}},
+                  "must hold one type per token, " + std::to_string(v.pieces.size()));
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (types[i] < 0 || types[i] > 6)
+        throw_range(
+            {GgufFile::path(types_key + "[" + std::to_string(i) + "]"), std::to_string(types[i]), integers_from(0, 6)},
+            "must be a token type from 0 to 6 (got " + std::to_string(types[i]) + ")");
+      v.token_types.push_back(static_cast<TokenType>(types[i]));
+    }
+  }
+  v.add_bos = v.pre == PreTokenizer::llama3;
+  if (file.has("tokenizer.ggml.add_bos_token")) v.add_bos = file.unsigned_integer("tokenizer.ggml.add_bos_token") != 0;
+  // llama.cpp falls back on token 11 for both; that is a comma in Qwen2's vocabulary, which would end
+  // every answer at its first comma.
+  for (const char* key : {"tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"})
+    if (!file.has(key))
+      throw_range({GgufFile::path(key), "", {}}, "is missing: a BPE vocabulary has no usual BOS and EOS ids");
+}
+
 Vocabulary read_vocabulary(const GgufFile& file) {
-  require_text(file, "tokenizer.ggml.model", "llama", "kvlab's tokenizer is SentencePiece's, as llama2.c's");
+  const std::string& model = file.text("tokenizer.ggml.model");
+  if (model != "llama" && model != "gpt2")
+    throw_range(
+        {GgufFile::path("tokenizer.ggml.model"), quoted(model), one_of({"llama", "gpt2"})},
+        "must be \"llama\" (SentencePiece, as llama2.c's) or \"gpt2\" (byte-level BPE) (got " + quoted(model) + ")");
   Vocabulary v;
   v.pieces = file.strings("tokenizer.ggml.tokens");
   const int vocab = static_cast<int>(std::min<size_t>(v.pieces.size(), 1u << 30));
   if (vocab < 2 || vocab > 65536)
     throw_range({GgufFile::path("tokenizer.ggml.tokens"), std::to_string(v.pieces.size()), integers_from(2, 65536)},
                 "must hold from 2 to 65536 tokens (got " + std::to_string(v.pieces.size()) + ")");
-  for (std::string& piece : v.pieces) piece = with_spaces(piece);
-  std::vector<float> scores = file.floats("tokenizer.ggml.scores");
-  if (scores.size() != v.pieces.size())
-    throw_range({GgufFile::path("tokenizer.ggml.scores"), std::to_string(scores.size()), {}},
-                "must hold one score per token, " + std::to_string(vocab));
-  v.scores.assign(scores.begin(), scores.end());
+  if (model == "gpt2") {
+    read_bpe(file, v);
+  } else {
+    for (std::string& piece : v.pieces) piece = with_spaces(piece);
+    std::vector<float> scores = file.floats("tokenizer.ggml.scores");
+    if (scores.size() != v.pieces.size())
+      throw_range({GgufFile::path("tokenizer.ggml.scores"), std::to_string(scores.size()), {}},
+                  "must hold one score per token, " + std::to_string(vocab));
+    v.scores.assign(scores.begin(), scores.end());
+  }
   for (auto [key, id] : {std::pair<const char*, int*>{"tokenizer.ggml.bos_token_id", &v.bos},
                          std::pair<const char*, int*>{"tokenizer.ggml.eos_token_id", &v.eos}})
     if (file.has(key)) *id = integer_field(file, key, 0, vocab - 1);

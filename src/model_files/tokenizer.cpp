@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/input_error.h"
+#include "model_files/bpe_tokenizer.h"
 
 namespace kvlab {
 
@@ -27,6 +28,10 @@ bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
 
 Tokenizer::Tokenizer(Vocabulary vocabulary) : vocabulary_(std::move(vocabulary)) {
   byte_tokens_.fill(-1);
+  if (vocabulary_.model == TokenizerModel::bpe) {
+    bpe_ = std::make_shared<const BpeTokenizer>(vocabulary_);
+    return;
+  }
   token_bytes_.assign(vocabulary_.pieces.size(), -1);
   for (int id = 0; id < vocab_size(); ++id) {
     const std::string& piece = vocabulary_.pieces[id];
@@ -48,6 +53,14 @@ int Tokenizer::lookup(const std::string& piece) const {
 }
 
 std::vector<int> Tokenizer::encode(const std::string& text, const std::string& field) const {
+  if (bpe_) {
+    std::vector<int> tokens;
+    if (vocabulary_.add_bos) tokens.push_back(vocabulary_.bos);
+    const std::vector<int> body = bpe_->encode(text, field);
+    tokens.insert(tokens.end(), body.begin(), body.end());
+    if (tokens.empty()) throw_range({field, "\"\"", {}}, "must not be empty: this model's tokenizer adds no BOS");
+    return tokens;
+  }
   std::vector<int> tokens = {vocabulary_.bos};
   auto add_bytes = [&](const std::string& bytes) {
     for (unsigned char byte : bytes) {
@@ -94,6 +107,7 @@ std::vector<int> Tokenizer::encode(const std::string& text, const std::string& f
 }
 
 std::string Tokenizer::decode(int previous, int token) const {
+  if (bpe_) return bpe_->decode(token);
   const int byte = token_bytes_[token];
   if (byte >= 0) return std::string(1, static_cast<char>(byte));
   const std::string& piece = vocabulary_.pieces[token];

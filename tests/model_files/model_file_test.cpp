@@ -198,6 +198,49 @@ TEST(ModelFile, FileWeightsOfAReadModelAreTheFilesWeights) {
   EXPECT_EQ(back.w_out, w.w_out);
 }
 
+// A GGUF file with a byte-level BPE vocabulary ("gpt2") reads its merges, token types, pre-tokenizer
+// and add_bos_token, and the model it holds generates from a prompt those make.
+TEST(ModelFile, GgufBpeVocabularyIsReadAndGeneratesFromItsPrompt) {
+  const Vocabulary v = test::tiny_bpe_vocabulary();
+  test::FileWeights w = test::tiny_weights(
+      [&] {
+        ModelConfig c = test::tiny_config();
+        c.vocab = static_cast<int>(v.pieces.size());
+        return c;
+      }(),
+      5);
+  test::GgufOptions options;
+  options.tokenizer_model = "gpt2";
+  options.pre = "qwen2";
+  ModelFile file = read_gguf(w, v, options);
+  const Vocabulary& read = file.vocabulary;
+  EXPECT_EQ(read.model, TokenizerModel::bpe);
+  EXPECT_EQ(read.pieces, v.pieces);
+  EXPECT_EQ(read.merges, v.merges);
+  EXPECT_EQ(read.token_types, v.token_types);
+  EXPECT_EQ(read.pre, PreTokenizer::qwen2);
+  EXPECT_FALSE(read.add_bos);
+  EXPECT_EQ(read.bos, 263);
+  const TextGeneration got = generate(std::move(file), "the cat", 8);
+  EXPECT_EQ(got.prompt_tokens, (std::vector<int>{258, 260}));  // "the", " cat"; no BOS
+  EXPECT_FALSE(got.tokens.empty());
+}
+
+TEST(ModelFile, GgufBpeBosDefaultsToTheFamilysAndFollowsAddBosToken) {
+  Vocabulary v = test::tiny_bpe_vocabulary();
+  ModelConfig c = test::tiny_config();
+  c.vocab = static_cast<int>(v.pieces.size());
+  const test::FileWeights w = test::tiny_weights(c, 5);
+  test::GgufOptions options;
+  options.tokenizer_model = "gpt2";
+  options.pre = "llama-bpe";
+  v.add_bos = true;
+  EXPECT_TRUE(read_gguf(w, v, options).vocabulary.add_bos);
+  v.add_bos = false;
+  EXPECT_FALSE(read_gguf(w, v, options).vocabulary.add_bos);
+  EXPECT_EQ(read_gguf(w, v, options).vocabulary.pre, PreTokenizer::llama3);
+}
+
 TEST(ModelFile, GgufRopeFreqBaseIsTheRotaryBase) {
   const Vocabulary v = test::tiny_vocabulary();
   const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5);
@@ -341,8 +384,31 @@ TEST_F(HostileFiles, GgufTensorDimsThatDisagreeWithTheMetadataAreRefused) {
 TEST_F(HostileFiles, GgufOtherArchitecturesAndTokenizersAreRefusedNamingThem) {
   gguf = test::gguf_bytes(w, v, {0, "qwen2", "llama"});
   expect_refused([&] { read_gguf_file(); }, "gguf.general.architecture", "\"qwen2\"");
-  gguf = test::gguf_bytes(w, v, {0, "llama", "gpt2"});
-  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"gpt2\"");
+  gguf = test::gguf_bytes(w, v, {0, "llama", "bert"});
+  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"llama\" (SentencePiece");
+  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"gpt2\" (byte-level BPE) (got \"bert\")");
+}
+
+TEST_F(HostileFiles, GgufBpeUnknownOrMissingPreTokenizerIsRefusedNamingTheKnownOnes) {
+  const Vocabulary bpe = test::tiny_bpe_vocabulary();
+  ModelConfig c = test::tiny_config();
+  c.vocab = static_cast<int>(bpe.pieces.size());
+  const test::FileWeights bpe_weights = test::tiny_weights(c, 5);
+  test::GgufOptions options;
+  options.tokenizer_model = "gpt2";
+  options.pre = "falcon";
+  gguf = test::gguf_bytes(bpe_weights, bpe, options);
+  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.pre",
+                 "\"gpt-2\", \"smollm\", \"qwen2\", \"llama-bpe\"");
+  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.pre", "(got \"falcon\")");
+  try {
+    read_gguf_file();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field().allowed.choices.size(), pre_tokenizer_names().size());
+  }
+  options.pre = "";  // llama.cpp falls back on its "default" regex, which kvlab does not have
+  gguf = test::gguf_bytes(bpe_weights, bpe, options);
+  expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.pre", "must name a pre-tokenizer");
 }
 
 TEST_F(HostileFiles, GgufRmsEpsilonOtherThanTheModelsIsRefused) {

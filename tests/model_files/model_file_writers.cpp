@@ -46,6 +46,61 @@ Vocabulary tiny_vocabulary() {
   return v;
 }
 
+std::string gpt2_byte_spelling(unsigned char byte) {
+  // The 188 printable bytes stand for themselves; the others, in order, are U+0100 onwards.
+  const auto printable = [](int b) { return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE; };
+  int code_point = byte;
+  if (!printable(byte)) {
+    code_point = 0x100;
+    for (int b = 0; b < byte; ++b) code_point += printable(b) ? 0 : 1;
+  }
+  if (code_point < 0x80) return std::string(1, static_cast<char>(code_point));
+  return {static_cast<char>(0xC0 | (code_point >> 6)), static_cast<char>(0x80 | (code_point & 0x3F))};
+}
+
+Vocabulary tiny_bpe_vocabulary() {
+  Vocabulary v;
+  v.model = TokenizerModel::bpe;
+  for (int b = 0; b < 256; ++b) v.pieces.push_back(gpt2_byte_spelling(static_cast<unsigned char>(b)));
+  v.token_types.assign(256, TokenType::normal);
+  const std::vector<std::pair<std::string, TokenType>> tokens = {
+      {"th", TokenType::normal},
+      {"\xC4\xA0"
+       "c",
+       TokenType::normal},  // 256 th, 257 Ġc
+      {"the", TokenType::normal},
+      {"at", TokenType::normal},  // 258, 259
+      {"\xC4\xA0"
+       "cat",
+       TokenType::normal},
+      {"\xC4\xA0"
+       "t",
+       TokenType::normal},  // 260 Ġcat, 261 Ġt
+      {"aa", TokenType::normal},
+      {"<|endoftext|>", TokenType::control},  // 262, 263
+      {"<|im_start|>", TokenType::control},
+      {"<tool>", TokenType::user_defined},  // 264, 265
+      {"dog", TokenType::normal},
+      {"<unused0>", TokenType::unused},  // 266, 267
+  };
+  for (const auto& [text, type] : tokens) {
+    v.pieces.push_back(text);
+    v.token_types.push_back(type);
+  }
+  v.merges = {"t h",
+              "\xC4\xA0 c",
+              "th e",
+              "a t",
+              "\xC4\xA0"
+              "c at",
+              "\xC4\xA0 t",
+              "a a",
+              "c a"};
+  v.bos = v.eos = 263;
+  v.add_bos = false;
+  return v;
+}
+
 int piece_id(const Vocabulary& v, const std::string& piece) {
   for (size_t i = 0; i < v.pieces.size(); ++i)
     if (v.pieces[i] == piece) return static_cast<int>(i);
@@ -174,7 +229,7 @@ std::string llama2c_tokenizer_bytes(const Vocabulary& v) {
 
 namespace {
 
-enum : uint32_t { kString = 8, kArray = 9, kUint32 = 4, kFloat32 = 6 };
+enum : uint32_t { kString = 8, kArray = 9, kUint32 = 4, kInt32 = 5, kFloat32 = 6, kBool = 7 };
 
 void gguf_string(ByteWriter& out, const std::string& s) {
   out.u64(s.size());
@@ -249,14 +304,32 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
   meta.f32(options.rope_freq_base);
   key("tokenizer.ggml.model", kString);
   gguf_string(meta, options.tokenizer_model);
+  const bool bpe = options.tokenizer_model == "gpt2";
   key("tokenizer.ggml.tokens", kArray);
   meta.u32(kString);
   meta.u64(v.pieces.size());
-  for (const std::string& piece : v.pieces) gguf_string(meta, sentencepiece_spaces(piece));
-  key("tokenizer.ggml.scores", kArray);
-  meta.u32(kFloat32);
-  meta.u64(v.scores.size());
-  for (float s : v.scores) meta.f32(s);
+  for (const std::string& piece : v.pieces) gguf_string(meta, bpe ? piece : sentencepiece_spaces(piece));
+  if (bpe) {
+    if (!options.pre.empty()) {
+      key("tokenizer.ggml.pre", kString);
+      gguf_string(meta, options.pre);
+    }
+    key("tokenizer.ggml.merges", kArray);
+    meta.u32(kString);
+    meta.u64(v.merges.size());
+    for (const std::string& merge : v.merges) gguf_string(meta, merge);
+    key("tokenizer.ggml.token_type", kArray);
+    meta.u32(kInt32);
+    meta.u64(v.token_types.size());
+    for (TokenType type : v.token_types) meta.i32(static_cast<int32_t>(type));
+    key("tokenizer.ggml.add_bos_token", kBool);
+    meta.u8(v.add_bos ? 1 : 0);
+  } else {
+    key("tokenizer.ggml.scores", kArray);
+    meta.u32(kFloat32);
+    meta.u64(v.scores.size());
+    for (float s : v.scores) meta.f32(s);
+  }
   u32_key("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(v.bos));
   u32_key("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(v.eos));
 

@@ -35,6 +35,14 @@ Vocabulary tiny_vocabulary();
 // Random weights for `config` (its vocab is the tiny vocabulary's), drawn from Rng(seed).
 FileWeights tiny_weights(const ModelConfig& config, uint64_t seed, bool shared_classifier = true);
 ModelConfig tiny_config();
+// A byte-level BPE vocabulary (GGUF's "gpt2"): ids 0-255 the bytes as GPT-2's byte-to-unicode map spells
+// them (id b is byte b; ' ' is "Ġ"), then 256 "th", 257 "Ġc", 258 "the", 259 "at", 260 "Ġcat", 261 "Ġt",
+// 262 "aa", 263 "<|endoftext|>" (control; BOS and EOS), 264 "<|im_start|>" (control), 265 "<tool>"
+// (user-defined), 266 "dog" (no merge makes it), 267 "<unused0>" (unused). Merges, by rank: "t h",
+// "Ġ c", "th e", "a t", "Ġc at", "Ġ t", "a a", "c a" (no token "ca"). No BOS added; pre-tokenizer gpt-2.
+Vocabulary tiny_bpe_vocabulary();
+// GPT-2's spelling of `byte`, written out here from its definition (openai/gpt-2 encoder.py).
+std::string gpt2_byte_spelling(unsigned char byte);
 // The id of `piece` in `v` (the first, if it is spelled twice), or -1 (no id) if there is none.
 int piece_id(const Vocabulary& v, const std::string& piece);
 
@@ -56,11 +64,12 @@ struct GgufOptions {
   // are not whole 256-weight blocks is written as Q4_0 or Q8_0 instead, as llama.cpp's quantizer does)
   uint32_t matrix_type = 0;
   std::string architecture = "llama";
-  std::string tokenizer_model = "llama";
+  std::string tokenizer_model = "llama";  // "gpt2": the BPE fields of the vocabulary, its pieces as they are
   float rope_freq_base = 10000.0f;
   float rms_epsilon = 1e-5f;
+  std::string pre = "gpt-2";  // tokenizer.ggml.pre of a "gpt2" tokenizer; empty: none written
 };
-// A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does.
+// A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does (for tokenizer model "llama").
 std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options = {});
 
 // A little-endian writer of the fields both formats use.
