@@ -98,6 +98,9 @@ Weights pack_weights(WeightTensors t) {
     LayerTensors& from = t.layers[l];
     w.layers[l].attn_norm = std::move(from.attn_norm);
     w.layers[l].ffn_norm = std::move(from.ffn_norm);
+    w.layers[l].bq = std::move(from.bq);
+    w.layers[l].bk = std::move(from.bk);
+    w.layers[l].bv = std::move(from.bv);
     for (FloatBuffer* m : {&from.wq, &from.wk, &from.wv, &from.wo, &from.w_gate, &from.w_up, &from.w_down})
       sources.push_back(m);
   }
@@ -120,8 +123,8 @@ WeightTensors unpack_weights(const Weights& w) {
   t.config = w.config;
   t.token_embedding = w.token_embedding;
   for (const LayerWeights& l : w.layers)
-    t.layers.push_back({l.attn_norm, unpack(l.wq), unpack(l.wk), unpack(l.wv), unpack(l.wo), l.ffn_norm,
-                        unpack(l.w_gate), unpack(l.w_up), unpack(l.w_down)});
+    t.layers.push_back({l.attn_norm, unpack(l.wq), unpack(l.wk), unpack(l.wv), l.bq, l.bk, l.bv, unpack(l.wo),
+                        l.ffn_norm, unpack(l.w_gate), unpack(l.w_up), unpack(l.w_down)});
   t.final_norm = w.final_norm;
   t.w_out = unpack(w.w_out);
   return t;

@@ -13,6 +13,9 @@
 
 namespace kvlab {
 
+// Which numbers of a head a model file's wq and wk (and q/k biases) are stored to turn together.
+enum class RotaryPairs { adjacent, halves };
+
 // The rows of `rows` [n_heads * head_dim, n_in], stored for adjacent pairs, reordered for halves.
 FloatBuffer adjacent_pairs_to_halves(const FloatBuffer& rows, int n_heads, int head_dim, int n_in);
 
