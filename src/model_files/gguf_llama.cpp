@@ -208,12 +208,11 @@ ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
   }
   for (const auto& [name, slot] : slots)
     if (slot.required && !seen[name]) throw_range({GgufFile::path("tensors[" + name + "]"), "", {}}, "is missing");
-  // The architectures with adjacent pairs (llama) have no q/k biases to reorder.
-  if (architecture.rotary == RotaryPairs::adjacent) {
-    for (LayerTensors& layer : t.layers) {
-      layer.wq = adjacent_pairs_to_halves(layer.wq, t.config.n_heads, t.config.head_dim(), t.config.d_model);
-      layer.wk = adjacent_pairs_to_halves(layer.wk, t.config.n_kv_heads, t.config.head_dim(), t.config.d_model);
-    }
+  // A qwen2 file's q and k are for halves already; llama's, for adjacent pairs, have no biases to reorder.
+  if (architecture.rotary == RotaryPairs::halves) return model;
+  for (LayerTensors& layer : t.layers) {
+    layer.wq = adjacent_pairs_to_halves(layer.wq, t.config.n_heads, t.config.head_dim(), t.config.d_model);
+    layer.wk = adjacent_pairs_to_halves(layer.wk, t.config.n_kv_heads, t.config.head_dim(), t.config.d_model);
   }
   return model;
 }
