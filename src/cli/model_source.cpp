@@ -73,7 +73,8 @@ std::shared_ptr<ModelSourceFlags> add_model_source_flags(CLI::App& command) {
   command.add_option("--model", flags->model, "a model the build provides: " + names);
   command.add_option("--checkpoint", flags->checkpoint, "a llama2.c checkpoint file (with --tokenizer)");
   command.add_option("--tokenizer", flags->tokenizer, "the llama2.c tokenizer file of --checkpoint");
-  command.add_option("--gguf", flags->gguf, "a GGUF file of the Llama architecture (F32, F16, BF16 or Q8_0 weights)");
+  command.add_option("--gguf", flags->gguf,
+                     "a GGUF file of the Llama or Qwen2 architecture (F32, F16, BF16 or Q8_0 weights)");
   return flags;
 }
 

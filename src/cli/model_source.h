@@ -2,7 +2,7 @@
 // The flags that choose a model read from files, for any command that runs one:
 //   --model NAME                          a model the build provides (model_files/shipped_models.h)
 //   --checkpoint FILE --tokenizer FILE    a llama2.c checkpoint and its tokenizer file
-//   --gguf FILE                           a GGUF file of the Llama architecture
+//   --gguf FILE                           a GGUF file of the Llama or Qwen2 architecture
 // and loading it. An error inside a file names the flag, the file and the field.
 #include <memory>
 #include <string>

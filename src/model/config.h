@@ -20,6 +20,10 @@ struct ModelConfig {
   // Rotary base: pair i of a head turns by position * rope_theta^(-2i / head_dim). 10000 as in Llama
   // and llama2.c; a GGUF file may give its own (rope.freq_base).
   double rope_theta = 10000.0;
+  // RMSNorm's epsilon: out = x * weight / sqrt(mean(x^2) + rms_epsilon). 1e-5 as in Llama and llama2.c;
+  // a GGUF file may give its own (attention.layer_norm_rms_epsilon: Qwen2's is 1e-6). A float because the
+  // kernels add it in float32.
+  float rms_epsilon = 1e-5f;
   uint64_t seed = 1;  // weights are drawn from Rng(seed)
   // How the weight matrices are stored: f32, or bf16, which halves the bytes a decode step streams.
   // Weights are drawn in float32 and rounded to bfloat16 once, to nearest even, with integer operations

@@ -62,8 +62,8 @@ struct ScalarOps {
   }
 };
 
-void rmsnorm(float* out, const float* x, const float* weight, int n) {
-  float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + 1e-5f);
+void rmsnorm(float* out, const float* x, const float* weight, int n, float epsilon) {
+  float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + epsilon);
   for (int i = 0; i < n; ++i) out[i] = x[i] * scale * weight[i];
 }
 

@@ -242,8 +242,8 @@ void add(float* y, const float* x, int n) {
   for (; i < n; ++i) y[i] += x[i];
 }
 
-void rmsnorm(float* out, const float* x, const float* weight, int n) {
-  const float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + 1e-5f);
+void rmsnorm(float* out, const float* x, const float* weight, int n, float epsilon) {
+  const float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + epsilon);
   const Batch scale_v(scale);
   int i = 0;
   for (; i + kFloatLanes <= n; i += kFloatLanes)

@@ -87,12 +87,20 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
   const int n_rows = static_cast<int>(rows.size());
   const int d = c.d_model, kv_dim = c.kv_dim(), half = c.head_dim() / 2;
 
-  for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.attn_norm.data(), d);
+  for (int r = 0; r < n_rows; ++r)
+    kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.attn_norm.data(), d, c.rms_epsilon);
   const Product qkv[] = {{s.q.data(), &layer.wq}, {s.k.data(), &layer.wk}, {s.v.data(), &layer.wv}};
   matmuls(qkv, 3, s.xb.data(), n_rows);
 
-  // Rotate queries and keys by their positions, then store every row's key and value in its cache.
+  // Add the q/k/v biases where the model has them (Qwen2), before the rotation as llama.cpp's graph
+  // adds them; rotate queries and keys by their positions, then store every row's key and value in its
+  // cache.
   for (int r = 0; r < n_rows; ++r) {
+    if (!layer.bq.empty()) {
+      kernels::add(&s.q[r * d], layer.bq.data(), d);
+      kernels::add(&s.k[r * kv_dim], layer.bk.data(), kv_dim);
+      kernels::add(&s.v[r * kv_dim], layer.bv.data(), kv_dim);
+    }
     const float* cos = &weights_.rope_cos[static_cast<size_t>(rows[r].position) * half];
     const float* sin = &weights_.rope_sin[static_cast<size_t>(rows[r].position) * half];
     kernels::rope(&s.q[r * d], c.n_heads, c.head_dim(), cos, sin);
@@ -135,7 +143,7 @@ void Model::feed_forward_block(const LayerWeights& layer, int n_rows) {
   const ModelConfig& c = config();
   Scratch& s = scratch_;
   const int d = c.d_model;
-  for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.ffn_norm.data(), d);
+  for (int r = 0; r < n_rows; ++r) kernels::rmsnorm(&s.xb[r * d], &s.x[r * d], layer.ffn_norm.data(), d, c.rms_epsilon);
   const Product gate_up[] = {{s.gate.data(), &layer.w_gate}, {s.up.data(), &layer.w_up}};
   matmuls(gate_up, 2, s.xb.data(), n_rows);
   // SwiGLU row by row, each row whole on one thread: a row's SIMD body and tail are the same on any
@@ -167,7 +175,8 @@ const float* Model::forward(const std::vector<Row>& rows) {
   for (int r = 0; r < n_rows; ++r) {
     Row const& row = rows[r];
     row.cache->length = std::max(row.cache->length, row.position + 1);
-    if (row.want_logits) kernels::rmsnorm(&s.final_rows[n_wanted++ * d], &s.x[r * d], weights_.final_norm.data(), d);
+    if (row.want_logits)
+      kernels::rmsnorm(&s.final_rows[n_wanted++ * d], &s.x[r * d], weights_.final_norm.data(), d, c.rms_epsilon);
   }
   const Product logits[] = {{s.logits.data(), &weights_.w_out}};
   if (n_wanted > 0) matmuls(logits, 1, s.final_rows.data(), n_wanted);

@@ -2,7 +2,8 @@
 // A model's weights as a model file holds them: plain row-major float32 arrays, one per tensor, named
 // as the forward pass uses them, before they are packed for the matmul kernel (pack_weights, weights.h);
 // a GGUF file's quantized matrices stay in their blocks. The readers of llama2.c checkpoints and GGUF
-// files fill it, with wq and wk already in the rotary order the model uses (rotary_order.h).
+// files fill it, with wq and wk already in the rotary order the model uses (rotary_order.h), bq and bk
+// too. The q/k/v biases are empty when the model has none (Llama, llama2.c).
 #include <optional>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct LayerTensors {
   MatrixTensor wq;        // [d_model, d_model]
   MatrixTensor wk;        // [kv_dim, d_model]
   MatrixTensor wv;        // [kv_dim, d_model]
+  FloatBuffer bq;         // [d_model]: the q/k/v biases, added after the products (Qwen2's)
+  FloatBuffer bk;         // [kv_dim]
+  FloatBuffer bv;         // [kv_dim]
   MatrixTensor wo;        // [d_model, d_model]
   FloatBuffer ffn_norm;   // [d_model]
   MatrixTensor w_gate;    // [d_ff, d_model]  (llama2.c's w1)

@@ -98,6 +98,9 @@ Weights pack_weights(WeightTensors t) {
     LayerTensors& from = t.layers[l];
     w.layers[l].attn_norm = std::move(from.attn_norm);
     w.layers[l].ffn_norm = std::move(from.ffn_norm);
+    w.layers[l].bq = std::move(from.bq);
+    w.layers[l].bk = std::move(from.bk);
+    w.layers[l].bv = std::move(from.bv);
     for (MatrixTensor* m : {&from.wq, &from.wk, &from.wv, &from.wo, &from.w_gate, &from.w_up, &from.w_down})
       sources.push_back(m);
   }
@@ -135,8 +138,8 @@ WeightTensors unpack_weights(const Weights& w) {
   t.token_embedding.values = w.token_embedding.empty() ? unpack(w.quantized_embedding) : w.token_embedding;
   const auto values = [](const PackedMatrix& m) { return MatrixTensor{unpack(m), std::nullopt, {}}; };
   for (const LayerWeights& l : w.layers)
-    t.layers.push_back({l.attn_norm, values(l.wq), values(l.wk), values(l.wv), values(l.wo), l.ffn_norm,
-                        values(l.w_gate), values(l.w_up), values(l.w_down)});
+    t.layers.push_back({l.attn_norm, values(l.wq), values(l.wk), values(l.wv), l.bq, l.bk, l.bv, values(l.wo),
+                        l.ffn_norm, values(l.w_gate), values(l.w_up), values(l.w_down)});
   t.final_norm = w.final_norm;
   t.w_out = values(w.w_out);
   return t;

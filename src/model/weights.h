@@ -17,6 +17,9 @@ struct LayerWeights {
   PackedMatrix wq;        // [d_model, d_model]
   PackedMatrix wk;        // [kv_dim, d_model]
   PackedMatrix wv;        // [kv_dim, d_model]
+  FloatBuffer bq;         // [d_model]; bq, bk, bv: empty when the model has no q/k/v biases (weight_tensors.h)
+  FloatBuffer bk;         // [kv_dim]
+  FloatBuffer bv;         // [kv_dim]
   PackedMatrix wo;        // [d_model, d_model]
   FloatBuffer ffn_norm;   // [d_model]
   PackedMatrix w_gate;    // [d_ff, d_model]

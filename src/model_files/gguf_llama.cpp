@@ -1,13 +1,14 @@
 #include "model_files/gguf_llama.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "common/input_error.h"
+#include "common/text_format.h"
 #include "model_files/ggml_tensor_types.h"
+#include "model_files/gguf_architecture.h"
 #include "model_files/gguf_file.h"
 #include "model_files/rotary_order.h"
 
@@ -15,8 +16,9 @@ namespace kvlab {
 
 namespace {
 
-constexpr int kMaxPositions = 8192;   // validate()'s max_seq
-constexpr double kRmsEpsilon = 1e-5;  // kernels::rmsnorm's
+constexpr int kMaxPositions = 8192;  // validate()'s max_seq
+// An epsilon only keeps a norm of zeros from dividing by zero: real models' are 1e-5 or 1e-6.
+constexpr double kMinRmsEpsilon = 1e-10, kMaxRmsEpsilon = 1e-2;
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
@@ -36,43 +38,51 @@ int integer_field(const GgufFile& file, const std::string& key, int lo, int hi) 
   return static_cast<int>(value);
 }
 
-ModelConfig read_config(const GgufFile& file, int vocab) {
+// The model's sizes from the keys under the architecture's prefix ("qwen2.embedding_length").
+ModelConfig read_config(const GgufFile& file, const GgufArchitecture& architecture, int vocab) {
+  const auto key = [&](const std::string& name) { return architecture.name + "." + name; };
   ModelConfig c;
   c.vocab = vocab;
-  c.d_model = integer_field(file, "llama.embedding_length", 4, 4096);
-  c.n_layers = integer_field(file, "llama.block_count", 1, 64);
-  c.d_ff = integer_field(file, "llama.feed_forward_length", 1, 16384);
-  c.n_heads = integer_field(file, "llama.attention.head_count", 1, 128);
-  c.n_kv_heads = file.has("llama.attention.head_count_kv")
-                     ? integer_field(file, "llama.attention.head_count_kv", 1, c.n_heads)
+  c.d_model = integer_field(file, key("embedding_length"), 4, 4096);
+  c.n_layers = integer_field(file, key("block_count"), 1, 64);
+  c.d_ff = integer_field(file, key("feed_forward_length"), 1, 16384);
+  c.n_heads = integer_field(file, key("attention.head_count"), 1, 128);
+  c.n_kv_heads = file.has(key("attention.head_count_kv"))
+                     ? integer_field(file, key("attention.head_count_kv"), 1, c.n_heads)
                      : c.n_heads;
   // A longer context than the KV cache can hold is fine: the model is used for fewer positions.
-  const uint64_t context = file.unsigned_integer("llama.context_length");
+  const uint64_t context = file.unsigned_integer(key("context_length"));
   if (context < 2)
-    throw_range({GgufFile::path("llama.context_length"), std::to_string(context), {}}, "must be at least 2");
+    throw_range({GgufFile::path(key("context_length")), std::to_string(context), {}}, "must be at least 2");
   c.max_seq = static_cast<int>(std::min<uint64_t>(context, kMaxPositions));
-  if (file.has("llama.vocab_size") && file.unsigned_integer("llama.vocab_size") != static_cast<uint64_t>(vocab))
-    throw_range({GgufFile::path("llama.vocab_size"), std::to_string(file.unsigned_integer("llama.vocab_size")), {}},
+  if (file.has(key("vocab_size")) && file.unsigned_integer(key("vocab_size")) != static_cast<uint64_t>(vocab))
+    throw_range({GgufFile::path(key("vocab_size")), std::to_string(file.unsigned_integer(key("vocab_size"))), {}},
                 "must equal the number of tokenizer.ggml.tokens, " + std::to_string(vocab));
   validate(c, "gguf");
-  if (file.has("llama.rope.dimension_count") &&
-      file.unsigned_integer("llama.rope.dimension_count") != static_cast<uint64_t>(c.head_dim()))
-    throw_range({GgufFile::path("llama.rope.dimension_count"),
-                 std::to_string(file.unsigned_integer("llama.rope.dimension_count")),
+  if (file.has(key("rope.dimension_count")) &&
+      file.unsigned_integer(key("rope.dimension_count")) != static_cast<uint64_t>(c.head_dim()))
+    throw_range({GgufFile::path(key("rope.dimension_count")),
+                 std::to_string(file.unsigned_integer(key("rope.dimension_count"))),
                  {}},
                 "must be the head size, " + std::to_string(c.head_dim()) + ": kvlab rotates whole heads");
-  const std::string epsilon_key = "llama.attention.layer_norm_rms_epsilon";
-  if (file.has(epsilon_key) && std::fabs(file.number(epsilon_key) / kRmsEpsilon - 1.0) > 1e-3)
-    throw_range({GgufFile::path(epsilon_key), std::to_string(file.number(epsilon_key)), {}},
-                "must be 1e-05, the model's RMSNorm epsilon");
-  if (file.has("llama.rope.freq_base")) {
-    c.rope_theta = file.number("llama.rope.freq_base");
+  c.rms_epsilon = architecture.rms_epsilon;
+  if (file.has(key("attention.layer_norm_rms_epsilon"))) {
+    const double epsilon = file.number(key("attention.layer_norm_rms_epsilon"));
+    if (!(epsilon >= kMinRmsEpsilon && epsilon <= kMaxRmsEpsilon))
+      throw_range({GgufFile::path(key("attention.layer_norm_rms_epsilon")), format("%g", epsilon),
+                   numbers_from(kMinRmsEpsilon, kMaxRmsEpsilon)},
+                  format("must be a number from %g to %g, RMSNorm's epsilon (got %g)", kMinRmsEpsilon, kMaxRmsEpsilon,
+                         epsilon));
+    c.rms_epsilon = static_cast<float>(epsilon);
+  }
+  if (file.has(key("rope.freq_base"))) {
+    c.rope_theta = file.number(key("rope.freq_base"));
     if (!(c.rope_theta > 1.0 && c.rope_theta <= 1e9))
-      throw_range({GgufFile::path("llama.rope.freq_base"), std::to_string(c.rope_theta), numbers_from(1.0, 1e9)},
+      throw_range({GgufFile::path(key("rope.freq_base")), std::to_string(c.rope_theta), numbers_from(1.0, 1e9)},
                   "must be a number above 1, at most 1e9");
   }
-  if (file.has("llama.rope.scaling.type"))
-    require_text(file, "llama.rope.scaling.type", "none", "kvlab's rotary embedding is not scaled");
+  if (file.has(key("rope.scaling.type")))
+    require_text(file, key("rope.scaling.type"), "none", "kvlab's rotary embedding is not scaled");
   return c;
 }
 
@@ -172,7 +182,7 @@ struct TensorSlot {
   bool required;
 };
 
-std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t) {
+std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t, const GgufArchitecture& architecture) {
   const ModelConfig& c = t.config;
   const uint64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
   std::map<std::string, TensorSlot> slots = {
@@ -192,6 +202,10 @@ std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t) {
                   {block + "ffn_gate.weight", {nullptr, &layer.w_gate, ff, d, true}},
                   {block + "ffn_up.weight", {nullptr, &layer.w_up, ff, d, true}},
                   {block + "ffn_down.weight", {nullptr, &layer.w_down, d, ff, true}}});
+    if (architecture.qkv_biases)
+      slots.insert({{block + "attn_q.bias", {&layer.bq, nullptr, 1, d, true}},
+                    {block + "attn_k.bias", {&layer.bk, nullptr, 1, kv, true}},
+                    {block + "attn_v.bias", {&layer.bv, nullptr, 1, kv, true}}});
   }
   return slots;
 }
@@ -241,26 +255,29 @@ void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorS
 
 ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
   const GgufFile file(data, size);
-  require_text(file, "general.architecture", "llama", "kvlab runs the Llama architecture");
+  const GgufArchitecture& architecture =
+      find_gguf_architecture(file.text("general.architecture"), GgufFile::path("general.architecture"));
   ModelFile model;
   model.vocabulary = read_vocabulary(file);
   WeightTensors& t = model.tensors;
-  t.config = read_config(file, static_cast<int>(model.vocabulary.pieces.size()));
+  t.config = read_config(file, architecture, static_cast<int>(model.vocabulary.pieces.size()));
   t.layers.resize(static_cast<size_t>(t.config.n_layers));
-  std::map<std::string, TensorSlot> slots = tensor_slots(t);
+  std::map<std::string, TensorSlot> slots = tensor_slots(t, architecture);
   std::map<std::string, bool> seen;
   for (const GgufTensorInfo& info : file.tensors()) {
     auto slot = slots.find(info.name);
     if (slot == slots.end())
-      throw_range(
-          {GgufFile::path("tensors[" + info.name + "]"), "", {}},
-          "is not a tensor of the Llama model kvlab runs (of " + std::to_string(t.config.n_layers) + " layers)");
+      throw_range({GgufFile::path("tensors[" + info.name + "]"), "", {}},
+                  "is not a tensor of the " + architecture.name + " model kvlab runs (of " +
+                      std::to_string(t.config.n_layers) + " layers)");
     if (seen[info.name]) throw_range({GgufFile::path("tensors[" + info.name + "]"), "", {}}, "appears twice");
     seen[info.name] = true;
     read_tensor(file, info, slot->second);
   }
   for (const auto& [name, slot] : slots)
     if (slot.required && !seen[name]) throw_range({GgufFile::path("tensors[" + name + "]"), "", {}}, "is missing");
+  // A qwen2 file's q and k are for halves already; llama's, for adjacent pairs, have no biases to reorder.
+  if (architecture.rotary == RotaryPairs::halves) return model;
   for (LayerTensors& layer : t.layers) {
     adjacent_pairs_to_halves(layer.wq, t.config.n_heads, t.config.head_dim(), t.config.d_model);
     adjacent_pairs_to_halves(layer.wk, t.config.n_kv_heads, t.config.head_dim(), t.config.d_model);

@@ -1,15 +1,18 @@
 #pragma once
-// A Llama model from a GGUF file (gguf_file.h), as llama.cpp writes them: general.architecture "llama";
-// its sizes from llama.embedding_length, block_count, feed_forward_length, attention.head_count and
-// head_count_kv, context_length (at most 8192 positions are used), rope.freq_base; the tensors
+// A Llama-family model from a GGUF file (gguf_file.h), as llama.cpp writes them: general.architecture
+// "llama" (Llama, SmolLM2, TinyLlama ...) or "qwen2" (Qwen2, Qwen2.5), whose differences
+// gguf_architecture.h holds; its sizes from <architecture>.embedding_length, block_count,
+// feed_forward_length, attention.head_count and head_count_kv, context_length (at most 8192 positions
+// are used), rope.freq_base, attention.layer_norm_rms_epsilon; the tensors
 //   token_embd.weight [vocab, d_model], output_norm.weight [d_model], output.weight [vocab, d_model]
 //   (absent: the classifier is the token embedding), and for each layer N blk.N.attn_norm, attn_q,
-//   attn_k, attn_v, attn_output, ffn_norm, ffn_gate, ffn_up, ffn_down .weight,
-// in the types of ggml_tensor_types.h, widened to float32; attn_q and attn_k for adjacent-pair rotary
-// (llama.cpp's converter permutes Hugging Face's for it), reordered for the model's (rotary_order.h).
-// The tokenizer must be SentencePiece's (tokenizer.ggml.model "llama"): tokenizer.ggml.tokens, scores,
-// bos_token_id and eos_token_id. Other architectures and tokenizers, RMSNorm epsilons other than 1e-5,
-// rope scaling and tensors the model would not use are refused, naming them.
+//   attn_k, attn_v, attn_output, ffn_norm, ffn_gate, ffn_up, ffn_down .weight, and for qwen2
+//   blk.N.attn_q.bias [d_model], attn_k.bias and attn_v.bias [kv_dim],
+// in the types of ggml_tensor_types.h, widened to float32; attn_q and attn_k of a llama file for
+// adjacent-pair rotary (llama.cpp's converter permutes Hugging Face's for it), reordered for the model's
+// (rotary_order.h); a qwen2 file's already for halves. The tokenizer must be SentencePiece's
+// (tokenizer.ggml.model "llama"): tokenizer.ggml.tokens, scores, bos_token_id and eos_token_id. Other
+// architectures and tokenizers, rope scaling and tensors the model would not use are refused, naming them.
 #include <cstddef>
 #include <cstdint>
 

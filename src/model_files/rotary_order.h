@@ -17,6 +17,9 @@
 
 namespace kvlab {
 
+// Which numbers of a head a model file's wq and wk (and q/k biases) are stored to turn together.
+enum class RotaryPairs { adjacent, halves };
+
 // Moves the rows of `rows` [n_heads * head_dim, row_size] within each head: row 2i to row i and row
 // 2i + 1 to row i + head_dim / 2 (to_halves), or back. A row is row_size numbers, or bytes of quantized
 // blocks: rows move whole.

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
       write(folder / (name + "-f32.gguf"), test::gguf_bytes(w, v));
       write(folder / (name + "-q8_0.gguf"),
             test::gguf_bytes(test::tiny_weights(micro_config(shared ? 1 : 2, 32), 3, shared), v, {8}));
+      write(folder / (name + "-qwen2.gguf"), test::gguf_bytes(test::with_qkv_biases(w, 4), v, test::qwen2_options()));
     } else {
       std::fprintf(stderr, "model_seeds: unknown target %s\n", target.c_str());
       return 2;

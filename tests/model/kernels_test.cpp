@@ -231,9 +231,11 @@ TEST(Kernels, VectorKernelsMatchScalar) {
     expect_close(y1, y2, 0.0f);
 
     std::vector<float> n1(n), n2(n);
-    kernels::rmsnorm(n1.data(), a.data(), weight.data(), n);
-    kernels::scalar::rmsnorm(n2.data(), a.data(), weight.data(), n);
-    expect_close(n1, n2, 1e-5f);
+    for (float epsilon : {1e-5f, 1e-6f}) {  // Llama's and Qwen2's
+      kernels::rmsnorm(n1.data(), a.data(), weight.data(), n, epsilon);
+      kernels::scalar::rmsnorm(n2.data(), a.data(), weight.data(), n, epsilon);
+      expect_close(n1, n2, 1e-5f);
+    }
 
     auto s1 = random_vector(n, 6, 8.0f), s2 = s1;
     kernels::softmax(s1.data(), n);
@@ -244,6 +246,25 @@ TEST(Kernels, VectorKernelsMatchScalar) {
     kernels::swiglu(g1.data(), b.data(), n);
     kernels::scalar::swiglu(g2.data(), b.data(), n);
     expect_close(g1, g2, 1e-5f);
+  }
+}
+
+// Numbers of 1e-3 have a mean square of 1e-6, as large as Qwen2's epsilon: that epsilon takes their norm
+// to 1 / sqrt(2) where Llama's would take it to 1 / sqrt(11).
+TEST(Kernels, RmsnormAddsTheEpsilonItIsGiven) {
+  for (int n : kSizes) {
+    SCOPED_TRACE(n);
+    const std::vector<float> x(static_cast<size_t>(n), 1e-3f), weight(static_cast<size_t>(n), 1.0f);
+    for (float epsilon : {1e-6f, 1e-5f}) {
+      const float expected = 1e-3f / std::sqrt(1e-6f + epsilon);
+      std::vector<float> simd(x.size()), scalar(x.size());
+      kernels::rmsnorm(simd.data(), x.data(), weight.data(), n, epsilon);
+      kernels::scalar::rmsnorm(scalar.data(), x.data(), weight.data(), n, epsilon);
+      for (int i = 0; i < n; ++i) {
+        EXPECT_NEAR(simd[i], expected, 1e-5f) << "epsilon " << epsilon;
+        EXPECT_NEAR(scalar[i], expected, 1e-5f) << "epsilon " << epsilon;
+      }
+    }
   }
 }
 

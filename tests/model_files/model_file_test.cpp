@@ -1,13 +1,11 @@
 // Model files: a llama2.c checkpoint and GGUF files written by the tests from the same tiny random
-// weights load into the same model, which generates what a plain llama2.c-style forward pass (adjacent
-// rotary pairs, written here from run.c) generates; quantized GGUF files generate what their weights,
-// dequantized by the tests, generate; hostile files are refused naming the field.
-#include <cmath>
-#include <functional>
-
+// weights load into the same model, which generates what a plain llama2.c-style forward pass
+// (reference_forward.h) generates; quantized GGUF files generate what the scalar reference generates on
+// their blocks; hostile files are refused naming the field.
 #include <gtest/gtest.h>
 
 #include "common/input_error.h"
+#include "expect_refused.h"
 #include "gguf_dequantized.h"
 #include "model/block_format.h"
 #include "model/generate.h"
@@ -16,10 +14,13 @@
 #include "model_files/gguf_llama.h"
 #include "model_files/model_file.h"
 #include "model_files/text_generation.h"
+#include "reference_forward.h"
 #include "scalar_reference.h"
 
 namespace kvlab {
 namespace {
+
+using test::expect_refused;
 
 const uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
@@ -41,78 +42,6 @@ TextGeneration generate(ModelFile file, const std::string& prompt, int n_tokens,
   return generate_text(model, tokenizer, prompt, n_tokens);
 }
 
-// llama2.c's forward pass (run.c), plainly, on the file's weights: rotary turns adjacent pairs.
-std::vector<int> llama2c_greedy(const test::FileWeights& w, std::vector<int> tokens, int n_tokens,
-                                float rope_theta = 10000.0f) {
-  const ModelConfig& c = w.config;
-  const int d = c.d_model, kv_dim = c.kv_dim(), hs = c.head_dim(), ff = c.d_ff;
-  auto matvec = [](const std::vector<float>& m, const std::vector<float>& x, int n_out) {
-    std::vector<float> out(static_cast<size_t>(n_out), 0.0f);
-    for (int o = 0; o < n_out; ++o)
-      for (size_t i = 0; i < x.size(); ++i) out[o] += m[o * x.size() + i] * x[i];
-    return out;
-  };
-  auto rmsnorm = [](const std::vector<float>& x, const std::vector<float>& weight) {
-    float ss = 0.0f;
-    for (float v : x) ss += v * v;
-    const float scale = 1.0f / std::sqrt(ss / static_cast<float>(x.size()) + 1e-5f);
-    std::vector<float> out(x.size());
-    for (size_t i = 0; i < x.size(); ++i) out[i] = weight[i] * (scale * x[i]);
-    return out;
-  };
-  std::vector<std::vector<std::vector<float>>> keys(c.n_layers), values(c.n_layers);
-  std::vector<int> answer;
-  for (size_t pos = 0; answer.size() < static_cast<size_t>(n_tokens); ++pos) {
-    std::vector<float> x(w.token_embedding.begin() + tokens[pos] * d,
-                         w.token_embedding.begin() + (tokens[pos] + 1) * d);
-    for (int l = 0; l < c.n_layers; ++l) {
-      std::vector<float> xb = rmsnorm(x, w.attn_norm[l]);
-      std::vector<float> q = matvec(w.wq[l], xb, d), k = matvec(w.wk[l], xb, kv_dim), v = matvec(w.wv[l], xb, kv_dim);
-      for (int i = 0; i < d; i += 2) {
-        const float freq = 1.0f / std::pow(rope_theta, static_cast<float>(i % hs) / static_cast<float>(hs));
-        const float fcr = std::cos(pos * freq), fci = std::sin(pos * freq);
-        for (std::vector<float>* vec : {&q, &k}) {
-          if (vec == &k && i >= kv_dim) continue;
-          const float v0 = (*vec)[i], v1 = (*vec)[i + 1];
-          (*vec)[i] = v0 * fcr - v1 * fci;
-          (*vec)[i + 1] = v0 * fci + v1 * fcr;
-        }
-      }
-      keys[l].push_back(k);
-      values[l].push_back(v);
-      std::vector<float> attn(static_cast<size_t>(d), 0.0f);
-      for (int h = 0; h < c.n_heads; ++h) {
-        const int kv_head = h / (c.n_heads / c.n_kv_heads);
-        std::vector<float> scores(pos + 1);
-        float largest = -1e30f, sum = 0.0f;
-        for (size_t t = 0; t <= pos; ++t) {
-          float s = 0.0f;
-          for (int i = 0; i < hs; ++i) s += q[h * hs + i] * keys[l][t][kv_head * hs + i];
-          scores[t] = s / std::sqrt(static_cast<float>(hs));
-          largest = std::max(largest, scores[t]);
-        }
-        for (float& s : scores) sum += (s = std::exp(s - largest));
-        for (size_t t = 0; t <= pos; ++t)
-          for (int i = 0; i < hs; ++i) attn[h * hs + i] += scores[t] / sum * values[l][t][kv_head * hs + i];
-      }
-      std::vector<float> o = matvec(w.wo[l], attn, d);
-      for (int i = 0; i < d; ++i) x[i] += o[i];
-      xb = rmsnorm(x, w.ffn_norm[l]);
-      std::vector<float> gate = matvec(w.w1[l], xb, ff), up = matvec(w.w3[l], xb, ff);
-      for (int i = 0; i < ff; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
-      std::vector<float> down = matvec(w.w2[l], gate, d);
-      for (int i = 0; i < d; ++i) x[i] += down[i];
-    }
-    if (pos + 1 < tokens.size()) continue;
-    const std::vector<float> logits =
-        matvec(w.w_out.empty() ? w.token_embedding : w.w_out, rmsnorm(x, w.final_norm), c.vocab);
-    const int next = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    answer.push_back(next);
-    tokens.push_back(next);
-  }
-  return answer;
-}
-
 const char* const kPrompt = "once a cab";
 
 TEST(ModelFile, CheckpointGeneratesWhatLlama2cForwardPassGenerates) {
@@ -121,7 +50,7 @@ TEST(ModelFile, CheckpointGeneratesWhatLlama2cForwardPassGenerates) {
     const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, shared);
     const TextGeneration ours = generate(read_checkpoint(w, v), kPrompt, 24);
     ASSERT_EQ(ours.tokens.size(), 24u) << "stopped early at BOS or EOS: pick another seed";
-    EXPECT_EQ(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24)) << "shared classifier " << shared;
+    EXPECT_EQ(ours.tokens, test::llama2c_greedy(w, ours.prompt_tokens, 24)) << "shared classifier " << shared;
   }
 }
 
@@ -249,8 +178,8 @@ TEST(ModelFile, GgufRopeFreqBaseIsTheRotaryBase) {
   const ModelFile file = read_gguf(w, v, options);
   EXPECT_EQ(file.tensors.config.rope_theta, 100.0);
   const TextGeneration ours = generate(file, kPrompt, 24);
-  EXPECT_EQ(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24, 100.0f));
-  EXPECT_NE(ours.tokens, llama2c_greedy(w, ours.prompt_tokens, 24, 10000.0f));
+  EXPECT_EQ(ours.tokens, test::llama2c_greedy(w, ours.prompt_tokens, 24, 100.0f));
+  EXPECT_NE(ours.tokens, test::llama2c_greedy(w, ours.prompt_tokens, 24, 10000.0f));
 }
 
 TEST(ModelFile, Bf16WeightsRunTheSameFile) {
@@ -280,17 +209,6 @@ TEST(ModelFile, UnpackedWeightsPackIntoTheSameModel) {
     prefill(repacked, repacked_cache, prompt.data(), static_cast<int>(prompt.size()), 0, &repacked_logits);
     prefill(from_file, file_cache, prompt.data(), static_cast<int>(prompt.size()), 0, &file_logits);
     EXPECT_EQ(repacked_logits, file_logits) << number_format_name(format);
-  }
-}
-
-// The error `read` throws: its field's path must be `path`, and its message must hold `words`.
-void expect_refused(const std::function<void()>& read, const std::string& path, const std::string& words = "") {
-  try {
-    read();
-    ADD_FAILURE() << "no error; expected one about " << path;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field().path, path) << e.what();
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
   }
 }
 
@@ -382,8 +300,8 @@ TEST_F(HostileFiles, GgufTensorDimsThatDisagreeWithTheMetadataAreRefused) {
 }
 
 TEST_F(HostileFiles, GgufOtherArchitecturesAndTokenizersAreRefusedNamingThem) {
-  gguf = test::gguf_bytes(w, v, {0, "qwen2", "llama"});
-  expect_refused([&] { read_gguf_file(); }, "gguf.general.architecture", "\"qwen2\"");
+  gguf = test::gguf_bytes(w, v, {0, "gemma", "llama"});
+  expect_refused([&] { read_gguf_file(); }, "gguf.general.architecture", "must be one of llama, qwen2 (got \"gemma\")");
   gguf = test::gguf_bytes(w, v, {0, "llama", "bert"});
   expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"llama\" (SentencePiece");
   expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.model", "\"gpt2\" (byte-level BPE) (got \"bert\")");
@@ -411,11 +329,19 @@ TEST_F(HostileFiles, GgufBpeUnknownOrMissingPreTokenizerIsRefusedNamingTheKnownO
   expect_refused([&] { read_gguf_file(); }, "gguf.tokenizer.ggml.pre", "must name a pre-tokenizer");
 }
 
-TEST_F(HostileFiles, GgufRmsEpsilonOtherThanTheModelsIsRefused) {
-  test::GgufOptions options;
-  options.rms_epsilon = 1e-6f;
-  gguf = test::gguf_bytes(w, v, options);
-  expect_refused([&] { read_gguf_file(); }, "gguf.llama.attention.layer_norm_rms_epsilon", "must be 1e-05");
+TEST_F(HostileFiles, GgufRmsEpsilonOutOfRangeIsRefusedNamingTheKey) {
+  for (float epsilon : {0.0f, 0.1f}) {
+    test::GgufOptions options;
+    options.rms_epsilon = epsilon;
+    gguf = test::gguf_bytes(w, v, options);
+    expect_refused([&] { read_gguf_file(); }, "gguf.llama.attention.layer_norm_rms_epsilon",
+                   "must be a number from 1e-10 to 0.01");
+    options = test::qwen2_options();
+    options.rms_epsilon = epsilon;
+    gguf = test::gguf_bytes(test::with_qkv_biases(w, 6), v, options);
+    expect_refused([&] { read_gguf_file(); }, "gguf.qwen2.attention.layer_norm_rms_epsilon",
+                   "must be a number from 1e-10 to 0.01");
+  }
 }
 
 TEST_F(HostileFiles, GgufVersionOneAndOtherMagicAreRefused) {

@@ -180,6 +180,37 @@ FileWeights file_weights(const WeightTensors& t) {
   return w;
 }
 
+FileWeights with_qkv_biases(FileWeights w, uint64_t seed) {
+  Rng rng(seed);
+  const auto draw = [&](int n) {
+    std::vector<float> values(static_cast<size_t>(n));
+    for (float& x : values) x = static_cast<float>(rng.uniform_int(-127, 127)) / 512.0f;
+    return values;
+  };
+  const ModelConfig& c = w.config;
+  for (int l = 0; l < c.n_layers; ++l) {
+    w.bq.push_back(draw(c.d_model));
+    w.bk.push_back(draw(c.kv_dim()));
+    w.bv.push_back(draw(c.kv_dim()));
+  }
+  return w;
+}
+
+GgufOptions qwen2_options() {
+  GgufOptions options;
+  options.architecture = "qwen2";
+  options.rms_epsilon = 1e-6f;
+  options.rope_freq_base = 1e6f;
+  options.halves_rotary = true;
+  return options;
+}
+
+GgufOptions smollm2_options() {
+  GgufOptions options;
+  options.rope_freq_base = 1e5f;
+  return options;
+}
+
 std::string llama2c_checkpoint_bytes(const FileWeights& w) {
   const ModelConfig& c = w.config;
   ByteWriter out;
@@ -348,13 +379,25 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
   auto vector = [&](const std::string& name, const std::vector<float>& values) {
     tensors.push_back({name, {values.size()}, 0, tensor_data(values, 0)});
   };
+  // Rows of n_heads heads (a bias: rows of one number) in the file's rotary convention.
+  auto rotary_rows = [&](const std::vector<float>& rows, int n_heads, uint64_t n_in) {
+    if (!options.halves_rotary) return rows;
+    const FloatBuffer halves =
+        adjacent_pairs_to_halves(FloatBuffer(rows.begin(), rows.end()), n_heads, c.head_dim(), static_cast<int>(n_in));
+    return std::vector<float>(halves.begin(), halves.end());
+  };
   matrix("token_embd.weight", w.token_embedding, d, vocab);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     vector(b + "attn_norm.weight", w.attn_norm[l]);
-    matrix(b + "attn_q.weight", w.wq[l], d, d);
-    matrix(b + "attn_k.weight", w.wk[l], d, kv);
+    matrix(b + "attn_q.weight", rotary_rows(w.wq[l], c.n_heads, d), d, d);
+    matrix(b + "attn_k.weight", rotary_rows(w.wk[l], c.n_kv_heads, d), d, kv);
     matrix(b + "attn_v.weight", w.wv[l], d, kv);
+    if (!w.bq.empty()) {
+      vector(b + "attn_q.bias", rotary_rows(w.bq[l], c.n_heads, 1));
+      vector(b + "attn_k.bias", rotary_rows(w.bk[l], c.n_kv_heads, 1));
+      vector(b + "attn_v.bias", w.bv[l]);
+    }
     matrix(b + "attn_output.weight", w.wo[l], d, d);
     vector(b + "ffn_norm.weight", w.ffn_norm[l]);
     matrix(b + "ffn_gate.weight", w.w1[l], d, ff);

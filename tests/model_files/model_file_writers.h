@@ -16,11 +16,13 @@
 
 namespace kvlab::test {
 
-// A model's weights in a file's order and convention: row-major, wq and wk for adjacent-pair rotary.
+// A model's weights in a llama2.c file's order and convention: row-major, wq and wk (and bq and bk) for
+// adjacent-pair rotary.
 struct FileWeights {
   ModelConfig config;
   std::vector<float> token_embedding;                         // [vocab, d_model]
   std::vector<std::vector<float>> attn_norm, wq, wk, wv, wo;  // per layer
+  std::vector<std::vector<float>> bq, bk, bv;                 // per layer: Qwen2's q/k/v biases; empty: none
   std::vector<std::vector<float>> ffn_norm, w1, w2, w3;       // per layer: gate, down, up
   std::vector<float> final_norm;                              // [d_model]
   std::vector<float> w_out;                                   // [vocab, d_model]; empty: shared
@@ -43,6 +45,9 @@ ModelConfig tiny_config();
 Vocabulary tiny_bpe_vocabulary();
 // GPT-2's spelling of `byte`, written out here from its definition (openai/gpt-2 encoder.py).
 std::string gpt2_byte_spelling(unsigned char byte);
+// `w` with q/k/v biases drawn from Rng(seed), as the weights are (multiples of 1/512 below 1/4 in
+// magnitude): enough to change what the tiny model writes.
+FileWeights with_qkv_biases(FileWeights w, uint64_t seed);
 // The id of `piece` in `v` (the first, if it is spelled twice), or -1 (no id) if there is none.
 int piece_id(const Vocabulary& v, const std::string& piece);
 
@@ -68,8 +73,18 @@ struct GgufOptions {
   float rope_freq_base = 10000.0f;
   float rms_epsilon = 1e-5f;
   std::string pre = "gpt-2";  // tokenizer.ggml.pre of a "gpt2" tokenizer; empty: none written
+  // attn_q and attn_k (and their biases) written for halves rotary, as llama.cpp's Qwen2 files hold them;
+  // for adjacent pairs otherwise, as its Llama files.
+  bool halves_rotary = false;
 };
-// A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does (for tokenizer model "llama").
+// A file shaped as Qwen2's: architecture "qwen2", RMSNorm epsilon 1e-6, rope base 1e6, q and k for halves
+// (the biases are the weights': with_qkv_biases).
+GgufOptions qwen2_options();
+// A file shaped as SmolLM2's: architecture "llama", rope base 1e5 (its classifier shared, as
+// tiny_weights' is by default). Its tokenizer stays SentencePiece's here.
+GgufOptions smollm2_options();
+// A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does (for tokenizer model "llama");
+// biases written where `w` has them.
 std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options = {});
 
 // A little-endian writer of the fields both formats use.

@@ -1,6 +1,7 @@
 #include "scalar_reference.h"
 
 #include <cmath>
+#include <utility>
 
 #include "model/kernels.h"
 
@@ -15,9 +16,9 @@ std::vector<int> scalar_greedy(const Weights& w, std::vector<int> tokens, int n_
     k::matmul(out.data(), x.data(), m, 1, nullptr);
     return out;
   };
-  const auto norm = [d](const std::vector<float>& x, const FloatBuffer& weight) {
+  const auto norm = [&c, d](const std::vector<float>& x, const FloatBuffer& weight) {
     std::vector<float> out(static_cast<size_t>(d));
-    k::rmsnorm(out.data(), x.data(), weight.data(), d);
+    k::rmsnorm(out.data(), x.data(), weight.data(), d, c.rms_epsilon);
     return out;
   };
   std::vector<std::vector<float>> keys(c.n_layers), values(c.n_layers);  // [layer][position * kv_dim]
@@ -31,6 +32,8 @@ std::vector<int> scalar_greedy(const Weights& w, std::vector<int> tokens, int n_
       const LayerWeights& layer = w.layers[l];
       std::vector<float> xb = norm(x, layer.attn_norm);
       std::vector<float> q = product(layer.wq, xb), key = product(layer.wk, xb), value = product(layer.wv, xb);
+      for (auto [out, bias] : {std::pair{&q, &layer.bq}, std::pair{&key, &layer.bk}, std::pair{&value, &layer.bv}})
+        if (!bias->empty()) k::add(out->data(), bias->data(), static_cast<int>(out->size()));
       k::rope(q.data(), c.n_heads, hs, cos, sin);
       k::rope(key.data(), c.n_kv_heads, hs, cos, sin);
       keys[l].insert(keys[l].end(), key.begin(), key.end());

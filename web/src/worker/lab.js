@@ -23,7 +23,8 @@ import { withOneThreadDecode } from './one-thread.js';
 
 // options.backend = 'webgpu': the lab on this device's GPU where it can run (webgpu/lab.js), else on the
 // CPU with the reason in result.webgpu. The GPU uploads a preset's weights (exportWeights), so a model
-// read from files (source 'loaded') runs on the CPU. A step table that contradicts itself has the steps
+// read from files (source 'loaded') runs on the CPU: among them Qwen2 files, whose q/k/v biases and
+// RMSNorm epsilon the shaders do not take. A step table that contradicts itself has the steps
 // behind it timed again (remeasure.js); on threads, a CPU lab times its decode steps once more on one
 // (one-thread.js).
 async function runLab(m, { backend, ...options }, progress, onPart) {

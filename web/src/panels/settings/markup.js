@@ -24,7 +24,7 @@ export const MARKUP = `
         <div class="field" id="model_file-field" data-model-file-field hidden>
           <label for="model_file">Model file</label>
           <input id="model_file" name="model_file" type="file" multiple accept=".gguf,.bin" aria-describedby="model_file-help" data-model-file>
-          <p class="help" id="model_file-help" data-model-picked>One .gguf file (Llama architecture), or a llama2.c checkpoint and its tokenizer.bin together. Read in this browser, never uploaded.</p>
+          <p class="help" id="model_file-help" data-model-picked>One .gguf file (Llama or Qwen2 architecture), or a llama2.c checkpoint and its tokenizer.bin together. Read in this browser, never uploaded.</p>
         </div>
         <div class="field">
           <label for="preset">Model preset</label>

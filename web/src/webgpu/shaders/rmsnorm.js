@@ -1,4 +1,5 @@
-// out[r] = x[r] · weight / sqrt(mean(x[r]²) + 1e-5), one workgroup a row.
+// out[r] = x[r] · weight / sqrt(mean(x[r]²) + 1e-5), one workgroup a row. 1e-5 is every preset's epsilon,
+// and the GPU runs presets only (worker/lab.js).
 
 import { WORKGROUP, reduce } from './common.js';
 
