@@ -11,6 +11,7 @@
 #include "cli/flags.h"
 #include "common/input_error.h"
 #include "common/json_fields.h"
+#include "model_files/ggml_tensor_types.h"
 #include "model_files/gguf_llama.h"
 #include "model_files/model_file.h"
 #include "model_files/shipped_models.h"
@@ -74,7 +75,7 @@ std::shared_ptr<ModelSourceFlags> add_model_source_flags(CLI::App& command) {
   command.add_option("--checkpoint", flags->checkpoint, "a llama2.c checkpoint file (with --tokenizer)");
   command.add_option("--tokenizer", flags->tokenizer, "the llama2.c tokenizer file of --checkpoint");
   command.add_option("--gguf", flags->gguf,
-                     "a GGUF file of the Llama or Qwen2 architecture (F32, F16, BF16 or Q8_0 weights)");
+                     "a GGUF file of the Llama or Qwen2 architecture (" + supported_ggml_type_names() + " weights)");
   return flags;
 }
 

@@ -63,23 +63,10 @@ ModelSize model_size(const ModelConfig& c) {
 }
 
 void validate(const ModelConfig& c, const std::string& path) {
-  auto check = [&](const char* name, int value, int lo, int hi) {
-    if (value < lo || value > hi)
-      throw_range({path + "." + name, std::to_string(value), integers_from(lo, hi)},
-                  "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
-                      std::to_string(value) + ")");
-  };
-  check("vocab", c.vocab, 2, 65536);
-  check("d_model", c.d_model, 4, 4096);
-  check("n_layers", c.n_layers, 1, 64);
-  check("n_heads", c.n_heads, 1, 128);
-  check("n_kv_heads", c.n_kv_heads, 1, c.n_heads);
-  check("d_ff", c.d_ff, 1, 16384);
-  check("max_seq", c.max_seq, 2, 8192);
   // Before the fields' agreement: a size too large is about the fields given, not a default they clash with.
-  const int64_t max_weight_bytes = int64_t{512} << 20;  // half of what a wasm page can reasonably get
+  validate_ranges(c, path);
   const ModelSize size = model_size(c);
-  if (size.weight_bytes > max_weight_bytes)
+  if (size.weight_bytes > kMaxWeightBytes)
     throw_range({path, "", {}},
                 "is too large: " + grouped(static_cast<unsigned long long>(size.weight_bytes >> 20)) +
                     " MiB of weights (at most 512 MiB) for n_layers " + std::to_string(c.n_layers) +
@@ -87,6 +74,26 @@ void validate(const ModelConfig& c, const std::string& path) {
                     grouped(static_cast<unsigned long long>(size.parameters)) + " parameters, with d_model " +
                     std::to_string(c.d_model) + ", kv_dim " + std::to_string(c.kv_dim()) + ", d_ff " +
                     std::to_string(c.d_ff) + " and vocab " + std::to_string(c.vocab));
+  validate_agreement(c, path);
+}
+
+void validate_ranges(const ModelConfig& c, const std::string& path) {
+  auto check = [&](const char* name, int value, int lo, int hi) {
+    if (value < lo || value > hi)
+      throw_range({path + "." + name, std::to_string(value), integers_from(lo, hi)},
+                  "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
+                      std::to_string(value) + ")");
+  };
+  check("vocab", c.vocab, 2, kMaxVocab);
+  check("d_model", c.d_model, 4, 4096);
+  check("n_layers", c.n_layers, 1, 64);
+  check("n_heads", c.n_heads, 1, 128);
+  check("n_kv_heads", c.n_kv_heads, 1, c.n_heads);
+  check("d_ff", c.d_ff, 1, 16384);
+  check("max_seq", c.max_seq, 2, 8192);
+}
+
+void validate_agreement(const ModelConfig& c, const std::string& path) {
   if (c.d_model % c.n_heads != 0)
     throw_range({path + ".n_heads", std::to_string(c.n_heads), {}},
                 "must divide d_model (" + std::to_string(c.d_model) + " is not a multiple of " +

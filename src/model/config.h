@@ -64,7 +64,17 @@ struct ModelSize {
 };
 ModelSize model_size(const ModelConfig& config);
 
-// Throws InputError (naming `path`.field and the allowed range) unless the configuration is usable.
+// The most tokens a vocabulary may hold (Qwen2's is 151,936), and the most bytes the weights may take:
+// half of what a wasm page can reasonably get.
+constexpr int kMaxVocab = 262144;
+constexpr int64_t kMaxWeightBytes = int64_t{512} << 20;
+
+// Throws InputError (naming `path`.field and the allowed range) unless the configuration is usable:
+// validate_ranges, then its weights (model_size) within kMaxWeightBytes, then validate_agreement.
 void validate(const ModelConfig& config, const std::string& path);
+// Each field within its range.
+void validate_ranges(const ModelConfig& config, const std::string& path);
+// The fields agree: n_heads divides d_model, n_kv_heads divides n_heads, the head size is even.
+void validate_agreement(const ModelConfig& config, const std::string& path);
 
 }  // namespace kvlab

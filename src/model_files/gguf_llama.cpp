@@ -58,7 +58,9 @@ ModelConfig read_config(const GgufFile& file, const GgufArchitecture& architectu
   if (file.has(key("vocab_size")) && file.unsigned_integer(key("vocab_size")) != static_cast<uint64_t>(vocab))
     throw_range({GgufFile::path(key("vocab_size")), std::to_string(file.unsigned_integer(key("vocab_size"))), {}},
                 "must equal the number of tokenizer.ggml.tokens, " + std::to_string(vocab));
-  validate(c, "gguf");
+  // The weights' size is the file's tensors' (memory_bytes), not what float32 would take.
+  validate_ranges(c, "gguf");
+  validate_agreement(c, "gguf");
   if (file.has(key("rope.dimension_count")) &&
       file.unsigned_integer(key("rope.dimension_count")) != static_cast<uint64_t>(c.head_dim()))
     throw_range({GgufFile::path(key("rope.dimension_count")),
@@ -154,9 +156,10 @@ Vocabulary read_vocabulary(const GgufFile& file) {
   Vocabulary v;
   v.pieces = file.strings("tokenizer.ggml.tokens");
   const int vocab = static_cast<int>(std::min<size_t>(v.pieces.size(), 1u << 30));
-  if (vocab < 2 || vocab > 65536)
-    throw_range({GgufFile::path("tokenizer.ggml.tokens"), std::to_string(v.pieces.size()), integers_from(2, 65536)},
-                "must hold from 2 to 65536 tokens (got " + std::to_string(v.pieces.size()) + ")");
+  if (vocab < 2 || vocab > kMaxVocab)
+    throw_range(
+        {GgufFile::path("tokenizer.ggml.tokens"), std::to_string(v.pieces.size()), integers_from(2, kMaxVocab)},
+        "must hold from 2 to " + std::to_string(kMaxVocab) + " tokens (got " + std::to_string(v.pieces.size()) + ")");
   if (model == "gpt2") {
     read_bpe(file, v);
   } else {
@@ -251,6 +254,25 @@ void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorS
   dequantize(*type, bytes, info.n_elements, values.data());
 }
 
+// The bytes the tensors take once read: a block format's as in the file, the others widened to float32.
+// Refused past kMaxWeightBytes before any tensor is read.
+void check_memory_bytes(const GgufFile& file) {
+  uint64_t bytes = 0;
+  for (const GgufTensorInfo& info : file.tensors()) {
+    const GgmlType* type = supported_ggml_type(info.type);
+    if (!type) continue;  // refused by read_tensor, naming it
+    bytes += block_format_of(info.type) ? info.n_elements / static_cast<uint64_t>(type->block_elements) *
+                                              static_cast<uint64_t>(type->block_bytes)
+                                        : info.n_elements * 4;
+  }
+  if (bytes > static_cast<uint64_t>(kMaxWeightBytes))
+    throw_range({GgufFile::path("tensors"), std::to_string(bytes), {}},
+                "take " + std::to_string(bytes >> 20) +
+                    " MiB of memory as kvlab holds them (a block format's blocks as "
+                    "they are, other types as float32), at most " +
+                    std::to_string(kMaxWeightBytes >> 20) + " MiB");
+}
+
 }  // namespace
 
 ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
@@ -262,6 +284,7 @@ ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
   WeightTensors& t = model.tensors;
   t.config = read_config(file, architecture, static_cast<int>(model.vocabulary.pieces.size()));
   t.layers.resize(static_cast<size_t>(t.config.n_layers));
+  check_memory_bytes(file);
   std::map<std::string, TensorSlot> slots = tensor_slots(t, architecture);
   std::map<std::string, bool> seen;
   for (const GgufTensorInfo& info : file.tensors()) {

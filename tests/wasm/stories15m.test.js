@@ -59,6 +59,32 @@ test('generate --model stories15M: the same ids natively and with --wasm, a Tiny
   assert.match(story, /^Once upon a time, there was a little girl named Lily\./);
 });
 
+// stories15M quantized by the tests' own converter (tests/model_files/quantize_checkpoint.cpp) in each
+// block format: the wasm SIMD kernels write the same story as the native ones (whose tokens ctest checks
+// against the scalar reference's, tests/model_files/stories15m_test.cpp).
+const converter = path.join(root, 'build/native/tests/model_files/kvlab_quantize_checkpoint');
+test(
+  'generate --gguf of stories15M in Q8_0, Q4_0, Q4_K and Q6_K: the same ids natively and with --wasm',
+  { skip: skip || (fs.existsSync(converter) ? false : 'no native converter: run scripts/build') },
+  () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kvlab-quantized-'));
+    try {
+      for (const type of ['Q8_0', 'Q4_0', 'Q4_K', 'Q6_K']) {
+        const file = path.join(dir, `stories15M-${type}.gguf`);
+        execFileSync(converter, [path.join(modelDir, 'model.bin'), path.join(modelDir, 'tokenizer.bin'), type, file]);
+        const quantizedArgs = ['generate', '--gguf', file, '--prompt', 'Once upon a time', '--tokens', '40', '--json'];
+        const native = JSON.parse(execFileSync(kvlabScript, quantizedArgs, { encoding: 'utf8' }));
+        const wasm = JSON.parse(execFileSync(kvlabScript, ['--wasm', ...quantizedArgs], { encoding: 'utf8' }));
+        assert.equal(native.tokens.length, 40, type);
+        assert.deepEqual(wasm, native, type);
+        assert.match(native.text, /^, there was a little girl named Lily\. She loved to play outside/, type);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+);
+
 test('llama2.c itself generates the same 64 ids from the same prompt tokens', { skip }, async () => {
   assert.deepEqual(await llama2cGreedy([1, 9038, 2501, 263, 931], 64), expected);
 });
