@@ -15,7 +15,10 @@ void quantize_inputs(InputBlock* blocks, const float* x, int n_rows, int n_in) {
     const float inverse = largest > 0.0f ? 127.0f / largest : 0.0f;
     block.sum = 0;
     for (int i = 0; i < kInputBlockWidth; ++i) {
-      block.q[i] = static_cast<int8_t>(std::nearbyint(x[i] * inverse));
+      // At most 127 and a rounding error; a NaN or an infinity (a broken file's weights) counts as 0,
+      // where converting it would be undefined.
+      const float scaled = x[i] * inverse;
+      block.q[i] = static_cast<int8_t>(std::fabs(scaled) <= 127.25f ? std::nearbyint(scaled) : 0.0f);
       block.sum += block.q[i];
     }
   }

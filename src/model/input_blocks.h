@@ -23,7 +23,7 @@ using InputBlockBuffer = std::vector<InputBlock, xsimd::aligned_allocator<InputB
 
 // x [n_rows, n_in] (n_in a multiple of 32) into blocks [n_rows, n_in / 32]: a block's scale is its
 // largest magnitude / 127, each q its value / scale rounded to nearest, ties to even (0 for a block of
-// zeros).
+// zeros; a NaN or an infinity, 0).
 void quantize_inputs(InputBlock* blocks, const float* x, int n_rows, int n_in);
 
 }  // namespace kvlab

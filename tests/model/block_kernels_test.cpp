@@ -121,5 +121,21 @@ TEST(BlockKernels, InputsRoundToInt8BlocksOfTheirLargestMagnitude) {
   for (int8_t q : blocks[1].q) EXPECT_EQ(q, 0);
 }
 
+// A broken file's weights can make an activation NaN or infinite: it counts as 0, never as an undefined
+// conversion (the sanitizer build would stop on one).
+TEST(BlockKernels, InputsThatAreNotFiniteRoundToZero) {
+  std::vector<float> x(32, 1.0f);
+  x[3] = std::nanf("");
+  x[5] = INFINITY;
+  InputBlock block;
+  quantize_inputs(&block, x.data(), 1, 32);
+  EXPECT_EQ(block.q[3], 0);
+  EXPECT_EQ(block.q[5], 0);
+  x[5] = 1.0f;
+  quantize_inputs(&block, x.data(), 1, 32);
+  EXPECT_EQ(block.q[3], 0);
+  EXPECT_EQ(block.q[0], 127);
+}
+
 }  // namespace
 }  // namespace kvlab
