@@ -1,20 +1,16 @@
 #include "model/block_format.h"
 
-#include "model/float16.h"
-
 namespace kvlab {
 
 namespace {
 
-float f16_at(const uint8_t* p) { return block_f16(p); }
-
 void dequantize_q8_0(const uint8_t* b, float* out) {
-  const float d = f16_at(b);
+  const float d = block_f16(b);
   for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(static_cast<int8_t>(b[2 + i]));
 }
 
 void dequantize_q4_0(const uint8_t* b, float* out) {
-  const float d = f16_at(b);
+  const float d = block_f16(b);
   for (int i = 0; i < 16; ++i) {
     out[i] = d * static_cast<float>((b[2 + i] & 0xF) - 8);
     out[i + 16] = d * static_cast<float>((b[2 + i] >> 4) - 8);
@@ -22,7 +18,7 @@ void dequantize_q4_0(const uint8_t* b, float* out) {
 }
 
 void dequantize_q4_k(const uint8_t* b, float* out) {
-  const float d = f16_at(b), dmin = f16_at(b + 2);
+  const float d = block_f16(b), dmin = block_f16(b + 2);
   const uint8_t* packed = b + 4;
   const uint8_t* q = b + 16;
   for (int pair = 0; pair < 4; ++pair, q += 32) {  // 64 weights: sub-blocks 2 * pair and 2 * pair + 1
@@ -40,7 +36,7 @@ void dequantize_q6_k(const uint8_t* b, float* out) {
   const uint8_t* ql = b;
   const uint8_t* qh = b + 128;
   const int8_t* scales = reinterpret_cast<const int8_t*>(b + 192);
-  const float d = f16_at(b + 208);
+  const float d = block_f16(b + 208);
   for (int half = 0; half < 2; ++half, ql += 64, qh += 32, scales += 8, out += 128) {
     for (int l = 0; l < 32; ++l) {
       const int is = l / 16;
@@ -57,20 +53,6 @@ void dequantize_q6_k(const uint8_t* b, float* out) {
 }
 
 }  // namespace
-
-float block_f16(const uint8_t* p) { return from_f16(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
-
-// As ggml's get_scale_min_k4: sub-blocks 0-3 keep theirs in the low 6 bits of bytes j and j + 4; 4-7
-// put their low 4 bits in byte j + 4 and their top 2 bits in the spare top bits of bytes j - 4 and j.
-void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min) {
-  if (j < 4) {
-    scale = packed[j] & 63;
-    min = packed[j + 4] & 63;
-  } else {
-    scale = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
-    min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
-  }
-}
 
 const std::vector<BlockFormatTraits>& block_formats() {
   static const std::vector<BlockFormatTraits> formats = {{BlockFormat::q8_0, "Q8_0", 8, 32, 34},

@@ -14,6 +14,12 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include "model/float16.h"
+
 namespace kvlab {
 
 enum class BlockFormat { q8_0, q4_0, q4_k, q6_k };
@@ -30,11 +36,31 @@ struct BlockFormatTraits {
 const std::vector<BlockFormatTraits>& block_formats();
 const BlockFormatTraits& traits(BlockFormat format);
 
-// Q4_K's 6-bit scale and min of sub-block j (0..7) from the block's 12 packed bytes (after d and dmin).
-void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min);
+// Q4_K's 6-bit scale and min of sub-block j (0..7) from the block's 12 packed bytes (after d and dmin),
+// as ggml's get_scale_min_k4: sub-blocks 0-3 keep theirs in the low 6 bits of bytes j and j + 4; 4-7 put
+// their low 4 bits in byte j + 4 and their top 2 bits in the spare top bits of bytes j - 4 and j. Inline:
+// the kernels ask it for every 32 weights.
+inline void q4_k_scale_min(int j, const uint8_t* packed, int& scale, int& min) {
+  if (j < 4) {
+    scale = packed[j] & 63;
+    min = packed[j + 4] & 63;
+  } else {
+    scale = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
+    min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+  }
+}
 
-// The float16 number at p (little-endian), widened: every block's scales are stored so.
-float block_f16(const uint8_t* p);
+// The float16 number at p (little-endian), widened (exactly, either way): every block's scales are
+// stored so. Inline, with F16C's one instruction where the build has it, since a Q4_0 block of 32
+// weights takes one.
+inline float block_f16(const uint8_t* p) {
+  const uint16_t half = static_cast<uint16_t>(p[0] | (p[1] << 8));
+#if defined(__F16C__)
+  return _cvtsh_ss(half);
+#else
+  return from_f16(half);
+#endif
+}
 
 // The float32 weights of `n_blocks` consecutive blocks at `blocks`, exactly as ggml dequantizes them.
 // out: [n_blocks * traits(format).elements]

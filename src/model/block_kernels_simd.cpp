@@ -32,22 +32,30 @@ Bytes32 nibbles(const uint8_t* p) {
   const __m256i both = _mm256_set_m128i(_mm_srli_epi16(bytes, 4), bytes);
   return {_mm256_and_si256(both, _mm256_set1_epi8(0x0F))};
 }
-// 32 bytes' nibbles at bit `shift` (0 or 4).
-Bytes32 nibbles_at(Bytes32 b, int shift) {
-  return {_mm256_and_si256(_mm256_srl_epi16(b.v, _mm_cvtsi32_si128(shift)), _mm256_set1_epi8(0x0F))};
+// 32 bytes' nibbles at bit Shift (0 or 4). The shifts are immediates: a shift by a register's count
+// costs more.
+template <int Shift>
+Bytes32 nibbles_at(Bytes32 b) {
+  return {_mm256_and_si256(_mm256_srli_epi16(b.v, Shift), _mm256_set1_epi8(0x0F))};
 }
-// Two bits at `shift`, moved to bits 4 and 5.
-Bytes32 high_pair_at(Bytes32 b, int shift) {
-  const __m256i bits = _mm256_and_si256(_mm256_srl_epi16(b.v, _mm_cvtsi32_si128(shift)), _mm256_set1_epi8(3));
+// Two bits at Shift, moved to bits 4 and 5.
+template <int Shift>
+Bytes32 high_pair_at(Bytes32 b) {
+  const __m256i bits = _mm256_and_si256(_mm256_srli_epi16(b.v, Shift), _mm256_set1_epi8(3));
   return {_mm256_slli_epi16(bits, 4)};
 }
 Bytes32 bytes_or(Bytes32 a, Bytes32 b) { return {_mm256_or_si256(a.v, b.v)}; }
 Bytes32 minus(Bytes32 a, int k) { return {_mm256_sub_epi8(a.v, _mm256_set1_epi8(static_cast<char>(k)))}; }
 
 // Unsigned weights (0..127) times signed inputs: pairs into int16 (no overflow for 6-bit weights),
-// then pairs of those into int32. Lane k holds elements 4k .. 4k + 3.
+// then pairs of those into int32; with AVX-512 VNNI, fours into int32 at once. Lane k holds elements
+// 4k .. 4k + 3.
 Ints dot_unsigned(Bytes32 w, Bytes32 x) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), w.v, x.v);
+#else
   return _mm256_madd_epi16(_mm256_maddubs_epi16(w.v, x.v), _mm256_set1_epi16(1));
+#endif
 }
 // Signed weights: maddubs needs one unsigned operand, so |w| meets x with w's sign.
 Ints dot_signed(Bytes32 w, Bytes32 x) {
@@ -83,14 +91,22 @@ Bytes32 nibbles(const uint8_t* p) {
   const __m128i mask = _mm_set1_epi8(0x0F);
   return {_mm_and_si128(bytes, mask), _mm_and_si128(_mm_srli_epi16(bytes, 4), mask)};
 }
-__m128i nibbles_at(__m128i b, int shift) {
-  return _mm_and_si128(_mm_srl_epi16(b, _mm_cvtsi32_si128(shift)), _mm_set1_epi8(0x0F));
+template <int Shift>
+__m128i nibbles_at(__m128i b) {
+  return _mm_and_si128(_mm_srli_epi16(b, Shift), _mm_set1_epi8(0x0F));
 }
-Bytes32 nibbles_at(Bytes32 b, int shift) { return {nibbles_at(b.low, shift), nibbles_at(b.high, shift)}; }
-__m128i high_pair_at(__m128i b, int shift) {
-  return _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(b, _mm_cvtsi32_si128(shift)), _mm_set1_epi8(3)), 4);
+template <int Shift>
+Bytes32 nibbles_at(Bytes32 b) {
+  return {nibbles_at<Shift>(b.low), nibbles_at<Shift>(b.high)};
 }
-Bytes32 high_pair_at(Bytes32 b, int shift) { return {high_pair_at(b.low, shift), high_pair_at(b.high, shift)}; }
+template <int Shift>
+__m128i high_pair_at(__m128i b) {
+  return _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(b, Shift), _mm_set1_epi8(3)), 4);
+}
+template <int Shift>
+Bytes32 high_pair_at(Bytes32 b) {
+  return {high_pair_at<Shift>(b.low), high_pair_at<Shift>(b.high)};
+}
 Bytes32 bytes_or(Bytes32 a, Bytes32 b) { return {_mm_or_si128(a.low, b.low), _mm_or_si128(a.high, b.high)}; }
 Bytes32 minus(Bytes32 a, int k) {
   const __m128i kv = _mm_set1_epi8(static_cast<char>(k));
@@ -112,22 +128,30 @@ __m128i widen_high(__m128i v) {
   return _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8);
 #endif
 }
-// 16 weights times 16 inputs (int8 each), optionally times an int16 scale, into 4 int32 lanes.
-__m128i dot16(__m128i w, __m128i x, __m128i scale) {
-  return _mm_add_epi32(_mm_madd_epi16(_mm_mullo_epi16(widen_low(w), scale), widen_low(x)),
-                       _mm_madd_epi16(_mm_mullo_epi16(widen_high(w), scale), widen_high(x)));
-}
+// 16 weights times 16 inputs (int8 each) into 4 int32 lanes, each lane the sum of four products. (wasm's
+// i16x8.extmul, one instruction for the products, gained nothing measurable under V8:
+// docs/log/2026-12-07-quantized-weights.md.)
 __m128i dot16(__m128i w, __m128i x) {
   return _mm_add_epi32(_mm_madd_epi16(widen_low(w), widen_low(x)), _mm_madd_epi16(widen_high(w), widen_high(x)));
 }
 Ints dot_signed(Bytes32 w, Bytes32 x) { return _mm_add_epi32(dot16(w.low, x.low), dot16(w.high, x.high)); }
 // Nibbles are below 128, so their int8 reading is their value.
 Ints dot_unsigned(Bytes32 w, Bytes32 x) { return dot_signed(w, x); }
-// The block's sums with elements 0..15 times `low` and 16..31 times `high` (scaled in 16 bits: a 6-bit
-// weight times an int8 scale fits).
+// The block's sums with elements 0..15 times `low` and 16..31 times `high`: each half's four lanes times
+// its scale, with SSE4.1's 32-bit multiply (one wasm instruction); SSE2 has none, so it scales the
+// weights in 16 bits first (a 6-bit weight times an int8 scale fits).
 Ints dot_scaled_halves(Bytes32 w, Bytes32 x, int low, int high) {
-  return _mm_add_epi32(dot16(w.low, x.low, _mm_set1_epi16(static_cast<short>(low))),
-                       dot16(w.high, x.high, _mm_set1_epi16(static_cast<short>(high))));
+#if defined(__SSE4_1__)
+  return _mm_add_epi32(_mm_mullo_epi32(dot16(w.low, x.low), _mm_set1_epi32(low)),
+                       _mm_mullo_epi32(dot16(w.high, x.high), _mm_set1_epi32(high)));
+#else
+  const auto scaled_dot16 = [](__m128i weights, __m128i inputs, int scale) {
+    const __m128i s16 = _mm_set1_epi16(static_cast<short>(scale));
+    return _mm_add_epi32(_mm_madd_epi16(_mm_mullo_epi16(widen_low(weights), s16), widen_low(inputs)),
+                         _mm_madd_epi16(_mm_mullo_epi16(widen_high(weights), s16), widen_high(inputs)));
+  };
+  return _mm_add_epi32(scaled_dot16(w.low, x.low, low), scaled_dot16(w.high, x.high, high));
+#endif
 }
 Floats zero_floats() { return _mm_setzero_ps(); }
 Floats add_scaled(Floats acc, float scale, Ints sums) {
@@ -148,87 +172,131 @@ Ints dot_signed_halves(Bytes32 w, Bytes32 x, int low, int high) {
 #endif
 }
 
-// R rows of x, each with its running sums. x[r] points at row r's blocks.
+// One output's running sums against R rows of x: a vector per row, and Q4_K's min terms, added outside
+// the vectors. x[r] points at row r's input blocks.
 template <int R>
-struct RowSums {
+struct Sums {
   Floats acc[R];
-  float extra[R] = {};  // terms added outside the vectors (Q4_K's mins)
-  RowSums() {
-    for (int r = 0; r < R; ++r) acc[r] = zero_floats();
-  }
+  float extra[R];
 };
 
+// Each format's block `b` of one matrix row (at `block`) against the R rows' inputs for it.
 template <int R>
-void rows_q8_0(RowSums<R>& s, const uint8_t* row, const InputBlock* const* x, int n_blocks) {
-  for (int b = 0; b < n_blocks; ++b, row += 34) {
-    const float d = block_f16(row);
-    const Bytes32 w = load32(row + 2);
-    for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
+void block_q8_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+  const float d = block_f16(block);
+  const Bytes32 w = load32(block + 2);
+  for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
+}
+
+// sum((q - 8) x) = sum(q x) - 8 sum(x): the nibbles as they are (unsigned, as maddubs takes them), and
+// the offset from the inputs' sum, in a scalar beside the vectors.
+template <int R>
+void block_q4_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+  const float d = block_f16(block);
+  const Bytes32 w = nibbles(block + 2);
+  for (int r = 0; r < R; ++r) {
+    const InputBlock& in = x[r][b];
+    const float scale = d * in.scale;
+    s.acc[r] = add_scaled(s.acc[r], scale, dot_unsigned(w, load32(in.q)));
+    s.extra[r] -= scale * static_cast<float>(8 * in.sum);
+  }
+}
+
+// Sub-block j = 2 * pair + Half of a Q4_K block: the low (Half 0) or high nibbles of its pair's bytes q.
+template <int R, int Half>
+void q4_k_sub_block(Sums<R>& s, Bytes32 q, float d, float dmin, const uint8_t* packed, const InputBlock* const* x,
+                    int j) {
+  int scale, min;
+  q4_k_scale_min(j, packed, scale, min);
+  const Bytes32 w = nibbles_at<4 * Half>(q);
+  const float d_scale = d * static_cast<float>(scale), d_min = dmin * static_cast<float>(min);
+  for (int r = 0; r < R; ++r) {
+    const InputBlock& in = x[r][j];
+    s.acc[r] = add_scaled(s.acc[r], in.scale * d_scale, dot_unsigned(w, load32(in.q)));
+    s.extra[r] -= in.scale * d_min * static_cast<float>(in.sum);
   }
 }
 
 template <int R>
-void rows_q4_0(RowSums<R>& s, const uint8_t* row, const InputBlock* const* x, int n_blocks) {
-  for (int b = 0; b < n_blocks; ++b, row += 18) {
-    const float d = block_f16(row);
-    const Bytes32 w = minus(nibbles(row + 2), 8);
-    for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
+void block_q4_k(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+  const float d = block_f16(block), dmin = block_f16(block + 2);
+  const InputBlock* blocks[R];  // the block's 8 input blocks of each row
+  for (int r = 0; r < R; ++r) blocks[r] = x[r] + 8 * b;
+  for (int pair = 0; pair < 4; ++pair) {
+    const Bytes32 q = load32(block + 16 + 32 * pair);
+    q4_k_sub_block<R, 0>(s, q, d, dmin, block + 4, blocks, 2 * pair);
+    q4_k_sub_block<R, 1>(s, q, d, dmin, block + 4, blocks, 2 * pair + 1);
+  }
+}
+
+// Group G (0..3) of a Q6_K half: 32 weights from ql's first or second 32 bytes (G % 2), their low or
+// high nibbles (G / 2), and bits 2G, 2G + 1 of qh, less 32.
+template <int R, int G>
+void q6_k_group(Sums<R>& s, const Bytes32 (&ql)[2], Bytes32 qh, const int8_t* scales, float d,
+                const InputBlock* const* x) {
+  const Bytes32 w = minus(bytes_or(nibbles_at<4 * (G / 2)>(ql[G % 2]), high_pair_at<2 * G>(qh)), 32);
+  for (int r = 0; r < R; ++r) {
+    const InputBlock& in = x[r][G];
+    s.acc[r] = add_scaled(s.acc[r], d * in.scale, dot_signed_halves(w, load32(in.q), scales[2 * G], scales[2 * G + 1]));
   }
 }
 
 template <int R>
-void rows_q4_k(RowSums<R>& s, const uint8_t* row, const InputBlock* const* x, int n_blocks) {
-  for (int b = 0; b < n_blocks; ++b, row += 144) {
-    const float d = block_f16(row), dmin = block_f16(row + 2);
-    for (int pair = 0; pair < 4; ++pair) {
-      const Bytes32 q = load32(row + 16 + 32 * pair);
-      for (int half = 0; half < 2; ++half) {
-        const int j = 2 * pair + half;
-        int scale, min;
-        q4_k_scale_min(j, row + 4, scale, min);
-        const Bytes32 w = nibbles_at(q, 4 * half);
-        const float d_scale = d * static_cast<float>(scale), d_min = dmin * static_cast<float>(min);
-        for (int r = 0; r < R; ++r) {
-          const InputBlock& in = x[r][8 * b + j];
-          s.acc[r] = add_scaled(s.acc[r], in.scale * d_scale, dot_unsigned(w, load32(in.q)));
-          s.extra[r] -= in.scale * d_min * static_cast<float>(in.sum);
-        }
-      }
+void block_q6_k(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+  const float d = block_f16(block + 208);
+  for (int half = 0; half < 2; ++half) {
+    const Bytes32 ql[2] = {load32(block + 64 * half), load32(block + 64 * half + 32)};
+    const Bytes32 qh = load32(block + 128 + 32 * half);
+    const int8_t* scales = reinterpret_cast<const int8_t*>(block + 192 + 8 * half);
+    const InputBlock* groups[R];  // the half's 4 input blocks of each row
+    for (int r = 0; r < R; ++r) groups[r] = x[r] + 8 * b + 4 * half;
+    q6_k_group<R, 0>(s, ql, qh, scales, d, groups);
+    q6_k_group<R, 1>(s, ql, qh, scales, d, groups);
+    q6_k_group<R, 2>(s, ql, qh, scales, d, groups);
+    q6_k_group<R, 3>(s, ql, qh, scales, d, groups);
+  }
+}
+
+// O matrix rows against R rows of x, block by block: O x R running sums, each waiting only on itself, so
+// that one row of x still keeps O multiply-adds in flight; each block of x loaded serves O outputs and
+// each unpacked weight block R rows. out: row r's output o at out[r * stride + o].
+template <int O, int R, void (*Block)(Sums<R>&, const uint8_t*, const InputBlock* const*, int)>
+void tile(float* out, size_t stride, const uint8_t* first_row, size_t row_bytes, int block_bytes,
+          const InputBlock* const* x, int n_blocks) {
+  Sums<R> s[O];
+  for (int o = 0; o < O; ++o)
+    for (int r = 0; r < R; ++r) {
+      s[o].acc[r] = zero_floats();
+      s[o].extra[r] = 0.0f;
     }
-  }
+  for (int b = 0; b < n_blocks; ++b)
+    for (int o = 0; o < O; ++o) Block(s[o], first_row + o * row_bytes + static_cast<size_t>(b) * block_bytes, x, b);
+  for (int o = 0; o < O; ++o)
+    for (int r = 0; r < R; ++r) out[r * stride + o] = sum_across(s[o].acc[r]) + s[o].extra[r];
+}
+
+// Outputs first .. end - 1 for R rows of x: 4 outputs at a time with one row, fewer with more rows,
+// whose sums are already independent of each other.
+template <int R, void (*Block)(Sums<R>&, const uint8_t*, const InputBlock* const*, int)>
+void outputs(float* out, size_t stride, const PackedMatrix& w, int first, int end, const InputBlock* const* x) {
+  constexpr int O = R == 1 ? 4 : R == 2 ? 2 : 1;
+  const BlockFormatTraits& t = traits(*w.blocks);
+  const int n_blocks = w.n_in / t.elements;
+  const size_t row_bytes = w.row_bytes();
+  int o = first;
+  for (; o + O <= end; o += O) tile<O, R, Block>(out + o, stride, w.block_row(o), row_bytes, t.bytes, x, n_blocks);
+  for (; o < end; ++o) tile<1, R, Block>(out + o, stride, w.block_row(o), row_bytes, t.bytes, x, n_blocks);
 }
 
 template <int R>
-void rows_q6_k(RowSums<R>& s, const uint8_t* row, const InputBlock* const* x, int n_blocks) {
-  for (int b = 0; b < n_blocks; ++b, row += 210) {
-    const float d = block_f16(row + 208);
-    for (int half = 0; half < 2; ++half) {
-      const Bytes32 ql[2] = {load32(row + 64 * half), load32(row + 64 * half + 32)};
-      const Bytes32 qh = load32(row + 128 + 32 * half);
-      const int8_t* scales = reinterpret_cast<const int8_t*>(row + 192 + 8 * half);
-      for (int g = 0; g < 4; ++g) {
-        const Bytes32 w = minus(bytes_or(nibbles_at(ql[g % 2], 4 * (g / 2)), high_pair_at(qh, 2 * g)), 32);
-        for (int r = 0; r < R; ++r) {
-          const InputBlock& in = x[r][8 * b + 4 * half + g];
-          s.acc[r] =
-              add_scaled(s.acc[r], d * in.scale, dot_signed_halves(w, load32(in.q), scales[2 * g], scales[2 * g + 1]));
-        }
-      }
-    }
+void outputs_of_format(float* out, size_t stride, const PackedMatrix& w, int first, int end,
+                       const InputBlock* const* x) {
+  switch (*w.blocks) {
+    case BlockFormat::q8_0: outputs<R, block_q8_0<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q4_0: outputs<R, block_q4_0<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q4_k: outputs<R, block_q4_k<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q6_k: outputs<R, block_q6_k<R>>(out, stride, w, first, end, x); break;
   }
-}
-
-template <int R>
-void rows_block(float* out, size_t out_stride, const uint8_t* row, BlockFormat format, const InputBlock* const* x,
-                int n_blocks) {
-  RowSums<R> s;
-  switch (format) {
-    case BlockFormat::q8_0: rows_q8_0(s, row, x, n_blocks); break;
-    case BlockFormat::q4_0: rows_q4_0(s, row, x, n_blocks); break;
-    case BlockFormat::q4_k: rows_q4_k(s, row, x, n_blocks); break;
-    case BlockFormat::q6_k: rows_q6_k(s, row, x, n_blocks); break;
-  }
-  for (int r = 0; r < R; ++r) out[static_cast<size_t>(r) * out_stride] = sum_across(s.acc[r]) + s.extra[r];
 }
 
 constexpr int kBlockRows = 4;  // rows of x each unpacked block serves
@@ -236,23 +304,24 @@ constexpr int kBlockRows = 4;  // rows of x each unpacked block serves
 }  // namespace
 
 void matmul_blocks(float* out, const InputBlock* x, const PackedMatrix& w, int n_rows, int first_panel, int end_panel) {
-  const int n_blocks = w.n_in / traits(*w.blocks).elements;
   const size_t x_blocks = static_cast<size_t>(w.n_in / kInputBlockWidth);
-  const int end_output = std::min(end_panel * kPanelWidth, w.n_out);
+  const int first = first_panel * kPanelWidth, end = std::min(end_panel * kPanelWidth, w.n_out);
   const size_t stride = static_cast<size_t>(w.n_out);
-  for (int o = first_panel * kPanelWidth; o < end_output; ++o) {
-    const uint8_t* row = w.block_row(o);
-    int r = 0;
-    for (; r < n_rows; r += kBlockRows) {
+  // Groups of outputs outer, blocks of rows inner: a group's weight rows stay in L1 while every block of
+  // rows uses them, so each weight comes from memory once per step however many rows there are.
+  constexpr int kOutputGroup = 4;
+  for (int o = first; o < end; o += kOutputGroup) {
+    const int group_end = std::min(o + kOutputGroup, end);
+    for (int r = 0; r < n_rows; r += kBlockRows) {
       const InputBlock* rows[kBlockRows];
       const int count = std::min(kBlockRows, n_rows - r);
       for (int k = 0; k < count; ++k) rows[k] = x + (r + k) * x_blocks;
-      float* dst = out + r * stride + o;
+      float* dst = out + r * stride;
       switch (count) {
-        case 4: rows_block<4>(dst, stride, row, *w.blocks, rows, n_blocks); break;
-        case 3: rows_block<3>(dst, stride, row, *w.blocks, rows, n_blocks); break;
-        case 2: rows_block<2>(dst, stride, row, *w.blocks, rows, n_blocks); break;
-        default: rows_block<1>(dst, stride, row, *w.blocks, rows, n_blocks); break;
+        case 4: outputs_of_format<4>(dst, stride, w, o, group_end, rows); break;
+        case 3: outputs_of_format<3>(dst, stride, w, o, group_end, rows); break;
+        case 2: outputs_of_format<2>(dst, stride, w, o, group_end, rows); break;
+        default: outputs_of_format<1>(dst, stride, w, o, group_end, rows); break;
       }
     }
   }
