@@ -84,6 +84,29 @@ const stories = {
   llama2c: run('stories15M: llama2.c (llama2.wasm, Node)', 'node', [path.join(root, 'tools/llama2c_speed.js')]),
 };
 
+// The GGUF block formats (Q8_0, Q4_0, Q4_K, Q6_K) beside f32 and bf16 on the medium preset, whose 105 MB
+// of f32 weights do not fit in cache: the one-row step streams its weights, so fewer bytes a weight
+// should be fewer milliseconds, as far as unpacking the blocks keeps up with memory.
+const quantizedArgs = [
+  'bench',
+  '--json',
+  '--preset',
+  'medium',
+  '--weight-formats',
+  '--answer-runs',
+  '0',
+  '--no-simulator',
+];
+const quantized = {
+  native: run('quantized weights, medium: native', path.join(root, 'build/native/src/cli/kvlab'), quantizedArgs)
+    .weight_formats,
+  wasm_simd: run(
+    'quantized weights, medium: wasm SIMD',
+    'node',
+    node('build/wasm/src/cli/kvlab-cli.js', ...quantizedArgs)
+  ).weight_formats,
+};
+
 const ctx64 = (result) => result.decode.find((d) => d.context === 64).rows1;
 // A KV-format cell at the longest context the preset allows.
 const kvLong = (result, rows) => {
@@ -142,6 +165,7 @@ const result = {
   js,
   in_cache: inCache,
   stories15m: stories,
+  quantized,
   ratios,
 };
 
@@ -204,6 +228,25 @@ function table() {
     );
   }
   lines.push('(0.50 would be exactly half the time)');
+  lines.push('');
+  lines.push(
+    `1e. the medium preset's weights in each format, one thread, context ${quantized.native.context}: one row's step, timed interleaved with a read of a weights-sized buffer`
+  );
+  lines.push(
+    `${'build'.padEnd(24)}${'format'.padStart(7)}${'MB'.padStart(7)}${'1 row ms'.padStart(10)}${'GB/s'.padStart(7)}${'of read'.padStart(9)}${'tokens/s'.padStart(10)}${'x f32'.padStart(7)}`
+  );
+  for (const [name, w] of [
+    [`native (${native.instruction_set})`, quantized.native],
+    ['wasm SIMD (Node)', quantized.wasm_simd],
+  ]) {
+    for (const format of ['f32', 'bf16', 'Q8_0', 'Q4_0', 'Q4_K', 'Q6_K']) {
+      const q = w[format];
+      lines.push(
+        `${name.padEnd(24)}${format.padStart(7)}${f(q.weight_bytes / 1e6, 1).padStart(7)}${f(q.median_ms, 3).padStart(10)}${f(q.gb_per_s, 1).padStart(7)}${pct(q.fraction_of_read_bandwidth).padStart(9)}${f(q.tokens_per_s.rows1, 0).padStart(10)}${f(q.rows1_tokens_per_s_over_f32).padStart(7)}`
+      );
+    }
+  }
+  lines.push('(targets: Q4_0 at 3x the f32 tokens/s and 80% of the read bandwidth)');
   lines.push('');
   const kvBytes = native.kv_formats.kv_bytes_per_token;
   lines.push(

@@ -7,6 +7,7 @@
 #include "cli/model_source.h"
 #include "cli/output.h"
 #include "experiments/kernel_bench.h"
+#include "model/block_format.h"
 
 namespace kvlab::cli {
 
@@ -27,8 +28,10 @@ Action add_bench_command(CLI::App& app) {
   command->add_option("--answer-runs", flags->answer_runs,
                       "runs per path of the one-answer timing (0 skips it; default 5)");
   command->add_flag("--no-simulator", flags->no_simulator, "skip timing the simulator");
+  std::string stored = "f32, bf16";
+  for (const BlockFormatTraits& t : block_formats()) stored += std::string(", ") + t.name;
   command->add_flag("--weight-formats", flags->weight_formats,
-                    "also time the 1- and 16-row steps with f32 and bf16 weights, interleaved");
+                    "also time the 1- and 16-row steps with the weights in " + stored + ", interleaved");
   command->add_flag(
       "--kv-formats", flags->kv_formats,
       "also time 1 and 16 rows at context 64 and the longest with the KV cache in f32, bf16 and f16, interleaved");

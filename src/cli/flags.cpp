@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "common/json_fields.h"
 #include "common/json_input.h"
 #include "model/thread_pool.h"
+#include "model_files/model_file.h"
 #include "policy/policy_registry.h"
 
 namespace kvlab::cli {
@@ -172,8 +174,13 @@ std::string read_file(const std::string& path, const std::string& flag) {
 }
 
 std::string read_model_file(const std::string& path, const std::string& flag) {
-  constexpr size_t kMaxModelBytes = size_t{1} << 30;
-  return read_at_most(path, flag, kMaxModelBytes, "more than 1 GiB (the most kvlab loads)");
+  const std::string limit = std::to_string(kMaxModelFileBytes >> 20) + " MiB (the most kvlab loads)";
+  // A file that says its size is refused by it before a byte is read; a stream, once past the limit.
+  std::error_code error;
+  const uintmax_t size = std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
+  if (!error && size > static_cast<uintmax_t>(kMaxModelFileBytes))
+    throw_range(flag + ": file \"" + path + "\" has " + std::to_string(size >> 20) + " MiB, more than " + limit);
+  return read_at_most(path, flag, static_cast<size_t>(kMaxModelFileBytes), "more than " + limit);
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& flag) {

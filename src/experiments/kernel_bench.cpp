@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "common/input_error.h"
@@ -10,6 +11,7 @@
 #include "common/text_format.h"
 #include "measure/measure_report.h"
 #include "measure/step_timer.h"
+#include "model/block_quantizer.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
@@ -124,8 +126,11 @@ double one_row_step_bytes(const Model& model, int context) {
   const ModelConfig& c = model.config();
   double bytes = 0;
   for (const PackedMatrix* m : weight_matrices(model.weights())) bytes += static_cast<double>(m->bytes());
-  const double norm_floats = (2.0 * c.n_layers + 1) * c.d_model, embedding_row_floats = c.d_model;
-  return bytes + 4.0 * (norm_floats + embedding_row_floats) +
+  const Weights& w = model.weights();
+  const double norm_floats = (2.0 * c.n_layers + 1) * c.d_model;
+  const double embedding_row_bytes =
+      w.token_embedding.empty() ? static_cast<double>(w.quantized_embedding.row_bytes()) : 4.0 * c.d_model;
+  return bytes + 4.0 * norm_floats + embedding_row_bytes +
          static_cast<double>(model_size(c).kv_bytes_per_token) * context;
 }
 
@@ -216,31 +221,50 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
   return result;
 }
 
-// The measured weights stored in `format`: a preset's drawn again, a file model's repacked from the
-// loaded ones (a model loaded in bf16 holds its rounded values in f32 too: the same bytes to stream).
-std::unique_ptr<Model> model_in_format(const MeasureOptions& o, NumberFormat format) {
-  if (!o.file.model) {
+// A way to store the measured weights: a number format of the matrices (f32, bf16), or a block format
+// (a GGUF file's Q8_0, Q4_0, Q4_K, Q6_K), named as the result names it.
+struct StoredWeights {
+  std::string name;
+  NumberFormat numbers = NumberFormat::f32;
+  std::optional<BlockFormat> blocks;
+};
+
+std::vector<StoredWeights> stored_weights() {
+  std::vector<StoredWeights> ways;
+  for (NumberFormat format : model_weight_formats()) ways.push_back({number_format_name(format), format, {}});
+  for (const BlockFormatTraits& t : block_formats()) ways.push_back({t.name, NumberFormat::f32, t.format});
+  return ways;
+}
+
+// The measured weights stored `way`: a preset's drawn again, a file model's repacked from the loaded ones
+// (a model loaded in bf16 holds its rounded values in f32 too: the same bytes to stream); in a block
+// format, quantized from those (block_quantizer.h).
+std::unique_ptr<Model> model_stored(const MeasureOptions& o, const StoredWeights& way) {
+  if (!o.file.model && !way.blocks) {
     ModelConfig config = o.model;
-    config.weights = format;
+    config.weights = way.numbers;
     return std::make_unique<Model>(config);
   }
-  WeightTensors tensors = unpack_weights(o.file.model->weights());
-  tensors.config.weights = format;
+  WeightTensors tensors = unpack_weights(o.file.model ? o.file.model->weights() : make_weights(o.model));
+  tensors.config.weights = way.numbers;
+  if (way.blocks) tensors = quantize_matrices(std::move(tensors), *way.blocks);
   return std::make_unique<Model>(pack_weights(std::move(tensors)));
 }
 
-// Steps of 1 and 16 rows at `context` with the same weights in f32 and in bf16, timed interleaved (a
-// sample of each in turn) so that a loaded machine slows all alike: bf16 streams about half the bytes.
-// Each format's figures are its one-row step's, its 16-row step's ("rows16") and the tokens/s of both.
+// Steps of 1 and 16 rows at `context` with the same weights in f32, bf16 and each block format, timed
+// interleaved (a sample of each in turn) with a read of a weights-sized buffer, so that a loaded machine
+// slows all alike: bf16 streams about half the bytes of f32, Q8_0 about 0.27, Q4_0 and Q4_K 0.14. Each
+// format's figures are its one-row step's (with its bytes read, GB/s, their fraction of the read
+// bandwidth and its tokens/s over f32's), its 16-row step's ("rows16") and the tokens/s of both.
 json measure_weight_formats(const MeasureOptions& o, const TimingPolicy& policy, int context) {
   constexpr int kRows = 16;
-  const std::vector<NumberFormat>& formats = model_weight_formats();
+  const std::vector<StoredWeights> ways = stored_weights();
   std::vector<std::unique_ptr<Model>> models;
   std::vector<std::vector<KvCache>> caches;  // [format][row]: each row's cache holds the history
   std::vector<std::vector<Row>> one_row, rows16;
   const std::vector<int> history = make_prompt(context, o.model.vocab, 11);
-  for (NumberFormat format : formats) {
-    models.push_back(model_in_format(o, format));
+  for (const StoredWeights& way : ways) {
+    models.push_back(model_stored(o, way));
     Model& model = *models.back();
     model.reserve_rows(kRows);
     KvCache first(model.config(), context);
@@ -253,24 +277,34 @@ json measure_weight_formats(const MeasureOptions& o, const TimingPolicy& policy,
     one_row.push_back({batch.front()});
     rows16.push_back(std::move(batch));
   }
-  std::vector<std::function<void()>> steps;  // every format's one-row step, then every format's 16-row step
+  // every format's one-row step, then every format's 16-row step, then the read
+  std::vector<std::function<void()>> steps;
   for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(one_row[m]); });
   for (size_t m = 0; m < models.size(); ++m) steps.push_back([&, m] { models[m]->forward(rows16[m]); });
+  volatile float sink = 0;
+  const FloatBuffer read_buffer = weights_sized_buffer(models[0]->config());
+  std::vector<float> read_sums;
+  const Probe read = read_probe(models[0]->pool(), read_buffer, read_sums, sink);
+  steps.push_back(read.run);
   const std::vector<StepTiming> t = time_steps_interleaved(steps, policy);
+  const double read_gb_per_s = read.work / (t.back().median_ms * 1e6);
   json result = json::object();
   for (size_t m = 0; m < models.size(); ++m) {
     const ModelConfig& c = models[m]->config();
     const StepTiming& one = t[m];
     const StepTiming& sixteen = t[models.size() + m];
     json entry = timing_json(one, decode_step_flops(c, context));
-    entry["weight_bytes"] = model_size(c).weight_bytes;
+    entry["weight_bytes"] = weight_storage(models[m]->weights()).bytes;
     entry["bytes_read"] = one_row_step_bytes(*models[m], context);
     entry["gb_per_s"] = entry["bytes_read"].get<double>() / (one.median_ms * 1e6);
+    entry["fraction_of_read_bandwidth"] = entry["gb_per_s"].get<double>() / read_gb_per_s;
     entry["rows16"] = timing_json(sixteen, kRows * decode_step_flops(c, context));
     entry["tokens_per_s"] = {{"rows1", 1000.0 / one.median_ms}, {"rows16", kRows * 1000.0 / sixteen.median_ms}};
-    result[number_format_name(c.weights)] = entry;
+    entry["rows1_tokens_per_s_over_f32"] = t[0].median_ms / one.median_ms;
+    result[ways[m].name] = entry;
   }
   result["context"] = context;
+  result["read_gb_per_s"] = read_gb_per_s;
   result["bf16_over_f32"] = t[1].median_ms / t[0].median_ms;
   return result;
 }
@@ -587,11 +621,16 @@ std::string format_kernel_bench(const json& r) {
         "one row at context %d, interleaved: f32 %.3f ms (%.1f GB/s), bf16 %.3f ms (%.1f GB/s); bf16 / f32 time %.2f\n",
         w["context"].get<int>(), w["f32"]["median_ms"].get<double>(), w["f32"]["gb_per_s"].get<double>(),
         w["bf16"]["median_ms"].get<double>(), w["bf16"]["gb_per_s"].get<double>(), w["bf16_over_f32"].get<double>());
-    text += "decode tokens/s at context " + std::to_string(w["context"].get<int>()) + ", interleaved:";
-    for (const char* name : {"f32", "bf16"})
-      text += format(" %s %.0f (1 row), %.0f (16 rows);", name, w[name]["tokens_per_s"]["rows1"].get<double>(),
-                     w[name]["tokens_per_s"]["rows16"].get<double>());
-    text.back() = '\n';
+    text += format("weights at context %d, interleaved (read bandwidth %.1f GB/s)\n", w["context"].get<int>(),
+                   w["read_gb_per_s"].get<double>());
+    text += "format   MB   1 row ms   GB/s   of read   tokens/s 1 row   x f32   16 rows\n";
+    for (const StoredWeights& way : stored_weights()) {
+      const json& f = w[way.name];
+      text += format("%-6s %5.1f %9.3f %7.1f %8.0f%% %15.0f %7.2f %9.0f\n", way.name.c_str(),
+                     f["weight_bytes"].get<double>() / 1e6, f["median_ms"].get<double>(), f["gb_per_s"].get<double>(),
+                     100 * f["fraction_of_read_bandwidth"].get<double>(), f["tokens_per_s"]["rows1"].get<double>(),
+                     f["rows1_tokens_per_s_over_f32"].get<double>(), f["tokens_per_s"]["rows16"].get<double>());
+    }
   }
   if (r.contains("kv_formats")) {
     text += "KV cache format, interleaved   f32 ms   bf16 ms   f16 ms   bf16/f32   f16/f32\n";

@@ -14,7 +14,7 @@ struct BenchOptions {
   MeasureOptions measure;       // the model (default preset) and the timing policy
   int answer_runs = 5;          // Part A runs per path; 0 skips Part A (slow builds)
   bool simulator = true;        // also time the simulator
-  bool weight_formats = false;  // also time the 1- and 16-row steps in f32 and bf16, interleaved
+  bool weight_formats = false;  // also time the 1- and 16-row steps in f32, bf16 and each block format, interleaved
   bool kv_formats = false;      // also time 1- and 16-row steps at two contexts with f32, bf16 and f16 KV, interleaved
   bool thread_scaling = false;  // also time the 1- and 16-row steps, a prefill and a weights-sized read on
                                 // 1, 2, 4 .. measure.threads threads, and a fork and join (every other

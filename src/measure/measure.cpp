@@ -76,6 +76,10 @@ json model_json(const MeasureOptions& o) {
     description["name"] = o.file.name;
     description["source"] = "file";
     description.erase("seed");
+    // As the file's weights are held (a block format's blocks kept), not as float32 of its shape.
+    const WeightStorage storage = weight_storage(o.file.model->weights());
+    description["weight_bytes"] = storage.bytes;
+    description["weight_types"] = storage.matrices;
   } else {
     description["preset"] = o.preset;
   }

@@ -145,6 +145,24 @@ WeightTensors unpack_weights(const Weights& w) {
   return t;
 }
 
+WeightStorage weight_storage(const Weights& w) {
+  const ModelConfig& c = w.config;
+  WeightStorage storage;
+  const auto add = [&](const PackedMatrix& m) {
+    storage.bytes += static_cast<int64_t>(m.bytes());
+    ++storage.matrices[m.blocks ? traits(*m.blocks).name : number_format_name(m.format)];
+  };
+  for (const PackedMatrix* m : weight_matrices(w)) add(*m);
+  storage.bytes += int64_t{4} * (2 * c.n_layers + 1) * c.d_model;  // the norms
+  if (!w.token_embedding.empty()) {
+    storage.bytes += static_cast<int64_t>(w.token_embedding.size()) * 4;
+    ++storage.matrices["f32"];
+  } else if (w.quantized_embedding.block_start != w.w_out.block_start || !w.w_out.blocks) {
+    add(w.quantized_embedding);
+  }
+  return storage;
+}
+
 void embed(const Weights& w, int token, float* out) {
   const int d = w.config.d_model;
   if (!w.token_embedding.empty()) {

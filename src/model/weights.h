@@ -3,6 +3,8 @@
 // fixed order, so native and wasm builds hold identical weights. Matrices W [out, in] (output o is
 // the dot product of row o with the input) are drawn row by row, then packed for the matmul kernel,
 // all of them into one arena (packed_matrix.h) in the order the forward pass reads them.
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model/buffer.h"
@@ -51,6 +53,15 @@ Weights pack_weights(WeightTensors tensors);
 // The weights as a model file's tensors again (row-major float32, the rotary order kept), for packing
 // them in another format: a bf16 model's values are its rounded ones, a quantized one's dequantized.
 WeightTensors unpack_weights(const Weights& w);
+
+// What the weights take as they are held: their bytes (every matrix as packed or in its blocks, the
+// token embedding once, the norms), and how many matrices each storage holds ("f32", "bf16", "Q4_K":
+// a model file's type mix), the token embedding counted with them when it is not the classifier.
+struct WeightStorage {
+  int64_t bytes = 0;
+  std::map<std::string, int> matrices;
+};
+WeightStorage weight_storage(const Weights& w);
 
 // Row `token` of the token embedding, in float32. out: [d_model]
 void embed(const Weights& w, int token, float* out);

@@ -10,6 +10,11 @@
 
 namespace kvlab {
 
+// The largest model file kvlab reads: weights within kMaxWeightBytes (config.h), and room for the
+// metadata and vocabulary (Qwen2's 151,936 tokens and their merges take about 10 MB). The command line
+// and the page refuse a larger file by its size, before reading it.
+constexpr int64_t kMaxModelFileBytes = kMaxWeightBytes + (int64_t{64} << 20);
+
 struct ModelFile {
   WeightTensors tensors;
   Vocabulary vocabulary;

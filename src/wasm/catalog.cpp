@@ -6,6 +6,7 @@
 #include "model/config.h"
 #include "model/number_format.h"
 #include "model/thread_pool.h"
+#include "model_files/model_file.h"
 #include "policy/policy_registry.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
@@ -114,6 +115,7 @@ json limits_json() {
           {"request_results", {{"max", sim::kMaxRequestResults}}},
           {"total_answer_tokens", {{"max", sim::kMaxTotalAnswerTokens}}},
           {"call_bytes", {{"max", kMaxCallBytes}}},
+          {"model_file_bytes", {{"max", kMaxModelFileBytes}}},
           {"grid_sample_ms", {{"max", kMaxGridSampleMs}}}};
 }
 

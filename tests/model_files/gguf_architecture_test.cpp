@@ -12,6 +12,7 @@
 #include "model_files/gguf_llama.h"
 #include "model_files/text_generation.h"
 #include "reference_forward.h"
+#include "scalar_reference.h"
 
 namespace kvlab {
 namespace {
@@ -142,6 +143,37 @@ TEST(GgufArchitecture, Qwen2WithoutBiasesIsRefusedAndLlamaWithBiases) {
                  "gguf.tensors[blk.0.attn_k.bias]", "is missing");
   expect_refused([&] { read_tiny_gguf(weights_with_biases(), {}); }, "gguf.tensors[blk.0.attn_q.bias]",
                  "is not a tensor of the llama model kvlab runs");
+}
+
+// Files shaped as the families readers download, whole: a Qwen2 file (biases, halves rotary, epsilon
+// 1e-6, rope base 1e6) and a SmolLM2 file (Llama, rope base 1e5), each with a byte-level BPE vocabulary
+// (its family's pre-tokenizer) and Q8_0 matrices kept in their blocks. Each encodes its prompt with its
+// merges and generates, 24 tokens, what the scalar reference generates on its blocks.
+TEST(GgufArchitecture, Qwen2AndSmolLM2FilesWithBpeAndBlocksGenerateTheScalarReferencesTokens) {
+  const Vocabulary bpe = test::tiny_bpe_vocabulary();
+  ModelConfig config = test::tiny_config();
+  config.vocab = static_cast<int>(bpe.pieces.size());
+  const test::FileWeights plain = test::tiny_weights(config, 5);
+  struct Family {
+    test::GgufOptions options;
+    test::FileWeights weights;
+    const char* pre;
+  };
+  for (Family family : {Family{test::qwen2_options(), test::with_qkv_biases(plain, 6), "qwen2"},
+                        Family{test::smollm2_options(), plain, "smollm"}}) {
+    family.options.tokenizer_model = "gpt2";
+    family.options.pre = family.pre;
+    family.options.matrix_type = traits(BlockFormat::q8_0).ggml_type;
+    const std::string bytes = test::gguf_bytes(family.weights, bpe, family.options);
+    ModelFile file = read_gguf_llama(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    EXPECT_EQ(file.tensors.layers[0].wq.format, BlockFormat::q8_0) << family.pre;
+    Tokenizer tokenizer(std::move(file.vocabulary));
+    Model model(pack_weights(std::move(file.tensors)));
+    const TextGeneration got = generate_text(model, tokenizer, "the cat", kTinyAnswerTokens);
+    EXPECT_EQ(got.prompt_tokens, (std::vector<int>{258, 260})) << family.pre;  // "the", " cat": merged, no BOS
+    ASSERT_EQ(got.tokens.size(), static_cast<size_t>(kTinyAnswerTokens)) << family.pre << ": stopped at EOS";
+    EXPECT_EQ(got.tokens, test::scalar_greedy(model.weights(), got.prompt_tokens, kTinyAnswerTokens)) << family.pre;
+  }
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 #include <functional>
 
 #include "common/rng.h"
-#include "ggml_quantizer.h"
 #include "model/block_format.h"
+#include "model/block_quantizer.h"
 #include "model/float16.h"
 #include "model_files/model_file.h"
 #include "model_files/rotary_order.h"
@@ -273,14 +273,11 @@ std::string sentencepiece_spaces(const std::string& piece) {
   return out;
 }
 
-// The ggml type a matrix of rows of `row_length` weights is written in: `type`, unless it is a K-quant
-// whose 256-weight blocks do not divide the row. llama.cpp's quantizer then falls back, tensor by tensor,
-// to a format of 32-weight blocks (src/llama-quant.cpp, tensor_type_fallback: Q4_K to Q5_0, Q6_K to
-// Q8_0); kvlab has no Q5_0, so Q4_K falls back to Q4_0, the nearest it has.
+// The ggml type a matrix of rows of `row_length` weights is written in: `type`, or, for a block format,
+// the one its rows take (block_format_for_rows).
 uint32_t matrix_tensor_type(uint32_t type, uint64_t row_length) {
-  if (row_length % 256 == 0) return type;
-  if (type == traits(BlockFormat::q4_k).ggml_type) return traits(BlockFormat::q4_0).ggml_type;
-  if (type == traits(BlockFormat::q6_k).ggml_type) return traits(BlockFormat::q8_0).ggml_type;
+  for (const BlockFormatTraits& t : block_formats())
+    if (t.ggml_type == type) return traits(block_format_for_rows(t.format, static_cast<int64_t>(row_length))).ggml_type;
   return type;
 }
 
@@ -298,7 +295,8 @@ std::string tensor_data(const std::vector<float>& values, uint32_t type) {
   for (const BlockFormatTraits& t : block_formats()) {
     if (t.ggml_type != type) continue;
     std::string blocks(values.size() / static_cast<size_t>(t.elements) * static_cast<size_t>(t.bytes), '\0');
-    quantize_row(t.format, values.data(), static_cast<int64_t>(values.size()), reinterpret_cast<uint8_t*>(&blocks[0]));
+    quantize_blocks(t.format, values.data(), static_cast<int64_t>(values.size()),
+                    reinterpret_cast<uint8_t*>(&blocks[0]));
     out.text(blocks);
   }
   return out.bytes;

@@ -2,7 +2,7 @@
 // Model files written by the tests themselves: a tiny Llama with random weights and a tiny
 // SentencePiece-like vocabulary, as a llama2.c checkpoint and tokenizer file and as a GGUF file, from
 // the same numbers. The weights are multiples of 1/512 below 1/4 in magnitude, exact in F16 and BF16, so
-// those files hold the same model; a file of a block format holds what ggml_quantizer.h makes of them,
+// those files hold the same model; a file of a block format holds what model/block_quantizer.h makes of them,
 // and dequantized_weights (gguf_dequantized.h) reads back exactly what.
 #include <cstdint>
 #include <memory>

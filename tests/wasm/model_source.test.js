@@ -190,3 +190,21 @@ test('source: "loaded" before any model is loaded is refused naming options.sour
     assert.match(error.message, /no model is loaded \(loadModel first\)/);
   }
 });
+
+// A model file larger than kvlab loads is refused by its size, naming it and the limit (the catalog's
+// limits.model_file_bytes), before it is read: a sparse file of 700 MiB takes no disk and no time.
+test('a model file past the limit is refused by its size, natively and with --wasm', () => {
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kvlab-big-'));
+  const file = path.join(dir, 'big.gguf');
+  try {
+    fs.closeSync(fs.openSync(file, 'w'));
+    fs.truncateSync(file, 700 * 2 ** 20);
+    for (const prefix of [[], ['--wasm']]) {
+      const out = kvlab([...prefix, 'generate', '--gguf', file]);
+      assert.equal(out.status, 2, out.stderr);
+      assert.match(out.stderr, /--gguf: file ".*big\.gguf" has 700 MiB, more than 576 MiB \(the most kvlab loads\)/);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -124,7 +124,10 @@ async function openRemeasured(times, hash = SMALL_LAB) {
   await page.goto(`${session.server.url}index.html#${hash}&autorun`);
   const result = await waitForResult(page, 120000);
   await page.waitForSelector('#chapter-queue .chapter[data-ready="true"]');
-  await page.context().unroute('**/kvlab.js');
+  // Waits for a handler still running (a later worker's request for the module, such as the Memory
+  // section's, in flight now): unrouted mid-way, its fulfill would find the request handled already, and
+  // the file's end would close the browser under it (a busy host makes that likelier, not a bug).
+  await page.context().unrouteAll({ behavior: 'wait' });
   return {
     result,
     rows: await page.textContent('#chapter-rows .chapter-words'),

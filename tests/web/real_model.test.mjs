@@ -6,8 +6,10 @@
 // single file offers only the random models and the file picker.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -256,6 +258,40 @@ describe('the model choice', () => {
       []
     );
   });
+
+  // stories15M quantized to Q4_0 by the tests' converter (a native test executable), picked from the disk:
+  // the lab runs on its blocks, and the picker's note says how the weights are held once they are loaded.
+  const converter = path.join(root, 'build/native/tests/model_files/kvlab_quantize_checkpoint');
+  test(
+    'a quantized GGUF file from the disk runs the lab, its weights held as Q4_0 blocks and said so',
+    { timeout: REAL_LAB_MS, skip: fs.existsSync(converter) ? false : 'no native converter: run scripts/build' },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-q4-'));
+      const gguf = path.join(dir, 'stories15M-Q4_0.gguf');
+      execFileSync(converter, [
+        path.join(dist, MODEL_DIR, 'model.bin'),
+        path.join(dist, MODEL_DIR, 'tokenizer.bin'),
+        'Q4_0',
+        gguf,
+      ]);
+      const { page } = await openPage(`${session.server.url}index.html#model=file&${SMALL_REAL_LAB}`);
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      await pickFiles(page, '#story-model-file', { 'stories15M-Q4_0.gguf': fs.readFileSync(gguf) });
+      fs.rmSync(dir, { recursive: true, force: true });
+      assert.equal(await page.textContent('#story-model-picked'), 'Chosen: stories15M-Q4_0.gguf.');
+      await page.click('#story-run');
+      const result = await waitForResult(page, REAL_LAB_MS);
+      assert.deepEqual(result.steps.model.weight_types, { Q4_0: 43 });
+      assert.ok(result.steps.model.weight_bytes < 10e6, `${result.steps.model.weight_bytes} bytes`);
+      for (const note of ['#story-model-picked', '#model_file-help'])
+        assert.match(
+          await page.textContent(note),
+          /^Chosen: stories15M-Q4_0\.gguf\. Loaded: 8\.\d+ MiB of weights as kvlab holds them \(43 Q4_0 matrices\), 24\.4 M parameters; its KV cache takes 13\.5 KiB a token\.$/
+        );
+      assert.equal(result.answer.pieces.length, ANSWER_TOKENS);
+      assert.match(result.answer.pieces.join(''), /\w+ \w+/);
+    }
+  );
 
   test('a pick of the wrong number of files says what to pick', async () => {
     const { page } = await openPage(`${session.server.url}index.html#model=file`);

@@ -6,6 +6,7 @@
 import { $$, h, replace } from '../shared/dom.js';
 import { FILE_MODEL, MODEL_LABELS } from './choices.js';
 import { pickedModel } from './picked.js';
+import { loadedModelWords } from './words.js';
 
 // choices: the model choices this page offers; store: the run store; benchSelect: the bench's #model,
 // whose change events the settings form handles.
@@ -35,24 +36,33 @@ export function modelControls({ choices, store, benchSelect }) {
     });
   }
 
+  // The pickers' notes: what was picked, and, once a run has loaded it, its weights as held.
+  let chosen = null;
+  function note(text, isError = false) {
+    for (const element of $$('[data-model-picked]')) {
+      replace(element, text);
+      element.classList.toggle('field-error', isError);
+    }
+  }
+
   for (const input of $$('[data-model-file]')) {
     input.addEventListener('change', () => {
       const picked = pickedModel(input.files);
       store.set({ modelFiles: picked.error ? null : picked });
-      const names = picked.error
-        ? picked.error
-        : Object.values(picked.files)
+      chosen = picked.error
+        ? null
+        : `Chosen: ${Object.values(picked.files)
             .map((file) => file.name)
-            .join(' and ');
-      for (const note of $$('[data-model-picked]')) {
-        replace(note, picked.error ? names : `Chosen: ${names}.`);
-        note.classList.toggle('field-error', Boolean(picked.error));
-      }
+            .join(' and ')}.`;
+      note(picked.error || chosen, Boolean(picked.error));
     });
   }
 
   store.subscribe((state, changes) => {
     if (changes.settings && state.settings) show(state.settings.model);
+    const loaded = changes.lab && state.lab.parts && state.lab.parts.model;
+    if (loaded && chosen && state.settings && state.settings.model === FILE_MODEL)
+      note(`${chosen} ${loadedModelWords(loaded)}`);
   });
   show(benchSelect.value);
 }

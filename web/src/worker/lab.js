@@ -113,8 +113,9 @@ export function startLab() {
         const start = performance.now();
         try {
           const progress = throttledProgress(id);
-          if (model) await ensureModel(m, model, progress);
           const onPart = (name, value) => post({ type: 'part', id, name, value });
+          // The model's facts before its measurements: the page shows its weights as held (models/words.js).
+          if (model) onPart('model', await ensureModel(m, model, progress));
           // options.threads: 'auto' (what the device offers) or a count; run on as many as the module allows.
           const { threads, ...options } = given;
           const threadCount = threadsToUse(threads, { offered: navigator.hardwareConcurrency, max: maxThreads });

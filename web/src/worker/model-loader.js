@@ -4,10 +4,12 @@
 // for the next run with the same files and formats; a fetched model's bytes stay here, so that a run in
 // other formats fetches nothing again.
 
+import { CATALOG } from '../generated/catalog.js';
 import { shippedFileUrls, shippedModel } from '../models/shipped.js';
 
 const MB = 1e6;
 let loadedKey = null;
+let loadedInfo = null; // the loaded model's facts (m.loadModel's reply)
 const fetchedBytes = new Map(); // a shipped model's name -> its files' bytes
 
 // A problem with the model's files: not the module's fault, so the worker carries on (a RangeError,
@@ -56,7 +58,15 @@ async function fetchFiles(urls, onBytes) {
   return files;
 }
 
+// The reader's files, each refused by its size before it is read if the module could not load it
+// (limits.model_file_bytes, the module's own).
 async function readPicked(picked) {
+  const maxBytes = CATALOG.limits.model_file_bytes.max;
+  for (const file of Object.values(picked))
+    if (file.size > maxBytes)
+      throw modelError(
+        `Model file: ${file.name} is ${(file.size / MB).toFixed(0)} MB; kvlab loads model files of at most ${(maxBytes / MB).toFixed(0)} MB.`
+      );
   const files = {};
   for (const [role, file] of Object.entries(picked)) files[role] = new Uint8Array(await file.arrayBuffer());
   return files;
@@ -68,14 +78,14 @@ const fileKey = (picked) =>
     .join('|');
 
 // model: {choice, weights, kv, files?, name?} (config.js modelToLoad; files and name: the picked files,
-// for the "file" choice); progress(fraction, phase). Returns the loaded model's facts, or null when
-// it was loaded already.
+// for the "file" choice); progress(fraction, phase). Returns the loaded model's facts (its sizes, its
+// weights as the module holds them: weight_bytes and weight_types), loaded now or already.
 export async function ensureModel(m, model, progress) {
   const shipped = shippedModel(model.choice);
   if (!shipped && !model.files)
     throw modelError('Choose a model file first: a .gguf file, or a llama2.c checkpoint and its tokenizer file.');
   const key = [model.choice, model.weights, model.kv, shipped ? '' : fileKey(model.files)].join('/');
-  if (key === loadedKey) return null;
+  if (key === loadedKey) return loadedInfo;
   loadedKey = null;
   let files;
   if (shipped) {
@@ -104,5 +114,6 @@ export async function ensureModel(m, model, progress) {
     throw modelError(`${name} could not be read: ${error.message}`, `model.${error.path || 'files'}`);
   }
   loadedKey = key;
+  loadedInfo = info;
   return info;
 }

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/rng.h"
-#include "ggml_quantizer.h"
+#include "model/block_quantizer.h"
 #include "model/float16.h"
 
 namespace kvlab {
@@ -19,7 +19,7 @@ float f16_at(const uint8_t* p) { return from_f16(static_cast<uint16_t>(p[0] | (p
 std::vector<uint8_t> quantized(BlockFormat format, const std::vector<float>& x) {
   const BlockFormatTraits& t = traits(format);
   std::vector<uint8_t> blocks(x.size() / static_cast<size_t>(t.elements) * static_cast<size_t>(t.bytes));
-  test::quantize_row(format, x.data(), static_cast<int64_t>(x.size()), blocks.data());
+  quantize_blocks(format, x.data(), static_cast<int64_t>(x.size()), blocks.data());
   return blocks;
 }
 
@@ -153,7 +153,7 @@ TEST(GgmlQuantizer, ScalesAreTheFormatsOwn) {
 TEST(GgmlQuantizer, ARowOfPartBlocksIsRefused) {
   std::vector<float> x(288, 0.0f);
   std::vector<uint8_t> out(2 * 144);
-  EXPECT_THROW(test::quantize_row(BlockFormat::q4_k, x.data(), 288, out.data()), std::invalid_argument);
+  EXPECT_THROW(quantize_blocks(BlockFormat::q4_k, x.data(), 288, out.data()), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "ggml_quantizer.h"
+#include "model/block_quantizer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "model/float16.h"
 
-namespace kvlab::test {
+namespace kvlab {
 
 namespace {
 
@@ -118,7 +118,7 @@ void quantize_q6_k(const float* x, uint8_t* b) {
 
 }  // namespace
 
-void quantize_row(BlockFormat format, const float* x, int64_t n, uint8_t* out) {
+void quantize_blocks(BlockFormat format, const float* x, int64_t n, uint8_t* out) {
   const BlockFormatTraits& t = traits(format);
   if (n % t.elements != 0)
     throw std::invalid_argument(std::to_string(n) + " weights are not whole " + t.name + " blocks of " +
@@ -133,4 +133,40 @@ void quantize_row(BlockFormat format, const float* x, int64_t n, uint8_t* out) {
   for (int64_t i = 0; i < n / t.elements; ++i) one_block(x + i * t.elements, out + i * t.bytes);
 }
 
-}  // namespace kvlab::test
+BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length) {
+  if (row_length % traits(wanted).elements == 0) return wanted;
+  return wanted == BlockFormat::q6_k ? BlockFormat::q8_0 : BlockFormat::q4_0;
+}
+
+namespace {
+
+// m [rows, row_length] in `format`'s blocks (its fallback's where the rows are not whole blocks of it).
+void quantize_matrix(MatrixTensor& m, int64_t row_length, BlockFormat format) {
+  if (m.empty()) return;  // a classifier shared with the embedding
+  if (m.format) {
+    const BlockFormatTraits& from = traits(*m.format);
+    m.values.resize(m.blocks.size() / static_cast<size_t>(from.bytes) * static_cast<size_t>(from.elements));
+    dequantize_blocks(*m.format, m.blocks.data(), static_cast<int64_t>(m.blocks.size() / from.bytes), m.values.data());
+  }
+  const BlockFormat used = block_format_for_rows(format, row_length);
+  const BlockFormatTraits& t = traits(used);
+  m.blocks.assign(m.values.size() / static_cast<size_t>(t.elements) * static_cast<size_t>(t.bytes), 0);
+  quantize_blocks(used, m.values.data(), static_cast<int64_t>(m.values.size()), m.blocks.data());
+  m.format = used;
+  FloatBuffer().swap(m.values);
+}
+
+}  // namespace
+
+WeightTensors quantize_matrices(WeightTensors t, BlockFormat format) {
+  const ModelConfig& c = t.config;
+  for (LayerTensors& l : t.layers) {
+    for (MatrixTensor* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up}) quantize_matrix(*m, c.d_model, format);
+    quantize_matrix(l.w_down, c.d_ff, format);
+  }
+  quantize_matrix(t.token_embedding, c.d_model, format);
+  quantize_matrix(t.w_out, c.d_model, format);
+  return t;
+}
+
+}  // namespace kvlab

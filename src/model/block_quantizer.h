@@ -1,6 +1,7 @@
 #pragma once
-// The tests' own quantizer: float32 rows into ggml's blocks (model/block_format.h), so that the tests
-// write quantized GGUF files without downloading one. It picks each block's scales as ggml's reference
+// kvlab's own quantizer: float32 rows into ggml's blocks (block_format.h), so that the tests write
+// quantized GGUF files without downloading one and the benchmark times a preset's weights in every block
+// format. It picks each block's scales as ggml's reference
 // quantizers do (llama.cpp's ggml-quants.c, quantize_row_*_ref), without their searches for a better fit:
 //   Q8_0  d = amax / 127;                      q = round(x / d)
 //   Q4_0  d = max / -8 (max: the value of largest magnitude, so it becomes q = -8, which four bits
@@ -17,11 +18,22 @@
 #include <cstdint>
 
 #include "model/block_format.h"
+#include "model/weight_tensors.h"
 
-namespace kvlab::test {
+namespace kvlab {
 
 // Writes the blocks of `n` weights (a multiple of traits(format).elements) at `x`.
 // out: [n / traits(format).elements * traits(format).bytes]
-void quantize_row(BlockFormat format, const float* x, int64_t n, uint8_t* out);
+void quantize_blocks(BlockFormat format, const float* x, int64_t n, uint8_t* out);
 
-}  // namespace kvlab::test
+// The format a matrix of rows of `row_length` weights is quantized in: `wanted`, unless it is a K-quant
+// whose 256-weight blocks do not divide the row. llama.cpp's quantizer then falls back, tensor by tensor,
+// to a format of 32-weight blocks (src/llama-quant.cpp, tensor_type_fallback: Q4_K to Q5_0, Q6_K to
+// Q8_0); kvlab has no Q5_0, so Q4_K falls back to Q4_0, the nearest it has.
+BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length);
+
+// `tensors` with every weight matrix and the token embedding in `format`'s blocks (block_format_for_rows
+// of each); the norms stay float32. Matrices already in blocks are widened and quantized again.
+WeightTensors quantize_matrices(WeightTensors tensors, BlockFormat format);
+
+}  // namespace kvlab
