@@ -11,6 +11,7 @@
 //         sub-block 2k in their low nibbles and 2k + 1 in their high nibbles;   w = d * sc * q - dmin * m
 //   Q6_K  256 weights, 210 bytes: 128 bytes ql (low 4 bits), 64 bytes qh (high 2 bits), 16 int8 scales
 //         (one per 16 weights), f16 d;                                          w = d * scale * (q - 32)
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -60,6 +61,12 @@ inline float block_f16(const uint8_t* p) {
 #else
   return from_f16(half);
 #endif
+}
+
+// Bytes `n_weights` (whole blocks of `format`) take.
+inline size_t bytes_of_weights(BlockFormat format, int64_t n_weights) {
+  const BlockFormatTraits& t = traits(format);
+  return static_cast<size_t>(n_weights / t.elements) * static_cast<size_t>(t.bytes);
 }
 
 // The float32 weights of `n_blocks` consecutive blocks at `blocks`, exactly as ggml dequantizes them.

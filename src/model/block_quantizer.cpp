@@ -138,20 +138,24 @@ BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length) {
   return wanted == BlockFormat::q6_k ? BlockFormat::q8_0 : BlockFormat::q4_0;
 }
 
+FloatBuffer widened(const MatrixTensor& m) {
+  if (!m.format) return m.values;
+  const BlockFormatTraits& t = traits(*m.format);
+  const int64_t n_blocks = static_cast<int64_t>(m.blocks.size() / static_cast<size_t>(t.bytes));
+  FloatBuffer values(static_cast<size_t>(n_blocks * t.elements));
+  dequantize_blocks(*m.format, m.blocks.data(), n_blocks, values.data());
+  return values;
+}
+
 namespace {
 
 // m [rows, row_length] in `format`'s blocks (its fallback's where the rows are not whole blocks of it).
 void quantize_matrix(MatrixTensor& m, int64_t row_length, BlockFormat format) {
   if (m.empty()) return;  // a classifier shared with the embedding
-  if (m.format) {
-    const BlockFormatTraits& from = traits(*m.format);
-    m.values.resize(m.blocks.size() / static_cast<size_t>(from.bytes) * static_cast<size_t>(from.elements));
-    dequantize_blocks(*m.format, m.blocks.data(), static_cast<int64_t>(m.blocks.size() / from.bytes), m.values.data());
-  }
+  const FloatBuffer values = widened(m);
   const BlockFormat used = block_format_for_rows(format, row_length);
-  const BlockFormatTraits& t = traits(used);
-  m.blocks.assign(m.values.size() / static_cast<size_t>(t.elements) * static_cast<size_t>(t.bytes), 0);
-  quantize_blocks(used, m.values.data(), static_cast<int64_t>(m.values.size()), m.blocks.data());
+  m.blocks.assign(bytes_of_weights(used, static_cast<int64_t>(values.size())), 0);
+  quantize_blocks(used, values.data(), static_cast<int64_t>(values.size()), m.blocks.data());
   m.format = used;
   FloatBuffer().swap(m.values);
 }

@@ -32,6 +32,9 @@ void quantize_blocks(BlockFormat format, const float* x, int64_t n, uint8_t* out
 // Q8_0); kvlab has no Q5_0, so Q4_K falls back to Q4_0, the nearest it has.
 BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length);
 
+// The matrix's float32 values: its values, or its blocks dequantized.
+FloatBuffer widened(const MatrixTensor& m);
+
 // `tensors` with every weight matrix and the token embedding in `format`'s blocks (block_format_for_rows
 // of each); the norms stay float32. Matrices already in blocks are widened and quantized again.
 WeightTensors quantize_matrices(WeightTensors tensors, BlockFormat format);

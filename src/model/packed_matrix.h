@@ -72,10 +72,7 @@ struct PackedMatrix {
   size_t block_start = 0;
 
   // Bytes a quantized matrix's row takes: n_in / elements blocks.
-  size_t row_bytes() const {
-    const BlockFormatTraits& t = traits(*blocks);
-    return static_cast<size_t>(n_in / t.elements) * static_cast<size_t>(t.bytes);
-  }
+  size_t row_bytes() const { return bytes_of_weights(*blocks, n_in); }
   // Where row o of a quantized matrix starts.
   const uint8_t* block_row(int o) const {
     return arena->blocks.data() + block_start + static_cast<size_t>(o) * row_bytes();

@@ -154,10 +154,12 @@ WeightStorage weight_storage(const Weights& w) {
   };
   for (const PackedMatrix* m : weight_matrices(w)) add(*m);
   storage.bytes += int64_t{4} * (2 * c.n_layers + 1) * c.d_model;  // the norms
+  // A quantized embedding shared with the classifier is w_out itself (pack_weights), counted above.
+  const bool embedding_is_classifier = w.w_out.blocks && w.quantized_embedding.block_start == w.w_out.block_start;
   if (!w.token_embedding.empty()) {
     storage.bytes += static_cast<int64_t>(w.token_embedding.size()) * 4;
     ++storage.matrices["f32"];
-  } else if (w.quantized_embedding.block_start != w.w_out.block_start || !w.w_out.blocks) {
+  } else if (!embedding_is_classifier) {
     add(w.quantized_embedding);
   }
   return storage;

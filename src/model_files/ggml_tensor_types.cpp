@@ -3,7 +3,6 @@
 #include <cstring>
 #include <vector>
 
-#include "model/block_format.h"
 #include "model/float16.h"
 
 namespace kvlab {
@@ -16,7 +15,8 @@ enum : uint32_t { kF32 = 0, kF16 = 1, kBF16 = 30 };
 const std::vector<GgmlType>& supported_types() {
   static const std::vector<GgmlType> types = [] {
     std::vector<GgmlType> list = {{kF32, "F32", 1, 4}, {kF16, "F16", 1, 2}, {kBF16, "BF16", 1, 2}};
-    for (const BlockFormatTraits& t : block_formats()) list.push_back({t.ggml_type, t.name, t.elements, t.bytes});
+    for (const BlockFormatTraits& t : block_formats())
+      list.push_back({t.ggml_type, t.name, t.elements, t.bytes, t.format});
     return list;
   }();
   return types;
@@ -60,9 +60,9 @@ void dequantize(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements,
       for (uint64_t i = 0; i < n_elements; ++i) out[i] = from_bf16(u16_at(bytes + 2 * i));
       return;
   }
-  for (const BlockFormatTraits& t : block_formats())
-    if (t.ggml_type == type.id)
-      dequantize_blocks(t.format, bytes, static_cast<int64_t>(n_elements / static_cast<uint64_t>(t.elements)), out);
+  if (type.blocks)
+    dequantize_blocks(*type.blocks, bytes,
+                      static_cast<int64_t>(n_elements / static_cast<uint64_t>(type.block_elements)), out);
 }
 
 }  // namespace kvlab

@@ -6,16 +6,25 @@
 //   the block formats of model/block_format.h: Q8_0, Q4_0, Q4_K, Q6_K
 // Blocks run along a row (dims[0]), so a quantised row's length is a multiple of the block's.
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "model/block_format.h"
 
 namespace kvlab {
 
 struct GgmlType {
   uint32_t id = 0;
   const char* name = "";
-  int block_elements = 1;  // weights per block
-  int block_bytes = 0;     // bytes per block
+  int block_elements = 1;             // weights per block
+  int block_bytes = 0;                // bytes per block
+  std::optional<BlockFormat> blocks;  // set for a block format, whose blocks the model keeps
 };
+
+// Bytes `n_elements` (whole blocks) of `type` take in a file.
+inline uint64_t file_bytes(const GgmlType& type, uint64_t n_elements) {
+  return n_elements / static_cast<uint64_t>(type.block_elements) * static_cast<uint64_t>(type.block_bytes);
+}
 
 // The supported type with this id, or nullptr.
 const GgmlType* supported_ggml_type(uint32_t id);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <string>
 
 #include "common/input_error.h"
@@ -213,13 +212,6 @@ std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t, const GgufArchi
   return slots;
 }
 
-// The block format a tensor of ggml type `id` keeps in memory, if it is one of them.
-std::optional<BlockFormat> block_format_of(uint32_t id) {
-  for (const BlockFormatTraits& t : block_formats())
-    if (t.ggml_type == id) return t.format;
-  return std::nullopt;
-}
-
 void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorSlot& slot) {
   const std::string field = "tensors[" + info.name + "]";
   const bool vector_shape = slot.rows == 1 && info.dims.size() == 1 && info.dims[0] == slot.row_length;
@@ -241,11 +233,10 @@ void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorS
     throw_range(
         {GgufFile::path(field + ".dims"), std::to_string(info.dims[0]), {}},
         "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
-  const uint64_t n_bytes = info.n_elements / static_cast<uint64_t>(type->block_elements) * type->block_bytes;
+  const uint64_t n_bytes = file_bytes(*type, info.n_elements);
   const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocations below are bounded
-  const std::optional<BlockFormat> blocks = block_format_of(info.type);
-  if (slot.matrix && blocks) {  // kept as the file has it: the matmul reads the blocks
-    slot.matrix->format = blocks;
+  if (slot.matrix && type->blocks) {                        // kept as the file has it: the matmul reads the blocks
+    slot.matrix->format = type->blocks;
     slot.matrix->blocks.assign(bytes, bytes + n_bytes);
     return;
   }
@@ -261,9 +252,7 @@ void check_memory_bytes(const GgufFile& file) {
   for (const GgufTensorInfo& info : file.tensors()) {
     const GgmlType* type = supported_ggml_type(info.type);
     if (!type) continue;  // refused by read_tensor, naming it
-    bytes += block_format_of(info.type) ? info.n_elements / static_cast<uint64_t>(type->block_elements) *
-                                              static_cast<uint64_t>(type->block_bytes)
-                                        : info.n_elements * 4;
+    bytes += type->blocks ? file_bytes(*type, info.n_elements) : info.n_elements * 4;
   }
   if (bytes > static_cast<uint64_t>(kMaxWeightBytes))
     throw_range({GgufFile::path("tensors"), std::to_string(bytes), {}},

@@ -7,6 +7,7 @@
 #include "model/block_format.h"
 #include "model/block_quantizer.h"
 #include "model/float16.h"
+#include "model_files/ggml_tensor_types.h"
 #include "model_files/model_file.h"
 #include "model_files/rotary_order.h"
 
@@ -154,13 +155,7 @@ FileWeights tiny_weights(const ModelConfig& c, uint64_t seed, bool shared_classi
 FileWeights file_weights(const WeightTensors& t) {
   const ModelConfig& c = t.config;
   const auto plain = [](const FloatBuffer& values) { return std::vector<float>(values.begin(), values.end()); };
-  const auto matrix = [](const MatrixTensor& m) {
-    if (!m.format) return std::vector<float>(m.values.begin(), m.values.end());
-    const BlockFormatTraits& format = traits(*m.format);
-    std::vector<float> values(m.blocks.size() / format.bytes * format.elements);
-    dequantize_blocks(*m.format, m.blocks.data(), static_cast<int64_t>(m.blocks.size() / format.bytes), values.data());
-    return values;
-  };
+  const auto matrix = [&plain](const MatrixTensor& m) { return plain(widened(m)); };
   FileWeights w;
   w.config = c;
   w.token_embedding = matrix(t.token_embedding);
@@ -276,9 +271,9 @@ std::string sentencepiece_spaces(const std::string& piece) {
 // The ggml type a matrix of rows of `row_length` weights is written in: `type`, or, for a block format,
 // the one its rows take (block_format_for_rows).
 uint32_t matrix_tensor_type(uint32_t type, uint64_t row_length) {
-  for (const BlockFormatTraits& t : block_formats())
-    if (t.ggml_type == type) return traits(block_format_for_rows(t.format, static_cast<int64_t>(row_length))).ggml_type;
-  return type;
+  const GgmlType* ggml = supported_ggml_type(type);
+  if (!ggml || !ggml->blocks) return type;
+  return traits(block_format_for_rows(*ggml->blocks, static_cast<int64_t>(row_length))).ggml_type;
 }
 
 // The tensor's data in `type`.
@@ -292,11 +287,11 @@ std::string tensor_data(const std::vector<float>& values, uint32_t type) {
     for (float x : values) out.u16(to_f16(x));
   if (type == 30)
     for (float x : values) out.u16(to_bf16(x));
-  for (const BlockFormatTraits& t : block_formats()) {
-    if (t.ggml_type != type) continue;
-    std::string blocks(values.size() / static_cast<size_t>(t.elements) * static_cast<size_t>(t.bytes), '\0');
-    quantize_blocks(t.format, values.data(), static_cast<int64_t>(values.size()),
-                    reinterpret_cast<uint8_t*>(&blocks[0]));
+  const GgmlType* ggml = supported_ggml_type(type);
+  if (ggml && ggml->blocks) {
+    const int64_t n = static_cast<int64_t>(values.size());
+    std::string blocks(bytes_of_weights(*ggml->blocks, n), '\0');
+    quantize_blocks(*ggml->blocks, values.data(), n, reinterpret_cast<uint8_t*>(&blocks[0]));
     out.text(blocks);
   }
   return out.bytes;
