@@ -257,41 +257,48 @@ void block_q6_k(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, in
   }
 }
 
-// O matrix rows against R rows of x, block by block: O x R running sums, each waiting only on itself, so
-// that one row of x still keeps O multiply-adds in flight; each block of x loaded serves O outputs and
-// each unpacked weight block R rows. out: row r's output o at out[r * stride + o].
+// A quantized matrix's rows of blocks as the tiles walk them, worked out once a call rather than for
+// every few outputs.
+struct BlockRows {
+  BlockFormat format;
+  const uint8_t* first;  // row 0's first block
+  size_t row_bytes;
+  int block_bytes;
+  int n_blocks;  // blocks a row
+  const uint8_t* row(int o) const { return first + static_cast<size_t>(o) * row_bytes; }
+};
+
+// Matrix rows o .. o + O - 1 against R rows of x, block by block: O x R running sums, each waiting only
+// on itself, so that one row of x still keeps O multiply-adds in flight; each block of x loaded serves O
+// outputs and each unpacked weight block R rows. out: row r's output o at out[r * stride + o].
 template <int O, int R, void (*Block)(Sums<R>&, const uint8_t*, const InputBlock* const*, int)>
-void tile(float* out, size_t stride, const uint8_t* first_row, size_t row_bytes, int block_bytes,
-          const InputBlock* const* x, int n_blocks) {
+void tile(float* out, size_t stride, const BlockRows& w, int o, const InputBlock* const* x) {
   Sums<R> s[O];
-  for (int o = 0; o < O; ++o)
+  for (int k = 0; k < O; ++k)
     for (int r = 0; r < R; ++r) {
-      s[o].acc[r] = zero_floats();
-      s[o].extra[r] = 0.0f;
+      s[k].acc[r] = zero_floats();
+      s[k].extra[r] = 0.0f;
     }
-  for (int b = 0; b < n_blocks; ++b)
-    for (int o = 0; o < O; ++o) Block(s[o], first_row + o * row_bytes + static_cast<size_t>(b) * block_bytes, x, b);
-  for (int o = 0; o < O; ++o)
-    for (int r = 0; r < R; ++r) out[r * stride + o] = sum_across(s[o].acc[r]) + s[o].extra[r];
+  const uint8_t* first_row = w.row(o);
+  for (int b = 0; b < w.n_blocks; ++b)
+    for (int k = 0; k < O; ++k) Block(s[k], first_row + k * w.row_bytes + static_cast<size_t>(b) * w.block_bytes, x, b);
+  for (int k = 0; k < O; ++k)
+    for (int r = 0; r < R; ++r) out[r * stride + o + k] = sum_across(s[k].acc[r]) + s[k].extra[r];
 }
 
 // Outputs first .. end - 1 for R rows of x: 4 outputs at a time with one row, fewer with more rows,
 // whose sums are already independent of each other.
 template <int R, void (*Block)(Sums<R>&, const uint8_t*, const InputBlock* const*, int)>
-void outputs(float* out, size_t stride, const PackedMatrix& w, int first, int end, const InputBlock* const* x) {
+void outputs(float* out, size_t stride, const BlockRows& w, int first, int end, const InputBlock* const* x) {
   constexpr int O = R == 1 ? 4 : R == 2 ? 2 : 1;
-  const BlockFormatTraits& t = traits(*w.blocks);
-  const int n_blocks = w.n_in / t.elements;
-  const size_t row_bytes = w.row_bytes();
   int o = first;
-  for (; o + O <= end; o += O) tile<O, R, Block>(out + o, stride, w.block_row(o), row_bytes, t.bytes, x, n_blocks);
-  for (; o < end; ++o) tile<1, R, Block>(out + o, stride, w.block_row(o), row_bytes, t.bytes, x, n_blocks);
+  for (; o + O <= end; o += O) tile<O, R, Block>(out, stride, w, o, x);
+  for (; o < end; ++o) tile<1, R, Block>(out, stride, w, o, x);
 }
 
 template <int R>
-void outputs_of_format(float* out, size_t stride, const PackedMatrix& w, int first, int end,
-                       const InputBlock* const* x) {
-  switch (*w.blocks) {
+void outputs_of_format(float* out, size_t stride, const BlockRows& w, int first, int end, const InputBlock* const* x) {
+  switch (w.format) {
     case BlockFormat::q8_0: outputs<R, block_q8_0<R>>(out, stride, w, first, end, x); break;
     case BlockFormat::q4_0: outputs<R, block_q4_0<R>>(out, stride, w, first, end, x); break;
     case BlockFormat::q4_k: outputs<R, block_q4_k<R>>(out, stride, w, first, end, x); break;
@@ -307,6 +314,8 @@ void matmul_blocks(float* out, const InputBlock* x, const PackedMatrix& w, int n
   const size_t x_blocks = static_cast<size_t>(w.n_in / kInputBlockWidth);
   const int first = first_panel * kPanelWidth, end = std::min(end_panel * kPanelWidth, w.n_out);
   const size_t stride = static_cast<size_t>(w.n_out);
+  const BlockFormatTraits& t = traits(*w.blocks);
+  const BlockRows rows_of_w{*w.blocks, w.block_row(0), w.row_bytes(), t.bytes, w.n_in / t.elements};
   // Groups of outputs outer, blocks of rows inner: a group's weight rows stay in L1 while every block of
   // rows uses them, so each weight comes from memory once per step however many rows there are.
   constexpr int kOutputGroup = 4;
@@ -318,10 +327,10 @@ void matmul_blocks(float* out, const InputBlock* x, const PackedMatrix& w, int n
       for (int k = 0; k < count; ++k) rows[k] = x + (r + k) * x_blocks;
       float* dst = out + r * stride;
       switch (count) {
-        case 4: outputs_of_format<4>(dst, stride, w, o, group_end, rows); break;
-        case 3: outputs_of_format<3>(dst, stride, w, o, group_end, rows); break;
-        case 2: outputs_of_format<2>(dst, stride, w, o, group_end, rows); break;
-        default: outputs_of_format<1>(dst, stride, w, o, group_end, rows); break;
+        case 4: outputs_of_format<4>(dst, stride, rows_of_w, o, group_end, rows); break;
+        case 3: outputs_of_format<3>(dst, stride, rows_of_w, o, group_end, rows); break;
+        case 2: outputs_of_format<2>(dst, stride, rows_of_w, o, group_end, rows); break;
+        default: outputs_of_format<1>(dst, stride, rows_of_w, o, group_end, rows); break;
       }
     }
   }
