@@ -28,12 +28,7 @@ struct ByteSpelling {
       const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
       const int code_point = printable ? b : next_extra++;
       std::string& utf8 = of_byte[static_cast<size_t>(b)];
-      if (code_point < 0x80) {
-        utf8 = std::string(1, static_cast<char>(code_point));
-      } else {  // below U+0800: two bytes
-        utf8 += static_cast<char>(0xC0 | (code_point >> 6));
-        utf8 += static_cast<char>(0x80 | (code_point & 0x3F));
-      }
+      append_utf8(utf8, static_cast<uint32_t>(code_point));
       byte[utf8] = static_cast<unsigned char>(b);
     }
   }

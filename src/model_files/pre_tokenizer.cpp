@@ -22,33 +22,10 @@ std::vector<uint32_t> code_points_of(const std::string& text) {
       ++i;
       continue;
     }
-    const auto byte = [&](int k) { return static_cast<uint32_t>(static_cast<unsigned char>(text[i + k])); };
-    // The lead byte's payload bits: 7, 5, 4 or 3 of them for sequences of 1 to 4 bytes.
-    static constexpr uint32_t kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
-    uint32_t code_point = byte(0) & kLeadMask[length];
-    for (int k = 1; k < length; ++k) code_point = (code_point << 6) | (byte(k) & 0x3F);
-    out.push_back(code_point);
+    out.push_back(utf8_code_point(text, i, length));
     i += static_cast<size_t>(length);
   }
   return out;
-}
-
-void append_utf8(std::string& out, uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 bool is_newline(uint32_t c) { return c == '\r' || c == '\n'; }
