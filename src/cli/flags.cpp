@@ -151,36 +151,41 @@ JsonFlags add_measure_flags(CLI::App& command) {
 
 namespace {
 
-// The whole file, refused past max_bytes (limit_text says the limit: "more than 64 MiB").
-std::string read_at_most(const std::string& path, const std::string& flag, size_t max_bytes,
-                         const std::string& limit_text) {
+// The whole file, refused past max_bytes (limit_text says the limit: "more than 64 MiB"), in a string
+// or a ByteBuffer; expected_bytes (the file's size, when it says it) is reserved up front, so that the
+// bytes are read into their place once, without a copy as the buffer grows.
+template <class Bytes>
+Bytes read_at_most(const std::string& path, const std::string& flag, size_t max_bytes, const std::string& limit_text,
+                   size_t expected_bytes = 0) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_range(flag + ": cannot read file \"" + path + "\"");
   // In pieces, up to one byte past the limit: a file that never ends (/dev/zero) is refused, not read.
-  std::string text;
+  Bytes bytes;
+  bytes.reserve(expected_bytes);
   std::vector<char> piece(1 << 20);
   while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
-    text.append(piece.data(), static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes) throw_range(flag + ": file \"" + path + "\" has " + limit_text);
+    bytes.insert(bytes.end(), piece.data(), piece.data() + in.gcount());
+    if (bytes.size() > max_bytes) throw_range(flag + ": file \"" + path + "\" has " + limit_text);
   }
   if (in.bad()) throw_range(flag + ": cannot read file \"" + path + "\"");
-  return text;
+  return bytes;
 }
 
 }  // namespace
 
 std::string read_file(const std::string& path, const std::string& flag) {
-  return read_at_most(path, flag, json_input::kLimits.max_bytes, json_input::size_limit_text());
+  return read_at_most<std::string>(path, flag, json_input::kLimits.max_bytes, json_input::size_limit_text());
 }
 
-std::string read_model_file(const std::string& path, const std::string& flag) {
+ByteBuffer read_model_file(const std::string& path, const std::string& flag) {
   const std::string limit = std::to_string(kMaxModelFileBytes >> 20) + " MiB (the most kvlab loads)";
   // A file that says its size is refused by it before a byte is read; a stream, once past the limit.
   std::error_code error;
   const uintmax_t size = std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
   if (!error && size > static_cast<uintmax_t>(kMaxModelFileBytes))
     throw_range(flag + ": file \"" + path + "\" has " + std::to_string(size >> 20) + " MiB, more than " + limit);
-  return read_at_most(path, flag, static_cast<size_t>(kMaxModelFileBytes), "more than " + limit);
+  return read_at_most<ByteBuffer>(path, flag, static_cast<size_t>(kMaxModelFileBytes), "more than " + limit,
+                                  error ? 0 : static_cast<size_t>(size));
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& flag) {

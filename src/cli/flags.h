@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/measure.h"
+#include "model/buffer.h"
 
 namespace kvlab::cli {
 
@@ -64,8 +65,9 @@ JsonFlags add_measure_flags(CLI::App& command);
 // Reads a whole file; throws InputError naming `flag` if it cannot be read.
 std::string read_file(const std::string& path, const std::string& flag);
 
-// Reads a whole model file (up to 1 GiB); throws InputError naming `flag` if it cannot be read.
-std::string read_model_file(const std::string& path, const std::string& flag);
+// Reads a whole model file (up to kMaxModelFileBytes, model_file.h), once into its buffer; throws
+// InputError naming `flag` if it cannot be read or is larger.
+ByteBuffer read_model_file(const std::string& path, const std::string& flag);
 
 // Reads and parses a JSON file given with `flag`; an error names both ("--steps bad.json is not valid JSON").
 nlohmann::json read_json_file(const std::string& path, const std::string& flag);

@@ -45,8 +45,6 @@ fs::path own_path() {
 #endif
 }
 
-const uint8_t* bytes_of(const std::string& data) { return reinterpret_cast<const uint8_t*>(data.data()); }
-
 // Where build/models/<directory> may be: beside the program (build/native/src/cli/kvlab, or the wasm
 // tool build/wasm/src/cli/kvlab-cli.js, which sees the real file system through NODERAWFS), or under the
 // current folder or one of its parents (the repository).
@@ -89,8 +87,7 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
   if (!flags.gguf.empty()) {
     loaded.name = fs::path(flags.gguf).filename().string();
     sources.add_file("gguf", "--gguf", flags.gguf);
-    const std::string bytes = read_model_file(flags.gguf, "--gguf");
-    file = read_gguf_llama(bytes_of(bytes), bytes.size());
+    file = read_gguf_llama(read_model_file(flags.gguf, "--gguf"));
   } else {
     std::string checkpoint_path = flags.checkpoint, tokenizer_path = flags.tokenizer;
     std::string checkpoint_flag = "--checkpoint", tokenizer_flag = "--tokenizer";
@@ -106,9 +103,9 @@ LoadedModel load_model_source(const ModelSourceFlags& flags, NumberFormat weight
     }
     sources.add_file("checkpoint", checkpoint_flag, checkpoint_path);
     sources.add_file("tokenizer", tokenizer_flag, tokenizer_path);
-    const std::string checkpoint = read_model_file(checkpoint_path, checkpoint_flag);
-    const std::string tokenizer = read_model_file(tokenizer_path, tokenizer_flag);
-    file = read_llama2c_files(bytes_of(checkpoint), checkpoint.size(), bytes_of(tokenizer), tokenizer.size());
+    const ByteBuffer checkpoint = read_model_file(checkpoint_path, checkpoint_flag);
+    const ByteBuffer tokenizer = read_model_file(tokenizer_path, tokenizer_flag);
+    file = read_llama2c_files(checkpoint.data(), checkpoint.size(), tokenizer.data(), tokenizer.size());
   }
   file.tensors.config.weights = weights;
   file.tensors.config.kv = kv;

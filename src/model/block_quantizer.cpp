@@ -141,7 +141,7 @@ BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length) {
 FloatBuffer widened(const MatrixTensor& m) {
   if (!m.format) return m.values;
   const BlockFormatTraits& t = traits(*m.format);
-  const int64_t n_blocks = static_cast<int64_t>(m.blocks.size() / static_cast<size_t>(t.bytes));
+  const int64_t n_blocks = static_cast<int64_t>(m.blocks.size / static_cast<size_t>(t.bytes));
   FloatBuffer values(static_cast<size_t>(n_blocks * t.elements));
   dequantize_blocks(*m.format, m.blocks.data(), n_blocks, values.data());
   return values;
@@ -154,7 +154,7 @@ void quantize_matrix(MatrixTensor& m, int64_t row_length, BlockFormat format) {
   if (m.empty()) return;  // a classifier shared with the embedding
   const FloatBuffer values = widened(m);
   const BlockFormat used = block_format_for_rows(format, row_length);
-  m.blocks.assign(bytes_of_weights(used, static_cast<int64_t>(values.size())), 0);
+  m.blocks = SharedBytes::of_size(bytes_of_weights(used, static_cast<int64_t>(values.size())));
   quantize_blocks(used, values.data(), static_cast<int64_t>(values.size()), m.blocks.data());
   m.format = used;
   FloatBuffer().swap(m.values);

@@ -6,7 +6,8 @@
 
 namespace kvlab {
 
-ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberFormat format) {
+ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberFormat format,
+                                 std::shared_ptr<ByteBuffer> blocks) {
   ArenaLayout layout;
   layout.arena = std::make_shared<WeightArena>();
   const int stripes = kernels::one_row_panels();
@@ -17,7 +18,7 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberF
     m.n_in = shape.n_in;
     m.blocks = shape.blocks;
     if (m.blocks) {
-      m.block_start = block_bytes;
+      m.block_start = blocks ? shape.block_start : block_bytes;
       block_bytes += m.bytes();
     }
     m.format = format;
@@ -40,12 +41,12 @@ ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberF
     layout.arena->panels.assign(words, 0.0f);
   else
     layout.arena->pairs.assign(words, 0u);
-  layout.arena->blocks.assign(block_bytes, 0);
+  layout.arena->blocks = blocks ? std::move(blocks) : std::make_shared<ByteBuffer>(block_bytes);
   return layout;
 }
 
 void copy_blocks_into(WeightArena& arena, const PackedMatrix& m, const uint8_t* rows) {
-  std::copy(rows, rows + m.bytes(), arena.blocks.begin() + static_cast<std::ptrdiff_t>(m.block_start));
+  std::copy(rows, rows + m.bytes(), arena.blocks->begin() + static_cast<std::ptrdiff_t>(m.block_start));
 }
 
 void pack_into(WeightArena& arena, const PackedMatrix& m, const float* row_major) {

@@ -27,7 +27,8 @@
 //
 // A quantized matrix (a GGUF file's Q8_0, Q4_0, Q4_K or Q6_K weights) keeps its file's blocks instead:
 // row o of W is n_in / elements blocks (block_format.h), rows one after another, in the arena's byte
-// buffer. Its blocks run along the input, so panels do not suit it; kernels::matmul_blocks computes an
+// buffer, which is the model file's bytes themselves when every quantized matrix lies in them (then
+// the matrices sit in the file's order, and the model holds its file once). Its blocks run along the input, so panels do not suit it; kernels::matmul_blocks computes an
 // output as one row's dot product, block by block. Its "panels" are then groups of kPanelWidth rows, the
 // unit threads share a product by.
 #include <cstddef>
@@ -50,12 +51,12 @@ constexpr int kPanelWidth = 8;
 using Bf16PairBuffer = std::vector<uint32_t, xsimd::aligned_allocator<uint32_t, 64>>;
 
 // The packed weights of one or more matrices: f32 panels or bf16 pairs (the other buffer empty), and
-// the quantized matrices' blocks. Outputs past n_out in a matrix's last panel, and inputs past n_in in
-// bf16, are zero.
+// the quantized matrices' blocks (never null). Outputs past n_out in a matrix's last panel, and inputs
+// past n_in in bf16, are zero.
 struct WeightArena {
   FloatBuffer panels;
   Bf16PairBuffer pairs;
-  ByteBuffer blocks;
+  std::shared_ptr<ByteBuffer> blocks = std::make_shared<ByteBuffer>();
 };
 
 struct PackedMatrix {
@@ -66,7 +67,7 @@ struct PackedMatrix {
   std::shared_ptr<const WeightArena> arena;
   // Words from the arena's start where stripe s's first panel is (s < stripes), then where the tail is.
   std::vector<size_t> stripe_starts;
-  // Set for a quantized matrix: its blocks' format. Its rows start at arena->blocks[block_start]; the
+  // Set for a quantized matrix: its blocks' format. Its rows start at (*arena->blocks)[block_start]; the
   // format, stripes and stripe_starts above are unused.
   std::optional<BlockFormat> blocks;
   size_t block_start = 0;
@@ -75,7 +76,7 @@ struct PackedMatrix {
   size_t row_bytes() const { return bytes_of_weights(*blocks, n_in); }
   // Where row o of a quantized matrix starts.
   const uint8_t* block_row(int o) const {
-    return arena->blocks.data() + block_start + static_cast<size_t>(o) * row_bytes();
+    return arena->blocks->data() + block_start + static_cast<size_t>(o) * row_bytes();
   }
 
   int n_panels() const { return (n_out + kPanelWidth - 1) / kPanelWidth; }
@@ -117,17 +118,20 @@ struct MatrixShape {
   int n_out = 0;
   int n_in = 0;
   std::optional<BlockFormat> blocks = std::nullopt;  // set: a quantized matrix, n_in a multiple of its block's elements
+  size_t block_start = 0;  // a quantized matrix's place in the blocks given to lay_out_in_one_arena
 };
 
 // Views of matrices of these shapes, listed in the order the forward pass reads them, in one new
 // arena laid out stripe by stripe across them (above), in stripes of kernels::one_row_panels() (this
-// build's one-row matmul); the quantized ones' rows after one another in its blocks, in the same order.
-// The arena is zero until pack_into or copy_blocks_into fills each matrix.
+// build's one-row matmul). The quantized ones view `blocks` at their shape's block_start when given (the
+// blocks are already there); otherwise their rows go one after another into new blocks, in the same
+// order. The new storage is zero until pack_into or copy_blocks_into fills each matrix.
 struct ArenaLayout {
   std::shared_ptr<WeightArena> arena;
   std::vector<PackedMatrix> matrices;
 };
-ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberFormat format);
+ArenaLayout lay_out_in_one_arena(const std::vector<MatrixShape>& shapes, NumberFormat format,
+                                 std::shared_ptr<ByteBuffer> blocks = nullptr);
 
 // Writes a row-major [m.n_out, m.n_in] matrix of float32 values, rounded to m.format, into m's place
 // in `arena` (the one m views).

@@ -1,7 +1,7 @@
 #pragma once
 // A model's weights as a model file holds them: plain row-major float32 arrays, one per tensor, named
 // as the forward pass uses them, before they are packed for the matmul kernel (pack_weights, weights.h);
-// a GGUF file's quantized matrices stay in their blocks. The readers of llama2.c checkpoints and GGUF
+// a GGUF file's quantized matrices stay in their blocks, where the file's bytes were read. The readers of llama2.c checkpoints and GGUF
 // files fill it, with wq and wk already in the rotary order the model uses (rotary_order.h), bq and bk
 // too. The q/k/v biases are empty when the model has none (Llama, llama2.c).
 #include <optional>
@@ -13,11 +13,11 @@
 
 namespace kvlab {
 
-// A weight matrix [rows, row_length]: float32 values, or quantized blocks kept as the file has them.
+// A weight matrix [rows, row_length]: float32 values, or quantized blocks kept where the file has them.
 struct MatrixTensor {
   FloatBuffer values;                 // [rows, row_length] row-major; empty when `blocks` holds the matrix
   std::optional<BlockFormat> format;  // set: the matrix is `blocks`, rows of row_length / elements blocks
-  ByteBuffer blocks;
+  SharedBytes blocks;                 // [rows, row_length / elements blocks]
 
   bool empty() const { return values.empty() && blocks.empty(); }
 };

@@ -113,15 +113,25 @@ Weights pack_weights(WeightTensors t) {
     sources.push_back(&t.token_embedding);
     shapes.push_back({c.vocab, c.d_model});
   }
-  for (size_t k = 0; k < shapes.size(); ++k) shapes[k].blocks = sources[k]->format;
+  // Blocks that all lie in one buffer (a model file's bytes) are used where they are; others are copied.
+  std::shared_ptr<ByteBuffer> blocks_in_place;
+  bool one_buffer = true;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    shapes[k].blocks = sources[k]->format;
+    shapes[k].block_start = sources[k]->blocks.start;
+    if (!sources[k]->format) continue;
+    if (!blocks_in_place) blocks_in_place = sources[k]->blocks.buffer;
+    one_buffer = one_buffer && sources[k]->blocks.buffer == blocks_in_place;
+  }
+  if (!one_buffer) blocks_in_place = nullptr;
   std::vector<PackedMatrix*> matrices = matrices_in_forward_order<Weights, PackedMatrix>(w);
   if (separate_embedding_blocks) matrices.push_back(&w.quantized_embedding);
-  ArenaLayout layout = lay_out_in_one_arena(shapes, c.weights);
+  ArenaLayout layout = lay_out_in_one_arena(shapes, c.weights, blocks_in_place);
   for (size_t k = 0; k < matrices.size(); ++k) {
     *matrices[k] = layout.matrices[k];
-    if (sources[k]->format)
+    if (sources[k]->format && !blocks_in_place)
       copy_blocks_into(*layout.arena, *matrices[k], sources[k]->blocks.data());
-    else
+    else if (!sources[k]->format)
       pack_into(*layout.arena, *matrices[k], sources[k]->values.data());
     if (sources[k] != &t.token_embedding) *sources[k] = MatrixTensor();  // freed as it goes: a lower peak
   }

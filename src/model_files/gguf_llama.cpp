@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "common/input_error.h"
@@ -212,7 +213,8 @@ std::map<std::string, TensorSlot> tensor_slots(WeightTensors& t, const GgufArchi
   return slots;
 }
 
-void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorSlot& slot) {
+void read_tensor(const GgufFile& file, const std::shared_ptr<ByteBuffer>& file_buffer, const GgufTensorInfo& info,
+                 const TensorSlot& slot) {
   const std::string field = "tensors[" + info.name + "]";
   const bool vector_shape = slot.rows == 1 && info.dims.size() == 1 && info.dims[0] == slot.row_length;
   const bool matrix_shape = info.dims.size() == 2 && info.dims[0] == slot.row_length && info.dims[1] == slot.rows;
@@ -235,9 +237,9 @@ void read_tensor(const GgufFile& file, const GgufTensorInfo& info, const TensorS
         "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
   const uint64_t n_bytes = file_bytes(*type, info.n_elements);
   const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocations below are bounded
-  if (slot.matrix && type->blocks) {                        // kept as the file has it: the matmul reads the blocks
+  if (slot.matrix && type->blocks) {  // kept where the file has it: the matmul reads the blocks there
     slot.matrix->format = type->blocks;
-    slot.matrix->blocks.assign(bytes, bytes + n_bytes);
+    slot.matrix->blocks = {file_buffer, static_cast<size_t>(bytes - file_buffer->data()), static_cast<size_t>(n_bytes)};
     return;
   }
   FloatBuffer& values = slot.matrix ? slot.matrix->values : *slot.vector;
@@ -264,8 +266,9 @@ void check_memory_bytes(const GgufFile& file) {
 
 }  // namespace
 
-ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
-  const GgufFile file(data, size);
+ModelFile read_gguf_llama(ByteBuffer bytes) {
+  const auto file_buffer = std::make_shared<ByteBuffer>(std::move(bytes));
+  const GgufFile file(file_buffer->data(), file_buffer->size());
   const GgufArchitecture& architecture =
       find_gguf_architecture(file.text("general.architecture"), GgufFile::path("general.architecture"));
   ModelFile model;
@@ -284,7 +287,7 @@ ModelFile read_gguf_llama(const uint8_t* data, size_t size) {
                       std::to_string(t.config.n_layers) + " layers)");
     if (seen[info.name]) throw_range({GgufFile::path("tensors[" + info.name + "]"), "", {}}, "appears twice");
     seen[info.name] = true;
-    read_tensor(file, info, slot->second);
+    read_tensor(file, file_buffer, info, slot->second);
   }
   for (const auto& [name, slot] : slots)
     if (slot.required && !seen[name]) throw_range({GgufFile::path("tensors[" + name + "]"), "", {}}, "is missing");

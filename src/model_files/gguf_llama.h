@@ -8,18 +8,20 @@
 //   (absent: the classifier is the token embedding), and for each layer N blk.N.attn_norm, attn_q,
 //   attn_k, attn_v, attn_output, ffn_norm, ffn_gate, ffn_up, ffn_down .weight, and for qwen2
 //   blk.N.attn_q.bias [d_model], attn_k.bias and attn_v.bias [kv_dim],
-// in the types of ggml_tensor_types.h, widened to float32; attn_q and attn_k of a llama file for
-// adjacent-pair rotary (llama.cpp's converter permutes Hugging Face's for it), reordered for the model's
-// (rotary_order.h); a qwen2 file's already for halves. The tokenizer must be SentencePiece's
-// (tokenizer.ggml.model "llama"): tokenizer.ggml.tokens, scores, bos_token_id and eos_token_id. Other
-// architectures and tokenizers, rope scaling and tensors the model would not use are refused, naming them.
-#include <cstddef>
-#include <cstdint>
-
+// in the types of ggml_tensor_types.h: a block format's matrices kept in the file's bytes, which the
+// model then holds as its own (pack_weights), other tensors widened to float32; attn_q and attn_k of a
+// llama file for adjacent-pair rotary (llama.cpp's converter permutes Hugging Face's for it), reordered
+// in place for the model's (rotary_order.h); a qwen2 file's already for halves. The tokenizer is
+// SentencePiece's (tokenizer.ggml.model "llama": tokens and scores) or byte-level BPE ("gpt2": tokens,
+// merges and the pre-tokenizer of tokenizer.ggml.pre, bpe_tokenizer.h), with bos_token_id and
+// eos_token_id. Other architectures and tokenizers, rope scaling and tensors the model would not use
+// are refused, naming them.
+#include "model/buffer.h"
 #include "model_files/model_file.h"
 
 namespace kvlab {
 
-ModelFile read_gguf_llama(const uint8_t* data, size_t size);
+// The file's bytes are moved in: its quantized matrices stay where they are in them.
+ModelFile read_gguf_llama(ByteBuffer file);
 
 }  // namespace kvlab

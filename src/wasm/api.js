@@ -211,18 +211,43 @@ Module['exportWeights'] = function (options) {
 /** loadModel(files, {weights, kv, name}?) -> { name, source: "file", vocab, d_model, n_layers, n_heads, n_kv_heads,
  *  d_ff, max_seq, weights, kv, parameters, weight_bytes, kv_bytes_per_token, ... } (what modelInfo({source: "loaded"})
  *  replies): reads a real model from file bytes, files being {checkpoint, tokenizer}
- *  (a llama2.c checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays; it replaces the model loaded before.
+ *  (a llama2.c checkpoint and its tokenizer file) or {gguf}, as Uint8Arrays or, in a worker, Blobs (Files: read a
+ *  piece at a time, never whole outside the module); it replaces the model loaded before.
  *  name (default "model file") is what results call it (steps.model.name); measure, run, bench and modelInfo
  *  measure it with options.source: "loaded" */
 Module['loadModel'] = function (files, options) {
   if (typeof files !== 'object' || files === null)
     throw new TypeError('files must be {checkpoint, tokenizer} or {gguf}');
+  var readers = {};
   ['checkpoint', 'tokenizer', 'gguf'].forEach(function (name) {
-    if (files[name] !== undefined && !(files[name] instanceof Uint8Array))
-      throw new TypeError('files.' + name + ' must be a Uint8Array');
+    if (files[name] !== undefined) readers[name] = kvlabFileReader(files[name], 'files.' + name);
   });
-  return kvlabUnwrap(Module['load_model_json'](files, kvlabToJson(options, 'options')));
+  return kvlabUnwrap(Module['load_model_json'](readers, kvlabToJson(options, 'options')));
 };
+
+// A model file as the module reads it, {size, read(offset, length) -> Uint8Array}, a piece at a time into
+// its heap. A Blob (a File the reader picked) is read piece by piece with FileReaderSync, which only a
+// worker has, so that the whole file is never held twice (in JavaScript and in the heap).
+function kvlabFileReader(file, field) {
+  if (file instanceof Uint8Array)
+    return {
+      size: file.length,
+      read: function (offset, length) {
+        return file.subarray(offset, offset + length);
+      },
+    };
+  if (typeof Blob === 'undefined' || !(file instanceof Blob))
+    throw new TypeError(field + ' must be a Uint8Array or a Blob (a File)');
+  if (typeof FileReaderSync === 'undefined')
+    throw new TypeError(field + ' is a Blob, which the module reads only in a worker; pass its bytes as a Uint8Array');
+  var reader = new FileReaderSync();
+  return {
+    size: file.size,
+    read: function (offset, length) {
+      return new Uint8Array(reader.readAsArrayBuffer(file.slice(offset, offset + length)));
+    },
+  };
+}
 
 /** generate({prompt, tokens}) -> { prompt_tokens, tokens, text }: greedy text from the loaded model, stopping
  *  early at BOS or EOS (what `kvlab generate --json` prints) */

@@ -7,6 +7,7 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -116,10 +117,25 @@ FileModelRef measured_source(json& options, const std::string& path) {
   return {loaded.model.get(), loaded.tokenizer.get(), loaded.name};
 }
 
-// A Uint8Array's bytes, copied into the wasm heap.
-std::vector<uint8_t> bytes_of(const val& array) {
-  std::vector<uint8_t> bytes(array["length"].as<size_t>());
-  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", array);
+// A model file's bytes, copied into the wasm heap from the reader the wrapper made of it (api.js,
+// kvlabFileReader: {size, read(offset, length) -> Uint8Array}) a piece at a time, so that the page
+// holds no second whole copy of a File it reads: the heap holds the file once. Refused by its size first.
+ByteBuffer read_file_bytes(const val& reader, const std::string& field) {
+  const double size = reader["size"].as<double>();
+  if (!(size >= 0 && size <= static_cast<double>(kMaxModelFileBytes)))
+    throw_range({field, json(size).dump(), {}}, "has " + std::to_string(static_cast<int64_t>(size) >> 20) +
+                                                    " MiB; kvlab loads model files of at most " +
+                                                    std::to_string(kMaxModelFileBytes >> 20) + " MiB");
+  ByteBuffer bytes(static_cast<size_t>(size));
+  constexpr size_t kPieceBytes = size_t{8} << 20;
+  for (size_t at = 0; at < bytes.size(); at += kPieceBytes) {
+    const size_t n = std::min(kPieceBytes, bytes.size() - at);
+    const val piece = reader.call<val>("read", static_cast<double>(at), static_cast<double>(n));
+    if (piece["length"].as<size_t>() != n)
+      throw_range({field, "", {}}, "gave " + std::to_string(piece["length"].as<size_t>()) + " bytes at byte " +
+                                       std::to_string(at) + " where " + std::to_string(n) + " were asked for");
+    val(emscripten::typed_memory_view(n, bytes.data() + at)).call<void>("set", piece);
+  }
   return bytes;
 }
 
@@ -284,8 +300,8 @@ std::string catalog_json() {
 
 std::string version() { return KVLAB_VERSION; }
 
-// files: {checkpoint, tokenizer} (a llama2.c checkpoint and its tokenizer file) or {gguf}, as
-// Uint8Arrays; options: {"weights": "f32"|"bf16", "kv": "f32"|"bf16"|"f16", "name": what results call it
+// files: {checkpoint, tokenizer} (a llama2.c checkpoint and its tokenizer file) or {gguf}, as readers
+// (read_file_bytes); options: {"weights": "f32"|"bf16", "kv": "f32"|"bf16"|"f16", "name": what results call it
 // (steps.model.name; default "model file")}. Replies with the model's sizes and name, as modelInfo does.
 std::string load_model_json(val files, const std::string& options) {
   return reply([&] {
@@ -300,12 +316,12 @@ std::string load_model_json(val files, const std::string& options) {
         parse_number_format(fields::read_string(o, "options", "kv", "f32"), model_kv_formats(), "options.kv");
     ModelFile file;
     if (!files["gguf"].isUndefined()) {
-      const std::vector<uint8_t> gguf = bytes_of(files["gguf"]);
-      file = read_gguf_llama(gguf.data(), gguf.size());
+      file = read_gguf_llama(read_file_bytes(files["gguf"], "files.gguf"));
     } else {
       if (files["checkpoint"].isUndefined() || files["tokenizer"].isUndefined())
-        throw_type({"files", "", {}}, "must hold {checkpoint, tokenizer} or {gguf}, as Uint8Arrays");
-      const std::vector<uint8_t> checkpoint = bytes_of(files["checkpoint"]), tokenizer = bytes_of(files["tokenizer"]);
+        throw_type({"files", "", {}}, "must hold {checkpoint, tokenizer} or {gguf}, as Uint8Arrays or Blobs");
+      const ByteBuffer checkpoint = read_file_bytes(files["checkpoint"], "files.checkpoint"),
+                       tokenizer = read_file_bytes(files["tokenizer"], "files.tokenizer");
       file = read_llama2c_files(checkpoint.data(), checkpoint.size(), tokenizer.data(), tokenizer.size());
     }
     file.tensors.config.weights = weights;

@@ -9,7 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    kvlab::fuzz::run_model_file(kvlab::read_gguf_llama(data, size));
+    kvlab::fuzz::run_model_file(kvlab::read_gguf_llama(kvlab::ByteBuffer(data, data + size)));
   } catch (const kvlab::InputError&) {
   }
   return 0;

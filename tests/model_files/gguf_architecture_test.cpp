@@ -24,7 +24,7 @@ constexpr int kTinyAnswerTokens = 24;
 
 ModelFile read_tiny_gguf(const test::FileWeights& w, const test::GgufOptions& options) {
   const std::string bytes = test::gguf_bytes(w, test::tiny_vocabulary(), options);
-  return read_gguf_llama(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  return test::read_gguf_copy(bytes);
 }
 
 TextGeneration tiny_generation(ModelFile file) {
@@ -165,7 +165,7 @@ TEST(GgufArchitecture, Qwen2AndSmolLM2FilesWithBpeAndBlocksGenerateTheScalarRefe
     family.options.pre = family.pre;
     family.options.matrix_type = traits(BlockFormat::q8_0).ggml_type;
     const std::string bytes = test::gguf_bytes(family.weights, bpe, family.options);
-    ModelFile file = read_gguf_llama(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    ModelFile file = test::read_gguf_copy(bytes);
     EXPECT_EQ(file.tensors.layers[0].wq.format, BlockFormat::q8_0) << family.pre;
     Tokenizer tokenizer(std::move(file.vocabulary));
     Model model(pack_weights(std::move(file.tensors)));

@@ -8,6 +8,7 @@
 #include "model/block_quantizer.h"
 #include "model/float16.h"
 #include "model_files/ggml_tensor_types.h"
+#include "model_files/gguf_llama.h"
 #include "model_files/model_file.h"
 #include "model_files/rotary_order.h"
 
@@ -422,5 +423,7 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
   }
   return out.bytes;
 }
+
+ModelFile read_gguf_copy(const std::string& bytes) { return read_gguf_llama(ByteBuffer(bytes.begin(), bytes.end())); }
 
 }  // namespace kvlab::test

@@ -12,6 +12,7 @@
 #include "model/config.h"
 #include "model/model.h"
 #include "model/weight_tensors.h"
+#include "model_files/model_file.h"
 #include "model_files/tokenizer.h"
 
 namespace kvlab::test {
@@ -86,6 +87,9 @@ GgufOptions smollm2_options();
 // A GGUF v3 file, spaces in pieces written as U+2581 as SentencePiece does (for tokenizer model "llama");
 // biases written where `w` has them.
 std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options = {});
+
+// read_gguf_llama on a copy of a file's bytes (the reader takes them over).
+ModelFile read_gguf_copy(const std::string& bytes);
 
 // A little-endian writer of the fields both formats use.
 struct ByteWriter {

@@ -86,7 +86,7 @@ TEST_P(Stories15MQuantized, GreedyStoryIsTheScalarReferencesStory) {
   const BlockFormatTraits& format = traits(GetParam());
   const Vocabulary& vocabulary = model_->checkpoint.vocabulary;
   const std::string quantized = test::gguf_bytes(model_->weights, vocabulary, {format.ggml_type});
-  ModelFile file = read_gguf_llama(reinterpret_cast<const uint8_t*>(quantized.data()), quantized.size());
+  ModelFile file = test::read_gguf_copy(quantized);
   Tokenizer words(std::move(file.vocabulary));
   Model model(pack_weights(std::move(file.tensors)));
   EXPECT_EQ(model.weights().layers[0].w_down.blocks, GetParam());

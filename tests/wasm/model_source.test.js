@@ -176,6 +176,20 @@ test('run({source: "loaded"}) runs the lab on the model loadModel loaded, with i
   }
 });
 
+// A File is read a piece at a time by FileReaderSync, which only a worker has (the page's worker: the
+// Chromium test of a picked file); elsewhere a Blob is refused, as is anything but bytes.
+test('loadModel takes a file as a Uint8Array, or as a Blob in a worker, naming the field otherwise', async () => {
+  const kvlab = await loadModule();
+  for (const [files, message] of [
+    [{ gguf: new Blob([new Uint8Array(8)]) }, /files\.gguf is a Blob, which the module reads only in a worker/],
+    [{ checkpoint: 'model.bin', tokenizer: new Uint8Array(8) }, /files\.checkpoint must be a Uint8Array or a Blob/],
+  ]) {
+    const error = thrown(() => kvlab.loadModel(files));
+    assert.ok(error instanceof TypeError, String(error));
+    assert.match(error.message, message);
+  }
+});
+
 test('source: "loaded" before any model is loaded is refused naming options.source', async () => {
   const kvlab = await loadModule();
   for (const call of [

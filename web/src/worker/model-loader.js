@@ -58,18 +58,16 @@ async function fetchFiles(urls, onBytes) {
   return files;
 }
 
-// The reader's files, each refused by its size before it is read if the module could not load it
-// (limits.model_file_bytes, the module's own).
-async function readPicked(picked) {
+// The reader's files, each refused by its size if the module could not load it
+// (limits.model_file_bytes, the module's own). The module reads them itself, a piece at a time.
+function checkPicked(picked) {
   const maxBytes = CATALOG.limits.model_file_bytes.max;
   for (const file of Object.values(picked))
     if (file.size > maxBytes)
       throw modelError(
         `Model file: ${file.name} is ${(file.size / MB).toFixed(0)} MB; kvlab loads model files of at most ${(maxBytes / MB).toFixed(0)} MB.`
       );
-  const files = {};
-  for (const [role, file] of Object.entries(picked)) files[role] = new Uint8Array(await file.arrayBuffer());
-  return files;
+  return picked;
 }
 
 const fileKey = (picked) =>
@@ -101,10 +99,9 @@ export async function ensureModel(m, model, progress) {
       fetchedBytes.set(shipped.name, files);
     }
   } else {
-    progress(0, 'Reading your model file');
-    files = await readPicked(model.files);
+    files = checkPicked(model.files);
   }
-  progress(1, `Loading ${shipped ? shipped.name : model.name}`);
+  progress(1, shipped ? `Loading ${shipped.name}` : `Reading and loading ${model.name}`);
   const name = shipped ? shipped.name : model.name;
   let info;
   try {
