@@ -138,6 +138,13 @@ BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length) {
   return wanted == BlockFormat::q6_k ? BlockFormat::q8_0 : BlockFormat::q4_0;
 }
 
+BlockFormat q4_k_m_format(MatrixRole role, int layer, int n_layers, int64_t row_length) {
+  const bool more_bits = layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
+  const bool six_bits =
+      role == MatrixRole::classifier || ((role == MatrixRole::wv || role == MatrixRole::w_down) && more_bits);
+  return block_format_for_rows(six_bits ? BlockFormat::q6_k : BlockFormat::q4_k, row_length);
+}
+
 FloatBuffer widened(const MatrixTensor& m) {
   if (!m.format) return m.values;
   const BlockFormatTraits& t = traits(*m.format);

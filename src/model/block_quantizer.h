@@ -32,6 +32,16 @@ void quantize_blocks(BlockFormat format, const float* x, int64_t n, uint8_t* out
 // Q8_0); kvlab has no Q5_0, so Q4_K falls back to Q4_0, the nearest it has.
 BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length);
 
+// Which of a model's weight matrices one is: a mix of formats picks each one's by it.
+enum class MatrixRole { wq, wk, wv, wo, w_gate, w_up, w_down, token_embedding, classifier };
+
+// The format llama.cpp's Q4_K_M mix gives a matrix (src/llama-quant.cpp, llama_tensor_get_type for
+// LLAMA_FTYPE_MOSTLY_Q4_K_M; the mix of most small models' downloads): Q4_K, but Q6_K for the classifier
+// (the token embedding when the classifier shares it) and for wv and w_down in the layers llama.cpp's
+// use_more_bits picks (the first and last eighth of the n_layers, and every third between), each as
+// block_format_for_rows then gives it for rows of `row_length`.
+BlockFormat q4_k_m_format(MatrixRole role, int layer, int n_layers, int64_t row_length);
+
 // The matrix's float32 values: its values, or its blocks dequantized.
 FloatBuffer widened(const MatrixTensor& m);
 

@@ -366,8 +366,11 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
   };
   std::vector<Tensor> tensors;
   const uint64_t d = c.d_model, kv = c.kv_dim(), ff = c.d_ff, vocab = c.vocab;
-  auto matrix = [&](const std::string& name, const std::vector<float>& values, uint64_t n_in, uint64_t n_out) {
-    const uint32_t type = matrix_tensor_type(options.matrix_type, n_in);
+  auto matrix = [&](const std::string& name, const std::vector<float>& values, uint64_t n_in, uint64_t n_out,
+                    MatrixRole role, int layer) {
+    const uint32_t type = options.q4_k_m
+                              ? traits(q4_k_m_format(role, layer, c.n_layers, static_cast<int64_t>(n_in))).ggml_type
+                              : matrix_tensor_type(options.matrix_type, n_in);
     tensors.push_back({name, {n_in, n_out}, type, tensor_data(values, type)});
   };
   auto vector = [&](const std::string& name, const std::vector<float>& values) {
@@ -380,26 +383,28 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
         adjacent_pairs_to_halves(FloatBuffer(rows.begin(), rows.end()), n_heads, c.head_dim(), static_cast<int>(n_in));
     return std::vector<float>(halves.begin(), halves.end());
   };
-  matrix("token_embd.weight", w.token_embedding, d, vocab);
+  const bool shared_classifier = w.w_out.empty();
+  matrix("token_embd.weight", w.token_embedding, d, vocab,
+         shared_classifier ? MatrixRole::classifier : MatrixRole::token_embedding, 0);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     vector(b + "attn_norm.weight", w.attn_norm[l]);
-    matrix(b + "attn_q.weight", rotary_rows(w.wq[l], c.n_heads, d), d, d);
-    matrix(b + "attn_k.weight", rotary_rows(w.wk[l], c.n_kv_heads, d), d, kv);
-    matrix(b + "attn_v.weight", w.wv[l], d, kv);
+    matrix(b + "attn_q.weight", rotary_rows(w.wq[l], c.n_heads, d), d, d, MatrixRole::wq, l);
+    matrix(b + "attn_k.weight", rotary_rows(w.wk[l], c.n_kv_heads, d), d, kv, MatrixRole::wk, l);
+    matrix(b + "attn_v.weight", w.wv[l], d, kv, MatrixRole::wv, l);
     if (!w.bq.empty()) {
       vector(b + "attn_q.bias", rotary_rows(w.bq[l], c.n_heads, 1));
       vector(b + "attn_k.bias", rotary_rows(w.bk[l], c.n_kv_heads, 1));
       vector(b + "attn_v.bias", w.bv[l]);
     }
-    matrix(b + "attn_output.weight", w.wo[l], d, d);
+    matrix(b + "attn_output.weight", w.wo[l], d, d, MatrixRole::wo, l);
     vector(b + "ffn_norm.weight", w.ffn_norm[l]);
-    matrix(b + "ffn_gate.weight", w.w1[l], d, ff);
-    matrix(b + "ffn_down.weight", w.w2[l], ff, d);
-    matrix(b + "ffn_up.weight", w.w3[l], d, ff);
+    matrix(b + "ffn_gate.weight", w.w1[l], d, ff, MatrixRole::w_gate, l);
+    matrix(b + "ffn_down.weight", w.w2[l], ff, d, MatrixRole::w_down, l);
+    matrix(b + "ffn_up.weight", w.w3[l], d, ff, MatrixRole::w_up, l);
   }
   vector("output_norm.weight", w.final_norm);
-  if (!w.w_out.empty()) matrix("output.weight", w.w_out, d, vocab);
+  if (!shared_classifier) matrix("output.weight", w.w_out, d, vocab, MatrixRole::classifier, 0);
 
   ByteWriter out;
   out.text("GGUF");

@@ -77,6 +77,7 @@ struct GgufOptions {
   // attn_q and attn_k (and their biases) written for halves rotary, as llama.cpp's Qwen2 files hold them;
   // for adjacent pairs otherwise, as its Llama files.
   bool halves_rotary = false;
+  bool q4_k_m = false;  // every matrix in llama.cpp's Q4_K_M mix, not matrix_type (q4_k_m_format, block_quantizer.h)
 };
 // A file shaped as Qwen2's: architecture "qwen2", RMSNorm epsilon 1e-6, rope base 1e6, q and k for halves
 // (the biases are the weights': with_qkv_biases).

@@ -1,10 +1,10 @@
 // kvlab_quantize_checkpoint: a llama2.c checkpoint and tokenizer written as a GGUF file of one ggml type,
-// by the tests' own writer and quantizer, for tests and scripts that want a quantized model without a
-// download:
+// or of llama.cpp's Q4_K_M mix, by the tests' own writer and quantizer, for tests and scripts that want a
+// quantized model without a download:
 //   kvlab_quantize_checkpoint model.bin tokenizer.bin Q4_K out.gguf
-// The type is any the GGUF reader takes (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K); norms stay F32, and a
-// K-quant matrix whose rows are not whole 256-weight blocks falls back (GgufOptions). One line on stdout
-// says what the file holds: how many tensors of each type, and its size.
+// The type is any the GGUF reader takes (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K ...) or Q4_K_M; norms
+// stay F32, and a K-quant matrix whose rows are not whole 256-weight blocks falls back (GgufOptions). One
+// line on stdout says what the file holds: how many tensors of each type, and its size.
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -38,16 +38,20 @@ const kvlab::GgmlType* type_named(const std::string& name) {
 int main(int argc, char** argv) {
   using namespace kvlab;
   if (argc != 5) {
-    std::fprintf(stderr, "usage: kvlab_quantize_checkpoint MODEL.bin TOKENIZER.bin TYPE OUT.gguf (TYPE: %s)\n",
+    std::fprintf(stderr, "usage: kvlab_quantize_checkpoint MODEL.bin TOKENIZER.bin TYPE OUT.gguf (TYPE: %s, Q4_K_M)\n",
                  supported_ggml_type_names().c_str());
     return 2;
   }
-  const GgmlType* type = type_named(argv[3]);
-  if (!type) {
-    std::fprintf(stderr, "kvlab_quantize_checkpoint: type %s is not one of %s\n", argv[3],
+  const std::string type_name = argv[3];
+  const GgmlType* type = type_named(type_name);
+  if (!type && type_name != "Q4_K_M") {
+    std::fprintf(stderr, "kvlab_quantize_checkpoint: type %s is not one of %s, Q4_K_M\n", argv[3],
                  supported_ggml_type_names().c_str());
     return 2;
   }
+  test::GgufOptions options;
+  options.matrix_type = type ? type->id : 0;
+  options.q4_k_m = !type;
   std::string checkpoint, tokenizer;
   for (auto [path, bytes] : {std::pair<const char*, std::string*>{argv[1], &checkpoint}, {argv[2], &tokenizer}}) {
     if (!read_all(path, *bytes) || bytes->empty()) {
@@ -58,7 +62,7 @@ int main(int argc, char** argv) {
   try {
     const ModelFile file = read_llama2c_files(reinterpret_cast<const uint8_t*>(checkpoint.data()), checkpoint.size(),
                                               reinterpret_cast<const uint8_t*>(tokenizer.data()), tokenizer.size());
-    const std::string gguf = test::gguf_bytes(test::file_weights(file.tensors), file.vocabulary, {type->id});
+    const std::string gguf = test::gguf_bytes(test::file_weights(file.tensors), file.vocabulary, options);
     std::ofstream out(argv[4], std::ios::binary);
     out.write(gguf.data(), static_cast<std::streamsize>(gguf.size()));
     if (!out.flush()) {
@@ -71,7 +75,7 @@ int main(int argc, char** argv) {
     std::string counts;
     for (const auto& [name, count] : tensors_of_type)
       counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-    std::printf("%s (%s): %s tensors; %zu bytes\n", argv[4], type->name, counts.c_str(), gguf.size());
+    std::printf("%s (%s): %s tensors; %zu bytes\n", argv[4], argv[3], counts.c_str(), gguf.size());
   } catch (const InputError& e) {
     std::fprintf(stderr, "kvlab_quantize_checkpoint: %s\n", e.what());
     return 2;
