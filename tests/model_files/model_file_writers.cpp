@@ -1,13 +1,17 @@
 #include "model_file_writers.h"
 
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <map>
 
+#include "common/input_error.h"
 #include "common/rng.h"
 #include "model/block_format.h"
 #include "model/block_quantizer.h"
 #include "model/float16.h"
 #include "model_files/ggml_tensor_types.h"
+#include "model_files/gguf_file.h"
 #include "model_files/gguf_llama.h"
 #include "model_files/model_file.h"
 #include "model_files/rotary_order.h"
@@ -427,6 +431,33 @@ std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOpti
     while (out.bytes.size() % 32 != 0) out.u8(0);
   }
   return out.bytes;
+}
+
+bool set_matrix_types(const std::string& name, GgufOptions& options) {
+  options.q4_k_m = name == "Q4_K_M";
+  for (uint32_t id = 0; id <= 30 && !options.q4_k_m; ++id) {
+    const GgmlType* type = supported_ggml_type(id);
+    if (type && name == type->name) {
+      options.matrix_type = id;
+      return true;
+    }
+  }
+  return options.q4_k_m;
+}
+
+std::string matrix_type_names() { return supported_ggml_type_names() + ", Q4_K_M"; }
+
+std::string write_gguf_file(const std::string& gguf, const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(gguf.data(), static_cast<std::streamsize>(gguf.size()));
+  if (!out.flush()) throw_range({path, "", {}}, "cannot be written");
+  const GgufFile written(reinterpret_cast<const uint8_t*>(gguf.data()), gguf.size());
+  std::map<std::string, int> tensors_of_type;
+  for (const GgufTensorInfo& info : written.tensors()) ++tensors_of_type[ggml_type_name(info.type)];
+  std::string counts;
+  for (const auto& [name, count] : tensors_of_type)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+  return counts + " tensors; " + std::to_string(gguf.size()) + " bytes";
 }
 
 ModelFile read_gguf_copy(const std::string& bytes) { return read_gguf_llama(ByteBuffer(bytes.begin(), bytes.end())); }

@@ -89,6 +89,15 @@ GgufOptions smollm2_options();
 // biases written where `w` has them.
 std::string gguf_bytes(const FileWeights& w, const Vocabulary& v, const GgufOptions& options = {});
 
+// For the converters (kvlab_quantize_checkpoint, kvlab_synthetic_gguf): sets options' matrix types from a
+// ggml type's name or "Q4_K_M" (llama.cpp's mix); false for any other name.
+bool set_matrix_types(const std::string& name, GgufOptions& options);
+// "F32, F16, ..., Q4_K_M": the names set_matrix_types takes.
+std::string matrix_type_names();
+// Writes `gguf` to `path` and says what it holds: "13 F32, 43 Q4_0 tensors; 9155936 bytes". Throws
+// InputError naming the path if it cannot be written.
+std::string write_gguf_file(const std::string& gguf, const std::string& path);
+
 // read_gguf_llama on a copy of a file's bytes (the reader takes them over).
 ModelFile read_gguf_copy(const std::string& bytes);
 

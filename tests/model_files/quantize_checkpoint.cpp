@@ -8,13 +8,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <string>
 
 #include "common/input_error.h"
 #include "model_file_writers.h"
-#include "model_files/ggml_tensor_types.h"
-#include "model_files/gguf_file.h"
 #include "model_files/model_file.h"
 
 namespace {
@@ -25,33 +22,16 @@ bool read_all(const std::string& path, std::string& bytes) {
   return static_cast<bool>(in) || in.eof();
 }
 
-const kvlab::GgmlType* type_named(const std::string& name) {
-  for (uint32_t id = 0; id <= 30; ++id) {
-    const kvlab::GgmlType* type = kvlab::supported_ggml_type(id);
-    if (type && name == type->name) return type;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace kvlab;
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: kvlab_quantize_checkpoint MODEL.bin TOKENIZER.bin TYPE OUT.gguf (TYPE: %s, Q4_K_M)\n",
-                 supported_ggml_type_names().c_str());
-    return 2;
-  }
-  const std::string type_name = argv[3];
-  const GgmlType* type = type_named(type_name);
-  if (!type && type_name != "Q4_K_M") {
-    std::fprintf(stderr, "kvlab_quantize_checkpoint: type %s is not one of %s, Q4_K_M\n", argv[3],
-                 supported_ggml_type_names().c_str());
-    return 2;
-  }
   test::GgufOptions options;
-  options.matrix_type = type ? type->id : 0;
-  options.q4_k_m = !type;
+  if (argc != 5 || !test::set_matrix_types(argv[3], options)) {
+    std::fprintf(stderr, "usage: kvlab_quantize_checkpoint MODEL.bin TOKENIZER.bin TYPE OUT.gguf (TYPE: %s)\n",
+                 test::matrix_type_names().c_str());
+    return 2;
+  }
   std::string checkpoint, tokenizer;
   for (auto [path, bytes] : {std::pair<const char*, std::string*>{argv[1], &checkpoint}, {argv[2], &tokenizer}}) {
     if (!read_all(path, *bytes) || bytes->empty()) {
@@ -63,19 +43,7 @@ int main(int argc, char** argv) {
     const ModelFile file = read_llama2c_files(reinterpret_cast<const uint8_t*>(checkpoint.data()), checkpoint.size(),
                                               reinterpret_cast<const uint8_t*>(tokenizer.data()), tokenizer.size());
     const std::string gguf = test::gguf_bytes(test::file_weights(file.tensors), file.vocabulary, options);
-    std::ofstream out(argv[4], std::ios::binary);
-    out.write(gguf.data(), static_cast<std::streamsize>(gguf.size()));
-    if (!out.flush()) {
-      std::fprintf(stderr, "kvlab_quantize_checkpoint: cannot write %s\n", argv[4]);
-      return 2;
-    }
-    const GgufFile written(reinterpret_cast<const uint8_t*>(gguf.data()), gguf.size());
-    std::map<std::string, int> tensors_of_type;
-    for (const GgufTensorInfo& info : written.tensors()) ++tensors_of_type[ggml_type_name(info.type)];
-    std::string counts;
-    for (const auto& [name, count] : tensors_of_type)
-      counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-    std::printf("%s (%s): %s tensors; %zu bytes\n", argv[4], argv[3], counts.c_str(), gguf.size());
+    std::printf("%s (%s): %s\n", argv[4], argv[3], test::write_gguf_file(gguf, argv[4]).c_str());
   } catch (const InputError& e) {
     std::fprintf(stderr, "kvlab_quantize_checkpoint: %s\n", e.what());
     return 2;
