@@ -31,7 +31,7 @@ constexpr double kMaxReplayWaitMs = 60'000;
 // The engine allocates min(B, requests) KV caches of the workload's longest p + n - 1 positions; and each
 // policy must be able to serve the workload in its KV memory.
 void check_engine_memory(const ReplayOptions& o, const std::string& path) {
-  const ModelSize size = model_size(o.measure.model);
+  const int64_t kv_bytes_per_token = model_size(o.measure.model).kv_bytes_per_token;
   const int64_t positions = policy::cache_positions(o.requests);
   const policy::KvSettings kv = sim::kv_settings(simulate_options(o));
   for (size_t i = 0; i < o.policies.size(); ++i) {
@@ -43,7 +43,7 @@ void check_engine_memory(const ReplayOptions& o, const std::string& path) {
     const int64_t kv_positions = policy.traits().keeps_kv_in_blocks
                                      ? policy::kv_pool_blocks(o.requests, slots, kv) * kv.block_tokens
                                      : slots * positions;
-    const int64_t bytes = size.weight_bytes + kv_positions * size.kv_bytes_per_token;
+    const int64_t bytes = held_weight_bytes(o.measure) + kv_positions * kv_bytes_per_token;
     if (bytes > kMaxMeasureBytes)
       throw_range({policy_path, "\"" + o.policies[i].name + "\"", {}},
                   "\"" + o.policies[i].name + "\" needs " + std::to_string(bytes >> 20) +

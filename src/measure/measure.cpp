@@ -79,6 +79,7 @@ json model_json(const MeasureOptions& o) {
     // As the file's weights are held (a block format's blocks kept), not as float32 of its shape.
     const WeightStorage storage = weight_storage(o.file.model->weights());
     description["weight_bytes"] = storage.bytes;
+    description["parameters"] = storage.parameters;
     description["weight_types"] = storage.matrices;
   } else {
     description["preset"] = o.preset;

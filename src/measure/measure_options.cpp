@@ -7,6 +7,7 @@
 #include "common/json_fields.h"
 #include "common/text_format.h"
 #include "common/utf8.h"
+#include "measure/measure_pass_history.h"
 #include "model/thread_pool.h"
 #include "model/weights.h"
 #include "model_files/story_openings.h"
@@ -46,18 +47,28 @@ LargestMixedStep largest_mixed_step(const MeasureOptions& o) {
   return {o.mixed_rows.back(), o.mixed_contexts.back(), o.mixed_chunk_tokens.back()};
 }
 
+int64_t held_weight_bytes(const MeasureOptions& o) {
+  return o.file.model ? weight_storage(o.file.model->weights()).bytes : model_size(o.model).weight_bytes;
+}
+
 int64_t measure_memory_bytes(const MeasureOptions& o) {
   const ModelConfig& c = o.model;
   const LargestMixedStep mixed = largest_mixed_step(o);
   const int64_t max_rows = std::max({o.decode_rows.back(), o.decode_contexts.back(), o.prefill_tokens.back(),
                                      o.prompt_tokens + o.answer_tokens, mixed.chunk_tokens + mixed.rows});
+  // The caches as measure_steps, measure_answer and the pass history size them: each decode row's for the
+  // longest context timed, and two of the longest prefill or answer (not of max_seq: a file's model may
+  // have 8,192 positions, of which the lab uses a few hundred).
   const int64_t caches = std::max(o.decode_rows.back(), mixed.rows);
-  const int64_t kv_positions = caches * c.max_seq + 2 * c.max_seq;
+  const int64_t longest_context = std::max(o.decode_contexts.back(), mixed.context);
+  const int64_t longest_fill = std::max({o.prefill_tokens.back(), mixed.chunk_tokens, o.prompt_tokens + o.answer_tokens,
+                                         std::min(c.max_seq, kLongestPassPrefill)});
+  const int64_t kv_positions = caches * longest_context + 2 * longest_fill;
   // Model's Scratch per row: six of d_model, k and v, gate and up, logits, and the matmul's interleaved
   // inputs.
   const int64_t activation_floats =
       max_rows * (6 * int64_t{c.d_model} + 2 * c.kv_dim() + 2 * c.d_ff + c.vocab + widest_matrix_input(c));
-  return model_size(c).weight_bytes + kv_positions * model_size(c).kv_bytes_per_token + activation_floats * 4;
+  return held_weight_bytes(o) + kv_positions * model_size(c).kv_bytes_per_token + activation_floats * 4;
 }
 
 namespace {

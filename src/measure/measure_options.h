@@ -84,6 +84,10 @@ size_t grid_cells(const MeasureOptions& options);
 double grid_sample_ms(const MeasureOptions& options);
 constexpr double kMaxGridSampleMs = 600'000;
 
+// Bytes the model's weights take as held: a file model's as loaded (blocks as in the file), a preset's as
+// it would be drawn.
+int64_t held_weight_bytes(const MeasureOptions& options);
+
 // Bytes that measuring with these options allocates (weights + KV caches + activations).
 int64_t measure_memory_bytes(const MeasureOptions& options);
 

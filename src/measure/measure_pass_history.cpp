@@ -17,9 +17,9 @@ namespace {
 // back to its rested speed (after a 128-token prefill, in wasm, 8-row passes still ran 30-40% slow six
 // passes later), the last kRestedSteps are its rested time.
 constexpr int kRestSteps = 24, kRestedSteps = 8;
-constexpr int kPromptTokens[] = {8, 16, 32, 64, 128};
+constexpr int kPromptTokens[] = {8, 16, 32, 64, kLongestPassPrefill};
 // The prompt_pass part's sizes, before and after: fewer, as its cells are sizes by sizes.
-constexpr int kPromptPassTokens[] = {8, 32, 128};
+constexpr int kPromptPassTokens[] = {8, 32, kLongestPassPrefill};
 // Decode steps that set up what runs before a timed prompt pass.
 constexpr int kSettleSteps = 8;
 

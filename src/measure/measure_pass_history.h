@@ -35,6 +35,10 @@ constexpr double kMinRestedMs = 0.5;
 PassHistoryParts measure_pass_history(Model& model, const MeasureOptions& options, int rounds,
                                       double min_rested_ms = kMinRestedMs, const ProgressFn& progress = nullptr);
 
+// The longest prefill either part times (fewer for a model of fewer positions): what each of its two
+// prefill caches holds.
+constexpr int kLongestPassPrefill = 128;
+
 // Decode passes after the prompt pass that the after_prompt part holds.
 constexpr int kAfterPromptPasses = 16;
 

@@ -135,6 +135,7 @@ Weights pack_weights(WeightTensors t) {
       pack_into(*layout.arena, *matrices[k], sources[k]->values.data());
     if (sources[k] != &t.token_embedding) *sources[k] = MatrixTensor();  // freed as it goes: a lower peak
   }
+  w.shared_classifier = shared;
   if (shared && t.token_embedding.format) w.quantized_embedding = w.w_out;
   w.token_embedding = std::move(t.token_embedding.values);
   w.final_norm = std::move(t.final_norm);
@@ -160,16 +161,21 @@ WeightStorage weight_storage(const Weights& w) {
   WeightStorage storage;
   const auto add = [&](const PackedMatrix& m) {
     storage.bytes += static_cast<int64_t>(m.bytes());
+    storage.parameters += int64_t{m.n_out} * m.n_in;
     ++storage.matrices[m.blocks ? traits(*m.blocks).name : number_format_name(m.format)];
   };
   for (const PackedMatrix* m : weight_matrices(w)) add(*m);
-  storage.bytes += int64_t{4} * (2 * c.n_layers + 1) * c.d_model;  // the norms
-  // A quantized embedding shared with the classifier is w_out itself (pack_weights), counted above.
-  const bool embedding_is_classifier = w.w_out.blocks && w.quantized_embedding.block_start == w.w_out.block_start;
+  int64_t vectors = int64_t{2 * c.n_layers + 1} * c.d_model;  // the norms, and the biases where there are
+  for (const LayerWeights& l : w.layers) vectors += static_cast<int64_t>(l.bq.size() + l.bk.size() + l.bv.size());
+  storage.bytes += 4 * vectors;
+  storage.parameters += vectors;
+  // A quantized embedding shared with the classifier is w_out itself (pack_weights), counted above; a
+  // float32 one is held beside its packed copy, but is the same parameters.
   if (!w.token_embedding.empty()) {
     storage.bytes += static_cast<int64_t>(w.token_embedding.size()) * 4;
+    if (!w.shared_classifier) storage.parameters += static_cast<int64_t>(w.token_embedding.size());
     ++storage.matrices["f32"];
-  } else if (!embedding_is_classifier) {
+  } else if (!w.shared_classifier) {
     add(w.quantized_embedding);
   }
   return storage;

@@ -36,10 +36,11 @@ struct Weights {
   // shared with it, the same matrix as w_out
   PackedMatrix quantized_embedding;
   std::vector<LayerWeights> layers;
-  FloatBuffer final_norm;  // [d_model]
-  PackedMatrix w_out;      // [vocab, d_model]
-  FloatBuffer rope_cos;    // [max_seq, head_dim / 2]: cos(pos * theta_i)
-  FloatBuffer rope_sin;    // [max_seq, head_dim / 2]
+  FloatBuffer final_norm;          // [d_model]
+  PackedMatrix w_out;              // [vocab, d_model]
+  bool shared_classifier = false;  // w_out is the model file's token embedding (packed from it)
+  FloatBuffer rope_cos;            // [max_seq, head_dim / 2]: cos(pos * theta_i)
+  FloatBuffer rope_sin;            // [max_seq, head_dim / 2]
 };
 
 // Draws the weights of `config` (which must have passed validate()).
@@ -55,10 +56,13 @@ Weights pack_weights(WeightTensors tensors);
 WeightTensors unpack_weights(const Weights& w);
 
 // What the weights take as they are held: their bytes (every matrix as packed or in its blocks, the
-// token embedding once, the norms), and how many matrices each storage holds ("f32", "bf16", "Q4_K":
-// a model file's type mix), the token embedding counted with them when it is not the classifier.
+// token embedding once, the norms and biases), their parameters (a classifier shared with the token
+// embedding counted once, as a model's card counts it: stories15M's 15.2 M), and how many matrices each
+// storage holds ("f32", "bf16", "Q4_K": a model file's type mix), the token embedding counted with them
+// when it is not the classifier.
 struct WeightStorage {
   int64_t bytes = 0;
+  int64_t parameters = 0;
   std::map<std::string, int> matrices;
 };
 WeightStorage weight_storage(const Weights& w);

@@ -129,6 +129,24 @@ TEST(ModelFile, QuantizedMatricesStayInTheFilesBytes) {
   }
 }
 
+// What a model holds, as modelInfo and the page say it: a classifier shared with the embedding counted
+// once, in parameters (a model card's count) and in bytes as held.
+TEST(ModelFile, WeightStorageCountsASharedClassifierOnce) {
+  const Vocabulary v = test::tiny_vocabulary();  // 278 tokens; d_model 32, kv_dim 16, d_ff 64, 2 layers
+  for (bool shared : {true, false}) {
+    const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, shared);
+    const WeightStorage f32 = weight_storage(pack_weights(read_checkpoint(w, v).tensors));
+    const WeightStorage q8 =
+        weight_storage(pack_weights(read_gguf(w, v, {traits(BlockFormat::q8_0).ggml_type}).tensors));
+    // 2 layers x (32x32 x 2 + 16x32 x 2 + 64x32 x 3) + 278x32 (twice when separate) + 5 norms of 32
+    const int64_t parameters = shared ? 27488 : 36384;
+    EXPECT_EQ(f32.parameters, parameters);
+    EXPECT_EQ(q8.parameters, parameters);
+    EXPECT_EQ(q8.bytes, (parameters - 160) / 32 * 34 + 160 * 4);  // 34 bytes a block of 32; norms float32
+    EXPECT_EQ(q8.matrices, (std::map<std::string, int>{{"Q8_0", shared ? 15 : 16}}));
+  }
+}
+
 // The reader's tensors put back in the file's order (wq and wk for adjacent pairs) are the file's.
 TEST(ModelFile, FileWeightsOfAReadModelAreTheFilesWeights) {
   const test::FileWeights w = test::tiny_weights(test::tiny_config(), 5, false);

@@ -286,7 +286,7 @@ describe('the model choice', () => {
       for (const note of ['#story-model-picked', '#model_file-help'])
         assert.match(
           await page.textContent(note),
-          /^Chosen: stories15M-Q4_0\.gguf\. Loaded: 8\.\d+ MiB of weights as kvlab holds them \(43 Q4_0 matrices\), 24\.4 M parameters; its KV cache takes 13\.5 KiB a token\.$/
+          /^Chosen: stories15M-Q4_0\.gguf\. Loaded: 8\.\d+ MiB of weights as kvlab holds them \(43 Q4_0 matrices\), 15\.2 M parameters; its KV cache takes 13\.5 KiB a token\.$/
         );
       assert.equal(result.answer.pieces.length, ANSWER_TOKENS);
       assert.match(result.answer.pieces.join(''), /\w+ \w+/);
