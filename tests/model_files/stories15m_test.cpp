@@ -133,8 +133,11 @@ void PrintTo(BlockFormat format, std::ostream* out) { *out << traits(format).nam
 
 namespace {
 
+// Every block format is in one of these files: stories15M's 288-wide matrices fall back from Q4_K to Q5_0,
+// from Q5_K to Q5_1 and from Q6_K to Q8_0 (only its six ffn_down, 768 wide, keep the K-quant).
 INSTANTIATE_TEST_SUITE_P(EveryBlockFormat, Stories15MQuantized,
-                         ::testing::Values(BlockFormat::q8_0, BlockFormat::q4_0, BlockFormat::q4_k, BlockFormat::q6_k),
+                         ::testing::Values(BlockFormat::q8_0, BlockFormat::q4_0, BlockFormat::q4_k, BlockFormat::q5_k,
+                                           BlockFormat::q6_k),
                          [](const ::testing::TestParamInfo<BlockFormat>& info) { return traits(info.param).name; });
 
 }  // namespace
