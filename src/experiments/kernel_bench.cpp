@@ -222,7 +222,7 @@ json measure_kernels_and_decode(Model& model, const TimingPolicy& policy, const 
 }
 
 // A way to store the measured weights: a number format of the matrices (f32, bf16), or a block format
-// (a GGUF file's Q8_0, Q4_0, Q4_K, Q6_K), named as the result names it.
+// (a GGUF file's: block_format.h), named as the result names it.
 struct StoredWeights {
   std::string name;
   NumberFormat numbers = NumberFormat::f32;

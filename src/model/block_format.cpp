@@ -11,26 +11,40 @@ void dequantize_q8_0(const uint8_t* b, float* out) {
 
 void dequantize_q4_0(const uint8_t* b, float* out) {
   const float d = block_f16(b);
-  for (int i = 0; i < 16; ++i) {
-    out[i] = d * static_cast<float>((b[2 + i] & 0xF) - 8);
-    out[i + 16] = d * static_cast<float>((b[2 + i] >> 4) - 8);
+  int8_t q[32];
+  nibble_weights(b + 2, q);
+  for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(q[i] - 8);
+}
+
+void dequantize_q5_0(const uint8_t* b, float* out) {
+  const float d = block_f16(b);
+  int8_t q[32];
+  q5_weights(b + 2, b + 6, q);
+  for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(q[i] - 16);
+}
+
+void dequantize_q5_1(const uint8_t* b, float* out) {
+  const float d = block_f16(b), m = block_f16(b + 2);
+  int8_t q[32];
+  q5_weights(b + 4, b + 8, q);
+  for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(q[i]) + m;
+}
+
+// Q4_K and Q5_K (qh null for Q4_K): sub-block j is d * scale_j * q - dmin * min_j.
+void dequantize_k_with_mins(const uint8_t* b, const uint8_t* qh, const uint8_t* nibbles, float* out) {
+  const float d = block_f16(b), dmin = block_f16(b + 2);
+  for (int j = 0; j < 8; ++j, out += 32) {
+    int scale, min;
+    q4_k_scale_min(j, b + 4, scale, min);
+    const float d_scale = d * static_cast<float>(scale), d_min = dmin * static_cast<float>(min);
+    int8_t q[32];
+    k_sub_block_weights(j, nibbles, qh, q);
+    for (int l = 0; l < 32; ++l) out[l] = d_scale * static_cast<float>(q[l]) - d_min;
   }
 }
 
-void dequantize_q4_k(const uint8_t* b, float* out) {
-  const float d = block_f16(b), dmin = block_f16(b + 2);
-  const uint8_t* packed = b + 4;
-  const uint8_t* q = b + 16;
-  for (int pair = 0; pair < 4; ++pair, q += 32) {  // 64 weights: sub-blocks 2 * pair and 2 * pair + 1
-    int scale, min;
-    q4_k_scale_min(2 * pair, packed, scale, min);
-    const float d_low = d * static_cast<float>(scale), m_low = dmin * static_cast<float>(min);
-    q4_k_scale_min(2 * pair + 1, packed, scale, min);
-    const float d_high = d * static_cast<float>(scale), m_high = dmin * static_cast<float>(min);
-    for (int l = 0; l < 32; ++l) out[pair * 64 + l] = d_low * static_cast<float>(q[l] & 0xF) - m_low;
-    for (int l = 0; l < 32; ++l) out[pair * 64 + 32 + l] = d_high * static_cast<float>(q[l] >> 4) - m_high;
-  }
-}
+void dequantize_q4_k(const uint8_t* b, float* out) { dequantize_k_with_mins(b, nullptr, b + 16, out); }
+void dequantize_q5_k(const uint8_t* b, float* out) { dequantize_k_with_mins(b, b + 16, b + 48, out); }
 
 void dequantize_q6_k(const uint8_t* b, float* out) {
   const uint8_t* ql = b;
@@ -55,10 +69,11 @@ void dequantize_q6_k(const uint8_t* b, float* out) {
 }  // namespace
 
 const std::vector<BlockFormatTraits>& block_formats() {
-  static const std::vector<BlockFormatTraits> formats = {{BlockFormat::q8_0, "Q8_0", 8, 32, 34},
-                                                         {BlockFormat::q4_0, "Q4_0", 2, 32, 18},
-                                                         {BlockFormat::q4_k, "Q4_K", 12, 256, 144},
-                                                         {BlockFormat::q6_k, "Q6_K", 14, 256, 210}};
+  static const std::vector<BlockFormatTraits> formats = {
+      {BlockFormat::q8_0, "Q8_0", 8, 32, 34},    {BlockFormat::q4_0, "Q4_0", 2, 32, 18},
+      {BlockFormat::q5_0, "Q5_0", 6, 32, 22},    {BlockFormat::q5_1, "Q5_1", 7, 32, 24},
+      {BlockFormat::q4_k, "Q4_K", 12, 256, 144}, {BlockFormat::q5_k, "Q5_K", 13, 256, 176},
+      {BlockFormat::q6_k, "Q6_K", 14, 256, 210}};
   return formats;
 }
 
@@ -70,7 +85,10 @@ void dequantize_blocks(BlockFormat format, const uint8_t* blocks, int64_t n_bloc
   switch (format) {
     case BlockFormat::q8_0: one_block = dequantize_q8_0; break;
     case BlockFormat::q4_0: one_block = dequantize_q4_0; break;
+    case BlockFormat::q5_0: one_block = dequantize_q5_0; break;
+    case BlockFormat::q5_1: one_block = dequantize_q5_1; break;
     case BlockFormat::q4_k: one_block = dequantize_q4_k; break;
+    case BlockFormat::q5_k: one_block = dequantize_q5_k; break;
     case BlockFormat::q6_k: one_block = dequantize_q6_k; break;
   }
   for (int64_t i = 0; i < n_blocks; ++i) one_block(blocks + i * t.bytes, out + i * t.elements);

@@ -15,7 +15,7 @@ int dot32(const int8_t* w, const int8_t* x) {
   return sum;
 }
 
-// Row `row` of a Q8_0 or Q4_0 matrix (blocks of 32) against one row of inputs x [n_blocks].
+// Each format's matrix row (n_blocks blocks at `row`) against one row of inputs x, from its first block.
 float row_q8_0(const uint8_t* row, const InputBlock* x, int n_blocks) {
   float sum = 0.0f;
   for (int b = 0; b < n_blocks; ++b, row += 34)
@@ -23,31 +23,51 @@ float row_q8_0(const uint8_t* row, const InputBlock* x, int n_blocks) {
   return sum;
 }
 
-float row_q4_0(const uint8_t* row, const InputBlock* x, int n_blocks) {
+// Q4_0 and Q5_0: w = d * (q - 8) with four-bit q, d * (q - 16) with five-bit q.
+template <BlockFormat Format>
+float row_less_offset(const uint8_t* row, const InputBlock* x, int n_blocks) {
+  constexpr bool five_bits = Format == BlockFormat::q5_0;
+  const int block_bytes = traits(Format).bytes;
   float sum = 0.0f;
-  for (int b = 0; b < n_blocks; ++b, row += 18) {
+  for (int b = 0; b < n_blocks; ++b, row += block_bytes) {
     int8_t w[32];
-    for (int i = 0; i < 16; ++i) {
-      w[i] = static_cast<int8_t>((row[2 + i] & 0xF) - 8);
-      w[i + 16] = static_cast<int8_t>((row[2 + i] >> 4) - 8);
-    }
+    if (five_bits)
+      q5_weights(row + 2, row + 6, w);
+    else
+      nibble_weights(row + 2, w);
+    for (int8_t& q : w) q = static_cast<int8_t>(q - (five_bits ? 16 : 8));
     sum += block_f16(row) * x[b].scale * static_cast<float>(dot32(w, x[b].q));
   }
   return sum;
 }
 
-// Sub-block j of 32 weights is d * scale_j * q - dmin * min_j, so against inputs s * x it sums to
-// s * (d * scale_j * sum(q x) - dmin * min_j * sum(x)).
-float row_q4_k(const uint8_t* row, const InputBlock* x, int n_blocks) {
+// w = d * q + m, so against inputs s * x a block sums to s * (d * sum(q x) + m * sum(x)).
+float row_q5_1(const uint8_t* row, const InputBlock* x, int n_blocks) {
   float sum = 0.0f;
-  for (int s = 0; s < n_blocks; ++s, row += 144, x += 8) {
+  for (int b = 0; b < n_blocks; ++b, row += 24) {
+    int8_t q[32];
+    q5_weights(row + 4, row + 8, q);
+    sum += x[b].scale *
+           (block_f16(row) * static_cast<float>(dot32(q, x[b].q)) + block_f16(row + 2) * static_cast<float>(x[b].sum));
+  }
+  return sum;
+}
+
+// Q4_K, or Q5_K with FifthBits: sub-block j of 32 weights is d * scale_j * q - dmin * min_j, so against
+// inputs s * x it sums to s * (d * scale_j * sum(q x) - dmin * min_j * sum(x)).
+template <bool FifthBits>
+float row_k_with_mins(const uint8_t* row, const InputBlock* x, int n_blocks) {
+  const int block_bytes = traits(FifthBits ? BlockFormat::q5_k : BlockFormat::q4_k).bytes;
+  float sum = 0.0f;
+  for (int s = 0; s < n_blocks; ++s, row += block_bytes, x += 8) {
     const float d = block_f16(row), dmin = block_f16(row + 2);
+    const uint8_t* qh = FifthBits ? row + 16 : nullptr;
+    const uint8_t* nibbles = FifthBits ? row + 48 : row + 16;
     for (int j = 0; j < 8; ++j) {
       int scale, min;
       q4_k_scale_min(j, row + 4, scale, min);
-      const uint8_t* q = row + 16 + (j / 2) * 32;
       int8_t w[32];
-      for (int i = 0; i < 32; ++i) w[i] = static_cast<int8_t>(j % 2 == 0 ? q[i] & 0xF : q[i] >> 4);
+      k_sub_block_weights(j, nibbles, qh, w);
       sum += x[j].scale * (d * static_cast<float>(scale) * static_cast<float>(dot32(w, x[j].q)) -
                            dmin * static_cast<float>(min) * static_cast<float>(x[j].sum));
     }
@@ -88,8 +108,11 @@ void matmul_blocks(float* out, const InputBlock* x, const PackedMatrix& w, int n
   float (*row_dot)(const uint8_t*, const InputBlock*, int) = nullptr;
   switch (*w.blocks) {
     case BlockFormat::q8_0: row_dot = row_q8_0; break;
-    case BlockFormat::q4_0: row_dot = row_q4_0; break;
-    case BlockFormat::q4_k: row_dot = row_q4_k; break;
+    case BlockFormat::q4_0: row_dot = row_less_offset<BlockFormat::q4_0>; break;
+    case BlockFormat::q5_0: row_dot = row_less_offset<BlockFormat::q5_0>; break;
+    case BlockFormat::q5_1: row_dot = row_q5_1; break;
+    case BlockFormat::q4_k: row_dot = row_k_with_mins<false>; break;
+    case BlockFormat::q5_k: row_dot = row_k_with_mins<true>; break;
     case BlockFormat::q6_k: row_dot = row_q6_k; break;
   }
   const int end_output = std::min(end_panel * kPanelWidth, w.n_out);

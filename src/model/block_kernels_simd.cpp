@@ -7,6 +7,7 @@
 // once unpacked, serve R rows. The scalar twin is block_kernels_scalar.cpp.
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "model/kernels.h"
 
@@ -38,11 +39,23 @@ template <int Shift>
 Bytes32 nibbles_at(Bytes32 b) {
   return {_mm256_and_si256(_mm256_srli_epi16(b.v, Shift), _mm256_set1_epi8(0x0F))};
 }
-// Two bits at Shift, moved to bits 4 and 5.
-template <int Shift>
-Bytes32 high_pair_at(Bytes32 b) {
-  const __m256i bits = _mm256_and_si256(_mm256_srli_epi16(b.v, Shift), _mm256_set1_epi8(3));
+// The bits of each byte at Shift (Mask: 3 for Q6_K's two high bits, 1 for Q5_K's fifth), moved to bit 4.
+template <int Shift, int Mask>
+Bytes32 high_bits_at(Bytes32 b) {
+  const __m256i bits = _mm256_and_si256(_mm256_srli_epi16(b.v, Shift), _mm256_set1_epi8(Mask));
   return {_mm256_slli_epi16(bits, 4)};
+}
+// A Q5_0 or Q5_1 block's 32-bit qh as 32 bytes, byte i 16 where bit i is set and 0 where not: the fifth
+// bits, ready to be or-ed onto the nibbles. Each byte takes the byte of the word its bit is in (the word
+// broadcast, then shuffled within each 128-bit half), keeps that bit alone, and is all ones where it is set.
+Bytes32 fifth_bits(const uint8_t* qh) {
+  uint32_t word;
+  std::memcpy(&word, qh, sizeof word);
+  const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(word)),
+                                             _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                              2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i bit = _mm256_set1_epi64x(0x8040201008040201);  // byte i: 1 << (i % 8)
+  return {_mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(16))};
 }
 Bytes32 bytes_or(Bytes32 a, Bytes32 b) { return {_mm256_or_si256(a.v, b.v)}; }
 Bytes32 minus(Bytes32 a, int k) { return {_mm256_sub_epi8(a.v, _mm256_set1_epi8(static_cast<char>(k)))}; }
@@ -99,13 +112,27 @@ template <int Shift>
 Bytes32 nibbles_at(Bytes32 b) {
   return {nibbles_at<Shift>(b.low), nibbles_at<Shift>(b.high)};
 }
-template <int Shift>
-__m128i high_pair_at(__m128i b) {
-  return _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(b, Shift), _mm_set1_epi8(3)), 4);
+template <int Shift, int Mask>
+__m128i high_bits_at(__m128i b) {
+  return _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(b, Shift), _mm_set1_epi8(Mask)), 4);
 }
-template <int Shift>
-Bytes32 high_pair_at(Bytes32 b) {
-  return {high_pair_at<Shift>(b.low), high_pair_at<Shift>(b.high)};
+template <int Shift, int Mask>
+Bytes32 high_bits_at(Bytes32 b) {
+  return {high_bits_at<Shift, Mask>(b.low), high_bits_at<Shift, Mask>(b.high)};
+}
+// As the AVX2 one, without a byte shuffle (SSSE3's, which the portable build lacks): the word's bytes
+// doubled, doubled again and again by unpacking, so that each half's 16 bytes hold two of them 8 times.
+Bytes32 fifth_bits(const uint8_t* qh) {
+  uint32_t word;
+  std::memcpy(&word, qh, sizeof word);
+  const __m128i v = _mm_cvtsi32_si128(static_cast<int>(word));
+  const __m128i twice = _mm_unpacklo_epi8(v, v);            // bytes 0 0 1 1 2 2 3 3
+  const __m128i fours = _mm_unpacklo_epi16(twice, twice);   // 0 x4, 1 x4, 2 x4, 3 x4
+  const __m128i bit = _mm_set1_epi64x(0x8040201008040201);  // byte i: 1 << (i % 8)
+  const auto set = [&](__m128i bytes) {
+    return _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(bytes, bit), bit), _mm_set1_epi8(16));
+  };
+  return {set(_mm_unpacklo_epi32(fours, fours)), set(_mm_unpackhi_epi32(fours, fours))};
 }
 Bytes32 bytes_or(Bytes32 a, Bytes32 b) { return {_mm_or_si128(a.low, b.low), _mm_or_si128(a.high, b.high)}; }
 Bytes32 minus(Bytes32 a, int k) {
@@ -188,45 +215,68 @@ void block_q8_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, in
   for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
 }
 
-// sum((q - 8) x) = sum(q x) - 8 sum(x): the nibbles as they are (unsigned, as maddubs takes them), and
-// the offset from the inputs' sum, in a scalar beside the vectors.
+// A block of weights d * q + m with q unsigned (as maddubs takes them): against inputs s * x it sums to
+// s * (d * sum(q x) + m * sum(x)), the second from the inputs' sum, in a scalar beside the vectors. Q4_0's
+// m is -8 d, Q5_0's -16 d; a K-quant sub-block's d is d * scale and m is -dmin * min.
+template <int R>
+void scaled_plus_min(Sums<R>& s, Bytes32 q, float d, float m, const InputBlock* const* x, int b) {
+  for (int r = 0; r < R; ++r) {
+    const InputBlock& in = x[r][b];
+    s.acc[r] = add_scaled(s.acc[r], d * in.scale, dot_unsigned(q, load32(in.q)));
+    s.extra[r] += m * in.scale * static_cast<float>(in.sum);
+  }
+}
+
 template <int R>
 void block_q4_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
   const float d = block_f16(block);
-  const Bytes32 w = nibbles(block + 2);
-  for (int r = 0; r < R; ++r) {
-    const InputBlock& in = x[r][b];
-    const float scale = d * in.scale;
-    s.acc[r] = add_scaled(s.acc[r], scale, dot_unsigned(w, load32(in.q)));
-    s.extra[r] -= scale * static_cast<float>(8 * in.sum);
-  }
-}
-
-// Sub-block j = 2 * pair + Half of a Q4_K block: the low (Half 0) or high nibbles of its pair's bytes q.
-template <int R, int Half>
-void q4_k_sub_block(Sums<R>& s, Bytes32 q, float d, float dmin, const uint8_t* packed, const InputBlock* const* x,
-                    int j) {
-  int scale, min;
-  q4_k_scale_min(j, packed, scale, min);
-  const Bytes32 w = nibbles_at<4 * Half>(q);
-  const float d_scale = d * static_cast<float>(scale), d_min = dmin * static_cast<float>(min);
-  for (int r = 0; r < R; ++r) {
-    const InputBlock& in = x[r][j];
-    s.acc[r] = add_scaled(s.acc[r], in.scale * d_scale, dot_unsigned(w, load32(in.q)));
-    s.extra[r] -= in.scale * d_min * static_cast<float>(in.sum);
-  }
+  scaled_plus_min<R>(s, nibbles(block + 2), d, -8.0f * d, x, b);
 }
 
 template <int R>
-void block_q4_k(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+void block_q5_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+  const float d = block_f16(block);
+  scaled_plus_min<R>(s, bytes_or(nibbles(block + 6), fifth_bits(block + 2)), d, -16.0f * d, x, b);
+}
+
+template <int R>
+void block_q5_1(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
+  scaled_plus_min<R>(s, bytes_or(nibbles(block + 8), fifth_bits(block + 4)), block_f16(block), block_f16(block + 2), x,
+                     b);
+}
+
+// Sub-block j of a Q4_K or Q5_K block, its weights q unpacked: d * scale_j * q - dmin * min_j.
+template <int R>
+void k_sub_block(Sums<R>& s, Bytes32 q, float d, float dmin, const uint8_t* packed, const InputBlock* const* x, int j) {
+  int scale, min;
+  q4_k_scale_min(j, packed, scale, min);
+  scaled_plus_min<R>(s, q, d * static_cast<float>(scale), -(dmin * static_cast<float>(min)), x, j);
+}
+
+// Sub-blocks 2 Pair and 2 Pair + 1 of a Q4_K block, or of a Q5_K block (FifthBits) whose qh is `qh`: the
+// low and high nibbles of the pair's 32 bytes, with bits 2 Pair and 2 Pair + 1 of qh as their fifth.
+template <int R, bool FifthBits, int Pair>
+void k_pair(Sums<R>& s, const uint8_t* block, Bytes32 qh, float d, float dmin, const InputBlock* const* x) {
+  const Bytes32 q = load32(block + (FifthBits ? 48 : 16) + 32 * Pair);
+  Bytes32 low = nibbles_at<0>(q), high = nibbles_at<4>(q);
+  if constexpr (FifthBits) {
+    low = bytes_or(low, high_bits_at<2 * Pair, 1>(qh));
+    high = bytes_or(high, high_bits_at<2 * Pair + 1, 1>(qh));
+  }
+  k_sub_block<R>(s, low, d, dmin, block + 4, x, 2 * Pair);
+  k_sub_block<R>(s, high, d, dmin, block + 4, x, 2 * Pair + 1);
+}
+
+template <int R, bool FifthBits>
+void block_k_with_mins(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
   const float d = block_f16(block), dmin = block_f16(block + 2);
+  const Bytes32 qh = FifthBits ? load32(block + 16) : Bytes32{};
   const InputBlock* blocks[R];  // the block's 8 input blocks of each row
   for (int r = 0; r < R; ++r) blocks[r] = x[r] + 8 * b;
-  for (int pair = 0; pair < 4; ++pair) {
-    const Bytes32 q = load32(block + 16 + 32 * pair);
-    q4_k_sub_block<R, 0>(s, q, d, dmin, block + 4, blocks, 2 * pair);
-    q4_k_sub_block<R, 1>(s, q, d, dmin, block + 4, blocks, 2 * pair + 1);
-  }
+  k_pair<R, FifthBits, 0>(s, block, qh, d, dmin, blocks);
+  k_pair<R, FifthBits, 1>(s, block, qh, d, dmin, blocks);
+  k_pair<R, FifthBits, 2>(s, block, qh, d, dmin, blocks);
+  k_pair<R, FifthBits, 3>(s, block, qh, d, dmin, blocks);
 }
 
 // Group G (0..3) of a Q6_K half: 32 weights from ql's first or second 32 bytes (G % 2), their low or
@@ -234,7 +284,7 @@ void block_q4_k(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, in
 template <int R, int G>
 void q6_k_group(Sums<R>& s, const Bytes32 (&ql)[2], Bytes32 qh, const int8_t* scales, float d,
                 const InputBlock* const* x) {
-  const Bytes32 w = minus(bytes_or(nibbles_at<4 * (G / 2)>(ql[G % 2]), high_pair_at<2 * G>(qh)), 32);
+  const Bytes32 w = minus(bytes_or(nibbles_at<4 * (G / 2)>(ql[G % 2]), high_bits_at<2 * G, 3>(qh)), 32);
   for (int r = 0; r < R; ++r) {
     const InputBlock& in = x[r][G];
     s.acc[r] = add_scaled(s.acc[r], d * in.scale, dot_signed_halves(w, load32(in.q), scales[2 * G], scales[2 * G + 1]));
@@ -301,7 +351,10 @@ void outputs_of_format(float* out, size_t stride, const BlockRows& w, int first,
   switch (w.format) {
     case BlockFormat::q8_0: outputs<R, block_q8_0<R>>(out, stride, w, first, end, x); break;
     case BlockFormat::q4_0: outputs<R, block_q4_0<R>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q4_k: outputs<R, block_q4_k<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q5_0: outputs<R, block_q5_0<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q5_1: outputs<R, block_q5_1<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q4_k: outputs<R, block_k_with_mins<R, false>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q5_k: outputs<R, block_k_with_mins<R, true>>(out, stride, w, first, end, x); break;
     case BlockFormat::q6_k: outputs<R, block_q6_k<R>>(out, stride, w, first, end, x); break;
   }
 }

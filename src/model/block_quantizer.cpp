@@ -51,14 +51,40 @@ void quantize_q4_0(const float* x, uint8_t* b) {
   }
 }
 
-void quantize_q4_k(const float* x, uint8_t* b) {
+// Q5_0's and Q5_1's 32 weights (0..31) as 4 bytes of fifth bits (bit i of the little-endian word: weight
+// i's) and then 16 of nibbles (byte i: weight i low, weight i + 16 high), at `out`.
+void pack_q5(const int* q, uint8_t* out) {
+  uint32_t fifth = 0;
+  for (int i = 0; i < 32; ++i) fifth |= static_cast<uint32_t>(q[i] >> 4) << i;
+  for (int k = 0; k < 4; ++k) out[k] = static_cast<uint8_t>(fifth >> (8 * k));
+  for (int i = 0; i < 16; ++i) out[4 + i] = static_cast<uint8_t>((q[i] & 0xF) | ((q[i + 16] & 0xF) << 4));
+}
+
+void quantize_q5_0(const float* x, uint8_t* b) {
+  const float d = store_f16(signed_max(x, 32) / -16.0f, b);
+  int q[32];
+  for (int i = 0; i < 32; ++i) q[i] = nearest(x[i], d, -16, 15) + 16;
+  pack_q5(q, b + 2);
+}
+
+void quantize_q5_1(const float* x, uint8_t* b) {
+  const auto [smallest, largest] = std::minmax_element(x, x + 32);
+  const float d = store_f16((*largest - *smallest) / 31.0f, b), m = store_f16(*smallest, b + 2);
+  int q[32];
+  for (int i = 0; i < 32; ++i) q[i] = nearest(x[i] - m, d, 0, 31);
+  pack_q5(q, b + 4);
+}
+
+// Q4_K (top 15, qh null) or Q5_K (top 31): the scales and mins after d and dmin, qh's fifth bits (bit j
+// of byte l: sub-block j's weight l) and the nibbles (each 32 bytes: sub-block 2k low, 2k + 1 high).
+void quantize_k_with_mins(const float* x, uint8_t* b, int top, uint8_t* qh, uint8_t* nibbles) {
   float scales[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
   for (int j = 0; j < 8; ++j) {
     const float* sub = x + 32 * j;
     // The lowest weight is -min (ggml keeps min at most 0: a sub-block of positive weights starts at 0).
     const float lowest = std::min(0.0f, *std::min_element(sub, sub + 32));
     const float highest = *std::max_element(sub, sub + 32);
-    scales[j] = (highest - lowest) / 15.0f;
+    scales[j] = (highest - lowest) / static_cast<float>(top);
     mins[j] = -lowest;
     max_scale = std::max(max_scale, scales[j]);
     max_min = std::max(max_min, mins[j]);
@@ -69,7 +95,7 @@ void quantize_q4_k(const float* x, uint8_t* b) {
   int weights[256];
   for (int j = 0; j < 8; ++j) {
     const int scale = nearest(scales[j], d, 0, 63), min = nearest(mins[j], dmin, 0, 63);
-    // The inverse of ggml's get_scale_min_k4 (block_format.cpp's q4_k_scale_min).
+    // The inverse of ggml's get_scale_min_k4 (block_format.h's q4_k_scale_min).
     if (j < 4) {
       packed[j] = static_cast<uint8_t>(scale);
       packed[j + 4] = static_cast<uint8_t>(min);
@@ -79,13 +105,19 @@ void quantize_q4_k(const float* x, uint8_t* b) {
       packed[j] |= static_cast<uint8_t>((min >> 4) << 6);
     }
     const float step = d * static_cast<float>(scale), offset = dmin * static_cast<float>(min);
-    for (int l = 0; l < 32; ++l) weights[32 * j + l] = nearest(x[32 * j + l] + offset, step, 0, 15);
+    for (int l = 0; l < 32; ++l) weights[32 * j + l] = nearest(x[32 * j + l] + offset, step, 0, top);
   }
-  uint8_t* q = b + 16;
+  if (qh) std::memset(qh, 0, 32);
   for (int pair = 0; pair < 4; ++pair)
-    for (int l = 0; l < 32; ++l)
-      q[32 * pair + l] = static_cast<uint8_t>(weights[64 * pair + l] | (weights[64 * pair + 32 + l] << 4));
+    for (int l = 0; l < 32; ++l) {
+      const int low = weights[64 * pair + l], high = weights[64 * pair + 32 + l];
+      nibbles[32 * pair + l] = static_cast<uint8_t>((low & 0xF) | ((high & 0xF) << 4));
+      if (qh) qh[l] = static_cast<uint8_t>(qh[l] | ((low >> 4) << (2 * pair)) | ((high >> 4) << (2 * pair + 1)));
+    }
 }
+
+void quantize_q4_k(const float* x, uint8_t* b) { quantize_k_with_mins(x, b, 15, nullptr, b + 16); }
+void quantize_q5_k(const float* x, uint8_t* b) { quantize_k_with_mins(x, b, 31, b + 16, b + 48); }
 
 void quantize_q6_k(const float* x, uint8_t* b) {
   float scales[16], max_scale = 0.0f;
@@ -127,15 +159,33 @@ void quantize_blocks(BlockFormat format, const float* x, int64_t n, uint8_t* out
   switch (format) {
     case BlockFormat::q8_0: one_block = quantize_q8_0; break;
     case BlockFormat::q4_0: one_block = quantize_q4_0; break;
+    case BlockFormat::q5_0: one_block = quantize_q5_0; break;
+    case BlockFormat::q5_1: one_block = quantize_q5_1; break;
     case BlockFormat::q4_k: one_block = quantize_q4_k; break;
+    case BlockFormat::q5_k: one_block = quantize_q5_k; break;
     case BlockFormat::q6_k: one_block = quantize_q6_k; break;
   }
   for (int64_t i = 0; i < n / t.elements; ++i) one_block(x + i * t.elements, out + i * t.bytes);
 }
 
 BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length) {
-  if (row_length % traits(wanted).elements == 0) return wanted;
-  return wanted == BlockFormat::q6_k ? BlockFormat::q8_0 : BlockFormat::q4_0;
+  const auto whole_blocks = [&](BlockFormat format) { return row_length % traits(format).elements == 0; };
+  if (whole_blocks(wanted)) return wanted;
+  const auto blocks_of = [](BlockFormat format) {
+    return std::string(traits(format).name) + " (" + std::to_string(traits(format).elements) + ")";
+  };
+  const std::string row =
+      "rows of " + std::to_string(row_length) + " weights are not whole blocks of " + blocks_of(wanted);
+  BlockFormat fallback;
+  switch (wanted) {
+    case BlockFormat::q4_k: fallback = BlockFormat::q5_0; break;
+    case BlockFormat::q5_k: fallback = BlockFormat::q5_1; break;
+    case BlockFormat::q6_k: fallback = BlockFormat::q8_0; break;
+    default: throw std::invalid_argument(row);
+  }
+  if (whole_blocks(fallback)) return fallback;
+  throw std::invalid_argument(row + " nor of its fallback " + blocks_of(fallback) +
+                              ": llama.cpp writes such a matrix as F16, kvlab's quantizer does not");
 }
 
 BlockFormat q4_k_m_format(MatrixRole role, int layer, int n_layers, int64_t row_length) {

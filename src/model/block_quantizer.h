@@ -6,9 +6,13 @@
 //   Q8_0  d = amax / 127;                      q = round(x / d)
 //   Q4_0  d = max / -8 (max: the value of largest magnitude, so it becomes q = -8, which four bits
 //         hold, where +8 would not);           q = round(x / d) + 8, at most 15
+//   Q5_0  d = max / -16 (as Q4_0's, for q = -16);  q = round(x / d) + 16, at most 31
+//   Q5_1  d = (largest x - smallest x) / 31, m = smallest x;
+//                                              q = round((x - m) / d), 0..31
 //   Q4_K  per sub-block of 32: min m = -min(0, smallest x), scale (largest x + m) / 15; then
 //         d = largest scale / 63 and dmin = largest m / 63, each sub-block's as 6-bit multiples of them;
 //         q = round((x + dmin * m6) / (d * s6)), 0..15
+//   Q5_K  as Q4_K, with scale (largest x + m) / 31 and q 0..31
 //   Q6_K  per sub-block of 16: scale = max / -32 (max as Q4_0's); d = largest-magnitude scale / -128
 //         (so that sub-block's int8 scale is -128), each sub-block's an int8 multiple of d;
 //         q = round(x / (d * scale8)) + 32, 0..63
@@ -28,8 +32,10 @@ void quantize_blocks(BlockFormat format, const float* x, int64_t n, uint8_t* out
 
 // The format a matrix of rows of `row_length` weights is quantized in: `wanted`, unless it is a K-quant
 // whose 256-weight blocks do not divide the row. llama.cpp's quantizer then falls back, tensor by tensor,
-// to a format of 32-weight blocks (src/llama-quant.cpp, tensor_type_fallback: Q4_K to Q5_0, Q6_K to
-// Q8_0); kvlab has no Q5_0, so Q4_K falls back to Q4_0, the nearest it has.
+// to a format of 32-weight blocks (src/llama-quant.cpp, llama_tensor_get_type's
+// convert_incompatible_tensor: Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0), as kvlab's does. Where those
+// do not divide the row either, llama.cpp writes F16; kvlab's quantizer has no such fallback and throws
+// std::invalid_argument naming the row length, as it does for any other format that does not divide it.
 BlockFormat block_format_for_rows(BlockFormat wanted, int64_t row_length);
 
 // Which of a model's weight matrices one is: a mix of formats picks each one's by it.

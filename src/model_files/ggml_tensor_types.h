@@ -3,7 +3,7 @@
 //   F32   float32
 //   F16   IEEE half
 //   BF16  bfloat16
-//   the block formats of model/block_format.h: Q8_0, Q4_0, Q4_K, Q6_K
+//   the block formats of model/block_format.h: Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K
 // Blocks run along a row (dims[0]), so a quantised row's length is a multiple of the block's.
 #include <cstdint>
 #include <optional>
@@ -30,7 +30,7 @@ inline uint64_t file_bytes(const GgmlType& type, uint64_t n_elements) {
 const GgmlType* supported_ggml_type(uint32_t id);
 // The type's name as ggml calls it ("Q4_K"), or "unknown" for an id ggml does not define.
 std::string ggml_type_name(uint32_t id);
-// "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K"
+// "F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K"
 std::string supported_ggml_type_names();
 
 // Writes the float32 values of `n_elements` (a multiple of type.block_elements) from `bytes`.

@@ -29,8 +29,11 @@ std::vector<uint8_t> random_blocks(BlockFormat format, int n_out, int n_in, uint
     uint8_t* block = bytes.data() + b * t.bytes;
     switch (format) {
       case BlockFormat::q8_0:
-      case BlockFormat::q4_0: put_scale(block); break;
-      case BlockFormat::q4_k: put_scale(block), put_scale(block + 2); break;
+      case BlockFormat::q4_0:
+      case BlockFormat::q5_0: put_scale(block); break;
+      case BlockFormat::q5_1:  // d and m
+      case BlockFormat::q4_k:
+      case BlockFormat::q5_k: put_scale(block), put_scale(block + 2); break;
       case BlockFormat::q6_k: put_scale(block + 208); break;
     }
   }
@@ -64,7 +67,8 @@ std::vector<double> dequantized_product(const PackedMatrix& w, const std::vector
 
 TEST(BlockKernels, MatmulMatchesScalarTwinAndTheDequantizedSum) {
   for (const BlockFormatTraits& t : block_formats()) {
-    const int n_in = 2 * 256, n_out = 19;  // 3 panels, the last cut short
+    // 3 panels, the last cut short; rows of 2 K-quant blocks or of 9 blocks of 32 (stories15M's 288)
+    const int n_in = t.elements == 256 ? 2 * 256 : 9 * 32, n_out = 19;
     const PackedMatrix w = pack_blocks(random_blocks(t.format, n_out, n_in, 3).data(), t.format, n_out, n_in);
     for (int n_rows : {1, 2, 3, 4, 5, 9}) {
       const std::vector<float> x = random_inputs(static_cast<size_t>(n_rows) * n_in, 4);

@@ -147,12 +147,15 @@ TEST(GgufArchitecture, Qwen2WithoutBiasesIsRefusedAndLlamaWithBiases) {
 
 // Files shaped as the families readers download, whole: a Qwen2 file (biases, halves rotary, epsilon
 // 1e-6, rope base 1e6) and a SmolLM2 file (Llama, rope base 1e5), each with a byte-level BPE vocabulary
-// (its family's pre-tokenizer) and Q8_0 matrices kept in their blocks. Each encodes its prompt with its
-// merges and generates, 24 tokens, what the scalar reference generates on its blocks.
+// (its family's pre-tokenizer) and its matrices kept in their blocks: Q8_0, and Q4_K as a Q4_K_M file
+// holds them, whose rows of d_model (32 here; SmolLM2's 576 and 960, Qwen2.5-0.5B's 896) are not whole
+// 256-weight blocks and so are Q5_0, while ffn_down's rows of d_ff (256) stay Q4_K. Each encodes its
+// prompt with its merges and generates, 24 tokens, what the scalar reference generates on its blocks.
 TEST(GgufArchitecture, Qwen2AndSmolLM2FilesWithBpeAndBlocksGenerateTheScalarReferencesTokens) {
   const Vocabulary bpe = test::tiny_bpe_vocabulary();
   ModelConfig config = test::tiny_config();
   config.vocab = static_cast<int>(bpe.pieces.size());
+  config.d_ff = 256;
   const test::FileWeights plain = test::tiny_weights(config, 5);
   struct Family {
     test::GgufOptions options;
@@ -163,16 +166,20 @@ TEST(GgufArchitecture, Qwen2AndSmolLM2FilesWithBpeAndBlocksGenerateTheScalarRefe
                         Family{test::smollm2_options(), plain, "smollm"}}) {
     family.options.tokenizer_model = "gpt2";
     family.options.pre = family.pre;
-    family.options.matrix_type = traits(BlockFormat::q8_0).ggml_type;
-    const std::string bytes = test::gguf_bytes(family.weights, bpe, family.options);
-    ModelFile file = test::read_gguf_copy(bytes);
-    EXPECT_EQ(file.tensors.layers[0].wq.format, BlockFormat::q8_0) << family.pre;
-    Tokenizer tokenizer(std::move(file.vocabulary));
-    Model model(pack_weights(std::move(file.tensors)));
-    const TextGeneration got = generate_text(model, tokenizer, "the cat", kTinyAnswerTokens);
-    EXPECT_EQ(got.prompt_tokens, (std::vector<int>{258, 260})) << family.pre;  // "the", " cat": merged, no BOS
-    ASSERT_EQ(got.tokens.size(), static_cast<size_t>(kTinyAnswerTokens)) << family.pre << ": stopped at EOS";
-    EXPECT_EQ(got.tokens, test::scalar_greedy(model.weights(), got.prompt_tokens, kTinyAnswerTokens)) << family.pre;
+    for (BlockFormat format : {BlockFormat::q8_0, BlockFormat::q4_k}) {
+      family.options.matrix_type = traits(format).ggml_type;
+      const std::string bytes = test::gguf_bytes(family.weights, bpe, family.options);
+      ModelFile file = test::read_gguf_copy(bytes);
+      SCOPED_TRACE(testing::Message() << family.pre << ", " << traits(format).name);
+      EXPECT_EQ(file.tensors.layers[0].wq.format, format == BlockFormat::q4_k ? BlockFormat::q5_0 : format);
+      EXPECT_EQ(file.tensors.layers[0].w_down.format, format);
+      Tokenizer tokenizer(std::move(file.vocabulary));
+      Model model(pack_weights(std::move(file.tensors)));
+      const TextGeneration got = generate_text(model, tokenizer, "the cat", kTinyAnswerTokens);
+      EXPECT_EQ(got.prompt_tokens, (std::vector<int>{258, 260}));  // "the", " cat": merged, no BOS
+      ASSERT_EQ(got.tokens.size(), static_cast<size_t>(kTinyAnswerTokens)) << "stopped at EOS";
+      EXPECT_EQ(got.tokens, test::scalar_greedy(model.weights(), got.prompt_tokens, kTinyAnswerTokens));
+    }
   }
 }
 

@@ -72,8 +72,8 @@ TEST(ModelFile, GgufOfEveryFloatTypeGeneratesTheCheckpointsTokens) {
 
 // A file of a block format keeps its blocks, and generates what the scalar reference (the forward pass
 // on the scalar twins, which round the inputs to int8 blocks as the matmul does) generates on them.
-// With d_ff 256, ffn_down's rows are whole K-quant blocks; the other matrices' rows of 32 fall back to
-// Q4_0 (for Q4_K) and Q8_0 (for Q6_K).
+// With d_ff 256, ffn_down's rows are whole K-quant blocks; the other matrices' rows of 32 fall back as
+// llama.cpp's quantizer has them: Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0.
 TEST(ModelFile, GgufOfEveryBlockFormatKeepsItsBlocksAndGeneratesTheScalarReferencesTokens) {
   const Vocabulary v = test::tiny_vocabulary();
   ModelConfig config = test::tiny_config();
@@ -83,7 +83,8 @@ TEST(ModelFile, GgufOfEveryBlockFormatKeepsItsBlocksAndGeneratesTheScalarReferen
     for (const BlockFormatTraits& t : block_formats()) {
       const std::string quantized = test::gguf_bytes(w, v, {t.ggml_type});
       const bool k_quant = t.elements == 256;
-      const uint32_t fallback = t.format == BlockFormat::q4_k   ? traits(BlockFormat::q4_0).ggml_type
+      const uint32_t fallback = t.format == BlockFormat::q4_k   ? traits(BlockFormat::q5_0).ggml_type
+                                : t.format == BlockFormat::q5_k ? traits(BlockFormat::q5_1).ggml_type
                                 : t.format == BlockFormat::q6_k ? traits(BlockFormat::q8_0).ggml_type
                                                                 : t.ggml_type;
       const GgufFile file(bytes_of(quantized), quantized.size());
@@ -328,8 +329,10 @@ TEST_F(HostileFiles, GgufTensorOffsetPastTheEndIsRefused) {
 }
 
 TEST_F(HostileFiles, GgufUnknownTensorTypeIsRefusedNamingIt) {
-  put_u32(gguf, after_name("blk.0.attn_q.weight") + 4 + 16, 13);  // Q5_K
-  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_q.weight].type", "Q5_K");
+  put_u32(gguf, after_name("blk.0.attn_q.weight") + 4 + 16, 3);  // Q4_1
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_q.weight].type", "Q4_1");
+  expect_refused([&] { read_gguf_file(); }, "gguf.tensors[blk.0.attn_q.weight].type",
+                 "kvlab reads F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K");
 }
 
 TEST_F(HostileFiles, GgufTensorDimsThatDisagreeWithTheMetadataAreRefused) {

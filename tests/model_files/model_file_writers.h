@@ -66,8 +66,9 @@ std::string llama2c_tokenizer_bytes(const Vocabulary& v);
 
 struct GgufOptions {
   // ggml type of the weight matrices and the embedding (norms are F32, as llama.cpp writes them): 0 F32,
-  // 1 F16, 30 BF16, or a block format's (2 Q4_0, 8 Q8_0, 12 Q4_K, 14 Q6_K; a K-quant matrix whose rows
-  // are not whole 256-weight blocks is written as Q4_0 or Q8_0 instead, as llama.cpp's quantizer does)
+  // 1 F16, 30 BF16, or a block format's (2 Q4_0, 6 Q5_0, 7 Q5_1, 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K; a
+  // K-quant matrix whose rows are not whole 256-weight blocks is written in its fallback instead, as
+  // llama.cpp's quantizer does: block_format_for_rows)
   uint32_t matrix_type = 0;
   std::string architecture = "llama";
   std::string tokenizer_model = "llama";  // "gpt2": the BPE fields of the vocabulary, its pieces as they are

@@ -2,9 +2,10 @@
 // or of llama.cpp's Q4_K_M mix, by the tests' own writer and quantizer, for tests and scripts that want a
 // quantized model without a download:
 //   kvlab_quantize_checkpoint model.bin tokenizer.bin Q4_K out.gguf
-// The type is any the GGUF reader takes (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K ...) or Q4_K_M; norms
-// stay F32, and a K-quant matrix whose rows are not whole 256-weight blocks falls back (GgufOptions). One
-// line on stdout says what the file holds: how many tensors of each type, and its size.
+// The type is any the GGUF reader takes (supported_ggml_type_names(): F32, F16, BF16 and the block
+// formats) or Q4_K_M (llama.cpp's mix); norms stay F32, and a K-quant matrix whose rows are not whole
+// 256-weight blocks falls back (GgufOptions). One line on stdout says what the file holds: how many
+// tensors of each type, and its size.
 #include <cstdio>
 #include <fstream>
 #include <iterator>

@@ -1,13 +1,19 @@
 #include "scalar_reference.h"
 
 #include <cmath>
+#include <functional>
 #include <utility>
 
 #include "model/kernels.h"
 
 namespace kvlab::test {
 
-std::vector<int> scalar_greedy(const Weights& w, std::vector<int> tokens, int n_tokens) {
+namespace {
+
+// The forward pass over `tokens`, and from the last of them on, over the token `next` picks from each
+// position's logits, until it has picked `n_tokens`. Returns what it picked.
+std::vector<int> scalar_answer(const Weights& w, std::vector<int> tokens, int n_tokens,
+                               const std::function<int(const std::vector<float>& logits)>& next) {
   namespace k = kernels::scalar;
   const ModelConfig& c = w.config;
   const int d = c.d_model, kv_dim = c.kv_dim(), hs = c.head_dim(), half = hs / 2, group = c.n_heads / c.n_kv_heads;
@@ -54,10 +60,28 @@ std::vector<int> scalar_greedy(const Weights& w, std::vector<int> tokens, int n_
     }
     if (pos + 1 < tokens.size()) continue;
     const std::vector<float> logits = product(w.w_out, norm(x, w.final_norm));
-    answer.push_back(kernels::argmax(logits.data(), c.vocab));
+    answer.push_back(next(logits));
     tokens.push_back(answer.back());
   }
   return answer;
+}
+
+}  // namespace
+
+std::vector<int> scalar_greedy(const Weights& w, std::vector<int> prompt, int n_tokens) {
+  return scalar_answer(w, std::move(prompt), n_tokens, [&w](const std::vector<float>& logits) {
+    return kernels::argmax(logits.data(), w.config.vocab);
+  });
+}
+
+std::vector<float> scalar_shortfalls(const Weights& w, std::vector<int> prompt, const std::vector<int>& answer) {
+  std::vector<float> shortfalls;
+  scalar_answer(w, std::move(prompt), static_cast<int>(answer.size()), [&](const std::vector<float>& logits) {
+    const int chosen = answer[shortfalls.size()];
+    shortfalls.push_back(logits[kernels::argmax(logits.data(), w.config.vocab)] - logits[chosen]);
+    return chosen;
+  });
+  return shortfalls;
 }
 
 }  // namespace kvlab::test

@@ -1,7 +1,7 @@
 // stories15M (karpathy's llama2.c model trained on TinyStories), when scripts/extract-models has put
 // it in build/models: greedy decoding from "Once upon a time" writes the story llama2.c writes. Quantized
 // by the tests' own writer, in each block format its GGUF file keeps its blocks and writes a story, the
-// same story as the scalar reference's on those blocks (scalar_reference.h).
+// same story as the scalar reference's on those blocks but at near ties (scalar_reference.h).
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -78,9 +78,16 @@ class Stories15MQuantized : public ::testing::TestWithParam<BlockFormat> {
 };
 std::unique_ptr<Stories15M> Stories15MQuantized::model_;
 
+// A near tie: the scalar reference's largest logit and the one of the token the model took instead are
+// less than this apart. The SIMD kernels add their sums in other orders than the scalar twins (and the
+// inputs of the next matmul are rounded to int8 from those sums): at token 17 of this story, the model's
+// logits (about 12) were seen 0.03 to 0.09 from the reference's, in every format.
+constexpr float kNearTie = 0.1f;
+
 // The quantized file's greedy story is the scalar reference's on its blocks (the same quantized maths on
-// the scalar twins), and a story.
-TEST_P(Stories15MQuantized, GreedyStoryIsTheScalarReferencesStory) {
+// the scalar twins), token by token given the story before it, but at a near tie or two, where the model
+// may take the other token; and it is a story.
+TEST_P(Stories15MQuantized, GreedyStoryIsTheScalarReferencesButAtNearTies) {
   if (!model_)
     GTEST_SKIP() << "no " << KVLAB_MODELS_DIR << "/stories15M/model.bin: scripts/extract-models puts it there";
   const BlockFormatTraits& format = traits(GetParam());
@@ -91,7 +98,13 @@ TEST_P(Stories15MQuantized, GreedyStoryIsTheScalarReferencesStory) {
   Model model(pack_weights(std::move(file.tensors)));
   EXPECT_EQ(model.weights().layers[0].w_down.blocks, GetParam());
   const TextGeneration got = generate_text(model, words, kOpening, kTokens);
-  EXPECT_EQ(got.tokens, test::scalar_greedy(model.weights(), got.prompt_tokens, kTokens));
+  const std::vector<float> shortfalls = test::scalar_shortfalls(model.weights(), got.prompt_tokens, got.tokens);
+  int near_ties = 0;
+  for (size_t i = 0; i < shortfalls.size(); ++i) {
+    EXPECT_LE(shortfalls[i], kNearTie) << "token " << i << " is not the scalar reference's, nor near it";
+    near_ties += shortfalls[i] > 0.0f;
+  }
+  EXPECT_LE(near_ties, 2);
 
   // A story still: the file's vocabulary encodes the opening as the checkpoint's does, and the story goes
   // on from it for every token asked for, in plain words and sentences.
@@ -120,8 +133,11 @@ void PrintTo(BlockFormat format, std::ostream* out) { *out << traits(format).nam
 
 namespace {
 
+// Every block format is in one of these files: stories15M's 288-wide matrices fall back from Q4_K to Q5_0,
+// from Q5_K to Q5_1 and from Q6_K to Q8_0 (only its six ffn_down, 768 wide, keep the K-quant).
 INSTANTIATE_TEST_SUITE_P(EveryBlockFormat, Stories15MQuantized,
-                         ::testing::Values(BlockFormat::q8_0, BlockFormat::q4_0, BlockFormat::q4_k, BlockFormat::q6_k),
+                         ::testing::Values(BlockFormat::q8_0, BlockFormat::q4_0, BlockFormat::q4_k, BlockFormat::q5_k,
+                                           BlockFormat::q6_k),
                          [](const ::testing::TestParamInfo<BlockFormat>& info) { return traits(info.param).name; });
 
 }  // namespace
