@@ -84,7 +84,7 @@ const stories = {
   llama2c: run('stories15M: llama2.c (llama2.wasm, Node)', 'node', [path.join(root, 'tools/llama2c_speed.js')]),
 };
 
-// The GGUF block formats (Q8_0, Q4_0, Q4_K, Q6_K) beside f32 and bf16 on the medium preset, whose 105 MB
+// The GGUF block formats (Q8_0, Q4_0, Q5_0, Q4_K ...) beside f32 and bf16 on the medium preset, whose 105 MB
 // of f32 weights do not fit in cache: the one-row step streams its weights, so fewer bytes a weight
 // should be fewer milliseconds, as far as unpacking the blocks keeps up with memory.
 const quantizedArgs = [
@@ -239,8 +239,10 @@ function table() {
     [`native (${native.instruction_set})`, quantized.native],
     ['wasm SIMD (Node)', quantized.wasm_simd],
   ]) {
-    for (const format of ['f32', 'bf16', 'Q8_0', 'Q4_0', 'Q4_K', 'Q6_K']) {
-      const q = w[format];
+    // Every format the bench timed (the block formats are the module's, block_format.h): f32 and bf16 first.
+    const first = (format) => ['f32', 'bf16'].indexOf(format) >>> 0;
+    const timed = Object.entries(w).filter(([, q]) => q && q.weight_bytes !== undefined);
+    for (const [format, q] of timed.sort(([a], [b]) => first(a) - first(b))) {
       lines.push(
         `${name.padEnd(24)}${format.padStart(7)}${f(q.weight_bytes / 1e6, 1).padStart(7)}${f(q.median_ms, 3).padStart(10)}${f(q.gb_per_s, 1).padStart(7)}${pct(q.fraction_of_read_bandwidth).padStart(9)}${f(q.tokens_per_s.rows1, 0).padStart(10)}${f(q.rows1_tokens_per_s_over_f32).padStart(7)}`
       );

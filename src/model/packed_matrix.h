@@ -25,7 +25,7 @@
 // (0 past n_in). One 32-bit vector load then gives two inputs' weights for the same outputs: a shift
 // left by 16 widens the first to float32 and a mask of the low half the second.
 //
-// A quantized matrix (a GGUF file's Q8_0, Q4_0, Q4_K or Q6_K weights) keeps its file's blocks instead:
+// A quantized matrix (a GGUF file's weights in a block format: Q4_0, Q4_K, Q5_0 ...) keeps its file's blocks instead:
 // row o of W is n_in / elements blocks (block_format.h), rows one after another, in the arena's byte
 // buffer, which is the model file's bytes themselves when every quantized matrix lies in them (then
 // the matrices sit in the file's order, and the model holds its file once). Its blocks run along the input, so panels do not suit it; kernels::matmul_blocks computes an

@@ -7,7 +7,7 @@ import { bytes, int, sig } from '../shared/format.js';
 
 const STORAGE_WORDS = { f32: 'float32', bf16: 'bfloat16' };
 
-// "37 Q4_0 and 6 Q4_K matrices": the most held first.
+// "37 Q5_0 and 6 Q4_K matrices": the most held first.
 function typeMix(types) {
   const parts = Object.entries(types || {})
     .sort(([, a], [, b]) => b - a)
