@@ -147,10 +147,12 @@ TEST(GgufArchitecture, Qwen2WithoutBiasesIsRefusedAndLlamaWithBiases) {
 
 // Files shaped as the families readers download, whole: a Qwen2 file (biases, halves rotary, epsilon
 // 1e-6, rope base 1e6) and a SmolLM2 file (Llama, rope base 1e5), each with a byte-level BPE vocabulary
-// (its family's pre-tokenizer) and its matrices kept in their blocks: Q8_0, and Q4_K as a Q4_K_M file
-// holds them, whose rows of d_model (32 here; SmolLM2's 576 and 960, Qwen2.5-0.5B's 896) are not whole
-// 256-weight blocks and so are Q5_0, while ffn_down's rows of d_ff (256) stay Q4_K. Each encodes its
-// prompt with its merges and generates, 24 tokens, what the scalar reference generates on its blocks.
+// (its family's pre-tokenizer) and its matrices kept in their blocks: all Q8_0, and llama.cpp's Q4_K_M
+// mix as its files hold it. Rows of d_model (32 here; SmolLM2's 576 and 960, Qwen2.5-0.5B's 896) are not
+// whole 256-weight blocks, so Q4_K falls back to Q5_0 and Q6_K to Q8_0; ffn_down's rows of d_ff (256)
+// are Q4_K, or Q6_K in the layers use_more_bits picks (of 2 layers, the last; wv's there are Q8_0), and
+// the shared classifier is Q8_0. Each encodes its prompt with its merges and generates, 24 tokens, what
+// the scalar reference generates on its blocks.
 TEST(GgufArchitecture, Qwen2AndSmolLM2FilesWithBpeAndBlocksGenerateTheScalarReferencesTokens) {
   const Vocabulary bpe = test::tiny_bpe_vocabulary();
   ModelConfig config = test::tiny_config();
@@ -166,13 +168,20 @@ TEST(GgufArchitecture, Qwen2AndSmolLM2FilesWithBpeAndBlocksGenerateTheScalarRefe
                         Family{test::smollm2_options(), plain, "smollm"}}) {
     family.options.tokenizer_model = "gpt2";
     family.options.pre = family.pre;
-    for (BlockFormat format : {BlockFormat::q8_0, BlockFormat::q4_k}) {
-      family.options.matrix_type = traits(format).ggml_type;
+    for (bool q4_k_m : {false, true}) {
+      family.options.matrix_type = traits(BlockFormat::q8_0).ggml_type;
+      family.options.q4_k_m = q4_k_m;
       const std::string bytes = test::gguf_bytes(family.weights, bpe, family.options);
       ModelFile file = test::read_gguf_copy(bytes);
-      SCOPED_TRACE(testing::Message() << family.pre << ", " << traits(format).name);
-      EXPECT_EQ(file.tensors.layers[0].wq.format, format == BlockFormat::q4_k ? BlockFormat::q5_0 : format);
-      EXPECT_EQ(file.tensors.layers[0].w_down.format, format);
+      SCOPED_TRACE(testing::Message() << family.pre << (q4_k_m ? ", Q4_K_M" : ", Q8_0"));
+      const auto mix = [&](BlockFormat format) { return q4_k_m ? format : BlockFormat::q8_0; };
+      const std::vector<LayerTensors>& layers = file.tensors.layers;
+      EXPECT_EQ(layers[0].wq.format, mix(BlockFormat::q5_0));
+      EXPECT_EQ(layers[0].wv.format, mix(BlockFormat::q5_0));
+      EXPECT_EQ(layers[0].w_down.format, mix(BlockFormat::q4_k));
+      EXPECT_EQ(layers[1].wv.format, BlockFormat::q8_0);
+      EXPECT_EQ(layers[1].w_down.format, mix(BlockFormat::q6_k));
+      EXPECT_EQ(file.tensors.token_embedding.format, BlockFormat::q8_0);
       Tokenizer tokenizer(std::move(file.vocabulary));
       Model model(pack_weights(std::move(file.tensors)));
       const TextGeneration got = generate_text(model, tokenizer, "the cat", kTinyAnswerTokens);
