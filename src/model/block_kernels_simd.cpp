@@ -4,14 +4,23 @@
 // integer multiply-add, so this file speaks the instruction sets directly: AVX2 (maddubs) natively,
 // SSE2 (unpack and madd) in a portable build, SSE4.1 in wasm, which Emscripten lowers to SIMD128
 // (i16x8.extend, i32x4.dot_i16x8). Rows of x are taken R at a time, so that each block's weights,
-// once unpacked, serve R rows. The scalar twin is block_kernels_scalar.cpp.
+// once unpacked, serve R rows. The scalar twin is block_kernels_scalar.cpp. A SIMD build without SSE2
+// (arm64: NEON) has no kernels of its own here yet, and multiplies blocks with the scalar twin.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
 
 #include "model/kernels.h"
 
-#if KVLAB_SIMD
+#if KVLAB_SIMD && !defined(__SSE2__)
+namespace kvlab::kernels {
+
+void matmul_blocks(float* out, const InputBlock* x, const PackedMatrix& w, int n_rows, int first_panel, int end_panel) {
+  scalar::matmul_blocks(out, x, w, n_rows, first_panel, end_panel);
+}
+
+}  // namespace kvlab::kernels
+#elif KVLAB_SIMD
 #include <immintrin.h>
 
 namespace kvlab::kernels {
@@ -349,13 +358,13 @@ void outputs(float* out, size_t stride, const BlockRows& w, int first, int end, 
 template <int R>
 void outputs_of_format(float* out, size_t stride, const BlockRows& w, int first, int end, const InputBlock* const* x) {
   switch (w.format) {
-    case BlockFormat::q8_0: outputs<R, block_q8_0<R>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q4_0: outputs<R, block_q4_0<R>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q5_0: outputs<R, block_q5_0<R>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q5_1: outputs<R, block_q5_1<R>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q4_k: outputs<R, block_k_with_mins<R, false>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q5_k: outputs<R, block_k_with_mins<R, true>>(out, stride, w, first, end, x); break;
-    case BlockFormat::q6_k: outputs<R, block_q6_k<R>>(out, stride, w, first, end, x); break;
+    case BlockFormat::q8_0: outputs<R, block_q8_0<R> >(out, stride, w, first, end, x); break;
+    case BlockFormat::q4_0: outputs<R, block_q4_0<R> >(out, stride, w, first, end, x); break;
+    case BlockFormat::q5_0: outputs<R, block_q5_0<R> >(out, stride, w, first, end, x); break;
+    case BlockFormat::q5_1: outputs<R, block_q5_1<R> >(out, stride, w, first, end, x); break;
+    case BlockFormat::q4_k: outputs<R, block_k_with_mins<R, false> >(out, stride, w, first, end, x); break;
+    case BlockFormat::q5_k: outputs<R, block_k_with_mins<R, true> >(out, stride, w, first, end, x); break;
+    case BlockFormat::q6_k: outputs<R, block_q6_k<R> >(out, stride, w, first, end, x); break;
   }
 }
 
