@@ -2,6 +2,14 @@
 
 namespace kvlab {
 
+#if !defined(__F16C__)
+const std::vector<float> kFloat16Values = [] {
+  std::vector<float> values(1 << 16);
+  for (uint32_t half = 0; half < values.size(); ++half) values[half] = from_f16(static_cast<uint16_t>(half));
+  return values;
+}();
+#endif
+
 namespace {
 
 void dequantize_q8_0(const uint8_t* b, float* out) {

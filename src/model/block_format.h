@@ -21,6 +21,7 @@
 //         (one per 16 weights), f16 d;                                          w = d * scale * (q - 32)
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #if defined(__F16C__)
@@ -85,15 +86,23 @@ inline void k_sub_block_weights(int j, const uint8_t* nibbles, const uint8_t* qh
   }
 }
 
+#if !defined(__F16C__)
+// Every float16 number's float32 value, indexed by its bits (65,536 floats, 256 KiB, filled once at
+// start-up). Without F16C a load from it is cheaper than converting in integer code, which took a third
+// of wasm's Q4_0 step (docs/log/2026-12-07-quantized-weights.md); llama.cpp keeps the same table.
+extern const std::vector<float> kFloat16Values;
+#endif
+
 // The float16 number at p (little-endian), widened (exactly, either way): every block's scales are
-// stored so. Inline, with F16C's one instruction where the build has it, since a Q4_0 block of 32
-// weights takes one.
+// stored so. Inline, with F16C's one instruction where the build has it and a table load where not,
+// since a Q4_0 block of 32 weights takes one.
 inline float block_f16(const uint8_t* p) {
-  const uint16_t half = static_cast<uint16_t>(p[0] | (p[1] << 8));
+  uint16_t half;  // little-endian, as every target kvlab builds for: one load, not two bytes put together
+  std::memcpy(&half, p, sizeof half);
 #if defined(__F16C__)
   return _cvtsh_ss(half);
 #else
-  return from_f16(half);
+  return kFloat16Values[half];
 #endif
 }
 

@@ -3,8 +3,8 @@
 // a block into a vector of running sums, summed across at the end of the row. xsimd 8 has no widening
 // integer multiply-add, so this file speaks the instruction sets directly: AVX2 (maddubs) natively,
 // SSE2 (unpack and madd) in a portable build, SSE4.1 in wasm, which Emscripten lowers to SIMD128
-// (i16x8.extend, i32x4.dot_i16x8). Rows of x are taken R at a time, so that each block's weights,
-// once unpacked, serve R rows. The scalar twin is block_kernels_scalar.cpp. A SIMD build without SSE2
+// (i16x8.extend, i32x4.dot_i16x8); on both 128-bit paths Q4_0 unpacks its nibbles straight into 16-bit
+// lanes. Rows of x are taken R at a time, so that each block's weights, once unpacked, serve R rows. The scalar twin is block_kernels_scalar.cpp. A SIMD build without SSE2
 // (arm64: NEON) has no kernels of its own here yet, and multiplies blocks with the scalar twin.
 #include <algorithm>
 #include <cstddef>
@@ -189,6 +189,31 @@ Ints dot_scaled_halves(Bytes32 w, Bytes32 x, int low, int high) {
   return _mm_add_epi32(scaled_dot16(w.low, x.low, low), scaled_dot16(w.high, x.high, high));
 #endif
 }
+// Q4_0 without widening bytes: each 16-bit lane k of a block's nibbles holds weights 2k, 2k + 16,
+// 2k + 1 and 2k + 17 (bits 0-3, 4-7, 8-11, 12-15). With their top bits flipped, each nibble read as
+// signed 4 bits is q - 8; moved to the lane's top 4 bits and the rest masked off, it is (q - 8) * 4096
+// as int16, and the inputs are split into the same four orders once for all outputs of a block. The
+// sums come out 4096 times too large (under 2^26: exact in float). 7 operations unpack a block, 3 of
+// them shifts, where widening bytes took about 10; x86 runs 16-bit shifts and multiply-adds on the same
+// two ports, and masks on a third.
+constexpr float kQ4Lanes = 1.0f / 4096.0f;  // what dot_q4_0's sums are multiplied by
+struct Q4Inputs {
+  __m128i even_low, even_high, odd_low, odd_high;  // x[0, 2 .. 14], x[16 .. 30], x[1 .. 15], x[17 .. 31]
+};
+Q4Inputs q4_inputs(const InputBlock& in) {
+  const Bytes32 x = load32(in.q);
+  const auto even = [](__m128i v) { return _mm_srai_epi16(_mm_slli_epi16(v, 8), 8); };
+  return {even(x.low), even(x.high), _mm_srai_epi16(x.low, 8), _mm_srai_epi16(x.high, 8)};
+}
+Ints dot_q4_0(const uint8_t* nibbles, const Q4Inputs& x) {
+  const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nibbles)),
+                                  _mm_set1_epi16(static_cast<short>(0x8888)));
+  const __m128i top = _mm_set1_epi16(static_cast<short>(0xF000));
+  const __m128i even_low = _mm_slli_epi16(v, 12), even_high = _mm_and_si128(_mm_slli_epi16(v, 8), top);
+  const __m128i odd_low = _mm_and_si128(_mm_slli_epi16(v, 4), top), odd_high = _mm_and_si128(v, top);
+  return _mm_add_epi32(_mm_add_epi32(_mm_madd_epi16(even_low, x.even_low), _mm_madd_epi16(even_high, x.even_high)),
+                       _mm_add_epi32(_mm_madd_epi16(odd_low, x.odd_low), _mm_madd_epi16(odd_high, x.odd_high)));
+}
 Floats zero_floats() { return _mm_setzero_ps(); }
 Floats add_scaled(Floats acc, float scale, Ints sums) {
   return _mm_add_ps(acc, _mm_mul_ps(_mm_set1_ps(scale), _mm_cvtepi32_ps(sums)));
@@ -239,13 +264,26 @@ void scaled_plus_min(Sums<R>& s, Bytes32 q, float d, float m, const InputBlock* 
 template <int R>
 void block_q4_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
   const float d = block_f16(block);
+#if defined(__AVX2__)
   scaled_plus_min<R>(s, nibbles(block + 2), d, -8.0f * d, x, b);
+#else
+  for (int r = 0; r < R; ++r)  // xs / 4096 is exact (for scales above 2^-114, not 0)
+    s.acc[r] = add_scaled(s.acc[r], d * (x[r][b].scale * kQ4Lanes), dot_q4_0(block + 2, q4_inputs(x[r][b])));
+#endif
 }
 
+// The 128-bit paths widen both operands to 16 bits, signed or not, so there q - 16 costs one subtraction
+// where the min term cost scalar work for every block (6% of wasm's Q4_0 step, when Q4_0 went so).
 template <int R>
 void block_q5_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
   const float d = block_f16(block);
-  scaled_plus_min<R>(s, bytes_or(nibbles(block + 6), fifth_bits(block + 2)), d, -16.0f * d, x, b);
+  const Bytes32 q = bytes_or(nibbles(block + 6), fifth_bits(block + 2));
+#if defined(__AVX2__)
+  scaled_plus_min<R>(s, q, d, -16.0f * d, x, b);
+#else
+  const Bytes32 w = minus(q, 16);
+  for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
+#endif
 }
 
 template <int R>
@@ -347,8 +385,13 @@ void tile(float* out, size_t stride, const BlockRows& w, int o, const InputBlock
       s[k].extra[r] = 0.0f;
     }
   const uint8_t* first_row = w.row(o);
-  for (int b = 0; b < w.n_blocks; ++b)
+  for (int b = 0; b < w.n_blocks; ++b) {
+    // Written out: as a loop, Emscripten kept the sums in memory, loaded and stored for every block.
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#endif
     for (int k = 0; k < O; ++k) Block(s[k], first_row + k * w.row_bytes + static_cast<size_t>(b) * w.block_bytes, x, b);
+  }
   for (int k = 0; k < O; ++k)
     for (int r = 0; r < R; ++r) out[r * stride + o + k] = sum_across(s[k].acc[r]) + s[k].extra[r];
 }
