@@ -323,37 +323,30 @@ void k_sub_block(Sums<R>& s, Bytes32 q, float d, float dmin, const uint8_t* pack
   scaled_plus_min<R>(s, q, d * static_cast<float>(scale), -(dmin * static_cast<float>(min)), x, j);
 }
 
-// Sub-blocks 2 Pair and 2 Pair + 1 of a Q4_K block, or of a Q5_K block (FifthBits) whose qh is `qh`: the
-// low and high nibbles of the pair's 32 bytes, with bits 2 Pair and 2 Pair + 1 of qh as their fifth.
-template <int R, bool FifthBits, int Pair>
-void k_pair(Sums<R>& s, const uint8_t* block, Bytes32 qh, float d, float dmin, const InputBlock* const* x) {
-  const Bytes32 q = load32(block + (FifthBits ? 48 : 16) + 32 * Pair);
-  Bytes32 low = nibbles_at<0>(q), high = nibbles_at<4>(q);
-  if constexpr (FifthBits) {
-    low = bytes_or(low, high_bits_at<2 * Pair, 1>(qh));
-    high = bytes_or(high, high_bits_at<2 * Pair + 1, 1>(qh));
-  }
-  k_sub_block<R>(s, low, d, dmin, block + 4, x, 2 * Pair);
-  k_sub_block<R>(s, high, d, dmin, block + 4, x, 2 * Pair + 1);
+// Sub-blocks 2 pair and 2 pair + 1 of a Q4_K or Q5_K block: the low and high nibbles of the pair's 32
+// bytes q, or-ed with their fifth bits (Q5_K; zero for Q4_K, where the or folds away).
+template <int R>
+void k_pair(Sums<R>& s, Bytes32 q, Bytes32 fifth_low, Bytes32 fifth_high, float d, float dmin, const uint8_t* packed,
+            const InputBlock* const* x, int pair) {
+  k_sub_block<R>(s, bytes_or(nibbles_at<0>(q), fifth_low), d, dmin, packed, x, 2 * pair);
+  k_sub_block<R>(s, bytes_or(nibbles_at<4>(q), fifth_high), d, dmin, packed, x, 2 * pair + 1);
 }
 
 template <int R, bool FifthBits>
 void block_k_with_mins(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
   const float d = block_f16(block), dmin = block_f16(block + 2);
-  const Bytes32 qh = FifthBits ? load32(block + 16) : Bytes32{};
   const InputBlock* blocks[R];  // the block's 8 input blocks of each row
   for (int r = 0; r < R; ++r) blocks[r] = x[r] + 8 * b;
-  if constexpr (FifthBits) {
-    k_pair<R, FifthBits, 0>(s, block, qh, d, dmin, blocks);
-    k_pair<R, FifthBits, 1>(s, block, qh, d, dmin, blocks);
-    k_pair<R, FifthBits, 2>(s, block, qh, d, dmin, blocks);
-    k_pair<R, FifthBits, 3>(s, block, qh, d, dmin, blocks);
-  } else {  // Q4_K in a loop, not unrolled: unrolled, its step took 12% longer (docs/results.md)
-    for (int pair = 0; pair < 4; ++pair) {
-      const Bytes32 q = load32(block + 16 + 32 * pair);
-      k_sub_block<R>(s, nibbles_at<0>(q), d, dmin, block + 4, blocks, 2 * pair);
-      k_sub_block<R>(s, nibbles_at<4>(q), d, dmin, block + 4, blocks, 2 * pair + 1);
-    }
+  if constexpr (FifthBits) {  // written out: the fifth bits' shifts are immediates
+    const Bytes32 qh = load32(block + 16);
+    const uint8_t* q = block + 48;
+    k_pair<R>(s, load32(q), high_bits_at<0, 1>(qh), high_bits_at<1, 1>(qh), d, dmin, block + 4, blocks, 0);
+    k_pair<R>(s, load32(q + 32), high_bits_at<2, 1>(qh), high_bits_at<3, 1>(qh), d, dmin, block + 4, blocks, 1);
+    k_pair<R>(s, load32(q + 64), high_bits_at<4, 1>(qh), high_bits_at<5, 1>(qh), d, dmin, block + 4, blocks, 2);
+    k_pair<R>(s, load32(q + 96), high_bits_at<6, 1>(qh), high_bits_at<7, 1>(qh), d, dmin, block + 4, blocks, 3);
+  } else {  // a loop, not written out: written out, Q4_K's step took 12% longer (docs/results.md)
+    for (int pair = 0; pair < 4; ++pair)
+      k_pair<R>(s, load32(block + 16 + 32 * pair), Bytes32{}, Bytes32{}, d, dmin, block + 4, blocks, pair);
   }
 }
 
