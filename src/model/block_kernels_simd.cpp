@@ -8,6 +8,7 @@
 // (arm64: NEON) has no kernels of its own here yet, and multiplies blocks with the scalar twin.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "model/kernels.h"
@@ -389,6 +390,18 @@ struct BlockRows {
   const uint8_t* row(int o) const { return first + static_cast<size_t>(o) * row_bytes; }
 };
 
+// At block b of a tile of O rows from `first_row`: asks for block b's share of the bytes that the tile
+// two on will read (its O rows lie together, 2 O rows on). A one-row step reads its rows a few at a
+// time, a few hundred bytes each, too short for the hardware prefetcher to run ahead of: without this,
+// the Qwen2.5-0.5B-shaped Q4_0 file's one-row step read 5 GB/s and took 54 ms, with it 8.6 GB/s and 32.
+// The address is worked out as an integer: past the matrix's last rows it is only a hint, never read.
+void prefetch_ahead(const BlockRows& w, const uint8_t* first_row, int O, int b) {
+  const size_t share = static_cast<size_t>(O) * static_cast<size_t>(w.block_bytes);
+  const uintptr_t from = reinterpret_cast<uintptr_t>(first_row) + 2 * static_cast<size_t>(O) * w.row_bytes + b * share;
+  for (size_t offset = 0; offset < share; offset += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(from + offset), _MM_HINT_T0);
+}
+
 // Matrix rows o .. o + O - 1 against R rows of x, block by block: O x R running sums, each waiting only
 // on itself, so that one row of x still keeps O multiply-adds in flight; each block of x loaded serves O
 // outputs and each unpacked weight block R rows. out: row r's output o at out[r * stride + o].
@@ -402,6 +415,7 @@ void tile(float* out, size_t stride, const BlockRows& w, int o, const InputBlock
     }
   const uint8_t* first_row = w.row(o);
   for (int b = 0; b < w.n_blocks; ++b) {
+    prefetch_ahead(w, first_row, O, b);
     // Written out: as a loop, Emscripten kept the sums in memory, loaded and stored for every block.
 #if defined(__clang__)
 #pragma clang loop unroll(full)
@@ -433,6 +447,7 @@ void q4_0_four_outputs(float* out, const BlockRows& w, int o, const InputBlock* 
   const size_t rb = w.row_bytes;
   for (int b = 0; b < w.n_blocks; ++b) {
     const uint8_t* block = first_row + static_cast<size_t>(b) * w.block_bytes;
+    prefetch_ahead(w, first_row, 4, b);
     const Q4Inputs in = q4_inputs(x[b]);
     const __m128i sums = sum_four(dot_q4_0(block + 2, in), dot_q4_0(block + rb + 2, in),
                                   dot_q4_0(block + 2 * rb + 2, in), dot_q4_0(block + 3 * rb + 2, in), in);
