@@ -88,21 +88,22 @@ TEST(BlockKernels, MatmulMatchesScalarTwinAndTheDequantizedSum) {
 }
 
 TEST(BlockKernels, PanelsInAnySplitEqualTheWholeProductExactly) {
-  for (const BlockFormatTraits& t : block_formats()) {
-    const int n_in = 256, n_out = 40, n_rows = 3;  // 5 panels
-    const PackedMatrix w = pack_blocks(random_blocks(t.format, n_out, n_in, 5).data(), t.format, n_out, n_in);
-    const std::vector<float> x = random_inputs(static_cast<size_t>(n_rows) * n_in, 6);
-    std::vector<float> whole(static_cast<size_t>(n_rows) * n_out), scratch(x.size());
-    kernels::matmul(whole.data(), x.data(), w, n_rows, scratch.data());
-    std::vector<InputBlock> blocks(static_cast<size_t>(n_rows) * n_in / kInputBlockWidth);
-    quantize_inputs(blocks.data(), x.data(), n_rows, n_in);
-    for (int split : {1, 2, 4}) {
-      std::vector<float> parts(whole.size(), -1.0f);
-      kernels::matmul_blocks(parts.data(), blocks.data(), w, n_rows, 0, split);
-      kernels::matmul_blocks(parts.data(), blocks.data(), w, n_rows, split, w.n_panels());
-      EXPECT_EQ(parts, whole) << t.name << " split at panel " << split;
+  for (const BlockFormatTraits& t : block_formats())
+    for (int n_rows : {1, 3}) {          // one row: the one-row paths (Q4_0's own)
+      const int n_in = 256, n_out = 40;  // 5 panels
+      const PackedMatrix w = pack_blocks(random_blocks(t.format, n_out, n_in, 5).data(), t.format, n_out, n_in);
+      const std::vector<float> x = random_inputs(static_cast<size_t>(n_rows) * n_in, 6);
+      std::vector<float> whole(static_cast<size_t>(n_rows) * n_out), scratch(x.size());
+      kernels::matmul(whole.data(), x.data(), w, n_rows, scratch.data());
+      std::vector<InputBlock> blocks(static_cast<size_t>(n_rows) * n_in / kInputBlockWidth);
+      quantize_inputs(blocks.data(), x.data(), n_rows, n_in);
+      for (int split : {1, 2, 4}) {
+        std::vector<float> parts(whole.size(), -1.0f);
+        kernels::matmul_blocks(parts.data(), blocks.data(), w, n_rows, 0, split);
+        kernels::matmul_blocks(parts.data(), blocks.data(), w, n_rows, split, w.n_panels());
+        EXPECT_EQ(parts, whole) << t.name << ", " << n_rows << " rows, split at panel " << split;
+      }
     }
-  }
 }
 
 // Each block's scale is its largest magnitude / 127 and its values round to nearest: the largest is
