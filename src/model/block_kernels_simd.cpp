@@ -484,8 +484,7 @@ void outputs_of_format(float* out, size_t stride, const BlockRows& w, int first,
 constexpr int kBlockRows = 4;  // rows of x each unpacked block serves
 
 // Q4_0 against one row of x: four matrix rows at a time, the row's blocks unpacked once for all of them
-// (on the 128-bit paths 6 shifts a block, a quarter of the integer work, done once a call rather than
-// once every four outputs).
+// (on the 128-bit paths 6 shifts a block, done once a call rather than once every four rows).
 void q4_0_one_row(float* out, const InputBlock* x, const BlockRows& w, int first, int end) {
   std::vector<Q4Inputs> unpacked(static_cast<size_t>(w.n_blocks));
   for (int b = 0; b < w.n_blocks; ++b) unpacked[b] = q4_inputs(x[b]);
