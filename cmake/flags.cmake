@@ -29,8 +29,8 @@ if(EMSCRIPTEN)
   target_link_options(kvlab_flags INTERFACE ${KVLAB_WASM_EXCEPTIONS})
   if(KVLAB_WASM_THREADS)
     # Every object is compiled for shared memory (atomics, bulk memory), or the module cannot link with it.
-    # A model runs on up to KVLAB_WASM_MAX_THREADS threads (model/thread_pool.h); the module starts twice
-    # as many workers with itself (src/wasm/CMakeLists.txt), enough for the two models bench times at once.
+    # A model runs on up to KVLAB_WASM_MAX_THREADS threads (model/thread_pool.h); the module starts the
+    # workers the device's cores allow within it as it loads (src/wasm/thread_workers.js).
     set(KVLAB_WASM_MAX_THREADS 8)
     target_compile_options(kvlab_flags INTERFACE -pthread)
     target_link_options(kvlab_flags INTERFACE -pthread)

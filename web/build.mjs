@@ -92,12 +92,7 @@ async function writeCatalog() {
   const threaded = await createKvlabThreads({
     wasmBinary: fs.readFileSync(path.join(threadsDir, 'kvlab-threads.wasm')),
   });
-  // thread_workers: the pool of thread workers the glue starts as it loads (PTHREAD_POOL_SIZE), which the
-  // lab worker starts for it beforehand (web/src/worker/modules.js).
-  const threadedLimits = {
-    threads: threaded.catalog().limits.threads,
-    thread_workers: threaded.PThread.unusedWorkers.length,
-  };
+  const threadedLimits = { threads: threaded.catalog().limits.threads };
   fs.mkdirSync(path.join(src, 'generated'), { recursive: true });
   fs.writeFileSync(
     path.join(src, 'generated', 'catalog.js'),

@@ -95,23 +95,24 @@ float read_streams(const float* data, size_t segment) {
 }
 
 // Streaming read bandwidth over `buffer` (as large as the model's weights) on `pool`'s threads, read
-// over and over the way one-row decode steps read the weights: each thread a contiguous share, as the
-// matmul shares out its panels. A decode step on those threads cannot take less than the bytes it reads
-// / this; on one thread and on more, it says how much of the memory's bandwidth one core leaves unused.
-// `sums` (one per thread) outlives the probe.
+// over and over the way one-row decode steps read the weights: in contiguous pieces the threads claim,
+// as the matmul shares out its panels. A decode step on those threads cannot take less than the bytes it
+// reads / this; on one thread and on more, it says how much of the memory's bandwidth one core leaves
+// unused. `sums` (one per piece) outlives the probe.
 Probe read_probe(ThreadPool& pool, const FloatBuffer& buffer, std::vector<float>& sums, volatile float& sink) {
-  const size_t n_threads = static_cast<size_t>(pool.size()), unit = kReadStreams * 64;
-  const size_t share = buffer.size() / n_threads / unit * unit;
-  sums.assign(n_threads, 0.0f);
-  auto body = [&pool, &buffer, &sums, &sink, share] {
-    pool.run([&](int index) {
-      sums[index] = read_streams(buffer.data() + static_cast<size_t>(index) * share, share / kReadStreams);
+  const size_t unit = kReadStreams * 64;
+  const int n_pieces = piece_count(static_cast<int>(buffer.size() / unit), pool.size());
+  const size_t piece_size = buffer.size() / static_cast<size_t>(n_pieces) / unit * unit;
+  sums.assign(static_cast<size_t>(n_pieces), 0.0f);
+  auto body = [&pool, &buffer, &sums, &sink, n_pieces, piece_size] {
+    pool.run(n_pieces, [&](int piece, int) {
+      sums[piece] = read_streams(buffer.data() + static_cast<size_t>(piece) * piece_size, piece_size / kReadStreams);
     });
     float total = 0;
     for (float s : sums) total += s;
     sink = sink + total;
   };
-  return {body, 4.0 * static_cast<double>(share * n_threads)};
+  return {body, 4.0 * static_cast<double>(piece_size * static_cast<size_t>(n_pieces))};
 }
 
 // A buffer of ones as large as the model's weights.
@@ -451,7 +452,7 @@ json measure_thread_scaling(const Model& model, const TimingPolicy& policy, int 
   json fork_join_us = json::array();
   for (int n : counts) {
     ThreadPool pool(n);
-    const StepTiming t = time_step([&] { pool.run([](int) {}); }, policy);
+    const StepTiming t = time_step([&] { pool.run(n, [](int, int) {}); }, policy);
     fork_join_us.push_back(1000 * t.median_ms);
   }
   result["fork_join_us"] = fork_join_us;

@@ -7,6 +7,7 @@
 
 #include "common/rng.h"
 #include "measure/step_timer.h"
+#include "measure/thread_check.h"
 #include "model/generate.h"
 #include "model/kernels.h"
 #include "model/model.h"
@@ -252,6 +253,11 @@ std::vector<double> cell_means(const std::vector<StepTiming>& timings, size_t& c
 // order. Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the
 // slow steps as well as the fast ones.
 sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
+  return measure_steps(model, o, progress, nullptr);
+}
+
+sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress,
+                             const json& thread_check) {
   const LargestMixedStep mixed = largest_mixed_step(o);
   const int max_rows = std::max(o.decode_rows.back(), mixed.rows);
   const int max_context = std::max(o.decode_contexts.back(), mixed.context);
@@ -308,6 +314,7 @@ sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const Progre
   }
   cell = 0;
   json model_description = model_json(o);
+  if (!thread_check.is_null()) model_description["thread_check"] = thread_check;
   json& timing = model_description["timing"] = {
       {"min_sample_ms", o.timing.min_sample_ms},
       {"samples", o.timing.samples},
@@ -320,14 +327,22 @@ sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const Progre
   return sim::StepTable(std::move(grids), std::move(model_description));
 }
 
-Measurement measure(const MeasureOptions& o, const ProgressFn& callback, const PartFn& on_part) {
-  ProgressTracker progress(callback, o);
-  MeasuredModel measured(o);
+Measurement measure(const MeasureOptions& options, const ProgressFn& callback, const PartFn& on_part) {
+  ProgressTracker progress(callback, options);
+  MeasuredModel measured(options);
   Model& model = measured.model();
+  // The whole measurement runs on the threads the check chose.
+  MeasureOptions o = options;
+  json thread_check = nullptr;
+  if (o.threads > 1 && o.thread_check) {
+    const ThreadChoice choice = check_threads(model, o.threads, o.timing);
+    o.threads = choice.used;
+    thread_check = choice.to_json();
+  }
   json answer = measure_answer(model, o, progress, on_part);
   if (on_part) on_part("answer", answer);
-  sim::StepTable steps =
-      measure_steps(model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); });
+  sim::StepTable steps = measure_steps(
+      model, o, [&](double fraction, const std::string& phase) { progress.grid(phase, fraction); }, thread_check);
   if (on_part) on_part("steps", steps.to_json());
   if (callback) callback(1.0, "done");
   return {std::move(answer), std::move(steps)};

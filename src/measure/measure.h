@@ -51,6 +51,10 @@ Measurement measure(const MeasureOptions& options, const ProgressFn& progress = 
 // The step table alone, timed on the caller's model (whose config must be options.model): the replay
 // prices a run on the weights that served it.
 sim::StepTable measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress = nullptr);
+// The same, with `thread_check` (what measure()'s check of the threads chose: thread_check.h) as
+// steps.model.thread_check.
+sim::StepTable measure_steps(Model& model, const MeasureOptions& options, const ProgressFn& progress,
+                             const nlohmann::json& thread_check);
 
 // Decode rows whose step can be timed over and over: up to max_rows rows, each with its own KV cache
 // holding the first max_context - 1 positions of one prompt drawn from `seed` (one real prefill, copied);

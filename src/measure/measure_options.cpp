@@ -18,7 +18,7 @@ using nlohmann::json;
 
 const char* const kMeasureOptionFields =
     "preset, model {vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, max_seq, seed}, weights, kv, prompt_tokens, "
-    "prompt_text, answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples, threads";
+    "prompt_text, answer_tokens, runs, prompt_seed, decode_rows, decode_contexts, prefill_tokens, mixed_chunk_tokens, mixed_rows, mixed_contexts, min_sample_ms, samples, threads, thread_check";
 
 namespace {
 
@@ -176,7 +176,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path,
   fields::reject_unknown(object, path,
                          {"preset", "model", "weights", "kv", "prompt_tokens", "prompt_text", "answer_tokens", "runs",
                           "prompt_seed", "decode_rows", "decode_contexts", "prefill_tokens", "mixed_chunk_tokens",
-                          "mixed_rows", "mixed_contexts", "min_sample_ms", "samples", "threads"});
+                          "mixed_rows", "mixed_contexts", "min_sample_ms", "samples", "threads", "thread_check"});
   MeasureOptions o;
   read_model_choice(object, path, file, o);
   const int max_seq = o.model.max_seq;
@@ -197,6 +197,7 @@ MeasureOptions read_measure_options(const json& object, const std::string& path,
       fields::read_number(object, path, "min_sample_ms", o.timing.min_sample_ms, kMinSampleMs, 1000);
   o.timing.samples = static_cast<int>(fields::read_int(object, path, "samples", o.timing.samples, 1, 101));
   o.threads = static_cast<int>(fields::read_int(object, path, "threads", o.threads, 1, max_threads()));
+  o.thread_check = fields::read_bool(object, path, "thread_check", o.thread_check);
 
   // The defaults of the grids assume the default max_seq; a smaller model must say its own grids.
   for (const auto& [name, grid] :

@@ -54,6 +54,9 @@ struct MeasureOptions {
   // Threads the model runs on (1 .. max_threads(), model/thread_pool.h); the steps' results say it as
   // steps.model.threads when it is not 1.
   int threads = 1;
+  // With threads > 1, whether measure() first checks that they are faster than one and otherwise runs on
+  // one (measure/thread_check.h); false: it runs on `threads` whatever they cost.
+  bool thread_check = true;
 };
 
 // The largest mixed step the grid times: its rows, their context and its chunk; all 0 when the grid is

@@ -61,14 +61,14 @@ void Model::matmuls(const Product* products, int n_products, const float* x, int
       inputs = kernels::matmul_inputs(x, n_in, n_rows, scratch_.interleaved.data());
     }
   }
-  // Shares start at multiples of the one-row kernel's panels, so that every thread's blocks are whole.
+  // Pieces start at multiples of the one-row kernel's panels, so that every piece's blocks are whole.
   const int unit = kernels::one_row_panels();
   int n_units = 0;
   for (int m = 0; m < n_products; ++m) n_units += (products[m].w->n_panels() + unit - 1) / unit;
-  const int n_threads = pool_->size();
-  pool_->run([&](int index) {
-    const int first = share_start(n_units, n_threads, index) * unit;
-    const int end = share_start(n_units, n_threads, index + 1) * unit;
+  const int n_pieces = piece_count(n_units, pool_->size());
+  pool_->run(n_pieces, [&](int piece, int) {
+    const int first = share_start(n_units, n_pieces, piece) * unit;
+    const int end = share_start(n_units, n_pieces, piece + 1) * unit;
     int offset = 0;  // where product m's panels start in the list, in units
     for (int m = 0; m < n_products; ++m) {
       const PackedMatrix& w = *products[m].w;
@@ -118,14 +118,14 @@ void Model::attention_block(const LayerWeights& layer, int layer_index, const st
                            format);
     }
   }
-  // Every (row, head) pair is one item, costing the row's context length; each thread takes a
-  // contiguous share of equal cost, with scores of its own.
-  const int n_threads = pool_->size();
+  // Every (row, head) pair is one item, costing the row's context length; the pieces are contiguous
+  // runs of items of equal cost, and each thread has scores of its own.
   const auto context_length = [&](int r) { return rows[r].position + 1; };
-  pool_->run([&](int index) {
-    float* scores = &s.scores[static_cast<size_t>(index) * c.max_seq];
-    const int end = share_start_by_cost(n_rows, c.n_heads, context_length, n_threads, index + 1);
-    for (int item = share_start_by_cost(n_rows, c.n_heads, context_length, n_threads, index); item < end;) {
+  const int n_pieces = piece_count(n_rows * c.n_heads, pool_->size());
+  pool_->run(n_pieces, [&](int piece, int thread) {
+    float* scores = &s.scores[static_cast<size_t>(thread) * c.max_seq];
+    const int end = share_start_by_cost(n_rows, c.n_heads, context_length, n_pieces, piece + 1);
+    for (int item = share_start_by_cost(n_rows, c.n_heads, context_length, n_pieces, piece); item < end;) {
       const int r = item / c.n_heads, first_head = item % c.n_heads;
       const int end_head = std::min(c.n_heads, first_head + (end - item));
       kernels::attention_heads(&s.attn[r * d], &s.q[r * d], rows[r].cache->layer_view(layer_index),
@@ -148,9 +148,9 @@ void Model::feed_forward_block(const LayerWeights& layer, int n_rows) {
   matmuls(gate_up, 2, s.xb.data(), n_rows);
   // SwiGLU row by row, each row whole on one thread: a row's SIMD body and tail are the same on any
   // thread count. On one thread in wasm it was most of the step's serial part (docs/threads.md).
-  const int n_threads = pool_->size();
-  pool_->run([&](int index) {
-    for (int r = share_start(n_rows, n_threads, index), end = share_start(n_rows, n_threads, index + 1); r < end; ++r)
+  const int n_pieces = piece_count(n_rows, pool_->size());
+  pool_->run(n_pieces, [&](int piece, int) {
+    for (int r = share_start(n_rows, n_pieces, piece), end = share_start(n_rows, n_pieces, piece + 1); r < end; ++r)
       kernels::swiglu(&s.gate[static_cast<size_t>(r) * c.d_ff], &s.up[static_cast<size_t>(r) * c.d_ff], c.d_ff);
   });
   const Product down[] = {{s.proj.data(), &layer.w_down}};

@@ -1,8 +1,10 @@
 // The forward pass on several threads computes every output as one thread does: logits equal bit for
 // bit and tokens equal for 1, 2, 3 and 4 threads, for a prefill, decode steps and a batched step, on a
-// random preset (float32 and bfloat16 weights, 16-bit KV) and on a model read from a file. The pool
-// runs each thread's task exactly once per fork, fork after fork.
+// random preset (float32 and bfloat16 weights, 16-bit KV) and on models read from files (f32, Q8_0,
+// Q4_0). The pool runs each piece of a fork exactly once, fork after fork, and the caller runs the
+// pieces a thread that falls behind does not claim.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -20,26 +22,75 @@
 namespace kvlab {
 namespace {
 
-TEST(ThreadPool, EveryThreadRunsEachForkOnce) {
+TEST(ThreadPool, EveryPieceRunsOnceInEachFork) {
   for (int n_threads : {1, 2, 3, 4, 7}) {
     ThreadPool pool(n_threads);
     ASSERT_EQ(pool.size(), n_threads);
-    std::vector<std::atomic<int>> runs(static_cast<size_t>(n_threads));
+    // Forks of different sizes one after the other, each with a task of its own: a thread that takes
+    // its generation from one fork and claims in the next would run the wrong task or a piece twice.
     constexpr int kForks = 2000;
-    for (int fork = 0; fork < kForks; ++fork) pool.run([&](int index) { runs[index].fetch_add(1); });
-    for (int index = 0; index < n_threads; ++index) EXPECT_EQ(runs[index].load(), kForks) << index;
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(kForks) * 64);
+    std::atomic<int> bad_thread{0};
+    for (int fork = 0; fork < kForks; ++fork) {
+      const int n_pieces = fork % 64;
+      pool.run(n_pieces, [&, fork](int piece, int thread) {
+        runs[static_cast<size_t>(fork) * 64 + piece].fetch_add(1);
+        if (thread < 0 || thread >= n_threads) bad_thread.fetch_add(1);
+      });
+    }
+    for (int fork = 0; fork < kForks; ++fork)
+      for (int piece = 0; piece < 64; ++piece)
+        ASSERT_EQ(runs[static_cast<size_t>(fork) * 64 + piece].load(), piece < fork % 64 ? 1 : 0)
+            << n_threads << " threads, fork " << fork << ", piece " << piece;
+    EXPECT_EQ(bad_thread.load(), 0);
   }
+}
+
+TEST(ThreadPool, CallerRunsThePiecesNoOtherThreadClaims) {
+  // The caller's first piece waits until the worker has claimed one, and the worker's first piece waits
+  // until every other piece has run: only a caller that keeps claiming while a claimed piece is in
+  // flight ends the fork (with fixed shares, or a caller that waited for the worker before claiming
+  // more, it would never end). The waits are bounded only so that a regression fails instead of hanging.
+  ThreadPool pool(2);
+  constexpr int kPieces = 40;
+  const auto wait_until = [](const auto& done) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done())
+      if (std::chrono::steady_clock::now() > until) return false;
+    return true;
+  };
+  for (int fork = 0; fork < 20; ++fork) {
+    std::atomic<int> by_caller{0}, by_worker{0};
+    std::atomic<bool> waited_out{false};
+    pool.run(kPieces, [&](int, int thread) {
+      const bool ok = thread == 0 ? by_caller.fetch_add(1) > 0 || wait_until([&] { return by_worker.load() > 0; })
+                                  : (by_worker.fetch_add(1),
+                                     wait_until([&] { return by_caller.load() + by_worker.load() == kPieces; }));
+      if (!ok) waited_out = true;
+    });
+    ASSERT_FALSE(waited_out.load()) << "fork " << fork;
+    EXPECT_EQ(by_caller.load(), kPieces - 1) << "fork " << fork;
+    EXPECT_EQ(by_worker.load(), 1) << "fork " << fork;
+  }
+}
+
+TEST(ThreadPool, PieceCountsSplitForksOnMoreThreadsOnly) {
+  EXPECT_EQ(piece_count(0, 1), 0);
+  EXPECT_EQ(piece_count(500, 1), 1);
+  EXPECT_EQ(piece_count(500, 2), 2 * kPiecesPerThread);
+  EXPECT_EQ(piece_count(5, 2), 5);
+  EXPECT_EQ(piece_count(0, 4), 0);
 }
 
 TEST(ThreadPool, SharesCoverTheItemsOnceInOrder) {
   for (int n_items : {0, 1, 5, 36, 1000})
-    for (int n_threads : {1, 2, 3, 4, 64}) {
-      EXPECT_EQ(share_start(n_items, n_threads, 0), 0);
-      EXPECT_EQ(share_start(n_items, n_threads, n_threads), n_items);
-      for (int index = 0; index < n_threads; ++index) {
-        const int size = share_start(n_items, n_threads, index + 1) - share_start(n_items, n_threads, index);
-        EXPECT_GE(size, n_items / n_threads);
-        EXPECT_LE(size, n_items / n_threads + 1);
+    for (int n_pieces : {1, 2, 3, 4, 64}) {
+      EXPECT_EQ(share_start(n_items, n_pieces, 0), 0);
+      EXPECT_EQ(share_start(n_items, n_pieces, n_pieces), n_items);
+      for (int index = 0; index < n_pieces; ++index) {
+        const int size = share_start(n_items, n_pieces, index + 1) - share_start(n_items, n_pieces, index);
+        EXPECT_GE(size, n_items / n_pieces);
+        EXPECT_LE(size, n_items / n_pieces + 1);
       }
     }
 }
@@ -130,6 +181,18 @@ TEST(Threads, Bf16WeightsAnd16BitCacheSameBitsForAnyThreadCount) {
   config.kv = NumberFormat::bf16;
   Model model(config);
   expect_same_for_any_thread_count(model);
+}
+
+TEST(Threads, QuantizedModelFilesSameBitsForAnyThreadCount) {
+  for (const uint32_t ggml_type : {8u, 2u}) {  // Q8_0, Q4_0: their products split by whole blocks
+    test::GgufOptions options;
+    options.matrix_type = ggml_type;
+    const test::FileWeights weights = test::tiny_weights(test::tiny_config(), 5);
+    ModelFile file = test::read_gguf_copy(test::gguf_bytes(weights, test::tiny_vocabulary(), options));
+    Model model(pack_weights(std::move(file.tensors)));
+    SCOPED_TRACE(ggml_type);
+    expect_same_for_any_thread_count(model);
+  }
 }
 
 TEST(Threads, ModelFileSameBitsForAnyThreadCount) {

@@ -90,11 +90,20 @@ describe('the lab on threads', { timeout: 300000 }, () => {
       assert.equal(auto.result.environment.cross_origin_isolated, true);
       for (const file of THREADED_FILES) assert.ok(served.includes(`/${file}`), `${file} was fetched`);
       const expected = Math.min(auto.offered, 8);
-      assert.equal(auto.result.environment.threads, expected);
-      if (auto.offered >= 2) {
-        assert.ok(auto.result.environment.threads > 1);
+      const check = auto.result.steps.model.thread_check;
+      if (auto.offered < 2) assert.equal(auto.result.environment.threads, 1);
+      else assert.equal(check.asked, expected);
+      if (auto.offered >= 2 && check.used < check.asked) {
+        // The check found the threads no faster than one here (other work on the cores): the lab ran on
+        // one and says why.
+        assert.equal(auto.result.environment.threads, 1);
+        assert.equal(auto.result.environment.threads_note, check.reason);
+        assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to ${expected};`));
+        assert.equal(auto.result.steps.one_thread_decode, undefined);
+      } else if (auto.offered >= 2) {
+        assert.equal(auto.result.environment.threads, expected);
         assert.equal(auto.result.environment.threads_note, null);
-        assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to 8;`));
+        assert.match(auto.row, new RegExp(`^${expected} \\(the threaded module, up to ${expected};`));
         assert.equal(auto.result.steps.model.threads, expected);
         // Chapter 3: the same decode steps timed on one thread, and the two rows gains on one chart.
         const { decode, one_thread_decode: oneThread } = auto.result.steps;

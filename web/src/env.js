@@ -123,7 +123,7 @@ export function environmentItems(env, { situation, worker, lab }) {
       `${yesNo(env.cross_origin_isolated)}${env.cross_origin_isolated ? '' : ' (so the clock is coarse; each timing repeats a step many times)'}`,
     ],
     ['Page', situation.standalone ? 'single file (kvlab-standalone.html)' : 'served'],
-    ['Threads', threadsWords(worker && worker.threads, situation)],
+    ['Threads', threadsWords(worker && worker.threads, situation, lab)],
   ];
   if (worker) items.push(['kvlab module', `${worker.version}, ${worker.instruction_set}`]);
   const gpu = lab && lab.webgpu ? adapterWords(lab) : 'not checked until the lab runs on “This device’s GPU (WebGPU)”';

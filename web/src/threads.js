@@ -23,6 +23,14 @@ export function threadsToUse(wanted, { offered, max }) {
   return Math.max(1, Math.min(Number.isInteger(asked) ? asked : 1, max));
 }
 
+// The thread workers the threaded module starts as it loads (its pthread pool: every thread of a run but
+// the caller's): as many as the device's cores, within the module's limit `max`, allow a run to use. At
+// least one, which the glue needs to finish loading.
+export function threadWorkersFor(offered, max) {
+  const device = Number.isInteger(offered) && offered > 0 ? offered : 1;
+  return Math.max(1, Math.min(device, max) - 1);
+}
+
 // Why the lab runs on one thread here, or null when it can run on more. info: the lab worker's ready
 // message's `threads` ({max, offered, cross_origin_isolated, threaded_module_error}); page: {standalone,
 // embedded (inside another page's frame), service_worker (isolation/register.js's status)}.
@@ -55,20 +63,32 @@ function serviceWorkerWords(status) {
   }
 }
 
-// The environment panel's words: how many threads a run uses and which module runs it.
-export function threadsWords(info, page) {
+// Why a lab ran on fewer threads than it asked for: the check before its measurements found them no
+// faster than one (steps.model.thread_check, docs/threads.md), or null.
+function fewerThreadsNote(result) {
+  const check = result && result.steps && result.steps.model && result.steps.model.thread_check;
+  return check && check.used < check.asked ? check.reason : null;
+}
+
+// The environment panel's words: how many threads a run uses and which module runs it; lab: the last
+// lab result's environment, when it ran on fewer threads than it asked for.
+export function threadsWords(info, page, lab) {
   if (!info) return 'known once the module is loaded';
   const used = threadsToUse(AUTO_THREADS, info);
   const why = whyOneThread(info, page);
   if (used > 1) {
-    return `${used} (the threaded module, up to ${info.max}; this device offers ${info.offered} cores)`;
+    const words = `${used} (the threaded module, up to ${info.max}; this device offers ${info.offered} cores)`;
+    return lab && lab.threads < used && lab.threads_note
+      ? `${words}; the last lab ran on ${lab.threads}: ${lab.threads_note}`
+      : words;
   }
   return `1: ${why}`;
 }
 
 // A lab result's thread facts for its environment: the threads it ran on (environment.threads) and, when
-// one, why no more (environment.threads_note; null when one was asked for or the device has one core).
+// fewer than it could, why (environment.threads_note; null when one was asked for or the device has one
+// core).
 export function threadsEnvironment(result, info, page) {
   const threads = (result && result.steps && result.steps.model && result.steps.model.threads) || 1;
-  return { threads, threads_note: threads === 1 ? whyOneThread(info, page) : null };
+  return { threads, threads_note: fewerThreadsNote(result) ?? (threads === 1 ? whyOneThread(info, page) : null) };
 }

@@ -14,7 +14,7 @@ import {
   postRunError,
   throttledProgress,
 } from './modules.js';
-import { threadsToUse } from '../threads.js';
+import { threadWorkersFor, threadsToUse } from '../threads.js';
 import { ensureModel } from './model-loader.js';
 import { runGpuLab } from '../webgpu/lab.js';
 import { cpuTimings, remeasureContradictions } from './remeasure.js';
@@ -75,7 +75,9 @@ export function startLab() {
   let maxThreads = 1;
   loaded.then(
     ({ m, threadedModuleError }) => {
-      maxThreads = m.catalog().limits.threads.max;
+      // The threaded module started workers for the threads this device's cores allow (modules.js).
+      const limit = m.catalog().limits.threads.max;
+      maxThreads = limit > 1 ? threadWorkersFor(navigator.hardwareConcurrency, limit) + 1 : 1;
       const presets = {};
       for (const { name } of CATALOG.model_presets) presets[name] = m.modelInfo({ preset: name });
       const first = presets[CATALOG.model_presets[0].name];

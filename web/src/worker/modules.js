@@ -6,6 +6,7 @@ import { minSampleMs, timerResolutionMs } from '../env.js';
 import { THREADED_LIMITS } from '../generated/catalog.js';
 
 import { THREAD_WORKER_FILE } from './thread-files.js';
+import { threadWorkersFor } from '../threads.js';
 
 // This worker's clock, which every measurement here reads (a browser may tick it more coarsely than
 // the page's), and the shortest sample the step timer may take on it (env.js): no sample asked for
@@ -107,7 +108,9 @@ export async function loadThreads() {
   args.locateFile = (path) => new URL(path, self.location.href).href;
   args.mainScriptUrlOrBlob = glue;
   const threadScript = args.locateFile(THREAD_WORKER_FILE);
-  const started = await threadWorkersFromPage(THREADED_LIMITS.thread_workers);
+  // As many thread workers as this device's cores allow a run to use (the glue's pool size, passed on).
+  args.threadWorkers = threadWorkersFor(navigator.hardwareConcurrency, THREADED_LIMITS.threads.max);
+  const started = await threadWorkersFromPage(args.threadWorkers);
   const NewWorker = self.Worker;
   self.Worker = function StartedWorker(url, options) {
     return String(url) === threadScript && started.length ? started.shift() : new NewWorker(url, options);

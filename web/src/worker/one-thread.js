@@ -7,9 +7,10 @@ import { stepsByRows } from '../shared/steps.js';
 import { DECODE_ONLY } from './remeasure.js';
 
 // m: the module; options: the lab's options (measure on this worker's clock, with its threads); result:
-// the lab's result on the CPU. Returns the result, with steps.one_thread_decode when it ran on threads.
+// the lab's result on the CPU. Returns the result, with steps.one_thread_decode when it ran on threads
+// (not when its check found them no faster than one and it ran on one: steps.model.thread_check).
 export function withOneThreadDecode(m, options, result, progress) {
-  if (!(options.measure.threads > 1)) return result;
+  if (!(result.steps.model.threads > 1)) return result;
   const { context } = stepsByRows(result.steps);
   const oneThread = m.measure(
     {
