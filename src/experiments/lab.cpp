@@ -80,13 +80,25 @@ json run_lab(const LabOptions& o, const ProgressFn& progress, const PartFn& on_p
   json result = measured.to_json();
   result["workload"] = o.workload;
   result["policies"] = sim::simulate(measured.steps, o.requests, o.policies, o.simulate).to_json();
+  result["noisy"] = is_noisy_result(result);
   if (progress) progress(1.0, "done");
   return result;
 }
 
+bool is_noisy_result(const json& result) {
+  return result["answer"].value("noisy", false) ||
+         !result["steps"]["model"]["timing"].value("noisy_cells", json::array()).empty();
+}
+
 std::string format_lab_report(const json& result) {
+  const std::string noisy_note =
+      result.value("noisy", false)
+          ? "~ priced on step times some of which stayed noisy after timing them again (Part A marks them): the "
+            "device was busy, and another run may differ\n"
+          : "";
   return "Part A: one answer, and one step\n\n" + format_measure_report(result) +
          "\nPart B: the queue, replayed on the step times above\n\n" + sim::format_policy_table(result["policies"]) +
+         noisy_note +
          "\npublished lab (Apple M2 Pro, single-threaded JavaScript), same queue:\n"
          "policy                    median TTFT    p95 TTFT    all done    tokens/s\n"
          "one at a time, no cache       452.2 s     851.5 s     892.3 s          64\n"

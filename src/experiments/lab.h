@@ -31,10 +31,15 @@ nlohmann::json default_workload();
 LabOptions read_lab_options(const nlohmann::json& object, const std::string& path = "options",
                             const FileModelRef& file = {});
 
-// { "answer", "steps", "workload", "policies": { name: metrics } }. `on_part` receives "first_answer",
+// { "answer", "steps", "workload", "policies": { name: metrics }, "noisy" }. `noisy`: Part A or a step
+// cell stayed wider than kNoisySpread after timing it again (is_noisy_result). `on_part` receives "first_answer",
 // "answer" and "steps" as each is measured (see measure()).
 nlohmann::json run_lab(const LabOptions& options, const ProgressFn& progress = nullptr,
                        const PartFn& on_part = nullptr);
+
+// Whether a lab or measure result holds a noisy figure: Part A (answer.noisy) or a step cell
+// (steps.model.timing.noisy_cells).
+bool is_noisy_result(const nlohmann::json& result);
 
 // Part A, then the policy table, then the published lab's figures for comparison.
 std::string format_lab_report(const nlohmann::json& result);

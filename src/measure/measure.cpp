@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/rng.h"
+#include "measure/monotone_grids.h"
 #include "measure/step_timer.h"
 #include "measure/thread_check.h"
 #include "model/generate.h"
@@ -19,7 +20,9 @@ using nlohmann::json;
 
 namespace {
 
-json timing_json(const StepTiming& t) { return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}}; }
+json timing_json(const StepTiming& t) {
+  return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}, {"spread", t.spread}};
+}
 
 // Progress over Part A's runs and the grid, each weighted by its rough share of the run time.
 class ProgressTracker {
@@ -107,9 +110,19 @@ struct PathRuns {
   std::vector<std::vector<double>> token_ms;  // [runs][answer_tokens] each token's mean arrival time
   std::vector<int> repeats;                   // [runs] answers generated to make the run last min_sample_ms
   bool identical = true;                      // every answer gave the same tokens as the first no-cache one
+  bool retimed = false;                       // its first runs spread wide: these are a second set
+
+  // Forgets the runs' times (not the tokens, nor whether every answer agreed) to time the path again.
+  void time_again() {
+    totals_ms.clear();
+    token_ms.clear();
+    repeats.clear();
+    retimed = true;
+  }
 };
 
-// Part A's figures from the runs so far: each path's median, min and max, the ratio, the tokens, and
+// Part A's figures from the runs so far: each path's median, min, max and spread, whether either path is
+// noisy (its runs spread wider than kNoisySpread after timing it again), the ratio, the tokens, and
 // the token times of each path's median run, so that a page can replay the two paths racing.
 // On a model with a tokenizer, also the prompt's text and the answer's words: one piece per token of
 // the no-cache path's first answer (the reference the other answers are checked against).
@@ -124,6 +137,8 @@ json answer_json(const MeasureOptions& o, const std::vector<int>& prompt, const 
                  {"repeats_nocache", nocache_runs.repeats},
                  {"repeats_cache", cache_runs.repeats},
                  {"ratio", nocache.median_ms / cached.median_ms},
+                 {"noisy", nocache.noisy() || cached.noisy()},
+                 {"retimed", nocache_runs.retimed || cache_runs.retimed},
                  {"identical_tokens", nocache_runs.identical && cache_runs.identical},
                  {"prompt", prompt},
                  {"tokens_nocache", nocache_runs.tokens},
@@ -158,10 +173,11 @@ void time_run(PathRuns& runs, std::vector<int>& first_answer, const MeasureOptio
   runs.repeats.push_back(repeated.runs);
 }
 
-// Part A: the same prompt answered without and with the cache, `runs` times each. The first run of
-// each path comes first, so that one answer's ratio is known early ("first_answer" to `on_part`, with
-// runs = 1); then the other runs of each path. Every answer's tokens are checked against the first
-// no-cache answer.
+// Part A: the same prompt answered without and with the cache, `runs` times each, the paths taking turns
+// (so that both spread over the same seconds of the machine's drift); the first turn gives one answer's
+// ratio early ("first_answer" to `on_part`, with runs = 1). A path whose runs spread wider than
+// kNoisySpread is answered `runs` times again, taking turns with the other if it is wide too, and the
+// new runs replace its first ones. Every answer's tokens are checked against the first no-cache answer.
 json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker& progress, const PartFn& on_part) {
   const std::vector<int> prompt =
       o.prompt.empty() ? make_prompt(o.prompt_tokens, o.model.vocab, o.prompt_seed) : o.prompt;
@@ -169,31 +185,44 @@ json measure_answer(Model& model, const MeasureOptions& o, const ProgressTracker
   PathRuns nocache_runs, cache_runs;
   std::vector<int> first_answer;
   double nocache_done = 0, cache_done = 0;
+  // Runs timed again report no progress: the estimate has no room for them, and progress never goes back.
+  bool timing_again = false;
 
   auto run_nocache = [&] {
     time_run(nocache_runs, first_answer, o, [&](int repeat, auto on_token) {
       return generate_without_cache(model, cache, prompt, o.answer_tokens, nullptr, [&](int k) {
         on_token(k);
         // Reported every few tokens of the first repeat: this path is most of Part A.
-        if (repeat == 0 && k % 4 == 0)
+        if (repeat == 0 && k % 4 == 0 && !timing_again)
           progress.answer("no-cache answers", nocache_done + static_cast<double>(k) / o.answer_tokens, cache_done);
       });
     });
-    nocache_done += 1;
+    if (!timing_again) nocache_done += 1;
   };
   auto run_cache = [&] {
-    progress.answer("KV-cache answers", nocache_done, cache_done);
+    if (!timing_again) progress.answer("KV-cache answers", nocache_done, cache_done);
     time_run(cache_runs, first_answer, o, [&](int, auto on_token) {
       return generate_with_cache(model, cache, prompt, o.answer_tokens, nullptr, on_token);
     });
-    cache_done += 1;
+    if (!timing_again) cache_done += 1;
   };
 
   run_nocache();
   run_cache();
   if (on_part) on_part("first_answer", answer_json(o, prompt, nocache_runs, cache_runs));
-  for (int run = 1; run < o.runs; ++run) run_nocache();
-  for (int run = 1; run < o.runs; ++run) run_cache();
+  for (int run = 1; run < o.runs; ++run) {
+    run_nocache();
+    run_cache();
+  }
+  const bool nocache_wide = summarise(nocache_runs.totals_ms).noisy();
+  const bool cache_wide = summarise(cache_runs.totals_ms).noisy();
+  if (nocache_wide) nocache_runs.time_again();
+  if (cache_wide) cache_runs.time_again();
+  timing_again = true;
+  for (int run = 0; run < o.runs && (nocache_wide || cache_wide); ++run) {
+    if (nocache_wide) run_nocache();
+    if (cache_wide) run_cache();
+  }
   return answer_json(o, prompt, nocache_runs, cache_runs);
 }
 
@@ -225,21 +254,93 @@ std::vector<Row> RepeatableDecodeRows::rows(int n_rows, int context) {
 
 namespace {
 
-// One grid's repeat counts in the table's layout: repeats[i0][i1]... over `shape` (outermost first),
-// taken in order from `timings` starting at `cell`.
-json grid_repeats(const std::vector<StepTiming>& timings, size_t& cell, const std::vector<size_t>& shape,
-                  size_t level = 0) {
-  if (level == shape.size()) return timings[cell++].repeats;
-  json repeats = json::array();
-  for (size_t i = 0; i < shape[level]; ++i) repeats.push_back(grid_repeats(timings, cell, shape, level + 1));
-  return repeats;
+// One grid's values in the table's layout: value(timing) as values[i0][i1]... over `shape` (outermost
+// first), taken in order from `timings` starting at `cell`.
+template <class Value>
+json grid_values(const std::vector<StepTiming>& timings, size_t& cell, const std::vector<size_t>& shape, Value value,
+                 size_t level = 0) {
+  if (level == shape.size()) return value(timings[cell++]);
+  json values = json::array();
+  for (size_t i = 0; i < shape[level]; ++i) values.push_back(grid_values(timings, cell, shape, value, level + 1));
+  return values;
 }
 
-// The cells' means, in order from `timings` starting at `cell`: `count` of them.
-std::vector<double> cell_means(const std::vector<StepTiming>& timings, size_t& cell, size_t count) {
+// One grid's `name`_repeats and `name`_spread, in the table's layout, from `timings` starting at `cell`.
+void add_grid_timing(json& timing, const std::string& name, const std::vector<StepTiming>& timings, size_t cell,
+                     const std::vector<size_t>& shape) {
+  size_t repeats_cell = cell;
+  timing[name + "_repeats"] = grid_values(timings, repeats_cell, shape, [](const StepTiming& t) { return t.repeats; });
+  timing[name + "_spread"] = grid_values(timings, cell, shape, [](const StepTiming& t) { return t.spread; });
+}
+
+// The cells' figures (their trimmed means), in order from `timings` starting at `cell`: `count` of them.
+std::vector<double> cell_figures(const std::vector<StepTiming>& timings, size_t& cell, size_t count) {
   std::vector<double> ms;
-  for (size_t i = 0; i < count; ++i) ms.push_back(timings[cell++].mean_ms);
+  for (size_t i = 0; i < count; ++i) ms.push_back(timings[cell++].trimmed_mean_ms);
   return ms;
+}
+
+// The grids of `o` with the figures of `timings`, in the order timed: decode, prefill, mixed; each row-major.
+sim::StepGrids timed_grids(const MeasureOptions& o, const std::vector<StepTiming>& timings) {
+  sim::StepGrids grids;
+  size_t cell = 0;
+  grids.decode_rows = o.decode_rows;
+  grids.decode_contexts = o.decode_contexts;
+  grids.decode_ms = cell_figures(timings, cell, o.decode_rows.size() * o.decode_contexts.size());
+  grids.prefill_tokens = o.prefill_tokens;
+  grids.prefill_ms = cell_figures(timings, cell, o.prefill_tokens.size());
+  if (o.mixed_grid) {
+    grids.mixed_chunk_tokens = o.mixed_chunk_tokens;
+    grids.mixed_rows = o.mixed_rows;
+    grids.mixed_contexts = o.mixed_contexts;
+    grids.mixed_ms = cell_figures(timings, cell, timings.size() - cell);
+  }
+  return grids;
+}
+
+// The cells still wider than kNoisySpread, with their place in their grid (timed_grids' order).
+json noisy_cells_json(const MeasureOptions& o, const std::vector<StepTiming>& timings) {
+  json cells = json::array();
+  size_t cell = 0;
+  for (int rows : o.decode_rows)
+    for (int context : o.decode_contexts) {
+      const StepTiming& t = timings[cell++];
+      if (t.noisy()) cells.push_back({{"grid", "decode"}, {"rows", rows}, {"context", context}, {"spread", t.spread}});
+    }
+  for (int tokens : o.prefill_tokens) {
+    const StepTiming& t = timings[cell++];
+    if (t.noisy()) cells.push_back({{"grid", "prefill"}, {"tokens", tokens}, {"spread", t.spread}});
+  }
+  if (o.mixed_grid)
+    for (int chunk_tokens : o.mixed_chunk_tokens)
+      for (int rows : o.mixed_rows)
+        for (int context : o.mixed_contexts) {
+          const StepTiming& t = timings[cell++];
+          if (t.noisy())
+            cells.push_back({{"grid", "mixed"},
+                             {"chunk_tokens", chunk_tokens},
+                             {"rows", rows},
+                             {"context", context},
+                             {"spread", t.spread}});
+        }
+  return cells;
+}
+
+json corrections_json(const std::vector<MonotoneCorrection>& corrections) {
+  json list = json::array();
+  for (const MonotoneCorrection& c : corrections) {
+    json entry = {{"grid", c.grid}};
+    if (c.grid == "decode") {
+      entry["rows"] = c.rows;
+      entry["context"] = c.context;
+    } else {
+      entry["tokens"] = c.tokens;
+    }
+    entry["measured_ms"] = c.measured_ms;
+    entry["corrected_ms"] = c.corrected_ms;
+    list.push_back(entry);
+  }
+  return list;
 }
 
 }  // namespace
@@ -250,8 +351,11 @@ std::vector<double> cell_means(const std::vector<StepTiming>& timings, size_t& c
 // rows at context c, then a prompt chunk of k tokens from position 0 (the chunk's last row gives a token),
 // for each (k, r, c). Each decode row has its own cache, filled once with a real prefill; a timed step
 // rewrites position c-1 (and the chunk positions [0, k) of its own cache), so it can be repeated, in any
-// order. Each cell's figure is its mean: the simulator adds step costs up, and a real run pays for the
-// slow steps as well as the fast ones.
+// order. Each cell's figure is the trimmed mean of its samples (docs/benchmarks.md, "Figures that repeat"):
+// the simulator adds step costs up, so a mean, without the one sample in five that another process
+// stretched. Cells whose samples spread wide were timed again (time_steps_interleaved); then the cells of
+// a pair where more work took less time are timed again, and what still decreases is made monotone
+// (monotone_grids.h), the correction recorded.
 sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const ProgressFn& progress) {
   return measure_steps(model, o, progress, nullptr);
 }
@@ -294,36 +398,33 @@ sim::StepTable measure_steps(Model& model, const MeasureOptions& o, const Progre
   for (size_t b = decode_cells; b < batches.size(); ++b)
     steps.push_back([&model, &rows = batches[b], &tokens] { model.greedy_tokens(rows, tokens); });
 
-  const std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
+  std::vector<StepTiming> timings = time_steps_interleaved(steps, o.timing, [&](double fraction) {
     if (progress) progress(fraction, "step grid");
   });
-
-  // The cells in the order timed: decode, prefill, mixed; each grid row-major.
-  sim::StepGrids grids;
-  size_t cell = 0;
-  grids.decode_rows = o.decode_rows;
-  grids.decode_contexts = o.decode_contexts;
-  grids.decode_ms = cell_means(timings, cell, decode_cells);
-  grids.prefill_tokens = o.prefill_tokens;
-  grids.prefill_ms = cell_means(timings, cell, o.prefill_tokens.size());
-  if (o.mixed_grid) {
-    grids.mixed_chunk_tokens = o.mixed_chunk_tokens;
-    grids.mixed_rows = o.mixed_rows;
-    grids.mixed_contexts = o.mixed_contexts;
-    grids.mixed_ms = cell_means(timings, cell, timings.size() - cell);
+  sim::StepGrids grids = timed_grids(o, timings);
+  const std::vector<size_t> decreasing = decreasing_cells(grids);
+  if (!decreasing.empty()) {
+    retime_cells(steps, decreasing, o.timing, timings);
+    grids = timed_grids(o, timings);
   }
-  cell = 0;
+  const std::vector<MonotoneCorrection> corrections = make_monotone(grids);
+
   json model_description = model_json(o);
   if (!thread_check.is_null()) model_description["thread_check"] = thread_check;
   json& timing = model_description["timing"] = {
       {"min_sample_ms", o.timing.min_sample_ms},
       {"samples", o.timing.samples},
-      {"statistic", "mean of samples taken round-robin across the grid (one sample of every cell a round)"},
-      {"decode_repeats", grid_repeats(timings, cell, {o.decode_rows.size(), o.decode_contexts.size()})},
-      {"prefill_repeats", grid_repeats(timings, cell, {o.prefill_tokens.size()})}};
+      {"statistic", "20% trimmed mean of samples taken round-robin across the grid (one sample of every cell a round)"},
+      {"noisy_spread", kNoisySpread},
+      {"retimed_cells", std::count_if(timings.begin(), timings.end(), [](const StepTiming& t) { return t.retimed; })},
+      {"noisy_cells", noisy_cells_json(o, timings)},
+      {"decreasing_retimed_cells", decreasing.size()},
+      {"monotone_corrections", corrections_json(corrections)}};
+  add_grid_timing(timing, "decode", timings, 0, {o.decode_rows.size(), o.decode_contexts.size()});
+  add_grid_timing(timing, "prefill", timings, decode_cells, {o.prefill_tokens.size()});
   if (o.mixed_grid)
-    timing["mixed_repeats"] =
-        grid_repeats(timings, cell, {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
+    add_grid_timing(timing, "mixed", timings, decode_cells + o.prefill_tokens.size(),
+                    {o.mixed_chunk_tokens.size(), o.mixed_rows.size(), o.mixed_contexts.size()});
   return sim::StepTable(std::move(grids), std::move(model_description));
 }
 

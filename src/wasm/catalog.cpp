@@ -3,6 +3,7 @@
 #include "experiments/lab.h"
 #include "experiments/replay_options.h"
 #include "measure/measure_options.h"
+#include "measure/step_timer.h"
 #include "model/config.h"
 #include "model/number_format.h"
 #include "model/thread_pool.h"
@@ -116,7 +117,10 @@ json limits_json() {
           {"total_answer_tokens", {{"max", sim::kMaxTotalAnswerTokens}}},
           {"call_bytes", {{"max", kMaxCallBytes}}},
           {"model_file_bytes", {{"max", kMaxModelFileBytes}}},
-          {"grid_sample_ms", {{"max", kMaxGridSampleMs}}}};
+          {"grid_sample_ms", {{"max", kMaxGridSampleMs}}},
+          // A timed figure whose samples spread wider than this is noisy: the page marks it and reads no
+          // finding off it, as the command line does.
+          {"timing", {{"noisy_spread", kNoisySpread}}}};
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace kvlab::wasm {
 //                 colour, dash, help, caches_kv, keeps_kv_in_blocks, takes_kv_budget, runs_mixed_steps, options}],
 //                 policy/policy_registry.h's traits, in the table's row order
 //   "limits": {name: {min, max}, ..., "page_answer_work": {max}, "policies": {min, max},
-//              "request_results", "total_answer_tokens", "call_bytes", "grid_sample_ms": {max}}
+//              "request_results", "total_answer_tokens", "call_bytes", "grid_sample_ms": {max},
+//              "timing": {"noisy_spread"}}   (measure/step_timer.h's kNoisySpread)
 // }
 nlohmann::json page_catalog();
 

@@ -6,6 +6,7 @@
 #include "experiments/lab.h"
 #include "measure/measure.h"
 #include "measure/measure_report.h"
+#include "measure/step_timer.h"
 #include "model/model.h"
 #include "sim/simulate.h"
 
@@ -25,6 +26,49 @@ void expect_positive_finite(const json& value, const std::string& what) {
   ASSERT_TRUE(value.is_number()) << what;
   EXPECT_TRUE(std::isfinite(value.get<double>())) << what;
   EXPECT_GT(value.get<double>(), 0.0) << what;
+}
+
+// The noise schema (docs/benchmarks.md, "Figures that repeat"): each figure's spread in the grid's
+// layout, the threshold, the cells timed again and those still noisy, and Part A's spreads and flag.
+// Which cells are noisy depends on the machine's load, so only the shapes and their agreement are checked.
+void expect_noise_fields(const json& result) {
+  const json& answer = result["answer"];
+  for (const char* path : {"nocache_ms", "cache_ms"}) {
+    ASSERT_TRUE(answer[path]["spread"].is_number()) << path;
+    EXPECT_GE(answer[path]["spread"].get<double>(), 0.0) << path;
+  }
+  ASSERT_TRUE(answer["noisy"].is_boolean());
+  const double threshold = result["steps"]["model"]["timing"]["noisy_spread"].get<double>();
+  EXPECT_EQ(threshold, kNoisySpread);
+  EXPECT_EQ(answer["noisy"].get<bool>(), answer["nocache_ms"]["spread"].get<double>() > threshold ||
+                                             answer["cache_ms"]["spread"].get<double>() > threshold);
+
+  const json& timing = result["steps"]["model"]["timing"];
+  const json& decode = result["steps"]["decode"];
+  ASSERT_EQ(timing["decode_spread"].size(), decode["rows"].size());
+  size_t wide = 0;
+  for (size_t i = 0; i < decode["rows"].size(); ++i) {
+    ASSERT_EQ(timing["decode_spread"][i].size(), decode["contexts"].size());
+    for (const auto& spread : timing["decode_spread"][i]) wide += spread.get<double>() > threshold;
+  }
+  ASSERT_EQ(timing["prefill_spread"].size(), result["steps"]["prefill"]["tokens"].size());
+  for (const auto& spread : timing["prefill_spread"]) wide += spread.get<double>() > threshold;
+  if (result["steps"].contains("mixed")) {
+    ASSERT_EQ(timing["mixed_spread"].size(), result["steps"]["mixed"]["chunk_tokens"].size());
+    for (const auto& chunk : timing["mixed_spread"])
+      for (const auto& row : chunk)
+        for (const auto& spread : row) wide += spread.get<double>() > threshold;
+  }
+  ASSERT_TRUE(timing["noisy_cells"].is_array());
+  EXPECT_EQ(timing["noisy_cells"].size(), wide);
+  for (const json& cell : timing["noisy_cells"]) {
+    EXPECT_GT(cell["spread"].get<double>(), threshold);
+    EXPECT_TRUE(cell["grid"] == "decode" || cell["grid"] == "prefill" || cell["grid"] == "mixed") << cell.dump();
+  }
+  // Cells timed again for their spread; a cell timed again because more work timed faster can stay wide
+  // without being counted here, so the count is not bounded by the noisy cells.
+  EXPECT_GE(timing["retimed_cells"].get<int>(), 0);
+  ASSERT_TRUE(timing["monotone_corrections"].is_array());
 }
 
 TEST(Measure, ResultHasTheContractShape) {
@@ -72,6 +116,7 @@ TEST(Measure, ResultHasTheContractShape) {
   }
   EXPECT_EQ(steps["model"]["timing"]["mixed_repeats"].size(), 2u);
   EXPECT_EQ(steps["model"]["timing"]["samples"], 3);
+  expect_noise_fields(result);
   EXPECT_EQ(steps["model"]["preset"], "tiny");
 
   // Progress rises through the phases and ends at 1.
@@ -194,6 +239,43 @@ TEST(Lab, RunsMeasureThenEveryPolicy) {
   ASSERT_TRUE(result["policies"].contains("continuous:4"));
   EXPECT_EQ(result["policies"]["continuous:4"]["requests"].size(), 20u);
   EXPECT_NE(experiments::format_lab_report(result).find("continuous:4"), std::string::npos);
+  expect_noise_fields(result);
+  EXPECT_EQ(result["noisy"].get<bool>(), experiments::is_noisy_result(result));
+}
+
+TEST(Lab, ANoisyFigureIsMarkedAndNoGainIsReadOffIt) {
+  json options = {{"measure", small_measure_options()},
+                  {"workload", {{"count", 4}, {"prompt", {2, 6}}, {"answer", {1, 9}}, {"seed", 3}}}};
+  json result = experiments::run_lab(experiments::read_lab_options(options));
+  // The machine's own figures, then the same result as a busy device would have given it: the 3-row step
+  // at context 20 and the no-cache answer stayed wide.
+  json& timing = result["steps"]["model"]["timing"];
+  timing["decode_spread"][1][1] = 0.8;
+  timing["noisy_cells"] = {{{"grid", "decode"}, {"rows", 3}, {"context", 20}, {"spread", 0.8}}};
+  result["answer"]["nocache_ms"]["spread"] = 0.5;
+  result["answer"]["noisy"] = true;
+  result["noisy"] = experiments::is_noisy_result(result);
+  EXPECT_TRUE(result["noisy"].get<bool>());
+  const std::string report = experiments::format_lab_report(result);
+  EXPECT_NE(report.find("spread 50%)~"), std::string::npos) << report;
+  EXPECT_NE(report.find("~ noisy: its samples spread more than 25%"), std::string::npos) << report;
+  EXPECT_NE(report.find("no gain is read off them: the device was busy (spreads 80%"), std::string::npos) << report;
+  EXPECT_EQ(report.find("x tokens/s\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("~ priced on step times some of which stayed noisy"), std::string::npos) << report;
+
+  // Quiet cells, but the column made monotone because 3 rows timed faster than 1 even when timed again:
+  // no gain either.
+  timing["decode_spread"][1][1] = 0.1;
+  timing["decode_spread"][0][1] = 0.1;
+  timing["noisy_cells"] = json::array();
+  timing["monotone_corrections"] = {
+      {{"grid", "decode"}, {"rows", 3}, {"context", 20}, {"measured_ms", 0.001}, {"corrected_ms", 0.002}}};
+  const std::string corrected = format_measure_report(result);
+  EXPECT_NE(corrected.find(", more rows timed faster than fewer at this context: no gain is read off them: the "
+                           "device was busy (spreads 10% and 10%"),
+            std::string::npos)
+      << corrected;
+  EXPECT_EQ(corrected.find("x tokens/s\n"), std::string::npos) << corrected;
 }
 
 }  // namespace
