@@ -1,6 +1,6 @@
 // Chapter 2's words.
 
-import { duration, int, ratio, sig } from '../../shared/format.js';
+import { count, duration, int, ratio, sig } from '../../shared/format.js';
 import { noisyAnswerPaths, noisyText } from '../../shared/noisy.js';
 
 export const TITLE = 'The KV cache';
@@ -37,7 +37,7 @@ function timesText(answer) {
 export function explanation(answer) {
   const differs = firstDifference(answer);
   return [
-    `The same ${int(answer.prompt_tokens)}-token prompt${typeof answer.prompt_text === 'string' ? ` (“${answer.prompt_text.trim()}”)` : ''}, answered with ${int(answer.answer_tokens)} tokens twice on this device: once recomputing everything for every token, once keeping the keys and values in a cache. Each token appears when its path produced it, ${answer.provisional ? 'in the first run of each path; the median of all runs replaces it when they are done' : `in the run whose time is the median of ${int(answer.runs)}`}.`,
+    `The same ${int(answer.prompt_tokens)}-token prompt${typeof answer.prompt_text === 'string' ? ` (“${answer.prompt_text.trim()}”)` : ''}, answered with ${count(answer.answer_tokens, 'token')} twice on this device: once recomputing everything for every token, once keeping the keys and values in a cache. Each token appears when its path produced it, ${answer.provisional ? 'in the first run of each path; the median of all runs replaces it when they are done' : `in the run whose time is the median of ${int(answer.runs)}`}.`,
     timesText(answer),
     answer.identical_tokens
       ? 'The two answers are the same token for token (marked ✓): the cache changes how much is computed, not what.'
@@ -49,8 +49,8 @@ export function speedNote(speed) {
   return speed > 1 ? `Played ${sig(speed, 2)}× faster than it ran.` : 'Played at the speed it ran.';
 }
 
-export function lane(label, count, total) {
-  return `${label}: ${int(count)} of ${int(total)} tokens`;
+export function lane(label, shown, total) {
+  return `${label}: ${int(shown)} of ${count(total, 'token')}`;
 }
 
 export function announcement(answer) {
