@@ -17,7 +17,7 @@ import {
   statedGain,
   threadsWords,
 } from './words.js';
-import { count, ratio } from '../../shared/format.js';
+import { count, rate, ratio } from '../../shared/format.js';
 
 export const name = 'rows';
 export const title = TITLE;
@@ -110,7 +110,14 @@ export function mount(root, ctx) {
               null,
               'Tokens per second: ',
               gainShown === null
-                ? h('strong', { class: 'noisy-mark', dataset: { noisy: 'true' } }, 'noisy, no gain read off them')
+                ? h(
+                    'strong',
+                    {
+                      class: 'figure-value noisy-mark',
+                      dataset: { key: 'tokens_per_s', value: String(lastPoint.tokens_per_s), noisy: 'true' },
+                    },
+                    `${rate(lastPoint.tokens_per_s)} with ${count(lastPoint.rows, 'row')}: noisy, no gain read off them`
+                  )
                 : h(
                     'strong',
                     { class: 'figure-value', dataset: { key: 'tokens_per_s_ratio', value: String(gainShown) } },
