@@ -221,12 +221,16 @@ function renderPartA(result, root) {
             h('th', { scope: 'row' }, count(r, 'row')),
             contexts.map((c, k) => {
               const cell = noisyDecodeCell(steps, r, c);
-              return cell
-                ? num(grid[i][k], `${sig(grid[i][k], 3)} ${spread(cell.spread)}`, undefined, {
-                    class: 'noisy',
-                    title: `noisy: ${noisyText(cell.spread)}`,
-                  })
-                : num(grid[i][k], sig(grid[i][k], 3));
+              if (!cell) return num(grid[i][k], sig(grid[i][k], 3));
+              return h(
+                'td',
+                {
+                  class: 'num noisy',
+                  title: `noisy: ${noisyText(cell.spread)}`,
+                  dataset: { value: String(grid[i][k]), noisy: 'true' },
+                },
+                `${sig(grid[i][k], 3)} ${spread(cell.spread)}`
+              );
             }),
             num((r / grid[i][j]) * 1000, int((r / grid[i][j]) * 1000))
           )
