@@ -3,7 +3,7 @@
 // (one at a time with the cache slower than without it). A chapter that finds one says so instead
 // of telling the usual story over numbers that deny it.
 
-import { duration, int, spread } from './format.js';
+import { count, duration, int, spread } from './format.js';
 import { twoTimingsSpread } from './noisy.js';
 import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from './policies.js';
 
@@ -74,14 +74,18 @@ export function slowerWithFewerTokens(prefill) {
 
 const BUSY = 'This device was busy while measuring:';
 
+// The cells a busy sentence quotes; past them it says how many more.
+const CELLS_QUOTED = 4;
+
 // Each cell timed twice, with the two timings' spread.
 const cellsText = (cells) =>
   cells
+    .slice(0, CELLS_QUOTED)
     .map(
       (c) =>
-        `${int(c.rows)} rows at context ${int(c.context)}: ${duration(c.before_ms)}, then ${duration(c.after_ms)} (${spread(twoTimingsSpread(c.before_ms, c.after_ms))})`
+        `${count(c.rows, 'row')} at context ${int(c.context)}: ${duration(c.before_ms)}, then ${duration(c.after_ms)} (${spread(twoTimingsSpread(c.before_ms, c.after_ms))})`
     )
-    .join('; ');
+    .join('; ') + (cells.length > CELLS_QUOTED ? `; and ${count(cells.length - CELLS_QUOTED, 'other cell')}` : '');
 
 // found: fasterWithMoreRows(); remeasured: steps.remeasured (worker/remeasure.js), the cells timed a
 // second time, or undefined. Says the device was busy, with the timings and their spread, and draws no

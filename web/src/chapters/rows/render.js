@@ -13,7 +13,9 @@ const PAD = { left: 64, right: 100, top: 8 }; // right: room for the value's tex
 // noisy: the noisy cells among the points (shared/noisy.js): their bars are marked, with their spread.
 function bars(points, key, label, format, className, noisy) {
   const noisyAt = (p) => noisy.find((c) => c.rows === p.rows);
-  const valueText = (p) => (noisyAt(p) ? `${format(p[key])} ${spread(noisyAt(p).spread)}` : format(p[key]));
+  // The spread follows the timed figure (the step); a figure derived from it (tokens/s) is only marked.
+  const valueText = (p) =>
+    noisyAt(p) && key === 'step_ms' ? `${format(p[key])} ${spread(noisyAt(p).spread)}` : format(p[key]);
   const max = Math.max(...points.map((p) => p[key]));
   const plotW = WIDTH - PAD.left - PAD.right;
   const height = PAD.top + points.length * ROW_H + 4;
