@@ -27,7 +27,9 @@ function timesText(answer) {
     const found = noisy.find((p) => p.path === path);
     return `${duration(answer[`${path}_ms`].median)}${found ? ` (noisy: ${noisyText(found.spread, false)})` : ''}`;
   };
-  const runs = answer.provisional ? ' (first runs)' : ` (medians of ${int(answer.runs)} runs)`;
+  const runs = answer.provisional
+    ? ' (first runs)'
+    : ` (${answer.runs === 1 ? 'one run each' : `medians of ${count(answer.runs, 'run')}`})`;
   const compared = noisy.length
     ? `${runs}. With a noisy time, the ratio (${ratio(answer.ratio)}) is not read as the cache’s speed-up: run again when the device is idle.`
     : `, ${ratio(answer.ratio)} faster${runs}. The gap grows along the answer, since each uncached token reruns a longer sequence.`;
@@ -37,7 +39,7 @@ function timesText(answer) {
 export function explanation(answer) {
   const differs = firstDifference(answer);
   return [
-    `The same ${int(answer.prompt_tokens)}-token prompt${typeof answer.prompt_text === 'string' ? ` (“${answer.prompt_text.trim()}”)` : ''}, answered with ${count(answer.answer_tokens, 'token')} twice on this device: once recomputing everything for every token, once keeping the keys and values in a cache. Each token appears when its path produced it, ${answer.provisional ? 'in the first run of each path; the median of all runs replaces it when they are done' : `in the run whose time is the median of ${int(answer.runs)}`}.`,
+    `The same ${int(answer.prompt_tokens)}-token prompt${typeof answer.prompt_text === 'string' ? ` (“${answer.prompt_text.trim()}”)` : ''}, answered with ${count(answer.answer_tokens, 'token')} twice on this device: once recomputing everything for every token, once keeping the keys and values in a cache. Each token appears when its path produced it, ${answer.provisional ? 'in the first run of each path; the median of all runs replaces it when they are done' : answer.runs === 1 ? 'in its one run' : `in the run whose time is the median of ${int(answer.runs)}`}.`,
     timesText(answer),
     answer.identical_tokens
       ? 'The two answers are the same token for token (marked ✓): the cache changes how much is computed, not what.'
