@@ -175,8 +175,11 @@ class FirefoxPage {
     return this.#raw.close();
   }
 
+  // script: a function (with arg) or a script's source (puppeteer refuses a source with an argument).
   addInitScript(script, arg) {
-    return this.#raw.evaluateOnNewDocument(script, arg);
+    return typeof script === 'string'
+      ? this.#raw.evaluateOnNewDocument(script)
+      : this.#raw.evaluateOnNewDocument(script, arg);
   }
 
   // BiDi sends an object met twice in a result as a bare reference, which puppeteer turns into

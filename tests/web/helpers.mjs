@@ -299,3 +299,28 @@ export function shot(page, name, options = {}) {
 
 export const SMALL_LAB = 'preset=tiny&runs=1&requests=40';
 export const POLICY_ORDER = ['serial-nocache', 'serial-cache', 'static:16', 'continuous:16'];
+
+// Passes every message a worker of the page sends to its onmessage through change(data, arg, steps)
+// first; steps: the step table the message carries (the lab's steps part, or its whole result's), or null.
+function rewriteWorkerMessages(change, arg) {
+  const stepsOf = (data) =>
+    data && data.type === 'part' && data.name === 'steps'
+      ? data.value
+      : (data && data.result && data.result.answer && data.result.steps) || null;
+  const handler = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
+  Object.defineProperty(Worker.prototype, 'onmessage', {
+    configurable: true,
+    get() {
+      return handler.get.call(this);
+    },
+    set(listener) {
+      handler.set.call(this, listener && ((event) => listener({ data: change(event.data, arg, stepsOf(event.data)) })));
+    },
+  });
+}
+
+// An init script (page.addInitScript, both engines) that rewrites what the page's workers post, with
+// change(data, arg, steps) -> data, a self-contained function run in the page (the page's own code is
+// unchanged): how a test injects measurements.
+export const workerMessagesRewritten = (change, arg) =>
+  `(${rewriteWorkerMessages})(${change}, ${JSON.stringify(arg)});`;

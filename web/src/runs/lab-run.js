@@ -10,7 +10,7 @@ import { Lab, standalone, threadsSituation } from './worker-client.js';
 import { postPeers } from './post-peers.js';
 import { SHARE_KEY, encodeShare, shareRecord } from './share.js';
 import { BLOCKED_BY, PHASES } from './lab-words.js';
-import { sig } from '../shared/format.js';
+import { duration } from '../shared/format.js';
 import { FILE_MODEL } from '../models/choices.js';
 import { gpuEnvironment } from '../webgpu/environment.js';
 import { runWords } from '../webgpu/words.js';
@@ -91,7 +91,7 @@ export function labRun({ store, runs, env, embed, accepted, linkTo, onReady, sto
       lab: {
         ...store.get().lab,
         state: 'done',
-        phase: [`Done in ${sig(elapsedMs / 1000, 3)} s.`, runWords(result)].filter(Boolean).join(' '),
+        phase: [`Done in ${duration(elapsedMs)}.`, runWords(result)].filter(Boolean).join(' '),
         progress: 1,
         // The result's steps over the part's: cells that contradicted the rest were timed again since.
         parts: { ...parts, answer: parts.answer || full.answer, steps: full.steps || parts.steps, result: full },

@@ -1,23 +1,30 @@
 // A result's link: what a reader sends to compare devices. It carries, with no server, the lab's
 // settings, what the chapters compare (Part A's times, the decode step table, each policy's totals) and
-// the device's description, as JSON, deflated (CompressionStream 'deflate-raw') and base64url-encoded
+// the device's description, and which of those figures were noisy (shared/noisy.js), as JSON, deflated (CompressionStream 'deflate-raw') and base64url-encoded
 // into the hash (#result=...), within the page's hash limit. A checksum (FNV-1a over the JSON: it finds
 // a link that was cut or edited, it is not a signature) and a strict reading refuse a bad link with a
 // message, never with a crash.
 
 import { MAX_HASH_CHARS, settingsToHash } from '../config.js';
+import { shownDuration } from '../shared/format.js';
+import { noisyAnswerPaths, noisyCells } from '../shared/noisy.js';
 
 export const SHARE_KEY = 'result';
 const FORMAT = 1;
 const MAX_JSON_CHARS = 65536; // a link cannot inflate into more than this
-const SIGNIFICANT_DIGITS = 4; // the step table's times, as the link keeps them
+// The step table's times and the ratios, as the link keeps them: enough that the tokens/s the
+// comparison derives from a step reads as on the device that measured it. The times the comparison
+// shows as they are (Part A's, the queue's) keep what their text shows (shownDuration).
+const SIGNIFICANT_DIGITS = 6;
 const MAX_TEXT_CHARS = 200;
 const MAX_GRID = 64; // rows or contexts in the step table
 const POLICY_KEYS = ['makespan_ms', 'median_ttft_ms', 'p95_ttft_ms', 'tokens_per_s'];
+const PATHS = ['nocache', 'cache'];
 
 export class ShareError extends Error {}
 
 const round = (value) => Number(value.toPrecision(SIGNIFICANT_DIGITS));
+const policyFigure = (key, value) => (key.endsWith('_ms') ? shownDuration(value) : round(value));
 
 function checksum(text) {
   let hash = 0x811c9dc5;
@@ -44,6 +51,9 @@ function deviceOf(environment = {}, model = {}) {
 // What a finished lab result's link carries.
 export function shareRecord(result) {
   const { decode } = result.steps;
+  const noisyDecode = noisyCells(result.steps)
+    .filter((c) => c.grid === 'decode')
+    .map((c) => ({ rows: c.rows, context: c.context, spread: round(c.spread) }));
   return {
     format: FORMAT,
     settings: settingsToHash(result.settings),
@@ -51,16 +61,27 @@ export function shareRecord(result) {
     answer: {
       prompt_tokens: result.answer.prompt_tokens,
       answer_tokens: result.answer.answer_tokens,
-      nocache_ms: round(result.answer.nocache_ms.median),
-      cache_ms: round(result.answer.cache_ms.median),
+      nocache_ms: shownDuration(result.answer.nocache_ms.median),
+      cache_ms: shownDuration(result.answer.cache_ms.median),
+      ratio: round(result.answer.ratio),
+      noisy: noisyAnswerPaths(result.answer).map((p) => ({ path: p.path, spread: round(p.spread) })),
     },
-    steps: { decode: { rows: decode.rows, contexts: decode.contexts, ms: decode.ms.map((row) => row.map(round)) } },
+    steps: {
+      decode: {
+        rows: decode.rows,
+        contexts: decode.contexts,
+        ms: decode.ms.map((row) => row.map(round)),
+        noisy: noisyDecode,
+      },
+    },
     policies: Object.fromEntries(
       result.policy_order.map((name) => [
         name,
-        Object.fromEntries(POLICY_KEYS.map((key) => [key, round(result.policies[name][key])])),
+        Object.fromEntries(POLICY_KEYS.map((key) => [key, policyFigure(key, result.policies[name][key])])),
       ])
     ),
+    // The queue is priced on the step table: a noisy cell anywhere in it makes the queue's figures noisy.
+    noisy: result.noisy === true || noisyCells(result.steps).length > 0,
   };
 }
 
@@ -110,6 +131,23 @@ export async function encodeShare(record) {
 const isNumber = (v, low = 0) => typeof v === 'number' && Number.isFinite(v) && v >= low;
 const isText = (v) => typeof v === 'string' && v.length <= MAX_TEXT_CHARS;
 
+// The noisy flags, which a link made before they existed does not carry (then nothing is marked).
+function checkNoisy({ answer, steps, noisy }) {
+  const fail = (what) => {
+    throw new ShareError(what);
+  };
+  const list = (value, item, max) =>
+    value === undefined || (Array.isArray(value) && value.length <= max && value.every(item));
+  if (answer.ratio !== undefined && !isNumber(answer.ratio)) fail('answer.ratio: not a number of 0 or more');
+  if (!list(answer.noisy, (p) => p && PATHS.includes(p.path) && isNumber(p.spread), PATHS.length))
+    fail('answer.noisy: a list of noisy paths (nocache, cache) with their spreads');
+  const { decode } = steps;
+  const cell = (c) => c && decode.rows.includes(c.rows) && decode.contexts.includes(c.context) && isNumber(c.spread);
+  if (!list(decode.noisy, cell, decode.rows.length * decode.contexts.length))
+    fail('steps.decode.noisy: a list of the table’s cells with their spreads');
+  if (noisy !== undefined && typeof noisy !== 'boolean') fail('noisy: true or false');
+}
+
 // Throws a ShareError naming the first part of the record that is not what a link carries.
 function checkRecord(record) {
   const fail = (what) => {
@@ -137,6 +175,7 @@ function checkRecord(record) {
     )
   )
     fail('steps.decode.ms: one time of 0 or more for each row count and context');
+  checkNoisy(record);
   if (!policies || typeof policies !== 'object' || Object.keys(policies).length > 16)
     fail('policies: not a policy list');
   for (const [name, totals] of Object.entries(policies)) {

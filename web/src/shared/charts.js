@@ -7,7 +7,7 @@
 import uPlot from 'uplot';
 import { h, replace } from './dom.js';
 import { policyLabel, policyStyle } from './policies.js';
-import { sig } from './format.js';
+import { duration, rate, sig } from './format.js';
 import { firstThatFits } from './fit-text.js';
 
 const AXIS = { stroke: '#1f2328', grid: { stroke: '#d8dee4', width: 1 }, ticks: { stroke: '#8c959f', width: 1 } };
@@ -166,7 +166,7 @@ export function ttftCdf(container, policies, order) {
         yAxis('share of requests', { values: (u, splits) => splits.map((v) => `${Math.round(v * 100)}%`) }),
       ],
       series: [
-        { label: 'TTFT', value: (u, v) => (v == null ? '–' : `${sig(v, 3)} s`) },
+        { label: 'TTFT', value: (u, v) => (v == null ? '–' : duration(v * 1000)) },
         ...order.map((name) => {
           const style = policyStyle(name);
           return {
@@ -296,7 +296,7 @@ export function stepChart(container, { xs, xLabel, lines }) {
           dash: DASHES[i % DASHES.length],
           width: 2,
           points: { show: true, size: 6, fill: PALETTE[i % PALETTE.length] },
-          value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ms`),
+          value: (u, v) => (v == null ? '–' : duration(v)),
         })),
       ],
       legend: { show: true, live: true },
@@ -359,7 +359,7 @@ export function blocksChart(container, { series, budget }) {
         axis(`time, ${unit.name}`, { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
         yAxis('KV blocks held', { values: (u, splits) => splits.map((v) => sig(v, 3)) }),
       ],
-      series: [{ label: `t (${unit.name})`, value: (u, v) => (v == null ? '–' : sig(v, 4)) }, ...lines],
+      series: [{ label: `t (${unit.name})`, value: (u, v) => (v == null ? '–' : duration(v * unit.scale)) }, ...lines],
       legend: { show: true, live: true },
       cursor: { drag: { x: true, y: false } },
     }),
@@ -402,22 +402,22 @@ export function loadCurveChart(container, { rates, lines, targetMs }) {
         }),
       ],
       series: [
-        { label: 'rate', value: (u, v) => (v == null ? '–' : `${sig(v, 3)}/s`) },
+        { label: 'rate', value: (u, v) => (v == null ? '–' : rate(v, 'requests/s')) },
         ...lines.map((line) => ({
           label: line.label,
           stroke: line.color,
           dash: line.dash,
           width: 2,
           points: { show: true, size: 5, fill: line.color },
-          value: (u, v) => (v == null ? '–' : `${sig(v, 3)} ${unitName}`),
+          value: (u, v) => (v == null ? '–' : duration(v * scale)),
         })),
         {
-          label: `target ${sig(target, 3)} ${unitName}`,
+          label: `target ${duration(targetMs)}`,
           stroke: '#1f2328',
           dash: [10, 5],
           width: 1.5,
           points: { show: false },
-          value: () => `${sig(target, 3)} ${unitName}`,
+          value: () => duration(targetMs),
         },
       ],
       legend: { show: true, live: true },

@@ -3,7 +3,8 @@
 // (one at a time with the cache slower than without it). A chapter that finds one says so instead
 // of telling the usual story over numbers that deny it.
 
-import { duration, int } from './format.js';
+import { count, duration, int, spread } from './format.js';
+import { twoTimingsSpread } from './noisy.js';
 import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from './policies.js';
 
 // Beyond this fraction, a difference is not the clock's noise.
@@ -60,16 +61,35 @@ export function forbiddenPolicyOrders(result) {
     .filter((pair) => pair.slower_ms > pair.faster_ms * (1 + NOISE_FRACTION));
 }
 
+// prefill: a step table's prefill ({tokens, ms}). Returns [{tokens, step_ms, more_tokens, more_ms}]: each
+// prompt pass slower, beyond noise, than one of more tokens, which does all its work and more.
+export function slowerWithFewerTokens(prefill) {
+  const found = [];
+  prefill.tokens.forEach((tokens, i) => {
+    const k = prefill.tokens.findIndex((t, j) => t > tokens && prefill.ms[j] < prefill.ms[i] * (1 - NOISE_FRACTION));
+    if (k >= 0) found.push({ tokens, step_ms: prefill.ms[i], more_tokens: prefill.tokens[k], more_ms: prefill.ms[k] });
+  });
+  return found;
+}
+
 const BUSY = 'This device was busy while measuring:';
 
+// The cells a busy sentence quotes; past them it says how many more.
+const CELLS_QUOTED = 4;
+
+// Each cell timed twice, with the two timings' spread.
 const cellsText = (cells) =>
   cells
+    .slice(0, CELLS_QUOTED)
     .map(
-      (c) => `${int(c.rows)} rows at context ${int(c.context)}: ${duration(c.before_ms)}, then ${duration(c.after_ms)}`
+      (c) =>
+        `${count(c.rows, 'row')} at context ${int(c.context)}: ${duration(c.before_ms)}, then ${duration(c.after_ms)} (${spread(twoTimingsSpread(c.before_ms, c.after_ms))})`
     )
-    .join('; ');
+    .join('; ') + (cells.length > CELLS_QUOTED ? `; and ${count(cells.length - CELLS_QUOTED, 'other cell')}` : '');
 
-// remeasured: steps.remeasured (worker/remeasure.js), the cells timed a second time, or undefined.
+// found: fasterWithMoreRows(); remeasured: steps.remeasured (worker/remeasure.js), the cells timed a
+// second time, or undefined. Says the device was busy, with the timings and their spread, and draws no
+// finding from them.
 export function busyRowsText(found, remeasured) {
   const cases = found.map(
     (f) =>
@@ -106,4 +126,13 @@ export function busyQueueText(found, again) {
 // The queue's first order contradicted the arithmetic, and the table timed a second time settled it.
 export function queueRemeasuredText(again) {
   return `At first, ${ordersText(again.orders)}, which the arithmetic forbids, so the decode and prefill steps were timed a second time: each step keeps the faster of its two times, the queue priced on them comes out in the physics’ order, and those are the figures shown.`;
+}
+
+// found: slowerWithFewerTokens() of the table the queue is priced on, after it was timed a second time.
+export function busyPrefillText(found) {
+  const cases = found.map(
+    (f) =>
+      `a ${int(f.tokens)}-token prompt pass took ${duration(f.step_ms)} against ${duration(f.more_ms)} for ${int(f.more_tokens)} tokens (${spread(twoTimingsSpread(f.step_ms, f.more_ms))} apart)`
+  );
+  return `${BUSY} timed twice, ${cases.join('; ')}, though the longer prompt does all the shorter one’s work and more. The queue’s prices lean on these steps, so read them with care, or run again when the device is idle.`;
 }

@@ -1,4 +1,7 @@
 // Number formatting for tables and messages (English separators, as the published lab printed).
+// One function per kind of figure (duration, ratio, rate, bytes, count): a figure reads the same in
+// the chapters' words, the tables, the share link's comparison and the charts' labels, since each of
+// them formats it here.
 
 const nf = (digits) => new Intl.NumberFormat('en-US', { maximumFractionDigits: digits });
 const fixed = (digits) =>
@@ -13,21 +16,35 @@ export function sig(value, digits = 3) {
 }
 
 // A duration given in ms: seconds with one decimal from 1 s up (as the lab printed), else ms.
+// The unit is chosen on the value as written (999.96 ms reads "1.0 s", not "1,000 ms").
 export function duration(ms) {
   if (!Number.isFinite(ms)) return '–';
-  if (Math.abs(ms) >= 1000) return `${fixed(1).format(ms / 1000)} s`;
-  if (Math.abs(ms) >= 1) return `${sig(ms, 3)} ms`;
+  const threeFigures = (value) => Math.abs(Number(value.toPrecision(3)));
+  if (threeFigures(ms) >= 1000) return `${fixed(1).format(ms / 1000)} s`;
+  if (threeFigures(ms) >= 1) return `${sig(ms, 3)} ms`;
   if (ms === 0) return '0 ms';
   return `${sig(ms * 1000, 3)} µs`;
 }
 
-export function ms(value, digits = 3) {
-  return `${sig(value, digits)} ms`;
+const DURATION_UNITS_MS = { s: 1000, ms: 1, µs: 0.001 };
+
+// The number of ms that duration() writes for `ms` ("1,231.9 s" -> 1231900): what a figure keeps when
+// it is stored short (the share link) and must read the same when written again.
+export function shownDuration(ms) {
+  if (!Number.isFinite(ms)) return ms;
+  const [number, unit] = duration(ms).split(' ');
+  return Number(number.replace(/,/g, '')) * DURATION_UNITS_MS[unit];
 }
 
-// "1 slot", "16 slots": a count with its noun, plural unless it is one.
+// "1 slot", "16 slots", "1 row": a count with its noun, plural unless it is one.
 export function count(value, noun) {
-  return `${int(value)} ${noun}${value === 1 ? '' : 's'}`;
+  return `${int(value)} ${noun}${Math.round(value) === 1 ? '' : 's'}`;
+}
+
+// A rate: "269 tokens/s", "3.5 requests/s". Whole numbers from 100 up, else three figures.
+export function rate(value, unit = 'tokens/s') {
+  if (!Number.isFinite(value)) return '–';
+  return `${Math.abs(value) >= 100 ? int(value) : sig(value, 3)} ${unit}`;
 }
 
 // A phase or sentence with its first letter upper-case ("measuring" -> "Measuring").
@@ -35,6 +52,12 @@ export const capitalized = (text) => text.replace(/^(.)/, (c) => c.toUpperCase()
 
 export function int(value) {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
+}
+
+// A spread (the samples' (max - min) / median, a fraction) as the page writes it beside a noisy
+// figure: "±41%" (half the range around the median).
+export function spread(fraction) {
+  return Number.isFinite(fraction) ? `±${sig((fraction * 100) / 2, 2)}%` : '–';
 }
 
 // A percentage given in percent: "12.5%".
@@ -50,6 +73,7 @@ export function signedPct(fraction) {
   return `${tenths > 0 ? '+' : tenths < 0 ? '−' : ''}${(Math.abs(tenths) / 10).toFixed(1)}%`;
 }
 
+// A ratio: "1.85×", "18.1×", "231×".
 export function ratio(value) {
   if (!Number.isFinite(value)) return '–';
   return `${value >= 100 ? int(value) : sig(value, 3)}×`;

@@ -1,7 +1,7 @@
 // The GPU in words, for the environment panel and the lab's status line: the adapter, and plainly when it
 // is a software adapter, whose timings say nothing about graphics hardware.
 
-import { bytes, int, sig } from '../shared/format.js';
+import { bytes, count, int, sig } from '../shared/format.js';
 
 export function softwareWords(gpu) {
   return `${/swiftshader/i.test(gpu.architecture) ? 'SwiftShader' : 'A software adapter'}: your CPU emulating a GPU, not a GPU`;
@@ -26,7 +26,7 @@ export function adapterWords({ gpu, webgpu }) {
 // The most rows a step on this adapter takes and what capped it (rows-limit.js decodeRowsLimit()), for
 // a model of maxSeq positions a sequence.
 export function rowsLimitWords(limit, maxSeq) {
-  const rows = `${int(limit.rows)} row${limit.rows === 1 ? '' : 's'}`;
+  const rows = count(limit.rows, 'row');
   const largest = `this adapter’s largest buffer (${bytes(limit.largest_buffer_bytes)})`;
   if (limit.capped_by === 'kv_cache')
     return `${rows}: one layer’s KV cache for ${rows} of ${int(maxSeq)} positions each fills ${largest}`;
@@ -54,7 +54,7 @@ export function gpuStepsWords(model) {
 // How close the self-check's logits were to the CPU's (self-check.js).
 export const gapWords = (check) => {
   const flips = check.flips.length
-    ? `; float rounding flipped ${check.flips.length} near-tie${check.flips.length > 1 ? 's' : ''} (gap ${sig(Math.min(...check.flips.map((f) => f.gap)), 2)})`
+    ? `; float rounding flipped ${count(check.flips.length, 'near-tie')} (gap ${sig(Math.min(...check.flips.map((f) => f.gap)), 2)})`
     : '';
   return `its logits within ${sig(check.max_abs_diff, 2)} of the CPU’s (tolerance ${sig(check.tolerance, 2)}), the closest top-two gap ${sig(check.closest_top2_gap, 2)}${flips}`;
 };

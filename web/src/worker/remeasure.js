@@ -3,13 +3,15 @@
 // (a timings object: cpuTimings below, webgpu/steps.js gpuTimings):
 // - decode cells faster with more rows than with fewer: those cells are timed again, and the second
 //   figures kept when they agree with the rest of the grid (steps.remeasured);
-// - a policy order the physics forbids (the cache slower than none): the decode and prefill grids the policies are priced on are timed again,
-//   each cell keeps the faster of its two times, and that table is kept when the order it prices is
-//   allowed (steps.remeasured_queue).
+// - a policy order the physics forbids (the cache slower than none), or a prompt pass slower than one of
+//   more tokens: the decode and prefill grids the policies are priced on are timed again, each cell keeps
+//   the faster of its two times, and that table is kept when the order it prices is allowed and its
+//   prompt passes are in order (steps.remeasured_queue; its prefill and prefill_after, when a prompt pass
+//   was out of order).
 // A table that is kept has its queue priced again; one that is not leaves the first figures standing, and
 // the chapters say the device was busy, with both timings.
 
-import { brokenDecodeCells, forbiddenPolicyOrders } from '../shared/contradictions.js';
+import { brokenDecodeCells, forbiddenPolicyOrders, slowerWithFewerTokens } from '../shared/contradictions.js';
 
 // The smallest Part A and prefill and mixed grids measure() takes: this call is for the decode cells.
 export const DECODE_ONLY = {
@@ -39,7 +41,7 @@ export function cpuTimings(m, options) {
     async decodeAndPrefill(rows, contexts, tokens, progress = () => {}) {
       const steps = measure(
         { decode_rows: rows, decode_contexts: contexts, prefill_tokens: tokens },
-        'timing the decode and prefill steps again: the queue’s order contradicted the arithmetic',
+        'timing the decode and prefill steps again: the queue’s order or a prompt pass contradicted the arithmetic',
         progress
       );
       return { decode: steps.decode.ms, prefill: steps.prefill.ms };
@@ -75,8 +77,9 @@ async function remeasureBrokenCells(result, timings, reprice, progress) {
 
 async function remeasureForbiddenOrders(result, timings, reprice, progress) {
   const orders = forbiddenPolicyOrders(result);
-  if (!orders.length) return result;
   const { decode, prefill } = result.steps;
+  const prefillFound = slowerWithFewerTokens(prefill);
+  if (!orders.length && !prefillFound.length) return result;
   const again = await timings.decodeAndPrefill(decode.rows, decode.contexts, prefill.tokens, progress);
   const steps = {
     ...result.steps,
@@ -85,7 +88,13 @@ async function remeasureForbiddenOrders(result, timings, reprice, progress) {
   };
   const policies = reprice(steps, result);
   const ordersAfter = forbiddenPolicyOrders({ policies });
-  const remeasuredQueue = { orders, orders_after: ordersAfter, replaced: ordersAfter.length === 0 };
+  const prefillAfter = slowerWithFewerTokens(steps.prefill);
+  const remeasuredQueue = {
+    orders,
+    orders_after: ordersAfter,
+    ...(prefillFound.length && { prefill: prefillFound, prefill_after: prefillAfter }),
+    replaced: ordersAfter.length === 0 && prefillAfter.length === 0,
+  };
   if (!remeasuredQueue.replaced) return { ...result, steps: { ...result.steps, remeasured_queue: remeasuredQueue } };
   return { ...result, steps: { ...steps, remeasured_queue: remeasuredQueue }, policies };
 }

@@ -4,12 +4,15 @@
 // after its prompt (answer.prompt_text); a random model writes token ids.
 
 import { h } from '../../shared/dom.js';
-import { ms, ratio } from '../../shared/format.js';
+import { duration, ratio } from '../../shared/format.js';
+import { noisyAnswerPaths, noisyText } from '../../shared/noisy.js';
 
-// The text of each of `tokens`: its piece where it is the token the piece is of (piecesOf[i]), its id
-// elsewhere.
+// The text of each of `tokens`: its piece where it is the token the piece is of (piecesOf[i]), else its
+// id, which amid words is written apart as "[id 2638]" so that ids never run together.
 const tokenTexts = (tokens, piecesOf, pieces) =>
-  tokens.map((token, i) => (pieces && piecesOf[i] === token && i < pieces.length ? pieces[i] : String(token)));
+  tokens.map((token, i) =>
+    !pieces ? String(token) : piecesOf[i] === token && i < pieces.length ? pieces[i] : `[id ${token}]`
+  );
 
 // texts: what each token shows; words: whether they are words (else ids).
 function laneView(id, label, tokens, other, texts, words) {
@@ -17,7 +20,7 @@ function laneView(id, label, tokens, other, texts, words) {
     h(
       'li',
       {
-        class: `token ${other[i] === token ? 'same' : 'differs'}`,
+        class: `token ${other[i] === token ? 'same' : 'differs'}${words && texts[i] === `[id ${token}]` ? ' token-id' : ''}`,
         dataset: { index: String(i), id: String(token) },
         title: `${other[i] === token ? 'the same token on both paths' : 'differs from the other path'} (id ${token})`,
       },
@@ -49,19 +52,38 @@ export function raceView(answer) {
     laneView(id, label, tokens, other, tokenTexts(tokens, answer.tokens_nocache, pieces), Boolean(pieces));
   const nocache = lane('lane-nocache', 'Without a cache', answer.tokens_nocache, answer.tokens_cache);
   const cache = lane('lane-cache', 'With the KV cache', answer.tokens_cache, answer.tokens_nocache);
-  const card = (label, value, key, raw) =>
+  const noisy = noisyAnswerPaths(answer);
+  // noisySpread: the card's figure's spread when it is noisy, else undefined.
+  const card = (label, value, key, raw, noisySpread) =>
     h(
       'div',
-      { class: 'card' },
+      { class: `card${noisySpread === undefined ? '' : ' noisy'}` },
       h('div', { class: 'card-label' }, label),
-      h('div', { class: 'card-value figure-value', dataset: { key, value: String(raw) } }, value)
+      h('div', { class: 'card-value figure-value', dataset: { key, value: String(raw) } }, value),
+      noisySpread === undefined
+        ? null
+        : h(
+            'div',
+            { class: 'noisy-mark', dataset: { noisy: 'true' } },
+            Number.isFinite(noisySpread) ? `noisy: ${noisyText(noisySpread, false)}` : 'noisy: from a noisy time'
+          )
     );
+  const spreadOf = (path) => {
+    const found = noisy.find((p) => p.path === path);
+    return found ? found.spread : undefined;
+  };
   const cards = h(
     'div',
     { class: 'cards cards-3', dataset: { provisional: String(Boolean(answer.provisional)) } },
-    card('Without a cache', ms(answer.nocache_ms.median, 4), 'nocache_ms', answer.nocache_ms.median),
-    card('With the KV cache', ms(answer.cache_ms.median, 4), 'cache_ms', answer.cache_ms.median),
-    card('Cache speed-up', ratio(answer.ratio), 'ratio', answer.ratio)
+    card(
+      'Without a cache',
+      duration(answer.nocache_ms.median),
+      'nocache_ms',
+      answer.nocache_ms.median,
+      spreadOf('nocache')
+    ),
+    card('With the KV cache', duration(answer.cache_ms.median), 'cache_ms', answer.cache_ms.median, spreadOf('cache')),
+    card('Cache speed-up', ratio(answer.ratio), 'ratio', answer.ratio, noisy.length ? NaN : undefined)
   );
   // Shows the first n tokens of each lane.
   const setCounts = (counts, text) => {
@@ -80,7 +102,7 @@ export function raceView(answer) {
     ? h(
         'p',
         { class: `race-mark ${same ? 'same' : 'differs'}`, dataset: { identical: String(same) } },
-        same ? '✓ Identical tokens on both paths' : '✗ The paths’ tokens differ (marked in red)'
+        same ? '✓ Identical tokens on both paths' : '✗ The paths part at a near-tie (marked in red from there)'
       )
     : null;
   return { lanes: [nocache.element, cache.element], cards, prompt, mark, setCounts };

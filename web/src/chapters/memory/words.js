@@ -1,6 +1,6 @@
 // Chapter 5's words. Every number comes from the Memory section's run.
 
-import { duration, int, sig } from '../../shared/format.js';
+import { count, duration, int, sig } from '../../shared/format.js';
 import { POLICY_ROLES, findPolicy, policyLabel } from '../../shared/policies.js';
 
 export const TITLE = 'Memory';
@@ -44,7 +44,7 @@ function pagedParagraph(p, r) {
       : '';
   const preempted = p.preemptions
     ? `When a step needs a block and none is free, the request admitted last is preempted: its blocks are freed and it goes back to the front of the queue, ` +
-      `to recompute its KV later. That happened ${int(p.preemptions)} ${p.preemptions === 1 ? 'time' : 'times'} in this run ` +
+      `to recompute its KV later. That happened ${count(p.preemptions, 'time')} in this run ` +
       `(${int(p.recomputed_tokens)} tokens recomputed); each one flashes red below.`
     : `Had a step needed a block with none free, the request admitted last would have been preempted (its blocks freed, its KV ` +
       `recomputed later); in this run memory never ran short, so nothing was preempted.`;
@@ -55,7 +55,7 @@ export function countsText(state, memory) {
   const limit = memory.budget_blocks ? ` of ${int(memory.budget_blocks)}` : '';
   return (
     `${int(state.held)}${limit} blocks held, ${int(Math.ceil(state.used_blocks))} filled with KV; ` +
-    `${int(state.preemptions)} ${state.preemptions === 1 ? 'preemption' : 'preemptions'} so far`
+    `${count(state.preemptions, 'preemption')} so far`
   );
 }
 

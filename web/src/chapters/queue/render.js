@@ -49,7 +49,15 @@ export function layoutPanel(width, q) {
 // The histograms' time axis, one for every panel so that they read on one clock: the longest TTFT of
 // all the queues.
 export function sharedTtftSpanMs(queues) {
-  return Math.max(1, ...queues.map((q) => q.maxTtftMs));
+  return roundTickUp(Math.max(1, ...queues.map((q) => q.maxTtftMs)));
+}
+
+// The axis's end, a tick: the longest TTFT rounded up to 1, 2, 2.5 or 5 × 10^k, so that it never reads
+// like a measured figure beside the figures the words quote (a makespan of "3,386.1 s" above an axis
+// ending at "3,385.0 s").
+function roundTickUp(ms) {
+  const power = 10 ** Math.floor(Math.log10(ms));
+  return [1, 2, 2.5, 5, 10].find((step) => step * power >= ms) * power;
 }
 
 const binOf = (ttftMs, spanMs) => Math.min(BINS - 1, Math.floor((ttftMs / spanMs) * BINS));

@@ -1,9 +1,15 @@
 // Chapter 4's words: the explanation beside the picture and the sentences the live caption says.
 // Every number comes from the run's result.
 
-import { duration, int } from '../../shared/format.js';
+import { count, duration, int } from '../../shared/format.js';
 import { POLICY_ROLES, findPolicy, policyIs, policyLabel } from '../../shared/policies.js';
-import { busyQueueText, forbiddenPolicyOrders, queueRemeasuredText } from '../../shared/contradictions.js';
+import {
+  busyPrefillText,
+  busyQueueText,
+  forbiddenPolicyOrders,
+  queueRemeasuredText,
+} from '../../shared/contradictions.js';
+import { noisyCellsText } from '../../shared/noisy.js';
 
 export const TITLE = 'The queue';
 
@@ -14,13 +20,14 @@ function range(pair) {
 // The paragraphs beside the figure. order: the policy names shown; prepared: name -> prepareQueue().
 export function introParagraphs(result, order, prepared) {
   const w = result.workload || {};
-  const count = prepared[order[0]].count;
+  const requests = prepared[order[0]].count;
   const stat = findPolicy(order, POLICY_ROLES.staticBatches);
   const cont = findPolicy(order, POLICY_ROLES.continuous);
   const slots = cont ? prepared[cont].slots : stat ? prepared[stat].slots : 1;
-  const done = (name) => duration(prepared[name].endMs);
+  // The queue's time is the policy's makespan, the figure the share link and the bench's table give too.
+  const done = (name) => duration(result.policies[name].makespan_ms);
   const out = [
-    `${int(count)} people send a question to one server at ${w.arrival && w.arrival.kind === 'poisson' ? 'random moments' : 'the same moment'}: ` +
+    `${int(requests)} people send a question to one server at ${w.arrival && w.arrival.kind === 'poisson' ? 'random moments' : 'the same moment'}: ` +
       `${w.prompts === 'stories' ? 'each prompt one of our own story openings' : `prompts of ${range(w.prompt)} tokens`}, answers of ${range(w.answer)} tokens. Each row of dots below is the crowd: ` +
       'grey dots wait, coloured dots sit in a seat of the server, pale dots have their whole answer.',
     'A seat is a row of the batch the server computes in one step. Its bar grows as the KV cache of that request ' +
@@ -44,10 +51,13 @@ export function introParagraphs(result, order, prepared) {
   out.push(
     'The histogram under each server fills with the time to first token of everyone served so far: the four share one time axis, and the number at the top of each is the count of its tallest bar when the queue is done.'
   );
+  const noisy = noisyCellsText(result.steps);
+  if (noisy) out.unshift(`This queue is priced on the step table. ${noisy}`);
   const forbidden = forbiddenPolicyOrders(result);
   const again = result.steps && result.steps.remeasured_queue;
+  if (again && again.prefill_after && again.prefill_after.length) out.unshift(busyPrefillText(again.prefill_after));
   if (forbidden.length) return [busyQueueText(forbidden, again), ...out];
-  return again && again.replaced ? [queueRemeasuredText(again), ...out] : out;
+  return again && again.replaced && again.orders.length ? [queueRemeasuredText(again), ...out] : out;
 }
 
 export function panelLabel(name) {
@@ -57,8 +67,7 @@ export function panelLabel(name) {
 // One policy's line: "16 in seats (4 idle, padding), 700 waiting, 284 done".
 export function countsText(state) {
   const seats =
-    `${int(state.seated + state.idle)} ${state.seated + state.idle === 1 ? 'seat' : 'seats'} held` +
-    (state.idle ? ` (${int(state.idle)} idle: padding)` : '');
+    `${count(state.seated + state.idle, 'seat')} held` + (state.idle ? ` (${int(state.idle)} idle: padding)` : '');
   return `${seats}, ${int(state.waiting)} waiting, ${int(state.done)} done`;
 }
 
@@ -82,7 +91,7 @@ export function changesAt(name, q, t) {
   }
   const parts = [];
   if (admitted) parts.push(`${int(admitted)} seated`);
-  if (first) parts.push(`${int(first)} first ${first === 1 ? 'token' : 'tokens'}`);
+  if (first) parts.push(count(first, 'first token'));
   if (finished) parts.push(`${int(finished)} finished`);
   return parts.length ? `${policyLabel(name)} ${parts.join(', ')}` : null;
 }

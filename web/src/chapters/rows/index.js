@@ -13,8 +13,11 @@ import {
   gainLabels,
   gainWords,
   mostSharedRows,
+  noisyPoints,
+  statedGain,
   threadsWords,
 } from './words.js';
+import { count, rate, ratio } from '../../shared/format.js';
 
 export const name = 'rows';
 export const title = TITLE;
@@ -74,9 +77,9 @@ export function mount(root, ctx) {
 
   function show(steps) {
     const byRows = stepsByRows(steps);
-    const { stepTime, throughput } = rowsCharts(byRows);
-    const first = byRows.points[0];
+    const { stepTime, throughput } = rowsCharts(byRows, noisyPoints(byRows, steps));
     const lastPoint = byRows.points[byRows.points.length - 1];
+    const gainShown = statedGain(byRows, steps);
     const gain = gainFigure(steps, byRows) || threadsFigure(steps, byRows);
     replace(
       root,
@@ -86,7 +89,7 @@ export function mount(root, ctx) {
         h(
           'div',
           { class: 'chapter-words' },
-          explanation(byRows, steps.model, steps.remeasured).map((text) => h('p', null, text)),
+          explanation(byRows, steps).map((text) => h('p', null, text)),
           gain && h('p', { class: 'rows-gain-words' }, gain.words)
         ),
         h(
@@ -106,14 +109,20 @@ export function mount(root, ctx) {
               'figcaption',
               null,
               'Tokens per second: ',
-              h(
-                'strong',
-                {
-                  class: 'figure-value',
-                  dataset: { key: 'tokens_per_s_ratio', value: String(lastPoint.tokens_per_s / first.tokens_per_s) },
-                },
-                `${(lastPoint.tokens_per_s / first.tokens_per_s).toFixed(2)}× with ${lastPoint.rows} rows`
-              )
+              gainShown === null
+                ? h(
+                    'strong',
+                    {
+                      class: 'figure-value noisy-mark',
+                      dataset: { key: 'tokens_per_s', value: String(lastPoint.tokens_per_s), noisy: 'true' },
+                    },
+                    `${rate(lastPoint.tokens_per_s)} with ${count(lastPoint.rows, 'row')}: noisy, no gain read off them`
+                  )
+                : h(
+                    'strong',
+                    { class: 'figure-value', dataset: { key: 'tokens_per_s_ratio', value: String(gainShown) } },
+                    `${ratio(gainShown)} with ${count(lastPoint.rows, 'row')}`
+                  )
             )
           ),
           gain && gain.figure

@@ -4,13 +4,18 @@
 
 import { h } from '../../shared/dom.js';
 import { s } from '../../shared/svg.js';
-import { int, ms, sig } from '../../shared/format.js';
+import { count, duration, int, rate, ratio, sig, spread } from '../../shared/format.js';
 
 const WIDTH = 300;
 const ROW_H = 26;
-const PAD = { left: 64, right: 70, top: 8 };
+const PAD = { left: 64, right: 100, top: 8 }; // right: room for the value's text ("12,345 tokens/s")
 
-function bars(points, key, label, format, className) {
+// noisy: the noisy cells among the points (shared/noisy.js): their bars are marked, with their spread.
+function bars(points, key, label, format, className, noisy) {
+  const noisyAt = (p) => noisy.find((c) => c.rows === p.rows);
+  // The spread follows the timed figure (the step); a figure derived from it (tokens/s) is only marked.
+  const valueText = (p) =>
+    noisyAt(p) && key === 'step_ms' ? `${format(p[key])} ${spread(noisyAt(p).spread)}` : format(p[key]);
   const max = Math.max(...points.map((p) => p[key]));
   const plotW = WIDTH - PAD.left - PAD.right;
   const height = PAD.top + points.length * ROW_H + 4;
@@ -20,32 +25,33 @@ function bars(points, key, label, format, className) {
       viewBox: `0 0 ${WIDTH} ${height}`,
       class: `rows-bars ${className}`,
       role: 'img',
-      'aria-label': `${label}: ${points.map((p) => `${p.rows} rows ${format(p[key])}`).join(', ')}`,
+      'aria-label': `${label}: ${points.map((p) => `${count(p.rows, 'row')} ${valueText(p)}${noisyAt(p) ? ' (noisy)' : ''}`).join(', ')}`,
     },
     points.map((p, i) => {
       const y = PAD.top + i * ROW_H;
       const w = Math.max(1, (p[key] / max) * plotW);
       return s(
         'g',
-        { class: 'bar', 'data-rows': p.rows },
+        { class: noisyAt(p) ? 'bar noisy' : 'bar', 'data-rows': p.rows, 'data-noisy': String(Boolean(noisyAt(p))) },
         s('text', {
           class: 'tick',
           x: PAD.left - 6,
           y: y + ROW_H / 2 + 4,
           'text-anchor': 'end',
-          text: `${int(p.rows)} row${p.rows > 1 ? 's' : ''}`,
+          text: count(p.rows, 'row'),
         }),
         s('rect', { x: PAD.left, y: y + 4, width: w, height: ROW_H - 8 }),
-        s('text', { class: 'value', x: PAD.left + w + 4, y: y + ROW_H / 2 + 4, text: format(p[key]) })
+        s('text', { class: 'value', x: PAD.left + w + 4, y: y + ROW_H / 2 + 4, text: valueText(p) })
       );
     })
   );
 }
 
-export function rowsCharts(byRows) {
+// noisy: the noisy cells among byRows's points.
+export function rowsCharts(byRows, noisy = []) {
   return {
-    stepTime: bars(byRows.points, 'step_ms', 'Decode step time', (v) => ms(v, 3), 'step-time'),
-    throughput: bars(byRows.points, 'tokens_per_s', 'Tokens per second', (v) => `${int(v)}/s`, 'throughput'),
+    stepTime: bars(byRows.points, 'step_ms', 'Decode step time', duration, 'step-time', noisy),
+    throughput: bars(byRows.points, 'tokens_per_s', 'Tokens per second', (v) => rate(v), 'throughput', noisy),
   };
 }
 
@@ -73,7 +79,9 @@ export function gainChart(series) {
       class: 'rows-gain',
       role: 'img',
       'aria-label': series
-        .map(({ label }, i) => `${label}: ${gains[i].map((p) => `${p.rows} rows ${sig(p.gain, 3)}×`).join(', ')}`)
+        .map(
+          ({ label }, i) => `${label}: ${gains[i].map((p) => `${count(p.rows, 'row')} ${ratio(p.gain)}`).join(', ')}`
+        )
         .join('; '),
     },
     s('line', { class: 'axis', x1: GAIN.left, y1: y(0), x2: GAIN.left + plotW, y2: y(0) }),

@@ -6,7 +6,7 @@
 import { h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
 import { barChart, blocksChart } from '../../shared/charts.js';
-import { duration, int, ms, ratio, sig } from '../../shared/format.js';
+import { count, duration, int, rate, ratio, sig } from '../../shared/format.js';
 import { POLICY_ROLES, policyIs, policyLabel, policyStyle, shortPolicyLabel } from '../../shared/policies.js';
 import { MEMORY_SETTINGS } from '../../plans/hardware-settings.js';
 import { docLinked } from '../../docs/links.js';
@@ -93,7 +93,7 @@ function gainTable(r, id) {
           'tr',
           { dataset: { rows: String(g.rows) } },
           h('th', { scope: 'row' }, int(g.rows)),
-          num(g.step_ms, ms(g.step_ms), 'step_ms'),
+          num(g.step_ms, duration(g.step_ms), 'step_ms'),
           num(g.tokens_per_s, int(g.tokens_per_s), 'tokens_per_s'),
           num(g.gain, ratio(g.gain), 'gain')
         )
@@ -180,7 +180,7 @@ export function queueView(r, prefix) {
       (c) =>
         barChart(c, {
           bars: r.gain.rows.map((g) => ({
-            label: `${int(g.rows)} ${g.rows === 1 ? 'row' : 'rows'}`,
+            label: count(g.rows, 'row'),
             value: g.tokens_per_s,
             color: '#1d5fa8',
           })),
@@ -213,7 +213,7 @@ function memoryTable(r, id) {
     h(
       'caption',
       null,
-      `Modeled: ${r.gpu_label} — KV budget ${int(r.steps.model.kv_budget_tokens)} tokens, ${sig(m.rate, 3)} requests/s`
+      `Modeled: ${r.gpu_label} — KV budget ${int(r.steps.model.kv_budget_tokens)} tokens, ${rate(m.rate, 'requests/s')}`
     ),
     head(['Policy', ...MEMORY_COLUMNS.map(([, label]) => label)]),
     h(

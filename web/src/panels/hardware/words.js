@@ -22,7 +22,7 @@ export function statusWords(run) {
   if (run.state === 'modeling') return run.progress ? describeProgress(run.progress) : 'Modeling the step table…';
   if (run.state === 'failed') return 'Not modeled.';
   if (run.state !== 'modeled') return '';
-  return run.elapsed_ms === null ? `Modeled: ${MODELED}` : `Modeled in ${sig(run.elapsed_ms / 1000, 3)} s: ${MODELED}`;
+  return run.elapsed_ms === null ? `Modeled: ${MODELED}` : `Modeled in ${duration(run.elapsed_ms)}: ${MODELED}`;
 }
 
 const range = (pair) => `${int(pair[0])}–${int(pair[1])}`;
@@ -87,9 +87,9 @@ export function memoryWords(r, load) {
   const slots = policySlots(m.policies[0]);
   const more = paged.requests_at_once.peak > reserve.requests_at_once.peak;
   return [
-    `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${sig(load, 3)}× what continuous batching with unlimited memory gets through, so that a queue forms), on ${count(slots, 'slot')}.`,
+    `A server-sized queue: ${int(w.count)} requests, prompts of ${range(w.prompt)} tokens, answers of ${range(w.answer)}, arriving at random at ${sig(m.rate, 3)} a second (${ratio(load)} what continuous batching with unlimited memory gets through, so that a queue forms), on ${count(slots, 'slot')}.`,
     `Reserve takes room for the prompt and the longest answer at admission: it ran at most ${int(reserve.requests_at_once.peak)} requests at once (${sig(reserve.requests_at_once.mean, 3)} on average), with ${sig(reserve.waste_pct, 3)}% of what it held never written. ` +
-      `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${int(paged.preemptions)} times` : ', never preempting'}; ` +
+      `Paged takes a block only when a token needs one: in the same memory it ran ${more ? 'up to ' : ''}${int(paged.requests_at_once.peak)} at once (${sig(paged.requests_at_once.mean, 3)} on average)${paged.preemptions ? `, preempting ${count(paged.preemptions, 'time')}` : ', never preempting'}; ` +
       `p95 time to first token ${duration(paged.p95_ttft_ms)} against reserve’s ${duration(reserve.p95_ttft_ms)}, the whole queue done in ${duration(paged.makespan_ms)} against ${duration(reserve.makespan_ms)}.`,
     ...(more
       ? []

@@ -12,7 +12,7 @@ import {
   shortPolicyLabel,
 } from '../../shared/policies.js';
 import { barChart, blocksChart, loadCurveChart } from '../../shared/charts.js';
-import { duration, int, pct, sig } from '../../shared/format.js';
+import { duration, int, pct, sig, rate } from '../../shared/format.js';
 import { crossingText, findings, summary, tableFoot } from './words.js';
 
 // The first rate at which p95 TTFT goes above the target, interpolated on log TTFT between the two
@@ -93,7 +93,7 @@ function renderTable(r, budget, section) {
     h(
       'table',
       { id: 'memory-table', class: 'policy' },
-      h('caption', null, `Under a budget of ${int(budget)} blocks, ${sig(r.rate, 3)} requests/s`),
+      h('caption', null, `Under a budget of ${int(budget)} blocks, ${rate(r.rate, 'requests/s')}`),
       h(
         'thead',
         null,

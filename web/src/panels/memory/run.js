@@ -6,7 +6,7 @@
 import { $ } from '../../shared/dom.js';
 import { jobRun } from '../../runs/job-run.js';
 import { jobPanel } from '../job-panel.js';
-import { int, sig } from '../../shared/format.js';
+import { duration, int } from '../../shared/format.js';
 import { kvTokens, memFieldOfModuleError } from './config.js';
 import { IDS } from './form.js';
 import { labQueue, storyRequests } from '../../plans/lab-queue.js';
@@ -33,7 +33,7 @@ export function memoryRun(section, form, hooks) {
         elapsed_ms: elapsedMs,
       };
       const simulations = `${raw.load.rates.length + 3} simulations of ${int(lab.requests)} requests`;
-      return { result, phase: `Done in ${sig(elapsedMs / 1000, 3)} s (${simulations}).` };
+      return { result, phase: `Done in ${duration(elapsedMs)} (${simulations}).` };
     },
     fieldOf: (error) => memFieldOfModuleError(error.path),
     retryHint: 'Press “Run the memory policies” to try again.',

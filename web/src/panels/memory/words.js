@@ -2,7 +2,7 @@
 // the target, the table's footnote, and the findings under the charts.
 
 import { REAL_CONTEXT, deviceBudget, longestRequest } from './config.js';
-import { bytes, count, duration, int, pct, sig } from '../../shared/format.js';
+import { bytes, count, duration, int, pct, sig, rate } from '../../shared/format.js';
 import { kvFormatWord } from '../kv-calculator/index.js';
 import { POLICY_ROLES, findPolicy } from '../../shared/policies.js';
 
@@ -49,10 +49,10 @@ export function summary(r, budget) {
 
 // c: crossingRate's answer; top: the highest rate simulated.
 export function crossingText(c, target, top) {
-  if (!c) return `stays within ${duration(target)} up to ${sig(top, 3)} requests/s, the highest rate simulated`;
+  if (!c) return `stays within ${duration(target)} up to ${rate(top, 'requests/s')}, the highest rate simulated`;
   if (c.already)
-    return `is above ${duration(target)} already at ${sig(c.rate, 3)} requests/s, the lowest rate simulated`;
-  return `crosses ${duration(target)} at about ${sig(c.rate, 3)} requests/s`;
+    return `is above ${duration(target)} already at ${rate(c.rate, 'requests/s')}, the lowest rate simulated`;
+  return `crosses ${duration(target)} at about ${rate(c.rate, 'requests/s')}`;
 }
 
 export function tableFoot(target) {

@@ -13,7 +13,7 @@ import { $, fromTemplate } from '../../shared/dom.js';
 import { jobRun } from '../../runs/job-run.js';
 import { jobPanel } from '../job-panel.js';
 import { policyLabel } from '../../shared/policies.js';
-import { sig } from '../../shared/format.js';
+import { duration } from '../../shared/format.js';
 import { standalone } from '../../runs/worker-client.js';
 import { replayFieldOfModuleError, replayOptions } from './config.js';
 import { IDS, replayForm } from './form.js';
@@ -46,7 +46,7 @@ export function mount(root, { store, runs, env, panels }) {
         environment: env,
         page: { standalone },
       };
-      return { result, phase: `Done in ${sig(elapsedMs / 1000, 3)} s.` };
+      return { result, phase: `Done in ${duration(elapsedMs)}.` };
     },
     fieldOf: (error) => replayFieldOfModuleError(error.path),
     retryHint: 'Press the button to try again (a fresh worker starts).',

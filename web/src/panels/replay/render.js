@@ -5,7 +5,7 @@ import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
 import { POLICY_ROLES, findPolicy, policyLabel, policyOrder, policySlots } from '../../shared/policies.js';
 import { PHASE_COLORS, gantt, legendSwatches, timelineUnit } from '../../shared/charts.js';
-import { duration, int, ms, pct, sig, signedPct } from '../../shared/format.js';
+import { duration, int, pct, sig, signedPct } from '../../shared/format.js';
 import { afterPromptFinding, deviceSentence, servedWhere } from './words.js';
 
 // The KV-memory columns a memory policy's results carry (null for the lab's four), each shown when some
@@ -229,18 +229,18 @@ export function renderTimelines(r, name, section) {
       : '';
   replace(
     $('#replay-gantt-real-caption', section),
-    `Real run: the first ${shown} requests done at ${sig(lastEnd(real) / unit.scale, 3)} ${unit.name}${preempted('real')}`
+    `Real run: the first ${shown} requests done at ${duration(lastEnd(real))}${preempted('real')}`
   );
   replace(
     $('#replay-gantt-sim-caption', section),
-    `Simulated: done at ${sig(lastEnd(simulated) / unit.scale, 3)} ${unit.name}${preempted('sim')}`
+    `Simulated: done at ${duration(lastEnd(simulated))}${preempted('sim')}`
   );
   const hover = $('#replay-hover', section);
   const onHover = (bar) =>
     replace(
       hover,
       bar
-        ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
+        ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${duration(bar.start_ms)} to ${duration(bar.end_ms)}.`
         : 'Point at a bar to see its request.'
     );
   const slots = policySlots(name);
@@ -304,7 +304,7 @@ function kindsTable(name, check) {
         h(
           'td',
           { colspan: formula ? '7' : '6' },
-          `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${ms(check.outside_steps_ms)}.`,
+          `Inside forward passes: ${duration(check.real_steps_ms)} real, ${duration(check.table_steps_ms)} on the table; outside them (waiting for arrivals, the engine’s own bookkeeping): ${duration(check.outside_steps_ms)}.`,
           formula
             ? ` A mixed pass (a prompt chunk with decode rows) is priced on the table’s measured mixed grid; “Formula” prices it by the formula derived from prefill and decode alone, which misses the measured grid’s ${int(formula.cells)} cells by ${sig(formula.mean_abs_error * 100, 2)}% on average (${sig(formula.max_abs_error * 100, 2)}% at most).`
             : ''

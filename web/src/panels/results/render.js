@@ -2,7 +2,8 @@
 // Every table is a real <table> with a caption and header cells; numbers carry data-value.
 
 import { $, h, replace } from '../../shared/dom.js';
-import { count, duration, int, ms, ratio, sig } from '../../shared/format.js';
+import { count, duration, int, ratio, sig, spread } from '../../shared/format.js';
+import { noisyCells, noisyCellsText, noisyDecodeCell, noisyText } from '../../shared/noisy.js';
 import {
   POLICY_ROLES,
   PUBLISHED_LABEL,
@@ -63,16 +64,11 @@ function renderPartA(result, root) {
     $('#part-a-summary', root),
     card(
       'Without a cache',
-      ms(answer.nocache_ms.median, 4),
-      `median of ${answer.runs} run${answer.runs > 1 ? 's' : ''}`,
+      duration(answer.nocache_ms.median),
+      `median of ${count(answer.runs, 'run')}`,
       'card-nocache'
     ),
-    card(
-      'With the KV cache',
-      ms(answer.cache_ms.median, 4),
-      `median of ${answer.runs} run${answer.runs > 1 ? 's' : ''}`,
-      'card-cache'
-    ),
+    card('With the KV cache', duration(answer.cache_ms.median), `median of ${count(answer.runs, 'run')}`, 'card-cache'),
     card(
       'Cache speed-up',
       ratio(answer.ratio),
@@ -107,9 +103,9 @@ function renderPartA(result, root) {
       'tr',
       { id },
       h('th', { scope: 'row' }, label),
-      num(stats.median, ms(stats.median, 4)),
-      num(stats.min, ms(stats.min, 4)),
-      num(stats.max, ms(stats.max, 4))
+      num(stats.median, duration(stats.median)),
+      num(stats.min, duration(stats.min)),
+      num(stats.max, duration(stats.max))
     );
   replace(
     $('#answer-table-box', root),
@@ -119,7 +115,7 @@ function renderPartA(result, root) {
       h(
         'caption',
         null,
-        `One answer: ${answer.prompt_tokens} prompt tokens, ${answer.answer_tokens} answer tokens, ${answer.runs} run${answer.runs > 1 ? 's' : ''} per path`
+        `One answer: ${answer.prompt_tokens} prompt tokens, ${answer.answer_tokens} answer tokens, ${count(answer.runs, 'run')} per path`
       ),
       h(
         'thead',
@@ -222,19 +218,35 @@ function renderPartA(result, root) {
           h(
             'tr',
             { dataset: { rows: String(r) } },
-            h('th', { scope: 'row' }, `${r} row${r > 1 ? 's' : ''}`),
-            contexts.map((c, k) => num(grid[i][k], sig(grid[i][k], 3))),
+            h('th', { scope: 'row' }, count(r, 'row')),
+            contexts.map((c, k) => {
+              const cell = noisyDecodeCell(steps, r, c);
+              if (!cell) return num(grid[i][k], sig(grid[i][k], 3));
+              return h(
+                'td',
+                {
+                  class: 'num noisy',
+                  title: `noisy: ${noisyText(cell.spread)}`,
+                  dataset: { value: String(grid[i][k]), noisy: 'true' },
+                },
+                `${sig(grid[i][k], 3)} ${spread(cell.spread)}`
+              );
+            }),
             num((r / grid[i][j]) * 1000, int((r / grid[i][j]) * 1000))
           )
         )
       )
     )
   );
+  const noisyEnds = [speed.rowsLo, speed.rowsHi].some((r) => noisyDecodeCell(steps, r, speed.context));
   replace(
     $('#decode-speedup', root),
-    `At context ${speed.context}, one step of ${speed.rowsLo} row takes ${ms(speed.msLo)} and one of ${speed.rowsHi} rows takes ${ms(speed.msHi)}: `,
-    h('strong', null, `${ratio(speed.speedup)} the tokens per second`),
-    ` from batching (published: ${pub.speedup_16}×).`
+    `At context ${speed.context}, one step of ${count(speed.rowsLo, 'row')} takes ${duration(speed.msLo)} and one of ${count(speed.rowsHi, 'row')} takes ${duration(speed.msHi)}: `,
+    noisyEnds
+      ? h('strong', { class: 'noisy-mark', dataset: { noisy: 'true' } }, 'noisy, so no batching gain is read off them')
+      : h('strong', null, `${ratio(speed.speedup)} the tokens per second`),
+    ` ${noisyEnds ? '' : 'from batching '}(published: ${pub.speedup_16}×).`,
+    noisyCellsText(steps) && ` ${noisyCellsText(steps)}`
   );
 
   const { tokens, ms: pre } = steps.prefill;
@@ -270,7 +282,10 @@ function renderPartA(result, root) {
   if (timing) {
     replace(
       $('#timing-note', root),
-      `Each figure is the ${timing.statistic || 'median of samples'}: ${timing.samples} samples of at least ${timing.min_sample_ms} ms, each repeating the step (decode repeats from ${Math.min(...timing.decode_repeats.flat())} to ${Math.max(...timing.decode_repeats.flat())}), so that a coarse browser clock still times it well.`
+      `Each figure is the ${timing.statistic || 'median of samples'}: ${timing.samples} samples of at least ${timing.min_sample_ms} ms, each repeating the step (decode repeats from ${Math.min(...timing.decode_repeats.flat())} to ${Math.max(...timing.decode_repeats.flat())}), so that a coarse browser clock still times it well.`,
+      Number.isFinite(timing.noisy_spread)
+        ? ` A step whose samples spread wider than ${spread(timing.noisy_spread)} was timed again (${count(timing.retimed_cells || 0, 'cell')}); those still that wide are marked noisy (${int(noisyCells(steps).length)}).`
+        : null
     );
   }
 }
@@ -283,7 +298,7 @@ const POLICY_COLUMNS = [
   ['p99_ttft_ms', 'p99 TTFT', duration],
   ['makespan_ms', 'All done', duration],
   ['tokens_per_s', 'Tokens/s', int],
-  ['tpot_ms', 'TPOT', (v) => ms(v)],
+  ['tpot_ms', 'TPOT', (v) => duration(v)],
 ];
 
 function policyHeader(name) {
@@ -452,7 +467,7 @@ function renderPlots(result, settings, { full, root }) {
     replace(
       hover,
       bar
-        ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${sig(bar.x0, 3)} to ${sig(bar.x1, 3)} ${bar.unit.name}.`
+        ? `Request ${bar.request + 1}, slot ${bar.slot + 1}: ${bar.phase} from ${duration(bar.start_ms)} to ${duration(bar.end_ms)}.`
         : 'Point at a bar to see its request.'
     );
   };
@@ -461,14 +476,14 @@ function renderPlots(result, settings, { full, root }) {
   if (staticName) {
     replace(
       $('#gantt-static-caption', root),
-      `${policyLabel(staticName)}: the first ${requestsShown} requests are done at ${sig(lastFinish(staticName) / unit.scale, 3)} ${unit.name}`
+      `${policyLabel(staticName)}: the first ${requestsShown} requests are done at ${duration(lastFinish(staticName))}`
     );
     gantt($('#chart-gantt-static', root), tl(staticName), { slots: settings.slots, xMaxMs: xMax, onHover });
   }
   if (contName) {
     replace(
       $('#gantt-continuous-caption', root),
-      `${policyLabel(contName)}: done at ${sig(lastFinish(contName) / unit.scale, 3)} ${unit.name}`
+      `${policyLabel(contName)}: done at ${duration(lastFinish(contName))}`
     );
     gantt($('#chart-gantt-continuous', root), tl(contName), { slots: settings.slots, xMaxMs: xMax, onHover });
   }
@@ -482,7 +497,7 @@ function renderPlots(result, settings, { full, root }) {
   stepChart($('#chart-context', root), {
     xs: contexts,
     xLabel: 'context',
-    lines: rows.map((r, i) => ({ label: `${r} row${r > 1 ? 's' : ''}`, values: grid[i] })),
+    lines: rows.map((r, i) => ({ label: count(r, 'row'), values: grid[i] })),
   });
 }
 

@@ -13,7 +13,7 @@ import { standalone } from '../../runs/worker-client.js';
 import { jobRun } from '../../runs/job-run.js';
 import { jobPanel } from '../job-panel.js';
 import { COMPARE_WORKER_NAME } from '../../runs/roles.js';
-import { sig } from '../../shared/format.js';
+import { duration } from '../../shared/format.js';
 import { render } from './render.js';
 import { summarize } from './words.js';
 import { MARKUP } from './markup.js';
@@ -34,7 +34,7 @@ export function mount(root, { store, runs, env, panels }) {
     job: { type: 'compare', workerName: COMPARE_WORKER_NAME },
     finish(raw, elapsedMs, options) {
       const result = { ...summarize(raw), options, elapsed_ms: elapsedMs, environment: env, page: { standalone } };
-      return { result, phase: `Done in ${sig(elapsedMs / 1000, 3)} s.` };
+      return { result, phase: `Done in ${duration(elapsedMs)}.` };
     },
     retryHint: 'Press the button to try again.',
   });

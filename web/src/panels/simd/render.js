@@ -3,7 +3,7 @@
 
 import { $, h, replace } from '../../shared/dom.js';
 import { numCell as num } from '../../shared/cells.js';
-import { int, ms, ratio, sig } from '../../shared/format.js';
+import { duration, int, ratio, sig } from '../../shared/format.js';
 import { finding, gbs, mb } from './words.js';
 
 const IMPLEMENTATIONS = [
@@ -127,9 +127,9 @@ export function render(s, section) {
       'tr',
       { dataset: { impl: key, available: 'true' } },
       head,
-      num(r.median_ms, ms(r.median_ms), 'median_ms'),
-      num(r.min_ms, ms(r.min_ms), 'min_ms'),
-      num(r.max_ms, ms(r.max_ms), 'max_ms'),
+      num(r.median_ms, duration(r.median_ms), 'median_ms'),
+      num(r.min_ms, duration(r.min_ms), 'min_ms'),
+      num(r.max_ms, duration(r.max_ms), 'max_ms'),
       num(r.gflops, sig(r.gflops, 3), 'gflops'),
       num(r.gb_per_s, sig(r.gb_per_s, 3), 'gb_per_s'),
       key === 'simd'
@@ -174,8 +174,8 @@ export function render(s, section) {
         'tr',
         { dataset: { impl: key } },
         h('th', { scope: 'row' }, IMPLEMENTATIONS.find((i) => i.key === key).label),
-        num(one.median_ms, ms(one.median_ms), 'rows1_ms'),
-        num(many.median_ms, ms(many.median_ms), 'rows16_ms'),
+        num(one.median_ms, duration(one.median_ms), 'rows1_ms'),
+        num(many.median_ms, duration(many.median_ms), 'rows16_ms'),
         num(many.gflops, sig(many.gflops, 3), 'rows16_gflops'),
         num(gain, ratio(gain), 'tokens_per_s_ratio')
       );

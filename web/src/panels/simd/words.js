@@ -1,7 +1,7 @@
 // The SIMD vs scalar vs JavaScript panel's figures and words: one row per implementation, the ratios,
 // and what they say about this device.
 
-import { int, ms, ratio, sig } from '../../shared/format.js';
+import { duration, int, ratio, sig } from '../../shared/format.js';
 
 const speedOver = (slow, fast) => (slow && fast ? slow.median_ms / fast.median_ms : null);
 
@@ -48,22 +48,22 @@ export function finding(s) {
     const bytes = step && Number.isFinite(step.bytes_read) ? step.bytes_read : model.weight_bytes;
     const floorMs = bytes / (read * 1e6);
     parts.push(
-      `A one-row decode step reads every weight matrix once, one row of the embedding table and the context’s keys and values (${mb(bytes)}), for just two floating-point operations per weight, so its floor is memory bandwidth: reading that much at the ${gbs(read)} measured here takes ${ms(floorMs)}.`
+      `A one-row decode step reads every weight matrix once, one row of the embedding table and the context’s keys and values (${mb(bytes)}), for just two floating-point operations per weight, so its floor is memory bandwidth: reading that much at the ${gbs(read)} measured here takes ${duration(floorMs)}.`
     );
     if (rows.simd) {
       const share = rows.simd.gb_per_s / read;
       const gain = `SIMD’s gain at one row (${ratio(ratios.simd_vs_scalar)} over scalar code, ${ratio(ratios.simd_vs_js)} over JavaScript)`;
       if (share >= 1) {
         parts.push(
-          `The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, as fast as memory reads go here (part of the weights stay in the processor’s caches), so ${gain} is capped by how fast the weights stream in, not by its arithmetic.`
+          `The SIMD step took ${duration(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, as fast as memory reads go here (part of the weights stay in the processor’s caches), so ${gain} is capped by how fast the weights stream in, not by its arithmetic.`
         );
       } else if (share >= 0.5) {
         parts.push(
-          `The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)} (${int(share * 100)}% of that bandwidth), so ${gain} is capped by how fast the weights stream from memory, not by its arithmetic.`
+          `The SIMD step took ${duration(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)} (${int(share * 100)}% of that bandwidth), so ${gain} is capped by how fast the weights stream from memory, not by its arithmetic.`
         );
       } else {
         parts.push(
-          `The SIMD step took ${ms(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, only ${int(share * 100)}% of that bandwidth: here more than memory holds it back (attention over the context, small matrices, the calls between them), and ${gain} is what is left.`
+          `The SIMD step took ${duration(rows.simd.median_ms)}, streaming its weights at ${gbs(rows.simd.gb_per_s)}, only ${int(share * 100)}% of that bandwidth: here more than memory holds it back (attention over the context, small matrices, the calls between them), and ${gain} is what is left.`
         );
       }
     } else {
