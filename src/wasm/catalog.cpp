@@ -6,7 +6,9 @@
 #include "model/config.h"
 #include "model/number_format.h"
 #include "model/thread_pool.h"
+#include "model_files/gguf_file.h"
 #include "model_files/model_file.h"
+#include "model_files/tokenizer.h"
 #include "policy/policy_registry.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
@@ -116,6 +118,14 @@ json limits_json() {
           {"total_answer_tokens", {{"max", sim::kMaxTotalAnswerTokens}}},
           {"call_bytes", {{"max", kMaxCallBytes}}},
           {"model_file_bytes", {{"max", kMaxModelFileBytes}}},
+          // What a model file may count (gguf_file.h, tokenizer.h), and the longest text encoded.
+          {"vocab", range(2, kMaxVocab)},
+          {"merges", {{"max", kMaxMerges}}},
+          {"gguf_metadata_keys", {{"max", kMaxGgufMetadataKeys}}},
+          {"gguf_key_bytes", {{"max", kMaxGgufKeyBytes}}},
+          {"gguf_tensors", {{"max", kMaxGgufTensors}}},
+          {"gguf_tensor_name_bytes", {{"max", kMaxGgufTensorNameBytes}}},
+          {"text_bytes", {{"max", kMaxTextBytes}}},
           {"grid_sample_ms", {{"max", kMaxGridSampleMs}}}};
 }
 
