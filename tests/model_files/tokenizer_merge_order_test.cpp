@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/rng.h"
+#include "model_file_writers.h"
 #include "model_files/tokenizer.h"
 
 namespace kvlab {
@@ -75,15 +76,10 @@ std::string random_text(Rng& rng, int max_characters) {
 }
 
 Vocabulary random_vocabulary(Rng& rng) {
-  Vocabulary v;
-  v.pieces = {"<unk>", "<s>", "</s>"};
-  v.scores = {0.0f, 0.0f, 0.0f};
-  for (int b = 0; b < 256; ++b) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "<0x%02X>", b);
-    v.pieces.push_back(hex);
-    v.scores.push_back(0.0f);
-  }
+  // <unk>, BOS, EOS and the 256 byte pieces, as the tiny vocabulary starts.
+  Vocabulary v = test::tiny_vocabulary();
+  v.pieces.resize(3 + 256);
+  v.scores.resize(3 + 256);
   const float special_scores[] = {std::numeric_limits<float>::quiet_NaN(), -1e10f, -2e10f,
                                   std::numeric_limits<float>::infinity()};
   const int64_t n_pieces = rng.uniform_int(5, 60);
