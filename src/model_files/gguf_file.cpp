@@ -278,10 +278,22 @@ size_t GgufFile::array_at(const std::string& key, GgufType element, uint64_t max
   return v.elements_at;
 }
 
-std::vector<std::string> GgufFile::strings(const std::string& key, uint64_t max_count) const {
-  ByteReader in(data_, size_, "gguf");
-  in.seek(array_at(key, GgufType::string, max_count), key);
+std::vector<std::string> GgufFile::strings(const std::string& key, uint64_t max_count, uint64_t max_bytes) const {
+  const size_t first = array_at(key, GgufType::string, max_count);
   const uint64_t count = value(key, GgufType::array).count;
+  ByteReader in(data_, size_, "gguf");
+  in.seek(first, key);
+  uint64_t total = 0;  // each length was checked to fit in the file: no overflow
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t length = in.u64(key);
+    total += length;
+    in.take(static_cast<size_t>(length), key);
+  }
+  if (total > max_bytes)
+    throw_range(
+        {path(key), std::to_string(total), integers_from(0, static_cast<long long>(max_bytes))},
+        "must hold at most " + std::to_string(max_bytes) + " bytes of text (got " + std::to_string(total) + ")");
+  in.seek(first, key);
   std::vector<std::string> out;
   out.reserve(static_cast<size_t>(count));
   for (uint64_t i = 0; i < count; ++i) out.push_back(read_string(in, key + "[" + std::to_string(i) + "]"));

@@ -82,9 +82,10 @@ class GgufFile {
   double number(const std::string& key) const;              // any integer or float type
   std::string text(const std::string& key) const;
   // Arrays, refused naming the key before anything is read unless they hold at most max_count elements.
-  std::vector<std::string> strings(const std::string& key, uint64_t max_count) const;  // of strings
-  std::vector<float> floats(const std::string& key, uint64_t max_count) const;         // of float32
-  std::vector<int32_t> int32s(const std::string& key, uint64_t max_count) const;       // of int32
+  // Of strings, also refused unless their bytes together are at most max_bytes.
+  std::vector<std::string> strings(const std::string& key, uint64_t max_count, uint64_t max_bytes) const;
+  std::vector<float> floats(const std::string& key, uint64_t max_count) const;    // of float32
+  std::vector<int32_t> int32s(const std::string& key, uint64_t max_count) const;  // of int32
 
   const std::vector<GgufTensorInfo>& tensors() const { return tensors_; }
   // The tensor's bytes: `n_bytes` from its offset, checked to lie inside the file.

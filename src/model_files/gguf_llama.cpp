@@ -143,7 +143,7 @@ void read_bpe(const GgufFile& file, Vocabulary& v) {
         {GgufFile::path(pre_key), file.has(pre_key) ? quoted(pre) : "", one_of(names)},
         "must name a pre-tokenizer kvlab has: " + list + (file.has(pre_key) ? " (got " + quoted(pre) + ")" : ""));
   }
-  v.merges = file.strings("tokenizer.ggml.merges", kMaxMerges);
+  v.merges = file.strings("tokenizer.ggml.merges", kMaxMerges, kMaxMergesBytes);
   const std::string types_key = "tokenizer.ggml.token_type";
   if (file.has(types_key)) {
     const std::vector<int32_t> types = file.int32s(types_key, kMaxVocab);
@@ -174,7 +174,7 @@ Vocabulary read_vocabulary(const GgufFile& file) {
         {GgufFile::path("tokenizer.ggml.model"), quoted(model), one_of({"llama", "gpt2"})},
         "must be \"llama\" (SentencePiece, as llama2.c's) or \"gpt2\" (byte-level BPE) (got " + quoted(model) + ")");
   Vocabulary v;
-  v.pieces = file.strings("tokenizer.ggml.tokens", kMaxVocab);
+  v.pieces = file.strings("tokenizer.ggml.tokens", kMaxVocab, kMaxVocabularyBytes);
   const int vocab = static_cast<int>(v.pieces.size());
   if (vocab < 2)
     throw_range(

@@ -22,6 +22,11 @@ enum class TokenizerModel { sentencepiece, bpe };
 // The most merges a BPE vocabulary may list: Llama 3's 128,256 tokens come with 280,147. Checked before
 // they are read (each costs about 100 bytes of memory once ranked).
 constexpr uint64_t kMaxMerges = 524288;
+// The most bytes of text a vocabulary's tokens, and its merges, may hold: Qwen2's 151,936 tokens hold
+// about 1 MB, their merges about 2 MB. The readers hold each a few times over (the list, the lookup
+// tables), so these bound what a vocabulary costs whatever the file's size.
+constexpr uint64_t kMaxVocabularyBytes = uint64_t{16} << 20;
+constexpr uint64_t kMaxMergesBytes = uint64_t{16} << 20;
 // The longest text encode() takes, in bytes: 8 for each of the longest context's 8,192 positions,
 // where English averages about 4 bytes a token; also below Linux's 131,072-byte bound on one
 // command-line argument, so that the CLI's --prompt meets this limit, named, rather than the system's.

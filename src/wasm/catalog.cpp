@@ -121,6 +121,8 @@ json limits_json() {
           // What a model file may count (gguf_file.h, tokenizer.h), and the longest text encoded.
           {"vocab", range(2, kMaxVocab)},
           {"merges", {{"max", kMaxMerges}}},
+          {"vocab_bytes", {{"max", kMaxVocabularyBytes}}},
+          {"merges_bytes", {{"max", kMaxMergesBytes}}},
           {"gguf_metadata_keys", {{"max", kMaxGgufMetadataKeys}}},
           {"gguf_key_bytes", {{"max", kMaxGgufKeyBytes}}},
           {"gguf_tensors", {{"max", kMaxGgufTensors}}},

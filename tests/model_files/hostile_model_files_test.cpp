@@ -14,6 +14,7 @@
 #include "model_files/ggml_tensor_types.h"
 #include "model_files/gguf_file.h"
 #include "model_files/gguf_llama.h"
+#include "model_files/llama2c_tokenizer_file.h"
 
 namespace kvlab {
 namespace {
@@ -106,6 +107,35 @@ TEST_F(HostileModelFiles, MergesPastTheirLimitAreRefusedByTheirCount) {
   file.text("tokenizer.ggml.pre", "gpt-2");
   file.strings("tokenizer.ggml.merges", kMaxMerges + 1);
   test::expect_refused([&] { read(file.bytes()); }, "gguf.tokenizer.ggml.merges", "at most 524288 elements");
+}
+
+TEST_F(HostileModelFiles, VocabularyAndMergesPastTheirBytesOfTextAreRefusedBeforeTheyAreCopied) {
+  RawGguf tokens;
+  tokens.text("general.architecture", "llama");
+  tokens.text("tokenizer.ggml.model", "llama");
+  tokens.strings("tokenizer.ggml.tokens", 17, std::string(1 << 20, 't'));  // 17 MiB of text
+  test::expect_refused([&] { read(tokens.bytes()); }, "gguf.tokenizer.ggml.tokens",
+                       "at most 16777216 bytes of text (got 17825792)");
+  RawGguf merges;
+  merges.text("general.architecture", "llama");
+  merges.text("tokenizer.ggml.model", "gpt2");
+  merges.strings("tokenizer.ggml.tokens", 2, "a");
+  merges.text("tokenizer.ggml.pre", "gpt-2");
+  merges.strings("tokenizer.ggml.merges", 17, std::string(1 << 20, 'm'));
+  test::expect_refused([&] { read(merges.bytes()); }, "gguf.tokenizer.ggml.merges", "at most 16777216 bytes of text");
+  // A llama2.c tokenizer file: max_token_length, then a score, a length and the bytes of each token.
+  test::ByteWriter llama2c;
+  llama2c.i32(1 << 16);
+  for (int i = 0; i < 300; ++i) {
+    llama2c.f32(0.0f);
+    llama2c.i32(1 << 16);
+    llama2c.text(std::string(1 << 16, 'p'));
+  }
+  test::expect_refused(
+      [&] {
+        read_llama2c_tokenizer(reinterpret_cast<const uint8_t*>(llama2c.bytes.data()), llama2c.bytes.size(), 300);
+      },
+      "tokenizer.tokens[256].length", "past 16777216 bytes");
 }
 
 TEST_F(HostileModelFiles, MetadataKeysPastTheirLimitAreRefusedBeforeAnyIsRead) {
