@@ -121,9 +121,20 @@ void skip_elements(ByteReader& in, GgufType type, uint64_t count, int depth, con
   }
   in.require_fits(count, type == GgufType::string ? 8 : 12, field + ".count");  // a length, or a type and a count
   for (uint64_t i = 0; i < count; ++i) {
+    if (type == GgufType::string && in.remaining() >= 8) {
+      // An element's name is built only for its error: a file of millions of strings is walked at the
+      // speed of reading it.
+      const size_t start = in.position();
+      const uint64_t length = in.u64(field);
+      if (length <= in.remaining()) {
+        in.take(static_cast<size_t>(length), field);
+        continue;
+      }
+      in.seek(start, field);
+    }
     const std::string element = field + "[" + std::to_string(i) + "]";
     if (type == GgufType::string)
-      skip_string(in, element);
+      skip_string(in, element);  // throws, naming the element
     else
       read_value(in, type, depth, element);
   }
