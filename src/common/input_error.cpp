@@ -59,10 +59,13 @@ std::string echo_value(const nlohmann::json& value) {
   }
 }
 std::string bounded_text(const std::string& text, size_t max_chars) {
-  // A character is at least one byte: a text of at most max_chars bytes is short enough without counting.
-  if (text.size() <= max_chars) return text;
+  // Room for the size note an echo already cut carries ("\"… (1,000,000,000 characters)"): such an
+  // echo is kept as echo_value made it. A character is at least one byte: a text of no more bytes than
+  // that is short enough without counting.
+  constexpr size_t kNoteChars = 40;
+  if (text.size() <= max_chars + kNoteChars) return text;
   const size_t chars = utf8_length(text);
-  if (chars <= max_chars) return text;
+  if (chars <= max_chars + kNoteChars) return text;
   return utf8_prefix(text, max_chars) + "… (" + grouped(chars) + " characters)";
 }
 

@@ -88,7 +88,7 @@ constexpr size_t kMaxEchoedChars = 200;
 constexpr size_t kMaxProblemChars = 1000;
 
 // `text` cut after max_chars characters (never inside a UTF-8 character), followed by its whole size:
-// "aaa… (1,048,576 characters)". Every InputError bounds its path and given value so
+// "aaa… (1,048,576 characters)"; kept whole within a size note's 40 characters of max_chars. Every InputError bounds its path and given value so
 // (kMaxEchoedChars) and its problem and context (kMaxProblemChars): a message is one short line whatever
 // the input held.
 std::string bounded_text(const std::string& text, size_t max_chars);
