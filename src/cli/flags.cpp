@@ -179,13 +179,21 @@ std::string read_file(const std::string& path, const std::string& flag) {
 
 ByteBuffer read_model_file(const std::string& path, const std::string& flag) {
   const std::string limit = std::to_string(kMaxModelFileBytes >> 20) + " MiB (the most kvlab loads)";
-  // A file that says its size is refused by it before a byte is read; a stream, once past the limit.
+  // Refused by what the file system says before a byte is read: a model is a regular file of known size;
+  // a device (/dev/zero), a pipe or a directory is not, and would be read until the limit.
   std::error_code error;
-  const uintmax_t size = std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
-  if (!error && size > static_cast<uintmax_t>(kMaxModelFileBytes))
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error) throw_range(flag + ": cannot read file \"" + path + "\": " + error.message());
+  if (!std::filesystem::is_regular_file(status))
+    throw_range(flag + ": \"" + path +
+                "\" is not a regular file (a device, a pipe or a directory): a model file is read whole, by its size");
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) throw_range(flag + ": cannot read file \"" + path + "\": " + error.message());
+  if (size > static_cast<uintmax_t>(kMaxModelFileBytes))
     throw_range(flag + ": file \"" + path + "\" has " + std::to_string(size >> 20) + " MiB, more than " + limit);
+  // Read in pieces up to the limit all the same: a file that grows while it is read is still bounded.
   return read_at_most<ByteBuffer>(path, flag, static_cast<size_t>(kMaxModelFileBytes), "more than " + limit,
-                                  error ? 0 : static_cast<size_t>(size));
+                                  static_cast<size_t>(size));
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& flag) {

@@ -66,7 +66,7 @@ JsonFlags add_measure_flags(CLI::App& command);
 std::string read_file(const std::string& path, const std::string& flag);
 
 // Reads a whole model file (up to kMaxModelFileBytes, model_file.h), once into its buffer; throws
-// InputError naming `flag` if it cannot be read or is larger.
+// InputError naming `flag` if it cannot be read, is larger, or is not a regular file (/dev/zero, a pipe).
 ByteBuffer read_model_file(const std::string& path, const std::string& flag);
 
 // Reads and parses a JSON file given with `flag`; an error names both ("--steps bad.json is not valid JSON").

@@ -1,5 +1,6 @@
 // kvlab: measure why an AI server needs a KV cache and continuous batching.
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include "cli/commands.h"
@@ -30,6 +31,15 @@ int run(int argc, char** argv) {
   } catch (const kvlab::InputError& e) {  // one thrown before a command knew its sources
     std::cerr << "kvlab: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kvlab: out of memory: try a smaller model, grid or workload\n";
+    return 1;
+  } catch (const std::exception& e) {  // a bug or an I/O failure: said in one line, never an abort
+    std::cerr << "kvlab: internal error: " << kvlab::bounded_text(e.what(), kvlab::kMaxProblemChars) << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "kvlab: internal error: an exception of unknown type\n";
+    return 1;
   }
   return 2;
 }

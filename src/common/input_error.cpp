@@ -58,12 +58,35 @@ std::string echo_value(const nlohmann::json& value) {
     return "(a value that cannot be shown)";
   }
 }
+std::string bounded_text(const std::string& text, size_t max_chars) {
+  // Room for the size note an echo already cut carries ("\"… (1,000,000,000 characters)"): such an
+  // echo is kept as echo_value made it. A character is at least one byte: a text of no more bytes than
+  // that is short enough without counting.
+  constexpr size_t kNoteChars = 40;
+  if (text.size() <= max_chars + kNoteChars) return text;
+  const size_t chars = utf8_length(text);
+  if (chars <= max_chars + kNoteChars) return text;
+  return utf8_prefix(text, max_chars) + "… (" + grouped(chars) + " characters)";
+}
+
+namespace {
+
+FieldError bounded_field(FieldError field) {
+  field.path = bounded_text(field.path, kMaxEchoedChars);
+  field.given = bounded_text(field.given, kMaxEchoedChars);
+  return field;
+}
+
+}  // namespace
+
 InputError::InputError(ErrorKind kind, FieldError field, const std::string& context, const std::string& problem)
-    : std::runtime_error(context + path_and_problem(field.path, problem)),
+    : std::runtime_error(
+          bounded_text(context, kMaxProblemChars) +
+          path_and_problem(bounded_text(field.path, kMaxEchoedChars), bounded_text(problem, kMaxProblemChars))),
       kind_(kind),
-      field_(std::move(field)),
-      context_(context),
-      problem_(problem) {}
+      field_(bounded_field(std::move(field))),
+      context_(bounded_text(context, kMaxProblemChars)),
+      problem_(bounded_text(problem, kMaxProblemChars)) {}
 
 InputError InputError::as_typed(const std::string& typed) const {
   const std::string old_echo = "(got " + field_.given + ")";

@@ -83,6 +83,16 @@ Allowed one_of(std::vector<std::string> choices);
 // seven-million-element list makes a one-line message.
 constexpr size_t kMaxEchoedChars = 200;
 
+// The most characters of the problem an error states (after the field's path): our own words, with the
+// values they echo; none of ours is longer than a few hundred.
+constexpr size_t kMaxProblemChars = 1000;
+
+// `text` cut after max_chars characters (never inside a UTF-8 character), followed by its whole size:
+// "aaa… (1,048,576 characters)"; kept whole within a size note's 40 characters of max_chars. Every InputError bounds its path and given value so
+// (kMaxEchoedChars) and its problem and context (kMaxProblemChars): a message is one short line whatever
+// the input held.
+std::string bounded_text(const std::string& text, size_t max_chars);
+
 // What the user gave, as every message and FieldError::given echo it: a string as its text in quotes,
 // anything else as JSON; past kMaxEchoedChars characters the text stops and the whole size follows
 // ("[1,2,3,… (7,000,000 elements)", "\"aaa…\"… (5,000 characters)"). Renders little more than it shows,

@@ -24,6 +24,24 @@ const std::vector<GgmlType>& supported_types() {
 
 uint16_t u16_at(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
+// A float16's or bfloat16's exponent all ones (mask): an infinity or a NaN.
+bool all_ones(uint32_t bits, uint32_t mask) { return (bits & mask) == mask; }
+constexpr uint32_t kF16Exponent = 0x7C00, kBF16Exponent = 0x7F80, kF32Exponent = 0x7F800000;
+
+// Where a block of each format keeps its float16 scales (model/block_format.h): d, and dmin or m.
+std::vector<int> scale_offsets(BlockFormat format) {
+  switch (format) {
+    case BlockFormat::q8_0:
+    case BlockFormat::q4_0:
+    case BlockFormat::q5_0: return {0};
+    case BlockFormat::q5_1:
+    case BlockFormat::q4_k:
+    case BlockFormat::q5_k: return {0, 2};
+    case BlockFormat::q6_k: return {208};
+  }
+  return {};
+}
+
 }  // namespace
 
 const GgmlType* supported_ggml_type(uint32_t id) {
@@ -46,6 +64,27 @@ std::string supported_ggml_type_names() {
   std::string names;
   for (const GgmlType& type : supported_types()) names += (names.empty() ? "" : ", ") + std::string(type.name);
   return names;
+}
+
+int64_t first_non_finite(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements) {
+  if (type.blocks) {
+    const std::vector<int> offsets = scale_offsets(*type.blocks);
+    const uint64_t n_blocks = n_elements / static_cast<uint64_t>(type.block_elements);
+    for (uint64_t b = 0; b < n_blocks; ++b)
+      for (int offset : offsets)
+        if (all_ones(u16_at(bytes + b * static_cast<uint64_t>(type.block_bytes) + offset), kF16Exponent))
+          return static_cast<int64_t>(b);
+    return -1;
+  }
+  for (uint64_t i = 0; i < n_elements; ++i) {
+    const uint8_t* p = bytes + i * static_cast<uint64_t>(type.block_bytes);
+    const bool non_finite = type.id == kF32
+                                ? all_ones(u16_at(p) | (static_cast<uint32_t>(u16_at(p + 2)) << 16), kF32Exponent)
+                            : type.id == kF16 ? all_ones(u16_at(p), kF16Exponent)
+                                              : all_ones(u16_at(p), kBF16Exponent);
+    if (non_finite) return static_cast<int64_t>(i);
+  }
+  return -1;
 }
 
 void dequantize(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements, float* out) {

@@ -33,6 +33,11 @@ std::string ggml_type_name(uint32_t id);
 // "F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K"
 std::string supported_ggml_type_names();
 
+// Where a tensor of `n_elements` of `type` at `bytes` first holds a NaN or an infinity: the element's
+// index for F32, F16 and BF16, the block's for a block format (whose float16 scales are the only
+// numbers that can be: its weights are small integers times them); -1 if nowhere.
+int64_t first_non_finite(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements);
+
 // Writes the float32 values of `n_elements` (a multiple of type.block_elements) from `bytes`.
 void dequantize(const GgmlType& type, const uint8_t* bytes, uint64_t n_elements, float* out);
 

@@ -2,6 +2,7 @@
 
 #include "common/input_error.h"
 #include "model_files/byte_reader.h"
+#include "model_files/ggml_tensor_types.h"
 
 namespace kvlab {
 
@@ -50,6 +51,26 @@ std::string read_string(ByteReader& in, const std::string& field) {
   return in.text(static_cast<size_t>(length), field);
 }
 
+// A key or a tensor name: a string of at most max_bytes, refused by its length before it is read.
+std::string read_name(ByteReader& in, const std::string& field, uint64_t max_bytes, const std::string& what) {
+  const uint64_t length = in.u64(field + ".length");
+  if (length > max_bytes)
+    throw_range(
+        {in.path(field + ".length"), std::to_string(length), integers_from(0, static_cast<long long>(max_bytes))},
+        "must be at most " + std::to_string(max_bytes) + " bytes, " + what + " (got " + std::to_string(length) + ")");
+  return in.text(static_cast<size_t>(length), field);
+}
+
+// A count from the file's header, at most `limit`; `why` says where the limit comes from.
+uint64_t read_count(ByteReader& in, const std::string& field, uint64_t limit, const std::string& why) {
+  const uint64_t count = in.u64(field);
+  if (count > limit)
+    throw_range(
+        {in.path(field), std::to_string(count), integers_from(0, static_cast<long long>(limit))},
+        "must be an integer from 0 to " + std::to_string(limit) + ", " + why + " (got " + std::to_string(count) + ")");
+  return count;
+}
+
 void skip_string(ByteReader& in, const std::string& field) {
   const uint64_t length = in.u64(field + ".length");
   in.require_fits(length, 1, field + ".length");
@@ -74,7 +95,12 @@ GgufValue read_value(ByteReader& in, GgufType type, int depth, const std::string
     case GgufType::float32: v.number = in.f32(field); break;
     case GgufType::float64: v.number = in.f64(field); break;
     case GgufType::boolean: v.unsigned_value = in.u8(field) != 0; break;
-    case GgufType::string: v.text = read_string(in, field); break;
+    case GgufType::string:
+      v.count = in.u64(field + ".length");
+      in.require_fits(v.count, 1, field + ".length");
+      v.text_at = in.position();
+      in.take(static_cast<size_t>(v.count), field);
+      break;
     case GgufType::array:
       if (depth >= kMaxArrayDepth) in.fail(field, "", "nests arrays deeper than " + std::to_string(kMaxArrayDepth));
       v.element_type = read_type(in, field + ".element_type");
@@ -95,9 +121,20 @@ void skip_elements(ByteReader& in, GgufType type, uint64_t count, int depth, con
   }
   in.require_fits(count, type == GgufType::string ? 8 : 12, field + ".count");  // a length, or a type and a count
   for (uint64_t i = 0; i < count; ++i) {
+    if (type == GgufType::string && in.remaining() >= 8) {
+      // An element's name is built only for its error: a file of millions of strings is walked at the
+      // speed of reading it.
+      const size_t start = in.position();
+      const uint64_t length = in.u64(field);
+      if (length <= in.remaining()) {
+        in.take(static_cast<size_t>(length), field);
+        continue;
+      }
+      in.seek(start, field);
+    }
     const std::string element = field + "[" + std::to_string(i) + "]";
     if (type == GgufType::string)
-      skip_string(in, element);
+      skip_string(in, element);  // throws, naming the element
     else
       read_value(in, type, depth, element);
   }
@@ -113,11 +150,14 @@ GgufFile::GgufFile(const uint8_t* data, size_t size) : data_(data), size_(size) 
   if (version_ != 2 && version_ != 3)
     throw_range({path("version"), std::to_string(version_), integers_from(2, 3)},
                 "must be 2 or 3 (got " + std::to_string(version_) + ")");
-  const uint64_t tensor_count = in.u64("tensor_count");
-  const uint64_t kv_count = in.u64("metadata_kv_count");
+  const uint64_t tensor_count =
+      read_count(in, "tensor_count", kMaxGgufTensors, "the most tensors kvlab reads (a model of 64 layers has 771)");
+  const uint64_t kv_count =
+      read_count(in, "metadata_kv_count", kMaxGgufMetadataKeys, "the most metadata keys kvlab reads");
   in.require_fits(kv_count, 8 + 4 + 1, "metadata_kv_count");  // the smallest: an empty key and a uint8
   for (uint64_t i = 0; i < kv_count; ++i) {
-    const std::string key = read_string(in, "metadata[" + std::to_string(i) + "].key");
+    const std::string key =
+        read_name(in, "metadata[" + std::to_string(i) + "].key", kMaxGgufKeyBytes, "the longest key kvlab reads");
     const GgufType type = read_type(in, key + ".type");
     GgufValue v = read_value(in, type, 0, key);
     if (!metadata_.emplace(key, std::move(v)).second) in.fail(key, "", "appears twice in the metadata");
@@ -126,7 +166,8 @@ GgufFile::GgufFile(const uint8_t* data, size_t size) : data_(data), size_(size) 
   tensors_.reserve(static_cast<size_t>(tensor_count));
   for (uint64_t i = 0; i < tensor_count; ++i) {
     GgufTensorInfo t;
-    t.name = read_string(in, "tensors[" + std::to_string(i) + "].name");
+    t.name = read_name(in, "tensors[" + std::to_string(i) + "].name", kMaxGgufTensorNameBytes,
+                       "as ggml's GGML_MAX_NAME allows");
     const std::string field = "tensors[" + t.name + "]";
     const uint32_t n_dims = in.u32(field + ".n_dims");
     if (n_dims < 1 || n_dims > kMaxDims)
@@ -156,10 +197,40 @@ GgufFile::GgufFile(const uint8_t* data, size_t size) : data_(data), size_(size) 
     in.fail("tensor_data", std::to_string(start),
             "starts past the end of the file (" + std::to_string(size_) + " bytes)");
   data_start_ = static_cast<size_t>(start > size_ ? size_ : start);
-  for (const GgufTensorInfo& t : tensors_)
-    if (t.offset % alignment != 0)
-      in.fail("tensors[" + t.name + "].offset", std::to_string(t.offset),
-              "must be a multiple of general.alignment " + std::to_string(alignment));
+  check_tensor_layout(alignment);
+}
+
+void GgufFile::check_tensor_layout(uint64_t alignment) const {
+  // llama.cpp's gguf_init_from_file_impl: each tensor's offset must be the sum of the sizes before it,
+  // each padded to the alignment; so tensors are in order, aligned and apart. Sizes are at most 2^40
+  // elements of at most 4 bytes each, and there are at most kMaxGgufTensors of them: no overflow.
+  uint64_t expected = 0, end = 0;
+  for (const GgufTensorInfo& t : tensors_) {
+    const std::string field = "tensors[" + t.name + "]";
+    const GgmlType* type = supported_ggml_type(t.type);
+    if (!type)
+      throw_range({path(field + ".type"), ggml_type_name(t.type), one_of({})},
+                  "is " + ggml_type_name(t.type) + " (" + std::to_string(t.type) + "); kvlab reads " +
+                      supported_ggml_type_names());
+    if (t.dims[0] % static_cast<uint64_t>(type->block_elements) != 0)
+      throw_range(
+          {path(field + ".dims"), std::to_string(t.dims[0]), {}},
+          "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
+    if (t.offset != expected)
+      throw_range({path(field + ".offset"), std::to_string(t.offset),
+                   integers_from(static_cast<long long>(expected), static_cast<long long>(expected))},
+                  "must be " + std::to_string(expected) +
+                      ", where the tensor before it ends padded to general.alignment " + std::to_string(alignment) +
+                      ": tensors lie in order, aligned and apart, as llama.cpp requires (got " +
+                      std::to_string(t.offset) + ")");
+    const uint64_t n_bytes = file_bytes(*type, t.n_elements);
+    end = t.offset + n_bytes;
+    expected = (end + alignment - 1) / alignment * alignment;
+  }
+  if (end > size_ - data_start_)
+    throw_range({path("tensors[" + tensors_.back().name + "].offset"), std::to_string(tensors_.back().offset), {}},
+                "puts the tensor data's end at byte " + std::to_string(data_start_ + end) +
+                    ", past the end of the file (" + std::to_string(size_) + " bytes)");
 }
 
 const GgufValue& GgufFile::value(const std::string& key, GgufType type) const {
@@ -194,7 +265,10 @@ double GgufFile::number(const std::string& key) const {
   return is_signed ? static_cast<double>(v.signed_value) : static_cast<double>(v.unsigned_value);
 }
 
-const std::string& GgufFile::text(const std::string& key) const { return value(key, GgufType::string).text; }
+std::string GgufFile::text(const std::string& key) const {
+  const GgufValue& v = value(key, GgufType::string);
+  return std::string(reinterpret_cast<const char*>(data_ + v.text_at), static_cast<size_t>(v.count));
+}
 
 namespace {
 
@@ -206,33 +280,49 @@ void require_elements(const GgufValue& v, GgufType element, const std::string& k
 
 }  // namespace
 
-std::vector<std::string> GgufFile::strings(const std::string& key) const {
+size_t GgufFile::array_at(const std::string& key, GgufType element, uint64_t max_count) const {
   const GgufValue& v = value(key, GgufType::array);
-  require_elements(v, GgufType::string, key);
+  require_elements(v, element, key);
+  if (v.count > max_count)
+    throw_range({path(key), std::to_string(v.count), integers_from(0, static_cast<long long>(max_count))},
+                "must hold at most " + std::to_string(max_count) + " elements (got " + std::to_string(v.count) + ")");
+  return v.elements_at;
+}
+
+std::vector<std::string> GgufFile::strings(const std::string& key, uint64_t max_count, uint64_t max_bytes) const {
+  const size_t first = array_at(key, GgufType::string, max_count);
+  const uint64_t count = value(key, GgufType::array).count;
   ByteReader in(data_, size_, "gguf");
-  in.seek(v.elements_at, key);
+  in.seek(first, key);
+  uint64_t total = 0;  // each length was checked to fit in the file: no overflow
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t length = in.u64(key);
+    total += length;
+    in.take(static_cast<size_t>(length), key);
+  }
+  if (total > max_bytes)
+    throw_range(
+        {path(key), std::to_string(total), integers_from(0, static_cast<long long>(max_bytes))},
+        "must hold at most " + std::to_string(max_bytes) + " bytes of text (got " + std::to_string(total) + ")");
+  in.seek(first, key);
   std::vector<std::string> out;
-  out.reserve(static_cast<size_t>(v.count));  // the parse checked that they fit in the file
-  for (uint64_t i = 0; i < v.count; ++i) out.push_back(read_string(in, key + "[" + std::to_string(i) + "]"));
+  out.reserve(static_cast<size_t>(count));
+  for (uint64_t i = 0; i < count; ++i) out.push_back(read_string(in, key + "[" + std::to_string(i) + "]"));
   return out;
 }
 
-std::vector<float> GgufFile::floats(const std::string& key) const {
-  const GgufValue& v = value(key, GgufType::array);
-  require_elements(v, GgufType::float32, key);
+std::vector<float> GgufFile::floats(const std::string& key, uint64_t max_count) const {
   ByteReader in(data_, size_, "gguf");
-  in.seek(v.elements_at, key);
-  std::vector<float> out(static_cast<size_t>(v.count));
+  in.seek(array_at(key, GgufType::float32, max_count), key);
+  std::vector<float> out(static_cast<size_t>(value(key, GgufType::array).count));
   for (float& x : out) x = in.f32(key);
   return out;
 }
 
-std::vector<int32_t> GgufFile::int32s(const std::string& key) const {
-  const GgufValue& v = value(key, GgufType::array);
-  require_elements(v, GgufType::int32, key);
+std::vector<int32_t> GgufFile::int32s(const std::string& key, uint64_t max_count) const {
   ByteReader in(data_, size_, "gguf");
-  in.seek(v.elements_at, key);
-  std::vector<int32_t> out(static_cast<size_t>(v.count));
+  in.seek(array_at(key, GgufType::int32, max_count), key);
+  std::vector<int32_t> out(static_cast<size_t>(value(key, GgufType::array).count));
   for (int32_t& x : out) x = in.i32(key);
   return out;
 }

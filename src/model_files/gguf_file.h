@@ -17,6 +17,18 @@
 
 namespace kvlab {
 
+// Limits on what a GGUF file may count, each far above any real model's, checked before anything is
+// allocated for them (docs/RELIABILITY.md): together they keep what the reader holds besides the
+// file's bytes to a few tens of MB, whatever the file says.
+// Metadata keys: real files have 20 to 60 (the vocabulary's arrays are one key each).
+constexpr uint64_t kMaxGgufMetadataKeys = 4096;
+// A key's bytes: real keys are dotted names ("qwen2.attention.head_count_kv", 29 bytes).
+constexpr uint64_t kMaxGgufKeyBytes = 256;
+// Tensors: the largest model kvlab runs (64 layers of 12 tensors, with Qwen2's biases) has 771.
+constexpr uint64_t kMaxGgufTensors = 4096;
+// A tensor name's bytes: ggml's GGML_MAX_NAME is 64, with its terminating NUL.
+constexpr uint64_t kMaxGgufTensorNameBytes = 63;
+
 enum class GgufType : uint32_t {
   uint8 = 0,
   int8 = 1,
@@ -38,9 +50,9 @@ struct GgufValue {
   uint64_t unsigned_value = 0;              // unsigned integers and booleans
   int64_t signed_value = 0;                 // signed integers
   double number = 0.0;                      // float32, float64
-  std::string text;                         // string
+  size_t text_at = 0;                       // string: where its bytes start in the file, read when asked for
   GgufType element_type = GgufType::uint8;  // array: its elements' type,
-  uint64_t count = 0;                       // how many,
+  uint64_t count = 0;                       // how many (a string's bytes),
   size_t elements_at = 0;                   // and where the first starts in the file
 };
 
@@ -55,6 +67,9 @@ struct GgufTensorInfo {
 class GgufFile {
  public:
   // Throws InputError naming the field ("gguf.version", "gguf.tensors[blk.0.attn_q.weight].n_dims").
+  // The tensors are laid out as llama.cpp's gguf.cpp requires: each of a supported type, in the order of
+  // the infos, each starting where the one before ended, padded to general.alignment (the first at 0),
+  // the last ending inside the file.
   GgufFile(const uint8_t* data, size_t size);
 
   uint32_t version() const { return version_; }
@@ -65,10 +80,12 @@ class GgufFile {
   // The value of `key`, read as the asked type; a missing key or another type is an InputError naming it.
   uint64_t unsigned_integer(const std::string& key) const;  // any integer type, not negative
   double number(const std::string& key) const;              // any integer or float type
-  const std::string& text(const std::string& key) const;
-  std::vector<std::string> strings(const std::string& key) const;  // an array of strings
-  std::vector<float> floats(const std::string& key) const;         // an array of float32
-  std::vector<int32_t> int32s(const std::string& key) const;       // an array of int32
+  std::string text(const std::string& key) const;
+  // Arrays, refused naming the key before anything is read unless they hold at most max_count elements.
+  // Of strings, also refused unless their bytes together are at most max_bytes.
+  std::vector<std::string> strings(const std::string& key, uint64_t max_count, uint64_t max_bytes) const;
+  std::vector<float> floats(const std::string& key, uint64_t max_count) const;    // of float32
+  std::vector<int32_t> int32s(const std::string& key, uint64_t max_count) const;  // of int32
 
   const std::vector<GgufTensorInfo>& tensors() const { return tensors_; }
   // The tensor's bytes: `n_bytes` from its offset, checked to lie inside the file.
@@ -76,6 +93,9 @@ class GgufFile {
 
  private:
   const GgufValue& value(const std::string& key, GgufType type) const;
+  // The array `key` of `element` values, its count at most max_count: its first element's offset.
+  size_t array_at(const std::string& key, GgufType element, uint64_t max_count) const;
+  void check_tensor_layout(uint64_t alignment) const;
 
   const uint8_t* data_;
   size_t size_;

@@ -38,6 +38,22 @@ int integer_field(const GgufFile& file, const std::string& key, int lo, int hi) 
   return static_cast<int>(value);
 }
 
+// `error` about a ModelConfig field ("gguf.n_heads must divide d_model") in the file's own keys
+// ("gguf.llama.attention.head_count must divide llama.embedding_length").
+InputError in_file_keys(const InputError& error, const GgufArchitecture& architecture) {
+  static const std::pair<const char*, const char*> kKeyOfField[] = {
+      {"d_model", "embedding_length"}, {"n_kv_heads", "attention.head_count_kv"}, {"n_heads", "attention.head_count"}};
+  FieldError field = error.field();
+  std::string problem = error.problem();
+  for (const auto& [name, key] : kKeyOfField) {
+    const std::string file_key = architecture.name + "." + key;
+    if (field.path == GgufFile::path(name)) field.path = GgufFile::path(file_key);
+    for (size_t at = 0; (at = problem.find(name, at)) != std::string::npos; at += file_key.size())
+      problem.replace(at, std::string(name).size(), file_key);
+  }
+  return InputError(error.kind(), field, problem);
+}
+
 // The model's sizes from the keys under the architecture's prefix ("qwen2.embedding_length").
 ModelConfig read_config(const GgufFile& file, const GgufArchitecture& architecture, int vocab) {
   const auto key = [&](const std::string& name) { return architecture.name + "." + name; };
@@ -60,7 +76,11 @@ ModelConfig read_config(const GgufFile& file, const GgufArchitecture& architectu
                 "must equal the number of tokenizer.ggml.tokens, " + std::to_string(vocab));
   // The weights' size is the file's tensors' (memory_bytes), not what float32 would take.
   validate_ranges(c, "gguf");
-  validate_agreement(c, "gguf");
+  try {
+    validate_agreement(c, "gguf");
+  } catch (const InputError& e) {
+    throw in_file_keys(e, architecture);
+  }
   if (file.has(key("rope.dimension_count")) &&
       file.unsigned_integer(key("rope.dimension_count")) != static_cast<uint64_t>(c.head_dim()))
     throw_range({GgufFile::path(key("rope.dimension_count")),
@@ -123,10 +143,10 @@ void read_bpe(const GgufFile& file, Vocabulary& v) {
         {GgufFile::path(pre_key), file.has(pre_key) ? quoted(pre) : "", one_of(names)},
         "must name a pre-tokenizer kvlab has: " + list + (file.has(pre_key) ? " (got " + quoted(pre) + ")" : ""));
   }
-  v.merges = file.strings("tokenizer.ggml.merges");
+  v.merges = file.strings("tokenizer.ggml.merges", kMaxMerges, kMaxMergesBytes);
   const std::string types_key = "tokenizer.ggml.token_type";
   if (file.has(types_key)) {
-    const std::vector<int32_t> types = file.int32s(types_key);
+    const std::vector<int32_t> types = file.int32s(types_key, kMaxVocab);
     if (types.size() != v.pieces.size())
       throw_range({GgufFile::path(types_key), std::to_string(types.size()), {}},
                   "must hold one type per token, " + std::to_string(v.pieces.size()));
@@ -154,9 +174,9 @@ Vocabulary read_vocabulary(const GgufFile& file) {
         {GgufFile::path("tokenizer.ggml.model"), quoted(model), one_of({"llama", "gpt2"})},
         "must be \"llama\" (SentencePiece, as llama2.c's) or \"gpt2\" (byte-level BPE) (got " + quoted(model) + ")");
   Vocabulary v;
-  v.pieces = file.strings("tokenizer.ggml.tokens");
-  const int vocab = static_cast<int>(std::min<size_t>(v.pieces.size(), 1u << 30));
-  if (vocab < 2 || vocab > kMaxVocab)
+  v.pieces = file.strings("tokenizer.ggml.tokens", kMaxVocab, kMaxVocabularyBytes);
+  const int vocab = static_cast<int>(v.pieces.size());
+  if (vocab < 2)
     throw_range(
         {GgufFile::path("tokenizer.ggml.tokens"), std::to_string(v.pieces.size()), integers_from(2, kMaxVocab)},
         "must hold from 2 to " + std::to_string(kMaxVocab) + " tokens (got " + std::to_string(v.pieces.size()) + ")");
@@ -164,7 +184,7 @@ Vocabulary read_vocabulary(const GgufFile& file) {
     read_bpe(file, v);
   } else {
     for (std::string& piece : v.pieces) piece = with_spaces(piece);
-    std::vector<float> scores = file.floats("tokenizer.ggml.scores");
+    std::vector<float> scores = file.floats("tokenizer.ggml.scores", kMaxVocab);
     if (scores.size() != v.pieces.size())
       throw_range({GgufFile::path("tokenizer.ggml.scores"), std::to_string(scores.size()), {}},
                   "must hold one score per token, " + std::to_string(vocab));
@@ -226,17 +246,16 @@ void read_tensor(const GgufFile& file, const std::shared_ptr<ByteBuffer>& file_b
     throw_range({GgufFile::path(field + ".dims"), "[" + dims + "]", {}},
                 "must be [" + wanted + "] for the model the metadata describes (got [" + dims + "])");
   }
-  const GgmlType* type = supported_ggml_type(info.type);
-  if (!type)
-    throw_range({GgufFile::path(field + ".type"), ggml_type_name(info.type), one_of({})},
-                "is " + ggml_type_name(info.type) + " (" + std::to_string(info.type) + "); kvlab reads " +
-                    supported_ggml_type_names());
-  if (info.dims[0] % static_cast<uint64_t>(type->block_elements) != 0)
-    throw_range(
-        {GgufFile::path(field + ".dims"), std::to_string(info.dims[0]), {}},
-        "must be rows of whole " + std::string(type->name) + " blocks of " + std::to_string(type->block_elements));
+  const GgmlType* type = supported_ggml_type(info.type);  // GgufFile checked it is one, of whole blocks
   const uint64_t n_bytes = file_bytes(*type, info.n_elements);
   const uint8_t* bytes = file.tensor_bytes(info, n_bytes);  // inside the file: the allocations below are bounded
+  // A NaN or an infinity would spread through every step and write token 0 or ordinary-looking tokens.
+  const int64_t non_finite = first_non_finite(*type, bytes, info.n_elements);
+  if (non_finite >= 0)
+    throw_range({GgufFile::path(field), "", {}}, std::string("holds a NaN or an infinity, ") +
+                                                     (type->blocks ? "as a scale of block " : "as element ") +
+                                                     std::to_string(non_finite) + " (" + type->name +
+                                                     "): kvlab refuses weights that are not finite numbers");
   if (slot.matrix && type->blocks) {  // kept where the file has it: the matmul reads the blocks there
     slot.matrix->format = type->blocks;
     slot.matrix->blocks = {file_buffer, static_cast<size_t>(bytes - file_buffer->data()), static_cast<size_t>(n_bytes)};
@@ -252,8 +271,7 @@ void read_tensor(const GgufFile& file, const std::shared_ptr<ByteBuffer>& file_b
 void check_memory_bytes(const GgufFile& file) {
   uint64_t bytes = 0;
   for (const GgufTensorInfo& info : file.tensors()) {
-    const GgmlType* type = supported_ggml_type(info.type);
-    if (!type) continue;  // refused by read_tensor, naming it
+    const GgmlType* type = supported_ggml_type(info.type);  // GgufFile checked it is one
     bytes += type->blocks ? file_bytes(*type, info.n_elements) : info.n_elements * 4;
   }
   if (bytes > static_cast<uint64_t>(kMaxWeightBytes))

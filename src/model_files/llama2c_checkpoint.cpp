@@ -1,5 +1,6 @@
 #include "model_files/llama2c_checkpoint.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -26,7 +27,14 @@ int header_field(ByteReader& in, const char* name, int lo, int hi) {
 FloatBuffer read_floats(ByteReader& in, size_t count, const std::string& field) {
   in.require_fits(count, 4, field);
   FloatBuffer values(count);
-  for (float& value : values) value = in.f32(field);
+  for (size_t i = 0; i < count; ++i) {
+    values[i] = in.f32(field);
+    // A NaN or an infinity would spread through every step and write token 0 or ordinary-looking tokens.
+    if (!std::isfinite(values[i]))
+      in.fail(field, "",
+              "holds a NaN or an infinity, as element " + std::to_string(i) +
+                  ": kvlab refuses weights that are not finite numbers");
+  }
   return values;
 }
 

@@ -17,6 +17,7 @@ Vocabulary read_llama2c_tokenizer(const uint8_t* data, size_t size, int vocab_si
   // Every token takes at least 8 bytes (score and length): a bound before anything is allocated.
   in.require_fits(static_cast<uint64_t>(vocab_size), 8, "tokens");
   Vocabulary v;
+  uint64_t total_bytes = 0;
   v.pieces.reserve(static_cast<size_t>(vocab_size));
   v.scores.reserve(static_cast<size_t>(vocab_size));
   for (int id = 0; id < vocab_size; ++id) {
@@ -28,6 +29,10 @@ Vocabulary read_llama2c_tokenizer(const uint8_t* data, size_t size, int vocab_si
       throw_range({in.path(field + ".length"), std::to_string(length), integers_from(0, max_length)},
                   "must be an integer from 0 to max_token_length " + std::to_string(max_length) + " (got " +
                       std::to_string(length) + ")");
+    total_bytes += static_cast<uint64_t>(length);
+    if (total_bytes > kMaxVocabularyBytes)
+      in.fail(field + ".length", std::to_string(length),
+              "brings the tokens' text past " + std::to_string(kMaxVocabularyBytes) + " bytes, the most kvlab reads");
     v.scores.push_back(score);
     v.pieces.push_back(in.text(static_cast<size_t>(length), field + ".piece"));
   }

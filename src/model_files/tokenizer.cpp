@@ -1,6 +1,7 @@
 #include "model_files/tokenizer.h"
 
 #include <cstdio>
+#include <queue>
 
 #include "common/input_error.h"
 #include "model_files/bpe_tokenizer.h"
@@ -23,6 +24,9 @@ int byte_of_piece(const std::string& piece) {
 }
 
 bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+
+// run.c's scan starts from this best score, so a pair scored at or below it never merges.
+constexpr float kNoMergeScore = -1e10f;
 
 }  // namespace
 
@@ -53,6 +57,10 @@ int Tokenizer::lookup(const std::string& piece) const {
 }
 
 std::vector<int> Tokenizer::encode(const std::string& text, const std::string& field) const {
+  if (text.size() > kMaxTextBytes)
+    throw_range({field, "", integers_from(0, static_cast<long long>(kMaxTextBytes))},
+                "is " + std::to_string(text.size()) + " bytes long, more than the " + std::to_string(kMaxTextBytes) +
+                    " kvlab encodes (8 bytes for each of the longest context's 8,192 positions)");
   if (bpe_) {
     std::vector<int> tokens;
     if (vocabulary_.add_bos) tokens.push_back(vocabulary_.bos);
@@ -87,23 +95,50 @@ std::vector<int> Tokenizer::encode(const std::string& text, const std::string& f
     add_piece(text.substr(start, end - start));
     start = end;
   }
-  while (true) {
-    float best_score = -1e10f;
-    int best_id = -1;
-    size_t best_index = 0;
-    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-      const int id = lookup(vocabulary_.pieces[tokens[i]] + vocabulary_.pieces[tokens[i + 1]]);
-      if (id >= 0 && vocabulary_.scores[id] > best_score) {
-        best_score = vocabulary_.scores[id];
-        best_id = id;
-        best_index = i;
-      }
-    }
-    if (best_id < 0) break;
-    tokens[best_index] = best_id;
-    tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(best_index) + 1);
+  return merged(tokens);
+}
+
+// The merges over a list of symbols linked both ways, with a priority queue of candidate pairs: the
+// best score first, the leftmost of equals (symbols keep their first index, so the smaller left index is
+// the leftmost pair), as the scan of every pair for every merge chose, in O(n log n) instead of O(n^2). A
+// candidate is stale once either of its symbols has merged or become another token: the ids tell.
+std::vector<int> Tokenizer::merged(const std::vector<int>& tokens) const {
+  const int n = static_cast<int>(tokens.size());
+  std::vector<int> id = tokens, prev(tokens.size()), next(tokens.size());
+  for (int i = 0; i < n; ++i) {
+    prev[i] = i - 1;
+    next[i] = i + 1 < n ? i + 1 : -1;
   }
-  return tokens;
+  struct Candidate {
+    float score;
+    int left, right, left_id, right_id, merged_id;
+  };
+  const auto worse = [](const Candidate& a, const Candidate& b) {
+    return a.score < b.score || (a.score == b.score && a.left > b.left);
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> queue(worse);
+  const auto consider = [&](int left, int right) {
+    if (left < 0 || right < 0) return;
+    const int merged_id = lookup(vocabulary_.pieces[id[left]] + vocabulary_.pieces[id[right]]);
+    // Scores at or below the old scan's starting best, and NaN, never won a merge.
+    if (merged_id >= 0 && vocabulary_.scores[merged_id] > kNoMergeScore)
+      queue.push({vocabulary_.scores[merged_id], left, right, id[left], id[right], merged_id});
+  };
+  for (int i = 0; i + 1 < n; ++i) consider(i, i + 1);
+  while (!queue.empty()) {
+    const Candidate c = queue.top();
+    queue.pop();
+    if (id[c.left] != c.left_id || id[c.right] != c.right_id || next[c.left] != c.right) continue;
+    id[c.left] = c.merged_id;
+    id[c.right] = -1;
+    next[c.left] = next[c.right];
+    if (next[c.right] >= 0) prev[next[c.right]] = c.left;
+    consider(prev[c.left], c.left);
+    consider(c.left, next[c.left]);
+  }
+  std::vector<int> out;
+  for (int i = n > 0 ? 0 : -1; i >= 0; i = next[i]) out.push_back(id[i]);
+  return out;
 }
 
 std::string Tokenizer::decode(int previous, int token) const {

@@ -19,6 +19,19 @@ enum class TokenType : int32_t { undefined = 0, normal, unknown, control, user_d
 
 enum class TokenizerModel { sentencepiece, bpe };
 
+// The most merges a BPE vocabulary may list: Llama 3's 128,256 tokens come with 280,147. Checked before
+// they are read (each costs about 100 bytes of memory once ranked).
+constexpr uint64_t kMaxMerges = 524288;
+// The most bytes of text a vocabulary's tokens, and its merges, may hold: Qwen2's 151,936 tokens hold
+// about 1 MB, their merges about 2 MB. The readers hold each a few times over (the list, the lookup
+// tables), so these bound what a vocabulary costs whatever the file's size.
+constexpr uint64_t kMaxVocabularyBytes = uint64_t{16} << 20;
+constexpr uint64_t kMaxMergesBytes = uint64_t{16} << 20;
+// The longest text encode() takes, in bytes: 8 for each of the longest context's 8,192 positions,
+// where English averages about 4 bytes a token; also below Linux's 131,072-byte bound on one
+// command-line argument, so that the CLI's --prompt meets this limit, named, rather than the system's.
+constexpr size_t kMaxTextBytes = 65536;
+
 struct Vocabulary {
   TokenizerModel model = TokenizerModel::sentencepiece;
   // [vocab] each token's text. SentencePiece: its bytes, a space as ' ' (SentencePiece writes U+2581).
@@ -52,7 +65,8 @@ class Tokenizer {
   // spells a piece, the best-scored such pair (the leftmost of equals) becomes it. A byte with no byte
   // token is an InputError naming `field`.
   // BPE: BOS if the vocabulary's add_bos says so, then BpeTokenizer::encode's tokens. Empty text without
-  // BOS would be no tokens, which no model can continue: an InputError naming `field`.
+  // BOS would be no tokens, which no model can continue: an InputError naming `field`. Text over
+  // kMaxTextBytes is an InputError naming `field`, before any work.
   std::vector<int> encode(const std::string& text, const std::string& field = "prompt") const;
 
   // The bytes of `token` after `previous`. SentencePiece: a byte token's byte; the leading space of a
@@ -64,6 +78,8 @@ class Tokenizer {
 
  private:
   int lookup(const std::string& piece) const;  // its id, or -1
+  // SentencePiece's merges applied to `tokens` until no neighbouring pair spells a piece.
+  std::vector<int> merged(const std::vector<int>& tokens) const;
 
   Vocabulary vocabulary_;
   std::shared_ptr<const BpeTokenizer> bpe_;   // set for a BPE vocabulary; the tables below for SentencePiece

@@ -7,7 +7,9 @@
 #include "model/config.h"
 #include "model/number_format.h"
 #include "model/thread_pool.h"
+#include "model_files/gguf_file.h"
 #include "model_files/model_file.h"
+#include "model_files/tokenizer.h"
 #include "policy/policy_registry.h"
 #include "roofline/roofline_options.h"
 #include "roofline/table.h"
@@ -117,6 +119,16 @@ json limits_json() {
           {"total_answer_tokens", {{"max", sim::kMaxTotalAnswerTokens}}},
           {"call_bytes", {{"max", kMaxCallBytes}}},
           {"model_file_bytes", {{"max", kMaxModelFileBytes}}},
+          // What a model file may count (gguf_file.h, tokenizer.h), and the longest text encoded.
+          {"vocab", range(2, kMaxVocab)},
+          {"merges", {{"max", kMaxMerges}}},
+          {"vocab_bytes", {{"max", kMaxVocabularyBytes}}},
+          {"merges_bytes", {{"max", kMaxMergesBytes}}},
+          {"gguf_metadata_keys", {{"max", kMaxGgufMetadataKeys}}},
+          {"gguf_key_bytes", {{"max", kMaxGgufKeyBytes}}},
+          {"gguf_tensors", {{"max", kMaxGgufTensors}}},
+          {"gguf_tensor_name_bytes", {{"max", kMaxGgufTensorNameBytes}}},
+          {"text_bytes", {{"max", kMaxTextBytes}}},
           {"grid_sample_ms", {{"max", kMaxGridSampleMs}}},
           // A timed figure whose samples spread wider than this is noisy: the page marks it and reads no
           // finding off it, as the command line does.
