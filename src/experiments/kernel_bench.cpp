@@ -256,7 +256,8 @@ std::unique_ptr<Model> model_stored(const MeasureOptions& o, const StoredWeights
 // interleaved (a sample of each in turn) with a read of a weights-sized buffer, so that a loaded machine
 // slows all alike: bf16 streams about half the bytes of f32, Q8_0 about 0.27, Q4_0 and Q4_K 0.14. Each
 // format's figures are its one-row step's (with its bytes read, GB/s, their fraction of the read
-// bandwidth and its tokens/s over f32's), its 16-row step's ("rows16") and the tokens/s of both.
+// bandwidth and its tokens/s over f32's), its 16-row step's ("rows16", and its time over the one-row
+// step's) and the tokens/s of both.
 json measure_weight_formats(const MeasureOptions& o, const TimingPolicy& policy, int context) {
   constexpr int kRows = 16;
   const std::vector<StoredWeights> ways = stored_weights();
@@ -300,6 +301,7 @@ json measure_weight_formats(const MeasureOptions& o, const TimingPolicy& policy,
     entry["gb_per_s"] = entry["bytes_read"].get<double>() / (one.median_ms * 1e6);
     entry["fraction_of_read_bandwidth"] = entry["gb_per_s"].get<double>() / read_gb_per_s;
     entry["rows16"] = timing_json(sixteen, kRows * decode_step_flops(c, context));
+    entry["rows16_over_rows1"] = sixteen.median_ms / one.median_ms;  // what 16 rows cost in one-row steps
     entry["tokens_per_s"] = {{"rows1", 1000.0 / one.median_ms}, {"rows16", kRows * 1000.0 / sixteen.median_ms}};
     entry["rows1_tokens_per_s_over_f32"] = t[0].median_ms / one.median_ms;
     result[ways[m].name] = entry;

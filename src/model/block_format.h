@@ -19,6 +19,7 @@
 //         q 0..31;                                                              w = d * sc * q - dmin * m
 //   Q6_K  256 weights, 210 bytes: 128 bytes ql (low 4 bits), 64 bytes qh (high 2 bits), 16 int8 scales
 //         (one per 16 weights), f16 d;                                          w = d * scale * (q - 32)
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -103,6 +104,18 @@ inline float block_f16(const uint8_t* p) {
   return _cvtsh_ss(half);
 #else
   return kFloat16Values[half];
+#endif
+}
+
+// One block's share of an output's running sum: acc + sum * scale, where `sum` is the block's exact
+// integer sum (as a float) and `scale` the product of its weight and input scales. Fused where the build
+// has FMA (natively), a multiply then an add where not (SSE2, wasm): the SIMD kernels (lane by lane) and
+// the scalar twin round alike, so that an output's bits never depend on the path that computed it.
+inline float add_block(float acc, float sum, float scale) {
+#if defined(__FMA__)
+  return std::fma(sum, scale, acc);
+#else
+  return acc + sum * scale;
 #endif
 }
 

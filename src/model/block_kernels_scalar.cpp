@@ -1,5 +1,5 @@
 // The quantized matmul's scalar twin: each block's integer products with its inputs in plain loops,
-// one float multiply-add a block, blocks in order. The block layouts are in block_format.h.
+// one float multiply-add a block (add_block), blocks in order: the SIMD kernels' arithmetic, bit for bit. The block layouts are in block_format.h.
 #include <algorithm>
 #include <cstddef>
 
@@ -16,10 +16,13 @@ int dot32(const int8_t* w, const int8_t* x) {
 }
 
 // Each format's matrix row (n_blocks blocks at `row`) against one row of inputs x, from its first block.
+// Every block of 32 inputs adds its exact integer sum times (weight scale x input scale) to one running
+// sum (add_block), in block order: the SIMD kernels do the same in each output's lane.
 float row_q8_0(const uint8_t* row, const InputBlock* x, int n_blocks) {
   float sum = 0.0f;
   for (int b = 0; b < n_blocks; ++b, row += 34)
-    sum += block_f16(row) * x[b].scale * static_cast<float>(dot32(reinterpret_cast<const int8_t*>(row + 2), x[b].q));
+    sum = add_block(sum, static_cast<float>(dot32(reinterpret_cast<const int8_t*>(row + 2), x[b].q)),
+                    block_f16(row) * x[b].scale);
   return sum;
 }
 
@@ -36,25 +39,25 @@ float row_less_offset(const uint8_t* row, const InputBlock* x, int n_blocks) {
     else
       nibble_weights(row + 2, w);
     for (int8_t& q : w) q = static_cast<int8_t>(q - (five_bits ? 16 : 8));
-    sum += block_f16(row) * x[b].scale * static_cast<float>(dot32(w, x[b].q));
+    sum = add_block(sum, static_cast<float>(dot32(w, x[b].q)), block_f16(row) * x[b].scale);
   }
   return sum;
 }
 
-// w = d * q + m, so against inputs s * x a block sums to s * (d * sum(q x) + m * sum(x)).
+// w = d * q + m, so against inputs s * x a block sums to d s sum(q x) + m s sum(x): two terms, in that order.
 float row_q5_1(const uint8_t* row, const InputBlock* x, int n_blocks) {
   float sum = 0.0f;
   for (int b = 0; b < n_blocks; ++b, row += 24) {
     int8_t q[32];
     q5_weights(row + 4, row + 8, q);
-    sum += x[b].scale *
-           (block_f16(row) * static_cast<float>(dot32(q, x[b].q)) + block_f16(row + 2) * static_cast<float>(x[b].sum));
+    sum = add_block(sum, static_cast<float>(dot32(q, x[b].q)), block_f16(row) * x[b].scale);
+    sum = add_block(sum, static_cast<float>(x[b].sum), block_f16(row + 2) * x[b].scale);
   }
   return sum;
 }
 
 // Q4_K, or Q5_K with FifthBits: sub-block j of 32 weights is d * scale_j * q - dmin * min_j, so against
-// inputs s * x it sums to s * (d * scale_j * sum(q x) - dmin * min_j * sum(x)).
+// inputs s * x it sums to d s (scale_j sum(q x)) + (-dmin) s (min_j sum(x)), both integers exact.
 template <bool FifthBits>
 float row_k_with_mins(const uint8_t* row, const InputBlock* x, int n_blocks) {
   const int block_bytes = traits(FifthBits ? BlockFormat::q5_k : BlockFormat::q4_k).bytes;
@@ -68,8 +71,8 @@ float row_k_with_mins(const uint8_t* row, const InputBlock* x, int n_blocks) {
       q4_k_scale_min(j, row + 4, scale, min);
       int8_t w[32];
       k_sub_block_weights(j, nibbles, qh, w);
-      sum += x[j].scale * (d * static_cast<float>(scale) * static_cast<float>(dot32(w, x[j].q)) -
-                           dmin * static_cast<float>(min) * static_cast<float>(x[j].sum));
+      sum = add_block(sum, static_cast<float>(scale * dot32(w, x[j].q)), d * x[j].scale);
+      sum = add_block(sum, static_cast<float>(min * x[j].sum), -dmin * x[j].scale);
     }
   }
   return sum;
@@ -93,7 +96,7 @@ float row_q6_k(const uint8_t* row, const InputBlock* x, int n_blocks) {
         int low = 0, high = 0;
         for (int l = 0; l < 16; ++l) low += w[l] * x->q[l];
         for (int l = 16; l < 32; ++l) high += w[l] * x->q[l];
-        sum += d * x->scale * static_cast<float>(scales[2 * g] * low + scales[2 * g + 1] * high);
+        sum = add_block(sum, static_cast<float>(scales[2 * g] * low + scales[2 * g + 1] * high), d * x->scale);
       }
     }
   }

@@ -1,15 +1,21 @@
-// The quantized matmul (block_format.h) on the build's vector instructions: each block's integer
-// products with its inputs in 8- or 16-bit lanes summed into 32-bit ones, then one float multiply-add
-// a block into a vector of running sums, summed across at the end of the row. xsimd 8 has no widening
-// integer multiply-add, so this file speaks the instruction sets directly: AVX2 (maddubs) natively,
-// SSE2 (unpack and madd) in a portable build, SSE4.1 in wasm, which Emscripten lowers to SIMD128
-// (i16x8.extend, i32x4.dot_i16x8); on both 128-bit paths Q4_0 unpacks its nibbles straight into 16-bit
-// lanes. Rows of x are taken R at a time, so that each block's weights, once unpacked, serve R rows. The scalar twin is block_kernels_scalar.cpp. A SIMD build without SSE2
-// (arm64: NEON) has no kernels of its own here yet, and multiplies blocks with the scalar twin.
+// The quantized matmul (block_format.h) on the build's vector instructions, batch-invariant: every
+// output is one float lane, which each block (of 32 inputs) updates once, in block order, with its exact
+// integer sum times (weight scale x input scale) (add_block's arithmetic, as the scalar twin), whatever
+// the number of rows, the thread or the path. Four outputs go together: each block's integer products
+// with its inputs in 8- or 16-bit lanes summed into 32-bit ones, the four outputs' sums gathered into one
+// vector (lane k: output k), then one float multiply-add a block for the four. A tile is four outputs
+// against up to kTileRows rows of x: each weight block, unpacked once, serves every row of the tile.
+// xsimd 8 has no widening integer multiply-add, so this file speaks the instruction sets directly: AVX2
+// (maddubs, or AVX-512 VNNI's dpbusd) natively, SSE2 (unpack and madd) in a portable build, SSE4.1 in
+// wasm, which Emscripten lowers to SIMD128 (i16x8.extend, i32x4.dot_i16x8); on both 128-bit paths Q4_0
+// unpacks its nibbles straight into 16-bit lanes. The scalar twin is block_kernels_scalar.cpp. A SIMD
+// build without SSE2 (arm64: NEON) has no kernels of its own here yet, and multiplies blocks with the
+// scalar twin.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "model/kernels.h"
@@ -35,7 +41,6 @@ struct Bytes32 {
   __m256i v;
 };
 using Ints = __m256i;  // 8 int32 partial sums of a block
-using Floats = __m256;
 
 Bytes32 load32(const void* p) { return {_mm256_loadu_si256(static_cast<const __m256i*>(p))}; }
 // The 16 bytes at p as 32 nibbles: the low nibbles first, then the high ones.
@@ -89,38 +94,34 @@ Ints dot_signed(Bytes32 w, Bytes32 x) {
 Ints scaled_halves(Ints sums, int low, int high) {
   return _mm256_mullo_epi32(sums, _mm256_setr_epi32(low, low, low, low, high, high, high, high));
 }
-Floats zero_floats() { return _mm256_setzero_ps(); }
-Floats add_scaled(Floats acc, float scale, Ints sums) {
-  return _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(sums), acc);
-}
-float sum_across(Floats acc) {
-  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-  return _mm_cvtss_f32(_mm_add_ss(two, _mm_shuffle_ps(two, two, 1)));
-}
-// Q4_0 against a block of inputs: its nibbles as they are (0..15) times x, the offset 8 taken off once
-// the sums of four rows are together (sum_four). Sums count 1 each: kQ4Lanes is 1.
-constexpr float kQ4Lanes = 1.0f;
-struct Q4Inputs {
-  Bytes32 x;
-  __m128i eight_sums;  // 8 * the block's sum of x, in every lane
-};
-Q4Inputs q4_inputs(const InputBlock& in) { return {load32(in.q), _mm_set1_epi32(8 * in.sum)}; }
-Ints dot_q4_0(const uint8_t* nibble_bytes, const Q4Inputs& in) { return dot_unsigned(nibbles(nibble_bytes), in.x); }
-// Lane k: the sum of row k's lanes, less the offset's share.
-__m128i sum_four(Ints s0, Ints s1, Ints s2, Ints s3, const Q4Inputs& in) {
+// Lane k: the sum of s_k's lanes.
+__m128i sum_four(Ints s0, Ints s1, Ints s2, Ints s3) {
   const __m256i pairs = _mm256_hadd_epi32(_mm256_hadd_epi32(s0, s1), _mm256_hadd_epi32(s2, s3));
-  const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
-  return _mm_sub_epi32(sums, in.eight_sums);
+  return _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
 }
-__m128 multiply_add(__m128 a, __m128 b, __m128 acc) { return _mm_fmadd_ps(a, b, acc); }
+// Weights q - offset (Q4_0's 8, Q5_0's 16) against inputs x: q as it is (unsigned, as maddubs takes it),
+// offset * sum(x) taken off the four outputs' sums at once.
+struct OffsetWeights {
+  Bytes32 q;
+};
+OffsetWeights less_offset(Bytes32 q, int) { return {q}; }
+Ints dot_offset(const OffsetWeights& w, Bytes32 x) { return dot_unsigned(w.q, x); }
+__m128i offset_sums(__m128i sums, int offset, const InputBlock& in) {
+  return _mm_sub_epi32(sums, _mm_set1_epi32(offset * in.sum));
+}
+// Q4_0 reads its inputs as they are; its sums count 1 each.
+using Q4Input = InputBlock;
+using Q4Weights = OffsetWeights;
+constexpr float kQ4Lanes = 1.0f;
+Q4Weights q4_weights(const uint8_t* nibble_bytes) { return {nibbles(nibble_bytes)}; }
+Ints dot_q4_0(const Q4Weights& w, const Q4Input& in) { return dot_offset(w, load32(in.q)); }
+__m128i q4_sums(__m128i sums, const Q4Input& in) { return offset_sums(sums, 8, in); }
 #else
 // 32 weights or inputs as int8, in two registers: elements 0..15, then 16..31.
 struct Bytes32 {
   __m128i low, high;
 };
 using Ints = __m128i;  // 4 int32 partial sums of a block
-using Floats = __m128;
 
 Bytes32 load32(const void* p) {
   const __m128i* v = static_cast<const __m128i*>(p);
@@ -207,46 +208,52 @@ Ints dot_scaled_halves(Bytes32 w, Bytes32 x, int low, int high) {
   return _mm_add_epi32(scaled_dot16(w.low, x.low, low), scaled_dot16(w.high, x.high, high));
 #endif
 }
-// Q4_0 without widening bytes: each 16-bit lane k of a block's nibbles holds weights 2k, 2k + 16,
-// 2k + 1 and 2k + 17 (bits 0-3, 4-7, 8-11, 12-15). With their top bits flipped, each nibble read as
-// signed 4 bits is q - 8; moved to the lane's top 4 bits and the rest masked off, it is (q - 8) * 4096
-// as int16, and the inputs are split into the same four orders once for all outputs of a block. The
-// sums come out 4096 times too large (under 2^26: exact in float). 7 operations unpack a block, 3 of
-// them shifts, where widening bytes took about 10; x86 runs 16-bit shifts and multiply-adds on the same
-// two ports, and masks on a third.
-constexpr float kQ4Lanes = 1.0f / 4096.0f;  // what dot_q4_0's sums are multiplied by
-struct Q4Inputs {
-  __m128i even_low, even_high, odd_low, odd_high;  // x[0, 2 .. 14], x[16 .. 30], x[1 .. 15], x[17 .. 31]
-};
-Q4Inputs q4_inputs(const InputBlock& in) {
-  const Bytes32 x = load32(in.q);
-  const auto even = [](__m128i v) { return _mm_srai_epi16(_mm_slli_epi16(v, 8), 8); };
-  return {even(x.low), even(x.high), _mm_srai_epi16(x.low, 8), _mm_srai_epi16(x.high, 8)};
-}
-Ints dot_q4_0(const uint8_t* nibbles, const Q4Inputs& x) {
-  const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nibbles)),
-                                  _mm_set1_epi16(static_cast<short>(0x8888)));
-  const __m128i top = _mm_set1_epi16(static_cast<short>(0xF000));
-  const __m128i even_low = _mm_slli_epi16(v, 12), even_high = _mm_and_si128(_mm_slli_epi16(v, 8), top);
-  const __m128i odd_low = _mm_and_si128(_mm_slli_epi16(v, 4), top), odd_high = _mm_and_si128(v, top);
-  return _mm_add_epi32(_mm_add_epi32(_mm_madd_epi16(even_low, x.even_low), _mm_madd_epi16(even_high, x.even_high)),
-                       _mm_add_epi32(_mm_madd_epi16(odd_low, x.odd_low), _mm_madd_epi16(odd_high, x.odd_high)));
-}
-// Lane k: the sum of row k's lanes.
-__m128i sum_four(Ints s0, Ints s1, Ints s2, Ints s3, const Q4Inputs&) {
+// Lane k: the sum of s_k's lanes.
+__m128i sum_four(Ints s0, Ints s1, Ints s2, Ints s3) {
   const __m128i s01 = _mm_add_epi32(_mm_unpacklo_epi32(s0, s1), _mm_unpackhi_epi32(s0, s1));
   const __m128i s23 = _mm_add_epi32(_mm_unpacklo_epi32(s2, s3), _mm_unpackhi_epi32(s2, s3));
   return _mm_add_epi32(_mm_unpacklo_epi64(s01, s23), _mm_unpackhi_epi64(s01, s23));
 }
-__m128 multiply_add(__m128 a, __m128 b, __m128 acc) { return _mm_add_ps(_mm_mul_ps(a, b), acc); }
-Floats zero_floats() { return _mm_setzero_ps(); }
-Floats add_scaled(Floats acc, float scale, Ints sums) {
-  return _mm_add_ps(acc, _mm_mul_ps(_mm_set1_ps(scale), _mm_cvtepi32_ps(sums)));
+// Weights q - offset (Q4_0's 8, Q5_0's 16): both operands are widened to 16 bits, signed or not, so the
+// subtraction costs one instruction a block where a min term cost scalar work for every row.
+struct OffsetWeights {
+  Bytes32 w;
+};
+OffsetWeights less_offset(Bytes32 q, int offset) { return {minus(q, offset)}; }
+Ints dot_offset(const OffsetWeights& w, Bytes32 x) { return dot_signed(w.w, x); }
+__m128i offset_sums(__m128i sums, int, const InputBlock&) { return sums; }
+// Q4_0 without widening bytes: each 16-bit lane k of a block's nibbles holds weights 2k, 2k + 16,
+// 2k + 1 and 2k + 17 (bits 0-3, 4-7, 8-11, 12-15). With their top bits flipped, each nibble read as
+// signed 4 bits is q - 8; moved to the lane's top 4 bits and the rest masked off, it is (q - 8) * 4096
+// as int16, and the inputs are split into the same four orders once a call (Q4Input). The sums come out
+// 4096 times too large (under 2^27: exact in float, and a power of two off, so that the lane rounds as
+// add_block does with the true sum). 7 operations unpack a block, 3 of them shifts, where widening bytes
+// took about 10; x86 runs 16-bit shifts and multiply-adds on the same two ports, and masks on a third.
+constexpr float kQ4Lanes = 1.0f / 4096.0f;  // what dot_q4_0's sums are multiplied by
+struct Q4Input {
+  __m128i even_low, even_high, odd_low, odd_high;  // x[0, 2 .. 14], x[16 .. 30], x[1 .. 15], x[17 .. 31]
+  float scale;
+};
+Q4Input q4_input(const InputBlock& in) {
+  const Bytes32 x = load32(in.q);
+  const auto even = [](__m128i v) { return _mm_srai_epi16(_mm_slli_epi16(v, 8), 8); };
+  return {even(x.low), even(x.high), _mm_srai_epi16(x.low, 8), _mm_srai_epi16(x.high, 8), in.scale};
 }
-float sum_across(Floats acc) {
-  const __m128 two = _mm_add_ps(acc, _mm_movehl_ps(acc, acc));
-  return _mm_cvtss_f32(_mm_add_ss(two, _mm_shuffle_ps(two, two, 1)));
+struct Q4Weights {
+  __m128i even_low, even_high, odd_low, odd_high;
+};
+Q4Weights q4_weights(const uint8_t* nibbles) {
+  const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nibbles)),
+                                  _mm_set1_epi16(static_cast<short>(0x8888)));
+  const __m128i top = _mm_set1_epi16(static_cast<short>(0xF000));
+  return {_mm_slli_epi16(v, 12), _mm_and_si128(_mm_slli_epi16(v, 8), top), _mm_and_si128(_mm_slli_epi16(v, 4), top),
+          _mm_and_si128(v, top)};
 }
+Ints dot_q4_0(const Q4Weights& w, const Q4Input& x) {
+  return _mm_add_epi32(_mm_add_epi32(_mm_madd_epi16(w.even_low, x.even_low), _mm_madd_epi16(w.even_high, x.even_high)),
+                       _mm_add_epi32(_mm_madd_epi16(w.odd_low, x.odd_low), _mm_madd_epi16(w.odd_high, x.odd_high)));
+}
+__m128i q4_sums(__m128i sums, const Q4Input&) { return sums; }
 #endif
 
 // One block's integer sums with elements 0..15 weighted by `low` and 16..31 by `high`.
@@ -258,127 +265,185 @@ Ints dot_signed_halves(Bytes32 w, Bytes32 x, int low, int high) {
 #endif
 }
 
-// One output's running sums against R rows of x: a vector per row, and Q4_K's min terms, added outside
-// the vectors. x[r] points at row r's input blocks.
-template <int R>
-struct Sums {
-  Floats acc[R];
-  float extra[R];
+// acc + sums * (scales * x_scale) lane by lane, each lane rounded as add_block rounds (block_format.h).
+__m128 add_blocks(__m128 acc, __m128 sums, __m128 scales, float x_scale) {
+  const __m128 scale = _mm_mul_ps(scales, _mm_set1_ps(x_scale));
+#if defined(__FMA__)
+  return _mm_fmadd_ps(sums, scale, acc);
+#else
+  return _mm_add_ps(acc, _mm_mul_ps(sums, scale));
+#endif
+}
+
+// Block b of four outputs (matrix rows), one pointer each.
+struct FourBlocks {
+  const uint8_t* p[4];
 };
 
-// Each format's block `b` of one matrix row (at `block`) against the R rows' inputs for it.
-template <int R>
-void block_q8_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
-  const float d = block_f16(block);
-  const Bytes32 w = load32(block + 2);
-  for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
-}
-
-// A block of weights d * q + m with q unsigned (as maddubs takes them): against inputs s * x it sums to
-// s * (d * sum(q x) + m * sum(x)), the second from the inputs' sum, in a scalar beside the vectors. Q4_0's
-// m is -8 d, Q5_0's -16 d; a K-quant sub-block's d is d * scale and m is -dmin * min.
-template <int R>
-void scaled_plus_min(Sums<R>& s, Bytes32 q, float d, float m, const InputBlock* const* x, int b) {
-  for (int r = 0; r < R; ++r) {
-    const InputBlock& in = x[r][b];
-    s.acc[r] = add_scaled(s.acc[r], d * in.scale, dot_unsigned(q, load32(in.q)));
-    s.extra[r] += m * in.scale * static_cast<float>(in.sum);
-  }
-}
-
-template <int R>
-void block_q4_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
-  const float d = block_f16(block);
-#if defined(__AVX2__)
-  scaled_plus_min<R>(s, nibbles(block + 2), d, -8.0f * d, x, b);
+// The four blocks' float16 numbers at `offset`: with F16C, one conversion.
+__m128 four_f16(const FourBlocks& w, int offset) {
+#if defined(__F16C__)
+  uint16_t halves[4];
+  for (int k = 0; k < 4; ++k) std::memcpy(&halves[k], w.p[k] + offset, sizeof halves[k]);
+  return _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(halves[0]), static_cast<short>(halves[1]),
+                                     static_cast<short>(halves[2]), static_cast<short>(halves[3]), 0, 0, 0, 0));
 #else
-  for (int r = 0; r < R; ++r)  // xs / 4096 is exact (for scales above 2^-114, not 0)
-    s.acc[r] = add_scaled(s.acc[r], d * (x[r][b].scale * kQ4Lanes), dot_q4_0(block + 2, q4_inputs(x[r][b])));
+  return _mm_setr_ps(block_f16(w.p[0] + offset), block_f16(w.p[1] + offset), block_f16(w.p[2] + offset),
+                     block_f16(w.p[3] + offset));
 #endif
 }
 
-// The 128-bit paths widen both operands to 16 bits, signed or not, so there q - 16 costs one subtraction
-// where the min term cost scalar work for every block (6% of wasm's Q4_0 step, when Q4_0 went so).
-template <int R>
-void block_q5_0(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
-  const float d = block_f16(block);
-  const Bytes32 q = bytes_or(nibbles(block + 6), fifth_bits(block + 2));
-#if defined(__AVX2__)
-  scaled_plus_min<R>(s, q, d, -16.0f * d, x, b);
-#else
-  const Bytes32 w = minus(q, 16);
-  for (int r = 0; r < R; ++r) s.acc[r] = add_scaled(s.acc[r], d * x[r][b].scale, dot_signed(w, load32(x[r][b].q)));
-#endif
+// Lane k: dot(w[k], x), output k's integer sum.
+template <class W, class X, class Dot>
+__m128i gather(const W (&w)[4], const X& x, Dot dot) {
+  return sum_four(dot(w[0], x), dot(w[1], x), dot(w[2], x), dot(w[3], x));
 }
 
-template <int R>
-void block_q5_1(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
-  scaled_plus_min<R>(s, bytes_or(nibbles(block + 8), fifth_bits(block + 4)), block_f16(block), block_f16(block + 2), x,
-                     b);
-}
-
-// Sub-block j of a Q4_K or Q5_K block, its weights q unpacked: d * scale_j * q - dmin * min_j.
-template <int R>
-void k_sub_block(Sums<R>& s, Bytes32 q, float d, float dmin, const uint8_t* packed, const InputBlock* const* x, int j) {
-  int scale, min;
-  q4_k_scale_min(j, packed, scale, min);
-  scaled_plus_min<R>(s, q, d * static_cast<float>(scale), -(dmin * static_cast<float>(min)), x, j);
-}
-
-// Sub-blocks 2 pair and 2 pair + 1 of a Q4_K or Q5_K block: the low and high nibbles of the pair's 32
-// bytes q, or-ed with their fifth bits (Q5_K; zero for Q4_K, where the or folds away).
-template <int R>
-void k_pair(Sums<R>& s, Bytes32 q, Bytes32 fifth_low, Bytes32 fifth_high, float d, float dmin, const uint8_t* packed,
-            const InputBlock* const* x, int pair) {
-  k_sub_block<R>(s, bytes_or(nibbles_at<0>(q), fifth_low), d, dmin, packed, x, 2 * pair);
-  k_sub_block<R>(s, bytes_or(nibbles_at<4>(q), fifth_high), d, dmin, packed, x, 2 * pair + 1);
-}
-
-template <int R, bool FifthBits>
-void block_k_with_mins(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
-  const float d = block_f16(block), dmin = block_f16(block + 2);
-  const InputBlock* blocks[R];  // the block's 8 input blocks of each row
-  for (int r = 0; r < R; ++r) blocks[r] = x[r] + 8 * b;
-  if constexpr (FifthBits) {  // written out: the fifth bits' shifts are immediates
-    const Bytes32 qh = load32(block + 16);
-    const uint8_t* q = block + 48;
-    k_pair<R>(s, load32(q), high_bits_at<0, 1>(qh), high_bits_at<1, 1>(qh), d, dmin, block + 4, blocks, 0);
-    k_pair<R>(s, load32(q + 32), high_bits_at<2, 1>(qh), high_bits_at<3, 1>(qh), d, dmin, block + 4, blocks, 1);
-    k_pair<R>(s, load32(q + 64), high_bits_at<4, 1>(qh), high_bits_at<5, 1>(qh), d, dmin, block + 4, blocks, 2);
-    k_pair<R>(s, load32(q + 96), high_bits_at<6, 1>(qh), high_bits_at<7, 1>(qh), d, dmin, block + 4, blocks, 3);
-  } else {  // a loop, not written out: written out, Q4_K's step took 12% longer (docs/results.md)
-    for (int pair = 0; pair < 4; ++pair)
-      k_pair<R>(s, load32(block + 16 + 32 * pair), Bytes32{}, Bytes32{}, d, dmin, block + 4, blocks, pair);
+// Each format's block b of four outputs against R rows of inputs (x[r]: row r's input blocks, of the
+// format's Input type), added into acc[r] (lane k: output k). Input is InputBlock, or what `prepare`
+// makes of one once a call.
+struct Q8_0 {
+  using Input = InputBlock;
+  template <int R>
+  static void block(__m128 (&acc)[R], const FourBlocks& w, const Input* const* x, int b) {
+    const __m128 d = four_f16(w, 0);
+    Bytes32 q[4];
+    for (int k = 0; k < 4; ++k) q[k] = load32(w.p[k] + 2);
+    for (int r = 0; r < R; ++r) {
+      const InputBlock& in = x[r][b];
+      acc[r] = add_blocks(acc[r], _mm_cvtepi32_ps(gather(q, load32(in.q), dot_signed)), d, in.scale);
+    }
   }
-}
+};
+
+struct Q4_0 {
+  using Input = Q4Input;
+#if !defined(__AVX2__)
+  static Input prepare(const InputBlock& in) { return q4_input(in); }
+#endif
+  template <int R>
+  static void block(__m128 (&acc)[R], const FourBlocks& w, const Input* const* x, int b) {
+    const __m128 d = four_f16(w, 0);
+    Q4Weights q[4];
+    for (int k = 0; k < 4; ++k) q[k] = q4_weights(w.p[k] + 2);
+    for (int r = 0; r < R; ++r) {
+      const Q4Input& in = x[r][b];  // xs / 4096 is exact (for scales above 2^-114, not 0)
+      acc[r] = add_blocks(acc[r], _mm_cvtepi32_ps(q4_sums(gather(q, in, dot_q4_0), in)), d, in.scale * kQ4Lanes);
+    }
+  }
+};
+
+struct Q5_0 {
+  using Input = InputBlock;
+  template <int R>
+  static void block(__m128 (&acc)[R], const FourBlocks& w, const Input* const* x, int b) {
+    const __m128 d = four_f16(w, 0);
+    OffsetWeights q[4];
+    for (int k = 0; k < 4; ++k) q[k] = less_offset(bytes_or(nibbles(w.p[k] + 6), fifth_bits(w.p[k] + 2)), 16);
+    for (int r = 0; r < R; ++r) {
+      const InputBlock& in = x[r][b];
+      const __m128i sums = offset_sums(gather(q, load32(in.q), dot_offset), 16, in);
+      acc[r] = add_blocks(acc[r], _mm_cvtepi32_ps(sums), d, in.scale);
+    }
+  }
+};
+
+// w = d * q + m: against inputs s * x, d s sum(q x) and then m s sum(x), as the scalar twin.
+struct Q5_1 {
+  using Input = InputBlock;
+  template <int R>
+  static void block(__m128 (&acc)[R], const FourBlocks& w, const Input* const* x, int b) {
+    const __m128 d = four_f16(w, 0), m = four_f16(w, 2);
+    Bytes32 q[4];
+    for (int k = 0; k < 4; ++k) q[k] = bytes_or(nibbles(w.p[k] + 8), fifth_bits(w.p[k] + 4));
+    for (int r = 0; r < R; ++r) {
+      const InputBlock& in = x[r][b];
+      acc[r] = add_blocks(acc[r], _mm_cvtepi32_ps(gather(q, load32(in.q), dot_unsigned)), d, in.scale);
+      acc[r] = add_blocks(acc[r], _mm_set1_ps(static_cast<float>(in.sum)), m, in.scale);
+    }
+  }
+};
+
+// Q4_K, or Q5_K with FifthBits: sub-block J's weights d * scale_J * q - dmin * min_J. Against inputs s * x
+// it adds d s (scale_J sum(q x)) and then (-dmin) s (min_J sum(x)); both integers are under 2^23, so
+// their products taken in float are exact.
+template <bool FifthBits>
+struct KWithMins {
+  using Input = InputBlock;
+  template <int R, int J>
+  static void sub_block(__m128 (&acc)[R], const FourBlocks& w, __m128 d, __m128 neg_dmin, const Input* const* x,
+                        int u) {
+    int scale[4], min[4];
+    Bytes32 q[4];
+    for (int k = 0; k < 4; ++k) {
+      q4_k_scale_min(J, w.p[k] + 4, scale[k], min[k]);
+      q[k] = nibbles_at<4 * (J % 2)>(load32(w.p[k] + (FifthBits ? 48 : 16) + 32 * (J / 2)));
+      if constexpr (FifthBits) q[k] = bytes_or(q[k], high_bits_at<J, 1>(load32(w.p[k] + 16)));
+    }
+    const __m128 scales = _mm_cvtepi32_ps(_mm_setr_epi32(scale[0], scale[1], scale[2], scale[3]));
+    const __m128 mins = _mm_cvtepi32_ps(_mm_setr_epi32(min[0], min[1], min[2], min[3]));
+    for (int r = 0; r < R; ++r) {
+      const InputBlock& in = x[r][u];
+      const __m128 sums = _mm_mul_ps(_mm_cvtepi32_ps(gather(q, load32(in.q), dot_unsigned)), scales);
+      acc[r] = add_blocks(acc[r], sums, d, in.scale);
+      acc[r] = add_blocks(acc[r], _mm_mul_ps(mins, _mm_set1_ps(static_cast<float>(in.sum))), neg_dmin, in.scale);
+    }
+  }
+  template <int R>
+  static void block(__m128 (&acc)[R], const FourBlocks& w, const Input* const* x, int b) {
+    const __m128 d = four_f16(w, 0), neg_dmin = _mm_xor_ps(four_f16(w, 2), _mm_set1_ps(-0.0f));
+    const int u = 8 * b;  // the block's first input block
+    sub_block<R, 0>(acc, w, d, neg_dmin, x, u);
+    sub_block<R, 1>(acc, w, d, neg_dmin, x, u + 1);
+    sub_block<R, 2>(acc, w, d, neg_dmin, x, u + 2);
+    sub_block<R, 3>(acc, w, d, neg_dmin, x, u + 3);
+    sub_block<R, 4>(acc, w, d, neg_dmin, x, u + 4);
+    sub_block<R, 5>(acc, w, d, neg_dmin, x, u + 5);
+    sub_block<R, 6>(acc, w, d, neg_dmin, x, u + 6);
+    sub_block<R, 7>(acc, w, d, neg_dmin, x, u + 7);
+  }
+};
 
 // Group G (0..3) of a Q6_K half: 32 weights from ql's first or second 32 bytes (G % 2), their low or
-// high nibbles (G / 2), and bits 2G, 2G + 1 of qh, less 32.
-template <int R, int G>
-void q6_k_group(Sums<R>& s, const Bytes32 (&ql)[2], Bytes32 qh, const int8_t* scales, float d,
-                const InputBlock* const* x) {
-  const Bytes32 w = minus(bytes_or(nibbles_at<4 * (G / 2)>(ql[G % 2]), high_bits_at<2 * G, 3>(qh)), 32);
-  for (int r = 0; r < R; ++r) {
-    const InputBlock& in = x[r][G];
-    s.acc[r] = add_scaled(s.acc[r], d * in.scale, dot_signed_halves(w, load32(in.q), scales[2 * G], scales[2 * G + 1]));
+// high nibbles (G / 2), and bits 2G, 2G + 1 of qh, less 32; the integer sum of the first 16 products
+// times scales[2G], of the last 16 times scales[2G + 1].
+struct Q6_K {
+  using Input = InputBlock;
+  template <int R, int Half, int G>
+  static void group(__m128 (&acc)[R], const FourBlocks& w, __m128 d, const Input* const* x, int u) {
+    Bytes32 q[4];
+    int low[4], high[4];
+    for (int k = 0; k < 4; ++k) {
+      const uint8_t* block = w.p[k];
+      const Bytes32 ql = load32(block + 64 * Half + 32 * (G % 2)), qh = load32(block + 128 + 32 * Half);
+      q[k] = minus(bytes_or(nibbles_at<4 * (G / 2)>(ql), high_bits_at<2 * G, 3>(qh)), 32);
+      const int8_t* scales = reinterpret_cast<const int8_t*>(block + 192 + 8 * Half);
+      low[k] = scales[2 * G];
+      high[k] = scales[2 * G + 1];
+    }
+    for (int r = 0; r < R; ++r) {
+      const InputBlock& in = x[r][u];
+      const Bytes32 xv = load32(in.q);
+      const __m128i sums =
+          sum_four(dot_signed_halves(q[0], xv, low[0], high[0]), dot_signed_halves(q[1], xv, low[1], high[1]),
+                   dot_signed_halves(q[2], xv, low[2], high[2]), dot_signed_halves(q[3], xv, low[3], high[3]));
+      acc[r] = add_blocks(acc[r], _mm_cvtepi32_ps(sums), d, in.scale);
+    }
   }
-}
-
-template <int R>
-void block_q6_k(Sums<R>& s, const uint8_t* block, const InputBlock* const* x, int b) {
-  const float d = block_f16(block + 208);
-  for (int half = 0; half < 2; ++half) {
-    const Bytes32 ql[2] = {load32(block + 64 * half), load32(block + 64 * half + 32)};
-    const Bytes32 qh = load32(block + 128 + 32 * half);
-    const int8_t* scales = reinterpret_cast<const int8_t*>(block + 192 + 8 * half);
-    const InputBlock* groups[R];  // the half's 4 input blocks of each row
-    for (int r = 0; r < R; ++r) groups[r] = x[r] + 8 * b + 4 * half;
-    q6_k_group<R, 0>(s, ql, qh, scales, d, groups);
-    q6_k_group<R, 1>(s, ql, qh, scales, d, groups);
-    q6_k_group<R, 2>(s, ql, qh, scales, d, groups);
-    q6_k_group<R, 3>(s, ql, qh, scales, d, groups);
+  template <int R>
+  static void block(__m128 (&acc)[R], const FourBlocks& w, const Input* const* x, int b) {
+    const __m128 d = four_f16(w, 208);
+    const int u = 8 * b;
+    group<R, 0, 0>(acc, w, d, x, u);
+    group<R, 0, 1>(acc, w, d, x, u + 1);
+    group<R, 0, 2>(acc, w, d, x, u + 2);
+    group<R, 0, 3>(acc, w, d, x, u + 3);
+    group<R, 1, 0>(acc, w, d, x, u + 4);
+    group<R, 1, 1>(acc, w, d, x, u + 5);
+    group<R, 1, 2>(acc, w, d, x, u + 6);
+    group<R, 1, 3>(acc, w, d, x, u + 7);
   }
-}
+};
 
 // A quantized matrix's rows of blocks as the tiles walk them, worked out once a call rather than for
 // every few outputs.
@@ -387,7 +452,9 @@ struct BlockRows {
   const uint8_t* first;  // row 0's first block
   size_t row_bytes;
   int block_bytes;
-  int n_blocks;  // blocks a row
+  int n_blocks;        // blocks a row
+  int inputs_a_block;  // input blocks (of 32) a block covers: 1, or 8 for the K-quants
+  int n_out;
   const uint8_t* row(int o) const { return first + static_cast<size_t>(o) * row_bytes; }
 };
 
@@ -403,123 +470,216 @@ void prefetch_ahead(const BlockRows& w, const uint8_t* first_row, int O, int b) 
     _mm_prefetch(reinterpret_cast<const char*>(from + offset), _MM_HINT_T0);
 }
 
-// Matrix rows o .. o + O - 1 against R rows of x, block by block: O x R running sums, each waiting only
-// on itself, so that one row of x still keeps O multiply-adds in flight; each block of x loaded serves O
-// outputs and each unpacked weight block R rows. out: row r's output o at out[r * stride + o].
-template <int O, int R, void (*Block)(Sums<R>&, const uint8_t*, const InputBlock* const*, int)>
-void tile(float* out, size_t stride, const BlockRows& w, int o, const InputBlock* const* x) {
-  Sums<R> s[O];
-  for (int k = 0; k < O; ++k)
-    for (int r = 0; r < R; ++r) {
-      s[k].acc[r] = zero_floats();
-      s[k].extra[r] = 0.0f;
-    }
-  const uint8_t* first_row = w.row(o);
+// Outputs o .. o + 3 against R rows of x, block by block: R running sums of four lanes, each lane one
+// output's. Past `end` (a call's last outputs) a lane repeats output end - 1, so that a tail's outputs
+// take exactly the arithmetic of a whole group's; only outputs below `end` are stored. out: row r's
+// output o at out[r * stride + o].
+template <class F, int R>
+void tile(float* out, size_t stride, const BlockRows& w, int o, int end, const typename F::Input* const* x) {
+  const uint8_t* rows[4];
+  for (int k = 0; k < 4; ++k) rows[k] = w.row(std::min(o + k, end - 1));
+  __m128 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm_setzero_ps();
   for (int b = 0; b < w.n_blocks; ++b) {
-    prefetch_ahead(w, first_row, O, b);
-    // Written out: as a loop, Emscripten kept the sums in memory, loaded and stored for every block.
-#if defined(__clang__)
-#pragma clang loop unroll(full)
-#endif
-    for (int k = 0; k < O; ++k) Block(s[k], first_row + k * w.row_bytes + static_cast<size_t>(b) * w.block_bytes, x, b);
+    prefetch_ahead(w, rows[0], 4, b);
+    const size_t at = static_cast<size_t>(b) * w.block_bytes;
+    F::template block<R>(acc, FourBlocks{{rows[0] + at, rows[1] + at, rows[2] + at, rows[3] + at}}, x, b);
   }
-  for (int k = 0; k < O; ++k)
-    for (int r = 0; r < R; ++r) out[r * stride + o + k] = sum_across(s[k].acc[r]) + s[k].extra[r];
+  for (int r = 0; r < R; ++r) {
+    float* dst = out + r * stride + o;
+    if (end - o >= 4) {
+      _mm_storeu_ps(dst, acc[r]);
+    } else {
+      float lanes[4];
+      _mm_storeu_ps(lanes, acc[r]);
+      for (int k = 0; k < end - o; ++k) dst[k] = lanes[k];
+    }
+  }
 }
 
-// The float16 numbers at p, p + stride, p + 2 stride and p + 3 stride: with F16C, one conversion.
-__m128 four_f16(const uint8_t* p, size_t stride) {
-#if defined(__F16C__)
-  uint16_t halves[4];
-  for (int k = 0; k < 4; ++k) std::memcpy(&halves[k], p + k * stride, sizeof halves[k]);
-  return _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(halves[0]), static_cast<short>(halves[1]),
-                                     static_cast<short>(halves[2]), static_cast<short>(halves[3]), 0, 0, 0, 0));
-#else
-  return _mm_setr_ps(block_f16(p), block_f16(p + stride), block_f16(p + 2 * stride), block_f16(p + 3 * stride));
-#endif
+// Rows of x each unpacked weight block serves.
+constexpr int kTileRows = 4;
+
+// Calls tile(std::integral_constant<int, count>{}) for a count of 1 .. R rows.
+template <int R, class Tile>
+void with_rows(int count, const Tile& tile) {
+  if constexpr (R > 1) {
+    if (count < R) return with_rows<R - 1>(count, tile);
+  }
+  tile(std::integral_constant<int, R>{});
 }
 
-// Q4_0's matrix rows o .. o + 3 against one row of x: each block's four integer sums gathered into one
-// vector, lane k row k, so that the block's scales, conversion, multiply and add are done once for the
-// four rows rather than once for each (they were most of a block's instructions natively).
-void q4_0_four_outputs(float* out, const BlockRows& w, int o, const InputBlock* x, const Q4Inputs* unpacked) {
-  __m128 acc = _mm_setzero_ps();
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__FMA__)
+// Q4_0 and Q8_0 with AVX-512: sixteen outputs a vector, lane k output k, whose integer sums need no
+// gathering. Each block's weights are turned on their side once a tile (4 x 4 transposes of 32-bit
+// words: word j of every output in one vector), so that each row of x meets them in eight dpbusd, its
+// words broadcast, each adding 4 products to all sixteen outputs at once: a row costs about 20
+// instructions a block for sixteen outputs, where gathering four outputs' sums cost about as many for four.
+constexpr int kWideOutputs = 16, kWideTileRows = 8;
+
+// words[j]: word j of the 16 bytes at `bytes` + k rb in lane k (four 128-bit loads a vector, transposed
+// 4 x 4 within each 128-bit lane).
+void sixteen_words(__m512i (&words)[4], const uint8_t* bytes, size_t rb) {
+  const auto load16 = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  __m512i z[4];  // z[m]'s 128-bit lane L: the bytes at 4L + m
+  for (int m = 0; m < 4; ++m) {
+    const uint8_t* p = bytes + m * rb;
+    z[m] = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(load16(p)), load16(p + 4 * rb), 1),
+                           load16(p + 8 * rb), 2),
+        load16(p + 12 * rb), 3);
+  }
+  const __m512i t0 = _mm512_unpacklo_epi32(z[0], z[1]), t1 = _mm512_unpackhi_epi32(z[0], z[1]);
+  const __m512i t2 = _mm512_unpacklo_epi32(z[2], z[3]), t3 = _mm512_unpackhi_epi32(z[2], z[3]);
+  words[0] = _mm512_unpacklo_epi64(t0, t2);
+  words[1] = _mm512_unpackhi_epi64(t0, t2);
+  words[2] = _mm512_unpacklo_epi64(t1, t3);
+  words[3] = _mm512_unpackhi_epi64(t1, t3);
+}
+
+// A block's weights for sixteen outputs: q[j] holds weights 4j .. 4j + 3 of each; `offsets` what the
+// sums carry beyond the true ones that does not depend on x (0 for Q4_0, whose offset goes with sum(x)).
+struct SixteenBlocks {
+  __m512i q[8];
+  __m512i offsets;
+};
+
+// Q4_0: the nibbles as they are (unsigned, dpbusd's first operand), 8 sum(x) taken off each row's sums.
+struct WideQ4_0 {
+  static void unpack(SixteenBlocks& w, const uint8_t* block, size_t rb) {
+    __m512i words[4];
+    sixteen_words(words, block + 2, rb);
+    const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
+    for (int j = 0; j < 4; ++j) {  // byte i holds weights i and i + 16
+      w.q[j] = _mm512_and_si512(words[j], low_nibbles);
+      w.q[j + 4] = _mm512_and_si512(_mm512_srli_epi16(words[j], 4), low_nibbles);
+    }
+    w.offsets = _mm512_setzero_si512();
+  }
+  static __m512i dot(__m512i acc, __m512i q, int32_t x_word) {
+    return _mm512_dpbusd_epi32(acc, q, _mm512_set1_epi32(x_word));
+  }
+  static int row_offset(const InputBlock& in) { return 8 * in.sum; }
+};
+
+// Q8_0: signed weights meet x + 128 (x's sign bit flipped: unsigned, dpbusd's first operand), and
+// 128 sum(q), worked out once a block, is taken off.
+struct WideQ8_0 {
+  static void unpack(SixteenBlocks& w, const uint8_t* block, size_t rb) {
+    __m512i words[4];
+    sixteen_words(words, block + 2, rb);
+    for (int j = 0; j < 4; ++j) w.q[j] = words[j];
+    sixteen_words(words, block + 18, rb);
+    for (int j = 0; j < 4; ++j) w.q[j + 4] = words[j];
+    w.offsets = _mm512_setzero_si512();
+    for (int j = 0; j < 8; ++j)
+      w.offsets = _mm512_dpbusd_epi32(w.offsets, _mm512_set1_epi8(static_cast<char>(0x80)), w.q[j]);
+  }
+  static __m512i dot(__m512i acc, __m512i q, int32_t x_word) {
+    return _mm512_dpbusd_epi32(acc,
+                               _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(x_word) ^ 0x80808080u)), q);
+  }
+  static int row_offset(const InputBlock&) { return 0; }
+};
+
+template <class Wide, int R>
+void sixteen_outputs(float* out, size_t stride, const BlockRows& w, int o, const InputBlock* const* x) {
   const uint8_t* first_row = w.row(o);
   const size_t rb = w.row_bytes;
+  // Each output's block start from output o's: the float16 scale d is the low half of the word there.
+  const __m512i starts = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                            _mm512_set1_epi32(static_cast<int>(rb)));
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
   for (int b = 0; b < w.n_blocks; ++b) {
+    prefetch_ahead(w, first_row, kWideOutputs, b);
     const uint8_t* block = first_row + static_cast<size_t>(b) * w.block_bytes;
-    prefetch_ahead(w, first_row, 4, b);
-    const Q4Inputs& in = unpacked[b];
-    const __m128i sums = sum_four(dot_q4_0(block + 2, in), dot_q4_0(block + rb + 2, in),
-                                  dot_q4_0(block + 2 * rb + 2, in), dot_q4_0(block + 3 * rb + 2, in), in);
-    const __m128 d = four_f16(block, rb);
-    acc = multiply_add(_mm_mul_ps(d, _mm_set1_ps(x[b].scale * kQ4Lanes)), _mm_cvtepi32_ps(sums), acc);
+    const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(starts, block, 1)));
+    SixteenBlocks weights;
+    Wide::unpack(weights, block, rb);
+    for (int r = 0; r < R; ++r) {
+      const InputBlock& in = x[r][b];
+      int32_t xw[8];
+      std::memcpy(xw, in.q, sizeof xw);
+      __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();  // two chains of dpbusd, not one
+      for (int j = 0; j < 8; j += 2) {
+        even = Wide::dot(even, weights.q[j], xw[j]);
+        odd = Wide::dot(odd, weights.q[j + 1], xw[j + 1]);
+      }
+      const __m512i sums = _mm512_sub_epi32(_mm512_sub_epi32(_mm512_add_epi32(even, odd), weights.offsets),
+                                            _mm512_set1_epi32(Wide::row_offset(in)));
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_mul_ps(d, _mm512_set1_ps(in.scale)), acc[r]);
+    }
   }
-  _mm_storeu_ps(out + o, acc);
+  for (int r = 0; r < R; ++r) _mm512_storeu_ps(out + r * stride + o, acc[r]);
 }
 
-// Outputs first .. end - 1 for R rows of x: 4 outputs at a time with one row, fewer with more rows,
-// whose sums are already independent of each other.
-template <int R, void (*Block)(Sums<R>&, const uint8_t*, const InputBlock* const*, int)>
-void outputs(float* out, size_t stride, const BlockRows& w, int first, int end, const InputBlock* const* x) {
-  constexpr int O = R == 1 ? 4 : R == 2 ? 2 : 1;
-  int o = first;
-  for (; o + O <= end; o += O) tile<O, R, Block>(out, stride, w, o, x);
-  for (; o < end; ++o) tile<1, R, Block>(out, stride, w, o, x);
+// Outputs o .. in groups of sixteen up to `end` for every row; returns where they stop.
+template <class Wide>
+int sixteen_output_groups(float* out, const InputBlock* x, const BlockRows& w, int n_rows, int o, int end) {
+  const size_t x_blocks = static_cast<size_t>(w.n_blocks);
+  const size_t stride = static_cast<size_t>(w.n_out);
+  for (; o + kWideOutputs <= end; o += kWideOutputs)
+    for (int r = 0; r < n_rows; r += kWideTileRows) {
+      const InputBlock* rows[kWideTileRows];
+      const int count = std::min(kWideTileRows, n_rows - r);
+      for (int k = 0; k < count; ++k) rows[k] = x + (r + k) * x_blocks;
+      with_rows<kWideTileRows>(count, [&](auto tile_rows) {
+        sixteen_outputs<Wide, decltype(tile_rows)::value>(out + r * stride, stride, w, o, rows);
+      });
+    }
+  return o;
 }
+#endif
 
-template <int R>
-void outputs_of_format(float* out, size_t stride, const BlockRows& w, int first, int end, const InputBlock* const* x) {
-  switch (w.format) {
-    case BlockFormat::q8_0: outputs<R, block_q8_0<R> >(out, stride, w, first, end, x); break;
-    case BlockFormat::q4_0: outputs<R, block_q4_0<R> >(out, stride, w, first, end, x); break;
-    case BlockFormat::q5_0: outputs<R, block_q5_0<R> >(out, stride, w, first, end, x); break;
-    case BlockFormat::q5_1: outputs<R, block_q5_1<R> >(out, stride, w, first, end, x); break;
-    case BlockFormat::q4_k: outputs<R, block_k_with_mins<R, false> >(out, stride, w, first, end, x); break;
-    case BlockFormat::q5_k: outputs<R, block_k_with_mins<R, true> >(out, stride, w, first, end, x); break;
-    case BlockFormat::q6_k: outputs<R, block_q6_k<R> >(out, stride, w, first, end, x); break;
+template <class F>
+void matmul_format(float* out, const InputBlock* x, const BlockRows& w, int n_rows, int first, int end) {
+  using Input = typename F::Input;
+  const size_t x_blocks = static_cast<size_t>(w.n_blocks) * w.inputs_a_block;
+  const size_t stride = static_cast<size_t>(w.n_out);
+  const Input* inputs;
+  std::vector<Input> prepared;
+  if constexpr (std::is_same_v<Input, InputBlock>) {
+    inputs = x;
+  } else {
+    prepared.resize(static_cast<size_t>(n_rows) * x_blocks);
+    for (size_t i = 0; i < prepared.size(); ++i) prepared[i] = F::prepare(x[i]);
+    inputs = prepared.data();
   }
-}
-
-constexpr int kBlockRows = 4;  // rows of x each unpacked block serves
-
-// Q4_0 against one row of x: four matrix rows at a time, the row's blocks unpacked once for all of them
-// (on the 128-bit paths 6 shifts a block, done once a call rather than once every four rows).
-void q4_0_one_row(float* out, const InputBlock* x, const BlockRows& w, int first, int end) {
-  std::vector<Q4Inputs> unpacked(static_cast<size_t>(w.n_blocks));
-  for (int b = 0; b < w.n_blocks; ++b) unpacked[b] = q4_inputs(x[b]);
+  // Groups of outputs outer, tiles of rows inner: a group's weight rows stay in L1 while every tile of
+  // rows uses them, so each weight comes from memory once per step however many rows there are.
   int o = first;
-  for (; o + 4 <= end; o += 4) q4_0_four_outputs(out, w, o, x, unpacked.data());
-  const InputBlock* const rows[1] = {x};
-  for (; o < end; ++o) tile<1, 1, block_q4_0<1> >(out, 0, w, o, rows);
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__FMA__)
+  if constexpr (std::is_same_v<F, Q4_0>) o = sixteen_output_groups<WideQ4_0>(out, x, w, n_rows, o, end);
+  if constexpr (std::is_same_v<F, Q8_0>) o = sixteen_output_groups<WideQ8_0>(out, x, w, n_rows, o, end);
+#endif
+  for (; o < end; o += 4)
+    for (int r = 0; r < n_rows; r += kTileRows) {
+      const Input* rows[kTileRows];
+      const int count = std::min(kTileRows, n_rows - r);
+      for (int k = 0; k < count; ++k) rows[k] = inputs + (r + k) * x_blocks;
+      with_rows<kTileRows>(count, [&](auto tile_rows) {
+        tile<F, decltype(tile_rows)::value>(out + r * stride, stride, w, o, end, rows);
+      });
+    }
 }
 
 }  // namespace
 
 void matmul_blocks(float* out, const InputBlock* x, const PackedMatrix& w, int n_rows, int first_panel, int end_panel) {
-  const size_t x_blocks = static_cast<size_t>(w.n_in / kInputBlockWidth);
   const int first = first_panel * kPanelWidth, end = std::min(end_panel * kPanelWidth, w.n_out);
-  const size_t stride = static_cast<size_t>(w.n_out);
   const BlockFormatTraits& t = traits(*w.blocks);
-  const BlockRows rows_of_w{*w.blocks, w.block_row(0), w.row_bytes(), t.bytes, w.n_in / t.elements};
-  if (n_rows == 1 && *w.blocks == BlockFormat::q4_0) return q4_0_one_row(out, x, rows_of_w, first, end);
-  // Groups of outputs outer, blocks of rows inner: a group's weight rows stay in L1 while every block of
-  // rows uses them, so each weight comes from memory once per step however many rows there are.
-  constexpr int kOutputGroup = 4;
-  for (int o = first; o < end; o += kOutputGroup) {
-    const int group_end = std::min(o + kOutputGroup, end);
-    for (int r = 0; r < n_rows; r += kBlockRows) {
-      const InputBlock* rows[kBlockRows];
-      const int count = std::min(kBlockRows, n_rows - r);
-      for (int k = 0; k < count; ++k) rows[k] = x + (r + k) * x_blocks;
-      float* dst = out + r * stride;
-      switch (count) {
-        case 4: outputs_of_format<4>(dst, stride, rows_of_w, o, group_end, rows); break;
-        case 3: outputs_of_format<3>(dst, stride, rows_of_w, o, group_end, rows); break;
-        case 2: outputs_of_format<2>(dst, stride, rows_of_w, o, group_end, rows); break;
-        default: outputs_of_format<1>(dst, stride, rows_of_w, o, group_end, rows); break;
-      }
-    }
+  const BlockRows rows{
+      *w.blocks, w.block_row(0), w.row_bytes(), t.bytes, w.n_in / t.elements, t.elements / kInputBlockWidth, w.n_out};
+  if (first >= end) return;
+  switch (rows.format) {
+    case BlockFormat::q8_0: return matmul_format<Q8_0>(out, x, rows, n_rows, first, end);
+    case BlockFormat::q4_0: return matmul_format<Q4_0>(out, x, rows, n_rows, first, end);
+    case BlockFormat::q5_0: return matmul_format<Q5_0>(out, x, rows, n_rows, first, end);
+    case BlockFormat::q5_1: return matmul_format<Q5_1>(out, x, rows, n_rows, first, end);
+    case BlockFormat::q4_k: return matmul_format<KWithMins<false> >(out, x, rows, n_rows, first, end);
+    case BlockFormat::q5_k: return matmul_format<KWithMins<true> >(out, x, rows, n_rows, first, end);
+    case BlockFormat::q6_k: return matmul_format<Q6_K>(out, x, rows, n_rows, first, end);
   }
 }
 

@@ -1,6 +1,8 @@
-// The quantized matmul (block_format.h, input_blocks.h): the SIMD kernel against its scalar twin, and
-// the twin against the plain sum of dequantized weights times dequantized inputs, for every format, at
-// row counts that exercise every block of rows, and split between threads by panels.
+// The quantized matmul (block_format.h, input_blocks.h): the SIMD kernel against its scalar twin (the
+// same bits: both sum each output in one order), and the twin against the plain sum of dequantized
+// weights times dequantized inputs, for every format, at row counts that exercise every tile of rows;
+// a row's outputs whatever the other rows in the call; split between threads by panels.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -70,7 +72,7 @@ TEST(BlockKernels, MatmulMatchesScalarTwinAndTheDequantizedSum) {
     // 3 panels, the last cut short; rows of 2 K-quant blocks or of 9 blocks of 32 (stories15M's 288)
     const int n_in = t.elements == 256 ? 2 * 256 : 9 * 32, n_out = 19;
     const PackedMatrix w = pack_blocks(random_blocks(t.format, n_out, n_in, 3).data(), t.format, n_out, n_in);
-    for (int n_rows : {1, 2, 3, 4, 5, 9}) {
+    for (int n_rows : {1, 2, 3, 4, 5, 9, 16}) {
       const std::vector<float> x = random_inputs(static_cast<size_t>(n_rows) * n_in, 4);
       std::vector<InputBlock> blocks(static_cast<size_t>(n_rows) * n_in / kInputBlockWidth);
       quantize_inputs(blocks.data(), x.data(), n_rows, n_in);
@@ -81,8 +83,36 @@ TEST(BlockKernels, MatmulMatchesScalarTwinAndTheDequantizedSum) {
       SCOPED_TRACE(testing::Message() << t.name << ", " << n_rows << " rows");
       for (size_t i = 0; i < want.size(); ++i) {
         ASSERT_NEAR(twin[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << "at " << i;
-        ASSERT_NEAR(simd[i], twin[i], 1e-4f * (1.0f + std::fabs(twin[i]))) << "at " << i;
+        ASSERT_EQ(simd[i], twin[i]) << "at " << i;
       }
+    }
+  }
+}
+
+// Batch invariance: row r's outputs are the same bits in a call of 16 rows, of 3 rows (r among them at
+// each place) and of r alone, on odd shapes (a group of 4 outputs cut short).
+TEST(BlockKernels, ARowsOutputsAreTheSameBitsWhateverTheRowsBesideIt) {
+  for (const BlockFormatTraits& t : block_formats()) {
+    const int n_in = t.elements == 256 ? 2 * 256 : 9 * 32, n_out = 19, n_rows = 16;
+    const PackedMatrix w = pack_blocks(random_blocks(t.format, n_out, n_in, 7).data(), t.format, n_out, n_in);
+    const std::vector<float> x = random_inputs(static_cast<size_t>(n_rows) * n_in, 8);
+    const size_t x_blocks = n_in / kInputBlockWidth;
+    std::vector<InputBlock> blocks(n_rows * x_blocks);
+    quantize_inputs(blocks.data(), x.data(), n_rows, n_in);
+    std::vector<float> all(static_cast<size_t>(n_rows) * n_out);
+    kernels::matmul_blocks(all.data(), blocks.data(), w, n_rows, 0, w.n_panels());
+    const auto row_of = [&](const std::vector<float>& out, int r) {
+      return std::vector<float>(out.begin() + r * n_out, out.begin() + (r + 1) * n_out);
+    };
+    for (int r = 0; r < n_rows; ++r) {
+      SCOPED_TRACE(testing::Message() << t.name << ", row " << r);
+      std::vector<float> alone(n_out);
+      kernels::matmul_blocks(alone.data(), blocks.data() + r * x_blocks, w, 1, 0, w.n_panels());
+      EXPECT_EQ(alone, row_of(all, r));
+      const int first = std::min(r - r % 3, n_rows - 3);  // r at the first, second or third place
+      std::vector<float> three(3 * n_out);
+      kernels::matmul_blocks(three.data(), blocks.data() + first * x_blocks, w, 3, 0, w.n_panels());
+      EXPECT_EQ(row_of(three, r - first), row_of(all, r));
     }
   }
 }

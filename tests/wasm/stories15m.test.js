@@ -126,3 +126,26 @@ test(
     );
   }
 );
+
+// Batch invariance in wasm (SIMD128): stories15M's answer is the same with the KV cache (one row a step)
+// as without it (every step rerunning the story so far, many rows), in F32, Q8_0 and Q4_0, whose one-row
+// loop once summed in its own order (`identical_tokens: false` before the kernels were one design).
+test(
+  'measure --gguf of stories15M in F32, Q8_0 and Q4_0 with --wasm: the same answer with and without the cache',
+  { skip: skip || (fs.existsSync(converter) ? false : 'no native converter: run scripts/build') },
+  () => {
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kvlab-invariant-'));
+    try {
+      for (const type of ['F32', 'Q8_0', 'Q4_0']) {
+        const file = path.join(dir, `stories15M-${type}.gguf`);
+        execFileSync(converter, [path.join(modelDir, 'model.bin'), path.join(modelDir, 'tokenizer.bin'), type, file]);
+        const measureArgs = ['--wasm', 'measure', '--gguf', file, '--answer-tokens', '48', '--runs', '1', '--json'];
+        const answer = JSON.parse(execFileSync(kvlabScript, measureArgs, { encoding: 'utf8' })).answer;
+        assert.equal(answer.answer_tokens, 48, type);
+        assert.equal(answer.identical_tokens, true, type);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+);
