@@ -129,8 +129,10 @@ void ThreadPool::work(int thread) {
       std::unique_lock<std::mutex> lock(mutex_);
       start_.wait(lock, started);
     }
-    if (stopping_.load(std::memory_order_acquire)) return;
+    // The generation is read once, then stopping_: a generation read after the check could be the
+    // destructor's, which would leave this thread waiting for a generation that never comes.
     seen = generation_of(claim_.load(std::memory_order_acquire));
+    if (stopping_.load(std::memory_order_acquire)) return;
     int n_pieces = 0;  // read by run_pieces while it holds a claim: once they are counted, run() may return
     const int ran = run_pieces(seen, thread, n_pieces);
     if (ran > 0 && finished_.fetch_add(ran, std::memory_order_acq_rel) + ran == n_pieces) {

@@ -46,6 +46,20 @@ TEST(ThreadPool, EveryPieceRunsOnceInEachFork) {
   }
 }
 
+TEST(ThreadPool, APoolEndsWhenItsWorkersWakeLate) {
+  // A worker woken by a fork whose pieces the caller has already run, and then by the destructor, must
+  // see the destructor's word: once it read the generation after its check for stopping, and a busy
+  // core made that window wide enough for `kvlab bench --thread-scaling` to hang in ~ThreadPool. Many
+  // short lifetimes of more workers than cores make the window likely (the old order hung here in 1 of 3
+  // runs); a regression hangs, and ctest's timeout fails it.
+  std::atomic<int> ran{0};
+  for (int lifetime = 0; lifetime < 3000; ++lifetime) {
+    ThreadPool pool(8);  // more workers than cores: some are always descheduled mid-wake
+    pool.run(2, [&](int, int) { ran.fetch_add(1); });
+  }
+  EXPECT_EQ(ran.load(), 6000);
+}
+
 TEST(ThreadPool, CallerRunsThePiecesNoOtherThreadClaims) {
   // The caller's first piece waits until the worker has claimed one, and the worker's first piece waits
   // until every other piece has run: only a caller that keeps claiming while a claimed piece is in
