@@ -293,6 +293,42 @@ describe('the model choice', () => {
     }
   );
 
+  // Issue 55 through the page's worker: a file whose attn_k tensor overlaps attn_q's bytes (which
+  // llama.cpp refuses) is refused naming the tensor, and the same worker then runs the good file.
+  test(
+    'a hostile GGUF file is refused in the worker naming its tensor, and the worker then runs a good one',
+    { timeout: REAL_LAB_MS, skip: fs.existsSync(converter) ? false : 'no native converter: run scripts/build' },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-overlap-'));
+      const gguf = path.join(dir, 'stories15M-Q4_0.gguf');
+      execFileSync(converter, [
+        path.join(dist, MODEL_DIR, 'model.bin'),
+        path.join(dist, MODEL_DIR, 'tokenizer.bin'),
+        'Q4_0',
+        gguf,
+      ]);
+      const good = fs.readFileSync(gguf);
+      fs.rmSync(dir, { recursive: true, force: true });
+      // A 2-D tensor's info: its name, then n_dims (4 bytes), two dimensions (16), its type (4), its offset.
+      const offsetField = (name) => good.indexOf(name) + name.length + 4 + 16 + 4;
+      const overlap = Buffer.from(good);
+      good.copy(overlap, offsetField('blk.0.attn_k.weight'), offsetField('blk.0.attn_q.weight'));
+      const { page } = await openPage(`${session.server.url}index.html#model=file&${SMALL_REAL_LAB}`);
+      await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
+      await pickFiles(page, '#story-model-file', { 'overlap.gguf': overlap });
+      await page.click('#story-run');
+      await page.waitForSelector('#model-error:not([hidden])', { timeout: 60000 });
+      const message = await page.textContent('#model-error');
+      assert.match(message, /^model could not be read: .*blk\.0\.attn_k\.weight.*llama\.cpp/, message);
+      assert.ok(message.length < 1000, `${message.length} characters`);
+      await pickFiles(page, '#story-model-file', { 'stories15M-Q4_0.gguf': good });
+      await page.click('#story-run');
+      const result = await waitForResult(page, REAL_LAB_MS);
+      assert.deepEqual(result.steps.model.weight_types, { Q4_0: 43 });
+      assert.equal(result.answer.pieces.length, ANSWER_TOKENS);
+    }
+  );
+
   test('a pick of the wrong number of files says what to pick', async () => {
     const { page } = await openPage(`${session.server.url}index.html#model=file`);
     await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
