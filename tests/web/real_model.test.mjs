@@ -319,7 +319,11 @@ describe('the model choice', () => {
       await page.click('#story-run');
       await page.waitForSelector('#model-error:not([hidden])', { timeout: 60000 });
       const message = await page.textContent('#model-error');
-      assert.match(message, /^model could not be read: .*blk\.0\.attn_k\.weight.*llama\.cpp/, message);
+      assert.match(
+        message,
+        /^overlap could not be read: gguf\.tensors\[blk\.0\.attn_k\.weight\]\.offset .*llama\.cpp/,
+        message
+      );
       assert.ok(message.length < 1000, `${message.length} characters`);
       await pickFiles(page, '#story-model-file', { 'stories15M-Q4_0.gguf': good });
       await page.click('#story-run');
