@@ -262,10 +262,10 @@ describe('the model choice', () => {
   // stories15M quantized to Q4_0 by the tests' converter (a native test executable), picked from the disk:
   // the lab runs on its blocks, and the picker's note says how the weights are held once they are loaded.
   const converter = path.join(root, 'build/native/tests/model_files/kvlab_quantize_checkpoint');
-  test(
-    'a quantized GGUF file from the disk runs the lab, its weights held as Q4_0 blocks and said so',
-    { timeout: REAL_LAB_MS, skip: fs.existsSync(converter) ? false : 'no native converter: run scripts/build' },
-    async () => {
+  // stories15M's Q4_0 file's bytes, converted once for the file's tests.
+  let q4File = null;
+  const stories15MQ4_0 = () => {
+    if (!q4File) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-q4-'));
       const gguf = path.join(dir, 'stories15M-Q4_0.gguf');
       execFileSync(converter, [
@@ -274,10 +274,18 @@ describe('the model choice', () => {
         'Q4_0',
         gguf,
       ]);
+      q4File = fs.readFileSync(gguf);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return q4File;
+  };
+  test(
+    'a quantized GGUF file from the disk runs the lab, its weights held as Q4_0 blocks and said so',
+    { timeout: REAL_LAB_MS, skip: fs.existsSync(converter) ? false : 'no native converter: run scripts/build' },
+    async () => {
       const { page } = await openPage(`${session.server.url}index.html#model=file&${SMALL_REAL_LAB}`);
       await page.waitForSelector('#lab[data-state="ready"]', { timeout: 30000 });
-      await pickFiles(page, '#story-model-file', { 'stories15M-Q4_0.gguf': fs.readFileSync(gguf) });
-      fs.rmSync(dir, { recursive: true, force: true });
+      await pickFiles(page, '#story-model-file', { 'stories15M-Q4_0.gguf': stories15MQ4_0() });
       assert.equal(await page.textContent('#story-model-picked'), 'Chosen: stories15M-Q4_0.gguf.');
       await page.click('#story-run');
       const result = await waitForResult(page, REAL_LAB_MS);
@@ -299,16 +307,7 @@ describe('the model choice', () => {
     'a hostile GGUF file is refused in the worker naming its tensor, and the worker then runs a good one',
     { timeout: REAL_LAB_MS, skip: fs.existsSync(converter) ? false : 'no native converter: run scripts/build' },
     async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvlab-overlap-'));
-      const gguf = path.join(dir, 'stories15M-Q4_0.gguf');
-      execFileSync(converter, [
-        path.join(dist, MODEL_DIR, 'model.bin'),
-        path.join(dist, MODEL_DIR, 'tokenizer.bin'),
-        'Q4_0',
-        gguf,
-      ]);
-      const good = fs.readFileSync(gguf);
-      fs.rmSync(dir, { recursive: true, force: true });
+      const good = stories15MQ4_0();
       // A 2-D tensor's info: its name, then n_dims (4 bytes), two dimensions (16), its type (4), its offset.
       const offsetField = (name) => good.indexOf(name) + name.length + 4 + 16 + 4;
       const overlap = Buffer.from(good);
